@@ -1,0 +1,172 @@
+/* args.c - strict argument parsing and shared loaders for the CLI (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw_json.h"
+#include "model_json.h"
+#include "paths.h"
+
+const char *cli_progname = "llmstep";
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", cli_progname);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+const char *cli_data_dir(void)
+{
+    const char *d = getenv("LLMSTEP_DATA_DIR");
+    if (d && *d)
+        return d;
+#ifdef LLMSTEP_DATA_DIR
+    return LLMSTEP_DATA_DIR;
+#else
+    return ".";
+#endif
+}
+
+int cli_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end != '\0' || end == s)
+        return -1;
+    if (v < min || v > max)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+int cli_parse_double(const char *s, double min, double max, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno == ERANGE || *end != '\0' || end == s || !isfinite(v))
+        return -1;
+    if (v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Splits "AxBxC" into up to 3 integers; returns the count or -1. */
+static int split_x(const char *spec, int64_t v[3])
+{
+    char buf[96];
+    if (strlen(spec) >= sizeof(buf))
+        return -1;
+    strcpy(buf, spec);
+    int n = 0;
+    char *p = buf;
+    for (;;) {
+        char *x = strchr(p, 'x');
+        if (x)
+            *x = '\0';
+        if (n == 3 || cli_parse_i64(p, 0, INT64_C(1) << 40, &v[n]) != 0)
+            return -1;
+        n++;
+        if (!x)
+            break;
+        p = x + 1;
+    }
+    return n;
+}
+
+int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *err)
+{
+    const char *forms[] = {"BxL", "BxC", "BxTxC[:mid]"};
+    const char *opt = kind == 'p' ? "--prefill" : kind == 'd' ? "--decode" : "--chunk";
+    const char *form = forms[kind == 'p' ? 0 : kind == 'd' ? 1 : 2];
+    char buf[96];
+    snprintf(buf, sizeof(buf), "%s", spec);
+    int emits = 1;
+    char *colon = strchr(buf, ':');
+    if (colon) {
+        if (kind != 'c' || strcmp(colon, ":mid") != 0) {
+            snprintf(err->msg, sizeof(err->msg), "%s '%s': expected %s", opt, spec, form);
+            return -1;
+        }
+        *colon = '\0';
+        emits = 0;
+    }
+    int64_t v[3] = {0, 0, 0};
+    int n = split_x(buf, v);
+    int want = kind == 'c' ? 3 : 2;
+    if (n != want || v[0] < 1 || v[1] < 1 || (kind == 'c' && v[1] < 1)) {
+        snprintf(err->msg, sizeof(err->msg),
+                 "%s '%s': expected %s with positive integers (batch >= 1, tokens >= 1)", opt,
+                 spec, form);
+        return -1;
+    }
+    if (s->n_groups >= SIM_STEP_MAX_GROUPS) {
+        snprintf(err->msg, sizeof(err->msg), "too many groups (at most %d)", SIM_STEP_MAX_GROUPS);
+        return -1;
+    }
+    sim_group *g = &s->groups[s->n_groups++];
+    g->count = v[0];
+    g->emits = emits;
+    if (kind == 'p') {
+        g->new_tokens = v[1];
+        g->context_tokens = 0;
+    } else if (kind == 'd') {
+        g->new_tokens = 1;
+        g->context_tokens = v[1];
+    } else {
+        g->new_tokens = v[1];
+        g->context_tokens = v[2];
+    }
+    return 0;
+}
+
+int cli_load_model(const char *name, sim_model *m, char *path, size_t cap)
+{
+    struct sim_err err;
+    if (sim_path_resolve(cli_data_dir(), "models", name, path, cap, &err) != SIM_OK ||
+        sim_model_load(path, name, m, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+int cli_load_hw(const char *name, sim_hw *hw, char *path, size_t cap)
+{
+    struct sim_err err;
+    if (sim_path_resolve(cli_data_dir(), "hwprofiles", name, path, cap, &err) != SIM_OK ||
+        sim_hw_load(path, hw, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+int cli_load_calib(const char *path, const char *hw_id, sim_calib *c)
+{
+    struct sim_err err;
+    if (sim_calib_load(path, c, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    if (strcmp(c->hardware, hw_id) != 0) {
+        cli_error("%s: hardware: calibration is for '%s', not '%s'", path, c->hardware, hw_id);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,97 @@
+/*
+ * cmd_bench.c - `llmstep bench`: how many step predictions one core makes per
+ * second. A benchmark that prints figures, not a timed test: the target (2
+ * million per second, issue 2) is checked by reading its output.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, 'm'}, {"hw", required_argument, NULL, 'w'},
+        {"tp", required_argument, NULL, 't'},    {"n", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    const char *model = "llama-3.1-8b", *hwname = "h100-sxm";
+    int64_t tp = 1, n = 4000000;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm': model = optarg; break;
+        case 'w': hwname = optarg; break;
+        case 't':
+            if (cli_parse_i64(optarg, 1, 4096, &tp) != 0) {
+                cli_error("bench: --tp '%s': expected an integer >= 1", optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case 'n':
+            if (cli_parse_i64(optarg, 1, INT64_C(1) << 40, &n) != 0) {
+                cli_error("bench: --n '%s': expected a positive integer", optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case 'h':
+            printf("usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT]\n\n"
+                   "Times COUNT (default 4000000) decode-step predictions on one core, with\n"
+                   "batch 1..256 and context 128..8192 varying, and one mixed prefill+decode\n"
+                   "step in every 8, and prints predictions per second. Default model\n"
+                   "llama-3.1-8b on h100-sxm.\n");
+            return CLI_OK;
+        case ':': cli_error("bench: %s needs a value", argv[optind - 1]); return CLI_USAGE;
+        default: cli_error("bench: unknown option '%s'", argv[optind - 1]); return CLI_USAGE;
+        }
+    }
+    sim_model m;
+    sim_hw hw;
+    char p1[4096], p2[4096];
+    int rc = cli_load_model(model, &m, p1, sizeof(p1));
+    if (rc == CLI_OK)
+        rc = cli_load_hw(hwname, &hw, p2, sizeof(p2));
+    if (rc != CLI_OK)
+        return rc;
+    sim_run_cfg cfg = {(int)tp, m.dtype, m.dtype, SIM_ROOFLINE_OP, 1.0, 0.0};
+    struct sim_err err;
+    sim_step probe = {1, {{256, 1, 8192, 1}}};
+    if (sim_step_check(&m, &cfg, &probe, &err) != SIM_OK) {
+        cli_error("bench: %s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    sim_step s = {0};
+    sim_step_cost cost;
+    double sink = 0.0;
+    double t0 = now_s();
+    for (int64_t i = 0; i < n; i++) {
+        s.n_groups = 1;
+        s.groups[0] = (sim_group){1 + (i & 255), 1, 128 + ((i * 37) & 8063), 1};
+        if ((i & 7) == 7) {
+            s.n_groups = 2;
+            s.groups[1] = (sim_group){1, 512 + (i & 511), 0, 1};
+        }
+        sim_step_cost_compute(&m, &hw, &cfg, &s, &cost);
+        sink += cost.step_s;
+    }
+    double dt = now_s() - t0;
+    printf("llmstep bench: %s on %s, TP %lld\n", m.id, hw.id, (long long)tp);
+    printf("  predictions            %lld\n", (long long)n);
+    printf("  wall time              %.3f s\n", dt);
+    printf("  predictions per second %.3g\n", (double)n / dt);
+    printf("  time per prediction    %.1f ns\n", dt / (double)n * 1e9);
+    printf("  (checksum %.6g s of predicted step time)\n", sink);
+    return CLI_OK;
+}

@@ -1,0 +1,266 @@
+/* cmd_info.c - `llmstep models` and `llmstep hw list|show`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "paths.h"
+#include "units.h"
+
+#define MAX_IDS 256
+
+/* Parses only --help and --format for the listing commands; returns -1 to continue. */
+static int simple_opts(int argc, char **argv, const char *usage_text, const char **format)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        }
+        if (c == 'f') {
+            *format = optarg;
+            continue;
+        }
+        if (c == ':')
+            cli_error("%s: %s needs a value", argv[0], argv[optind - 1]);
+        else
+            cli_error("%s: unknown option '%s'", argv[0], argv[optind - 1]);
+        return CLI_USAGE;
+    }
+    if (strcmp(*format, "table") != 0 && strcmp(*format, "json") != 0) {
+        cli_error("%s: --format '%s': expected table or json", argv[0], *format);
+        return CLI_USAGE;
+    }
+    return -1;
+}
+
+static void print_model(const sim_model *m, int json, int first)
+{
+    sim_param_count p;
+    sim_model_params(m, &p);
+    double kv = sim_model_kv_bytes_per_token(m, 1, m->dtype);
+    if (json) {
+        printf("%s{\"id\":\"%s\",\"model_type\":\"%s\",\"params\":%.17g,\"active_params\":%.17g,"
+               "\"kv_bytes_per_token\":%.17g,\"dtype\":\"%s\",\"num_hidden_layers\":%lld,"
+               "\"hidden_size\":%lld,\"num_attention_heads\":%lld,\"num_key_value_heads\":%lld,"
+               "\"head_dim\":%lld,\"intermediate_size\":%lld,\"vocab_size\":%lld,"
+               "\"num_experts\":%lld,\"num_experts_per_tok\":%lld,\"moe_intermediate_size\":%lld,"
+               "\"sliding_window_tokens\":%lld,\"max_position_embeddings\":%lld}",
+               first ? "" : ",\n", m->id, sim_arch_name(m->arch), p.total, p.active_per_token, kv,
+               sim_dtype_name(m->dtype), (long long)m->n_layers, (long long)m->d_model,
+               (long long)m->n_heads, (long long)m->n_kv_heads, (long long)m->head_dim,
+               (long long)m->d_ff, (long long)m->vocab, (long long)m->n_experts,
+               (long long)m->n_experts_per_tok, (long long)m->d_ff_expert,
+               (long long)m->sliding_window, (long long)m->max_pos);
+        return;
+    }
+    char moe[48] = "-";
+    if (m->n_experts > 0)
+        snprintf(moe, sizeof(moe), "%lldx%lld top%lld", (long long)m->n_experts,
+                 (long long)m->d_ff_expert, (long long)m->n_experts_per_tok);
+    printf("%-16s %-10s %8.2f %8.2f %10.0f %5s %4lld %6lld %4lld/%-3lld %4lld %6lld %-16s %7lld "
+           "%7lld\n",
+           m->id, sim_arch_name(m->arch), p.total / 1e9, p.active_per_token / 1e9, kv,
+           sim_dtype_name(m->dtype), (long long)m->n_layers, (long long)m->d_model,
+           (long long)m->n_heads, (long long)m->n_kv_heads, (long long)m->head_dim,
+           (long long)m->d_ff, moe, (long long)m->vocab, (long long)m->max_pos);
+}
+
+int cmd_models(int argc, char **argv)
+{
+    const char *format = "table";
+    int rc = simple_opts(argc, argv,
+                         "usage: llmstep models [ID|PATH...] [--format table|json]\n\n"
+                         "Lists the bundled models (or the named ones) with parameter count\n"
+                         "(billions), active parameters per token, KV-cache bytes per token at TP 1\n"
+                         "in the model's dtype, and layer shapes.\n",
+                         &format);
+    if (rc >= 0)
+        return rc;
+    int json = strcmp(format, "json") == 0;
+    char ids[MAX_IDS][64];
+    const char *names[MAX_IDS];
+    int n = 0;
+    if (optind < argc) {
+        for (int i = optind; i < argc && n < MAX_IDS; i++)
+            names[n++] = argv[i];
+    } else {
+        n = sim_path_list(cli_data_dir(), "models", ids, MAX_IDS);
+        if (n < 0) {
+            cli_error("models: cannot read %s/models", cli_data_dir());
+            return CLI_BAD_INPUT;
+        }
+        for (int i = 0; i < n; i++)
+            names[i] = ids[i];
+    }
+    if (json)
+        printf("[");
+    else
+        printf("%-16s %-10s %8s %8s %10s %5s %4s %6s %8s %4s %6s %-16s %7s %7s\n", "id", "type",
+               "params_B", "active_B", "kv_B/tok", "dtype", "L", "d", "H/KV", "hd", "d_ff",
+               "experts", "vocab", "max_pos");
+    for (int i = 0; i < n; i++) {
+        sim_model m;
+        char path[4096];
+        rc = cli_load_model(names[i], &m, path, sizeof(path));
+        if (rc != CLI_OK)
+            return rc;
+        print_model(&m, json, i == 0);
+    }
+    if (json)
+        printf("]\n");
+    return CLI_OK;
+}
+
+static const char *unit_of(const char *key)
+{
+    if (strstr(key, "_flops_per_s"))
+        return "FLOP/s";
+    if (strstr(key, "_bytes_per_s"))
+        return "B/s";
+    if (strstr(key, "_bytes"))
+        return "B";
+    if (strstr(key, "_frac"))
+        return "";
+    return "";
+}
+
+static int hw_show(const char *name)
+{
+    sim_hw hw;
+    char path[4096];
+    int rc = cli_load_hw(name, &hw, path, sizeof(path));
+    if (rc != CLI_OK)
+        return rc;
+    printf("%s: %s\n  file: %s\n  source: %s\n\n", hw.id, hw.name, path, hw.source);
+    int counts[SIM_PROV_COUNT] = {0};
+    printf("  %-30s %14s %-7s %-9s  %s\n", "figure", "value", "unit", "status", "source");
+    for (int f = 0; f < SIM_HWF_COUNT; f++) {
+        const char *key = sim_hw_field_key((sim_hw_field)f);
+        counts[hw.prov[f]]++;
+        if (hw.prov[f] == SIM_PROV_ABSENT) {
+            printf("  %-30s %14s %-7s %-9s  %s\n", key, "-", "", "absent",
+                   f == SIM_HWF_PEAK_FP8 ? "no fp8 units (fp8 runs weight-only)" : "");
+            continue;
+        }
+        printf("  %-30s %14.6g %-7s %-9s  %s\n", key, hw.v[f], unit_of(key),
+               sim_prov_name(hw.prov[f]), hw.src[f]);
+    }
+    printf("\n  all-reduce (t = latency + 2(n-1)/n x bytes / bus bandwidth):\n");
+    if (hw.n_allreduce == 0) {
+        sim_allreduce a;
+        sim_hw_allreduce_for(&hw, 2, &a);
+        printf("    none measured; %s -> %.1f us, %.4g B/s\n", a.source, sim_s_to_us(a.latency_s),
+               a.bus_bw_bytes_per_s);
+    }
+    for (int i = 0; i < hw.n_allreduce; i++) {
+        const sim_allreduce *a = &hw.allreduce[i];
+        printf("    %d GPUs: latency %.2f us, bus bandwidth %.4g B/s  [%s] %s\n", a->n_gpus,
+               sim_s_to_us(a->latency_s), a->bus_bw_bytes_per_s, sim_prov_name(a->prov),
+               a->source);
+    }
+    printf("\n  ridge point (datasheet bf16 peak / peak HBM bandwidth): %.1f FLOP/B\n",
+           hw.v[SIM_HWF_PEAK_BF16] / hw.v[SIM_HWF_BW_HBM_PEAK]);
+    printf("  ridge point (achievable: peak x gemm_eff / (STREAM copy x weights factor)):"
+           " bf16 %.1f FLOP/B",
+           sim_hw_ridge_flops_per_byte(&hw, SIM_DTYPE_BF16));
+    if (hw.prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT)
+        printf(", fp8 %.1f FLOP/B", sim_hw_ridge_flops_per_byte(&hw, SIM_DTYPE_FP8));
+    printf("\n  figures: %d datasheet, %d measured, %d derived, %d estimated, %d default\n",
+           counts[SIM_PROV_DATASHEET], counts[SIM_PROV_MEASURED], counts[SIM_PROV_DERIVED],
+           counts[SIM_PROV_ESTIMATED], counts[SIM_PROV_DEFAULT]);
+    return CLI_OK;
+}
+
+static int hw_list(int json)
+{
+    char ids[MAX_IDS][64];
+    int n = sim_path_list(cli_data_dir(), "hwprofiles", ids, MAX_IDS);
+    if (n < 0) {
+        cli_error("hw list: cannot read %s/hwprofiles", cli_data_dir());
+        return CLI_BAD_INPUT;
+    }
+    if (json)
+        printf("[");
+    else
+        printf("%-14s %-34s %10s %10s %9s %9s %8s %8s %8s\n", "id", "name", "bf16_TF/s",
+               "fp8_TF/s", "HBM_TB/s", "copy_TB/s", "mem_GiB", "ridge", "measured");
+    for (int i = 0; i < n; i++) {
+        sim_hw hw;
+        char path[4096];
+        int rc = cli_load_hw(ids[i], &hw, path, sizeof(path));
+        if (rc != CLI_OK)
+            return rc;
+        int measured = 0;
+        for (int f = 0; f < SIM_HWF_COUNT; f++)
+            measured += hw.prov[f] == SIM_PROV_MEASURED || hw.prov[f] == SIM_PROV_DERIVED;
+        double fp8 = hw.prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT ? hw.v[SIM_HWF_PEAK_FP8] : 0.0;
+        double ridge = sim_hw_ridge_flops_per_byte(&hw, SIM_DTYPE_BF16);
+        if (json) {
+            printf("%s{\"id\":\"%s\",\"name\":\"%s\",\"peak_bf16_flops_per_s\":%.17g,"
+                   "\"peak_fp8_flops_per_s\":%.17g,\"bw_hbm_peak_bytes_per_s\":%.17g,"
+                   "\"bw_stream_copy_bytes_per_s\":%.17g,\"mem_capacity_bytes\":%.17g,"
+                   "\"ridge_point_flops_per_byte\":%.17g,\"n_measured_figures\":%d}",
+                   i ? ",\n" : "", hw.id, hw.name, hw.v[SIM_HWF_PEAK_BF16], fp8,
+                   hw.v[SIM_HWF_BW_HBM_PEAK], hw.v[SIM_HWF_BW_STREAM_COPY],
+                   hw.v[SIM_HWF_MEM_CAPACITY], ridge, measured);
+        } else {
+            printf("%-14s %-34.34s %10.1f %10.1f %9.3f %9.3f %8.1f %8.1f %8d\n", hw.id, hw.name,
+                   hw.v[SIM_HWF_PEAK_BF16] / SIM_TERA, fp8 / SIM_TERA,
+                   hw.v[SIM_HWF_BW_HBM_PEAK] / SIM_TB, hw.v[SIM_HWF_BW_STREAM_COPY] / SIM_TB,
+                   hw.v[SIM_HWF_MEM_CAPACITY] / SIM_GIB, ridge, measured);
+        }
+    }
+    if (json)
+        printf("]\n");
+    else
+        printf("\nridge = achievable bf16 ridge point, FLOP/B; measured = figures measured or "
+               "derived from measurements\n");
+    return CLI_OK;
+}
+
+int cmd_hw(int argc, char **argv)
+{
+    static const char usage_text[] =
+        "usage: llmstep hw list [--format table|json]\n"
+        "       llmstep hw show ID|PATH\n\n"
+        "list: every profile in hwprofiles/ with peaks (TFLOP/s), bandwidths (TB/s), memory\n"
+        "      (GiB) and the achievable ridge point (FLOP/B).\n"
+        "show: every figure with its unit, status (datasheet, measured, derived, estimated,\n"
+        "      default) and source, the all-reduce table and the ridge points.\n";
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage_text, argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_USAGE : CLI_OK;
+    }
+    const char *format = "table";
+    if (strcmp(argv[1], "list") == 0) {
+        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format);
+        if (rc >= 0)
+            return rc;
+        if (optind < argc - 1) {
+            cli_error("hw list: unexpected argument '%s'", argv[optind + 1]);
+            return CLI_USAGE;
+        }
+        return hw_list(strcmp(format, "json") == 0);
+    }
+    if (strcmp(argv[1], "show") == 0) {
+        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format);
+        if (rc >= 0)
+            return rc;
+        if (optind != argc - 2) {
+            cli_error("hw show: expected exactly one ID or PATH");
+            return CLI_USAGE;
+        }
+        return hw_show(argv[optind + 1]);
+    }
+    cli_error("hw: unknown subcommand '%s' (expected list or show)", argv[1]);
+    return CLI_USAGE;
+}

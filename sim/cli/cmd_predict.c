@@ -1,0 +1,319 @@
+/* cmd_predict.c - `llmstep predict`: one step's per-operator cost and time. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report_json.h"
+#include "units.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: llmstep predict --model ID|PATH --hw ID|PATH [options] STEP...\n"
+            "\n"
+            "Predicts the time of one vLLM engine step on one GPU of a tensor-parallel group,\n"
+            "with every operator's FLOPs and HBM bytes per GPU.\n"
+            "\n"
+            "Step (at least one; several make a mixed step):\n"
+            "  --prefill BxL         B new sequences of L prompt tokens\n"
+            "  --decode BxC          B sequences decoding one token, C tokens already cached\n"
+            "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
+            "                        ':mid' = not the prompt's last chunk (samples no token)\n"
+            "Options:\n"
+            "  --model ID|PATH       model id (llmstep models) or a HuggingFace config.json\n"
+            "  --hw ID|PATH          hardware profile id (llmstep hw list) or a profile file\n"
+            "  --tp N                tensor-parallel degree (default 1)\n"
+            "  --dtype T             fp16|bf16|fp8 weights (default: the model's torch_dtype)\n"
+            "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: --dtype)\n"
+            "  --calibration FILE    apply step = alpha x roofline + beta_s from FILE\n"
+            "  --roofline op|step    sum of per-operator maxima (default) or one max per step\n"
+            "  --format table|json   output format (default table)\n"
+            "  -h, --help            this help\n"
+            "\n"
+            "Example:\n"
+            "  llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 32x2048\n");
+}
+
+static void fmt_bytes(char *b, size_t n, double v)
+{
+    if (v >= SIM_GB)
+        snprintf(b, n, "%.3f GB", v / SIM_GB);
+    else if (v >= SIM_MB)
+        snprintf(b, n, "%.3f MB", v / SIM_MB);
+    else
+        snprintf(b, n, "%.0f B", v);
+}
+
+static void fmt_time(char *b, size_t n, double s)
+{
+    if (s >= 1.0)
+        snprintf(b, n, "%.4f s", s);
+    else if (s >= 1e-3)
+        snprintf(b, n, "%.4f ms", sim_s_to_ms(s));
+    else
+        snprintf(b, n, "%.2f us", sim_s_to_us(s));
+}
+
+static void print_table(const sim_predict_report *r)
+{
+    const sim_step_cost *c = r->cost;
+    char t1[32], t2[32], t3[32], t4[32], t5[32], b1[32], b2[32];
+    printf("llmstep predict: %s on %s, TP %d, %s weights, %s KV cache\n", r->m->id, r->hw->id,
+           r->cfg->tp, sim_dtype_name(r->cfg->dtype), sim_dtype_name(r->cfg->kv_dtype));
+    printf("step: ");
+    for (int i = 0; i < r->step->n_groups; i++) {
+        const sim_group *g = &r->step->groups[i];
+        const char *kind = g->new_tokens == 1 ? "decode"
+                           : g->context_tokens == 0 ? "prefill"
+                                                    : (g->emits ? "chunk" : "chunk(mid)");
+        printf("%s%lld x %s %lld new + %lld cached", i ? ", " : "", (long long)g->count, kind,
+               (long long)g->new_tokens, (long long)g->context_tokens);
+    }
+    printf("  (%.0f tokens, %.0f sequences)\n\n", c->tokens, c->seqs);
+    fmt_time(t1, sizeof(t1), c->step_s);
+    fmt_time(t2, sizeof(t2), c->roofline_s);
+    printf("  step time        %s", t1);
+    if (r->calib_path)
+        printf("   = %.4g x roofline + %.4g s (calibration %s)\n", r->cfg->alpha, r->cfg->beta_s,
+               r->calib_path);
+    else
+        printf("   uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n");
+    fmt_time(t3, sizeof(t3), c->compute_s);
+    fmt_time(t4, sizeof(t4), c->memory_s);
+    fmt_time(t5, sizeof(t5), c->comm_s);
+    printf("  roofline         %s   (%s mode; compute %s, memory %s, comm %s)\n", t2,
+           r->cfg->mode == SIM_ROOFLINE_STEP ? "whole-step" : "per-operator", t3, t4, t5);
+    double ai = c->bytes > 0.0 ? c->flops / c->bytes : 0.0;
+    printf("  bound            %s   (arithmetic intensity %.1f FLOP/B, ridge point %.1f FLOP/B)\n",
+           sim_bound_name(c->bound), ai, sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype));
+    fmt_bytes(b1, sizeof(b1), c->bytes);
+    fmt_bytes(b2, sizeof(b2), r->weights_bytes_per_gpu);
+    printf("  per GPU          %.4g GFLOP, %s HBM traffic; weights %s; KV cache %.0f B/token\n",
+           c->flops / SIM_GIGA, b1, b2, r->kv_bytes_per_token_per_gpu);
+    if (r->tp1) {
+        double sp = r->tp1->roofline_s / c->roofline_s, n = (double)r->cfg->tp;
+        printf("  TP scaling       %.3fx faster than TP 1 (roofline); Amdahl serial fraction %.3f;"
+               " %d all-reduces\n",
+               sp, (n / sp - 1.0) / (n - 1.0), c->n_allreduce);
+    }
+    printf("\n  %-22s %14s %14s %12s %6s  %s\n", "operator", "GFLOP/GPU", "HBM MB/GPU", "time",
+           "share", "bound");
+    double total = c->roofline_s > 0.0 ? c->roofline_s : 1.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op_cost *op = &c->ops[i];
+        if (op->bound == SIM_BOUND_NONE)
+            continue;
+        fmt_time(t1, sizeof(t1), op->time_s);
+        printf("  %-22s %14.4f %14.3f %12s %5.1f%%  %s\n", sim_op_name((sim_op_kind)i),
+               op->flops / SIM_GIGA, op->bytes / SIM_MB, t1, 100.0 * op->time_s / total,
+               sim_bound_name(op->bound));
+    }
+    if (r->n_notes > 0) {
+        printf("\nnotes:\n");
+        for (int i = 0; i < r->n_notes; i++)
+            printf("  - %s\n", r->notes[i]);
+    }
+}
+
+enum { OPT_MODEL = 256, OPT_HW, OPT_TP, OPT_DTYPE, OPT_KV_DTYPE, OPT_PREFILL, OPT_DECODE, OPT_CHUNK,
+       OPT_CALIB, OPT_FORMAT, OPT_ROOFLINE };
+
+static const struct option long_opts[] = {
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"hw", required_argument, NULL, OPT_HW},
+    {"tp", required_argument, NULL, OPT_TP},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"kv-dtype", required_argument, NULL, OPT_KV_DTYPE},
+    {"prefill", required_argument, NULL, OPT_PREFILL},
+    {"decode", required_argument, NULL, OPT_DECODE},
+    {"chunk", required_argument, NULL, OPT_CHUNK},
+    {"calibration", required_argument, NULL, OPT_CALIB},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"roofline", required_argument, NULL, OPT_ROOFLINE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+#define MAX_NOTES 24
+
+int cmd_predict(int argc, char **argv)
+{
+    const char *model_name = NULL, *hw_name = NULL, *calib_path = NULL, *format = "table";
+    const char *dtype_s = NULL, *kv_dtype_s = NULL;
+    sim_step step = {0};
+    sim_run_cfg cfg = {.tp = 1, .mode = SIM_ROOFLINE_OP, .alpha = 1.0, .beta_s = 0.0};
+    struct sim_err err;
+    int64_t tp = 1;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_MODEL: model_name = optarg; break;
+        case OPT_HW: hw_name = optarg; break;
+        case OPT_TP:
+            if (cli_parse_i64(optarg, 1, 4096, &tp) != 0) {
+                cli_error("predict: --tp '%s': expected an integer >= 1", optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case OPT_DTYPE: dtype_s = optarg; break;
+        case OPT_KV_DTYPE: kv_dtype_s = optarg; break;
+        case OPT_PREFILL:
+        case OPT_DECODE:
+        case OPT_CHUNK:
+            if (cli_parse_group(c == OPT_PREFILL ? 'p' : c == OPT_DECODE ? 'd' : 'c', optarg,
+                                &step, &err) != 0) {
+                cli_error("predict: %s", err.msg);
+                return CLI_USAGE;
+            }
+            break;
+        case OPT_CALIB: calib_path = optarg; break;
+        case OPT_FORMAT: format = optarg; break;
+        case OPT_ROOFLINE:
+            if (strcmp(optarg, "op") == 0)
+                cfg.mode = SIM_ROOFLINE_OP;
+            else if (strcmp(optarg, "step") == 0)
+                cfg.mode = SIM_ROOFLINE_STEP;
+            else {
+                cli_error("predict: --roofline '%s': expected op or step", optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case 'h': usage(stdout); return CLI_OK;
+        case ':': cli_error("predict: %s needs a value", argv[optind - 1]); return CLI_USAGE;
+        default:
+            cli_error("predict: unknown option '%s' (see llmstep predict --help)",
+                      argv[optind - 1]);
+            return CLI_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("predict: unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (!model_name || !hw_name) {
+        cli_error("predict: --model and --hw are required (see llmstep predict --help)");
+        return CLI_USAGE;
+    }
+    if (step.n_groups == 0) {
+        cli_error("predict: give the step with --prefill, --decode or --chunk");
+        return CLI_USAGE;
+    }
+    if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0) {
+        cli_error("predict: --format '%s': expected table or json", format);
+        return CLI_USAGE;
+    }
+
+    sim_model m;
+    sim_hw hw;
+    sim_calib cal;
+    char mpath[4096], hpath[4096];
+    int rc = cli_load_model(model_name, &m, mpath, sizeof(mpath));
+    if (rc == CLI_OK)
+        rc = cli_load_hw(hw_name, &hw, hpath, sizeof(hpath));
+    if (rc == CLI_OK && calib_path)
+        rc = cli_load_calib(calib_path, hw.id, &cal);
+    if (rc != CLI_OK)
+        return rc;
+    cfg.tp = (int)tp;
+    cfg.dtype = m.dtype;
+    if (dtype_s && sim_dtype_parse(dtype_s, &cfg.dtype) != SIM_OK) {
+        cli_error("predict: --dtype '%s': expected fp16, bf16 or fp8", dtype_s);
+        return CLI_USAGE;
+    }
+    cfg.kv_dtype = cfg.dtype;
+    if (kv_dtype_s && sim_dtype_parse(kv_dtype_s, &cfg.kv_dtype) != SIM_OK) {
+        cli_error("predict: --kv-dtype '%s': expected fp16, bf16 or fp8", kv_dtype_s);
+        return CLI_USAGE;
+    }
+    if (cfg.dtype == SIM_DTYPE_FP32 || cfg.kv_dtype == SIM_DTYPE_FP32) {
+        cli_error("predict: fp32 inference is not modelled; use fp16, bf16 or fp8");
+        return CLI_USAGE;
+    }
+    if (calib_path) {
+        cfg.alpha = cal.alpha;
+        cfg.beta_s = cal.beta_s;
+    }
+    if (sim_step_check(&m, &cfg, &step, &err) != SIM_OK) {
+        cli_error("%s: %s", mpath, err.msg);
+        return CLI_BAD_INPUT;
+    }
+
+    sim_step_cost cost, tp1;
+    sim_step_cost_compute(&m, &hw, &cfg, &step, &cost);
+    if (cfg.tp > 1) {
+        sim_run_cfg c1 = cfg;
+        c1.tp = 1;
+        sim_step_cost_compute(&m, &hw, &c1, &step, &tp1);
+    }
+
+    /* Notes: every defaulted figure this prediction used, and the fp8 fallback. */
+    char note_buf[MAX_NOTES][320];
+    const char *notes[MAX_NOTES];
+    int n_notes = 0;
+    if (!calib_path && n_notes < MAX_NOTES) {
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
+                 "uncalibrated: alpha = 1, beta_s = 0; pass --calibration FILE for vLLM step times");
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+    for (int f = 0; f < SIM_HWF_COUNT && n_notes < MAX_NOTES; f++) {
+        if (hw.prov[f] != SIM_PROV_DEFAULT)
+            continue;
+        if (f == SIM_HWF_LINK_BW && cfg.tp == 1)
+            continue;
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]), "%s not in the profile: %s",
+                 sim_hw_field_key((sim_hw_field)f), hw.src[f]);
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+    if (cfg.tp > 1 && n_notes < MAX_NOTES) {
+        sim_allreduce ar;
+        sim_hw_allreduce_for(&hw, cfg.tp, &ar);
+        if (ar.prov == SIM_PROV_DEFAULT || ar.n_gpus != cfg.tp) {
+            snprintf(note_buf[n_notes], sizeof(note_buf[0]),
+                     "no all-reduce measurement for %d GPUs: using %s",
+                     cfg.tp, ar.prov == SIM_PROV_DEFAULT ? ar.source : "the nearest GPU count");
+            notes[n_notes] = note_buf[n_notes];
+            n_notes++;
+        }
+    }
+    if (cfg.dtype == SIM_DTYPE_FP8 && hw.prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT &&
+        n_notes < MAX_NOTES) {
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
+                 "%s has no fp8 tensor cores: fp8 runs weight-only at the fp16 peak", hw.id);
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+
+    sim_predict_report r = {
+        .model_path = mpath,
+        .hw_path = hpath,
+        .calib_path = calib_path,
+        .m = &m,
+        .hw = &hw,
+        .cfg = &cfg,
+        .step = &step,
+        .cost = &cost,
+        .tp1 = cfg.tp > 1 ? &tp1 : NULL,
+        .weights_bytes_per_gpu = sim_model_weight_bytes_per_gpu(&m, cfg.tp, cfg.dtype),
+        .kv_bytes_per_token_per_gpu = sim_model_kv_bytes_per_token(&m, cfg.tp, cfg.kv_dtype),
+        .notes = notes,
+        .n_notes = n_notes,
+    };
+    if (strcmp(format, "json") == 0) {
+        char *s = sim_report_predict_json(&r, &err);
+        if (!s) {
+            cli_error("predict: %s", err.msg);
+            return CLI_NUMERIC;
+        }
+        fputs(s, stdout);
+        free(s);
+    } else {
+        print_table(&r);
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,53 @@
+/*
+ * main.c - llmstep command dispatch. Each command parses its own options
+ * (getopt_long), calls the loaders and the core, prints, and returns an exit
+ * code: 0 ok, 1 bad input, 2 usage, 3 numerical failure.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} commands[] = {
+    {"predict", cmd_predict, "predict one engine step's time, per operator"},
+    {"models", cmd_models, "list the bundled models with parameters and KV bytes per token"},
+    {"hw", cmd_hw, "list or show hardware profiles (hw list, hw show ID)"},
+    {"bench", cmd_bench, "benchmark: step predictions per second on one core"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: llmstep COMMAND [options]   (llmstep COMMAND --help for details)\n\n"
+               "Predicts vLLM step latency from a model's config and measured GPU figures.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nData: models and hwprofiles are read from %s (set LLMSTEP_DATA_DIR to change).\n",
+            cli_data_dir());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("llmstep 0.1.0\n");
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (see llmstep --help)", argv[1]);
+    return CLI_USAGE;
+}

@@ -1,0 +1,202 @@
+/*
+ * hw.c - defaults, checks and derived ceilings of a sim_hw.
+ * The defaults and why: docs/hwprofile.md, "Defaults".
+ */
+#include "hw.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "err.h"
+
+static const char *const field_keys[SIM_HWF_COUNT] = {
+#define XX(e, key, req) key,
+    SIM_HW_FIELDS(XX)
+#undef XX
+};
+
+static const int field_req[SIM_HWF_COUNT] = {
+#define XX(e, key, req) req,
+    SIM_HW_FIELDS(XX)
+#undef XX
+};
+
+static const char *const prov_names[SIM_PROV_COUNT] = {"absent",    "datasheet", "measured",
+                                                       "derived",   "estimated", "default"};
+
+/* STREAM copy over datasheet peak on H100 SXM, H200, A100 80GB, MI300X: 0.78-0.89 (hardware.md). */
+#define DEFAULT_STREAM_OVER_PEAK_FRAC 0.85
+/* Best achievable dense GEMM over peak (MAMF, ml-engineering): 0.51 (MI300X) to 0.87 (A100). */
+#define DEFAULT_GEMM_EFF_FRAC 0.70
+/* PCIe Gen4 x16, one direction: the link of a GPU without NVLink or xGMI. */
+#define DEFAULT_LINK_BW_BYTES_PER_S 32e9
+/* Small-message all-reduce time on NVSwitch systems, 31-44 us (hardware.md). */
+#define DEFAULT_ALLREDUCE_LATENCY_S 30e-6
+/* nccl busbw over per-direction link bandwidth for a ring (A100: 232/300). */
+#define DEFAULT_ALLREDUCE_BUS_OVER_LINK_FRAC 0.7
+
+const char *sim_hw_field_key(sim_hw_field f)
+{
+    assert((int)f >= 0 && f < SIM_HWF_COUNT);
+    return field_keys[f];
+}
+
+int sim_hw_field_required(sim_hw_field f)
+{
+    assert((int)f >= 0 && f < SIM_HWF_COUNT);
+    return field_req[f];
+}
+
+const char *sim_prov_name(sim_prov p)
+{
+    if ((int)p < 0 || p >= SIM_PROV_COUNT)
+        return "?";
+    return prov_names[p];
+}
+
+static int set_default(sim_hw *hw, sim_hw_field f, double v, const char *why)
+{
+    if (hw->prov[f] != SIM_PROV_ABSENT)
+        return 0;
+    hw->v[f] = v;
+    hw->prov[f] = SIM_PROV_DEFAULT;
+    char *d = hw->src[f];
+    size_t i = 0;
+    for (; why[i] && i + 1 < SIM_HW_SOURCE_LEN; i++)
+        d[i] = why[i];
+    d[i] = '\0';
+    return 1;
+}
+
+int sim_hw_apply_defaults(sim_hw *hw)
+{
+    int n = 0;
+    n += set_default(hw, SIM_HWF_BW_STREAM_COPY,
+                     DEFAULT_STREAM_OVER_PEAK_FRAC * hw->v[SIM_HWF_BW_HBM_PEAK],
+                     "default: 0.85 x bw_hbm_peak_bytes_per_s");
+    n += set_default(hw, SIM_HWF_BW_STREAM_SCALE, hw->v[SIM_HWF_BW_STREAM_COPY],
+                     "default: = bw_stream_copy_bytes_per_s");
+    n += set_default(hw, SIM_HWF_BW_STREAM_ADD, hw->v[SIM_HWF_BW_STREAM_COPY],
+                     "default: = bw_stream_copy_bytes_per_s");
+    n += set_default(hw, SIM_HWF_BW_STREAM_TRIAD, hw->v[SIM_HWF_BW_STREAM_COPY],
+                     "default: = bw_stream_copy_bytes_per_s");
+    n += set_default(hw, SIM_HWF_GEMM_EFF_FP16, DEFAULT_GEMM_EFF_FRAC, "default: 0.70");
+    if (hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT)
+        n += set_default(hw, SIM_HWF_GEMM_EFF_FP8, DEFAULT_GEMM_EFF_FRAC, "default: 0.70");
+    n += set_default(hw, SIM_HWF_ATTN_EFF, hw->v[SIM_HWF_GEMM_EFF_FP16],
+                     "default: = gemm_eff_fp16_frac");
+    n += set_default(hw, SIM_HWF_BW_FACTOR_WEIGHTS, 1.0, "default: 1 (STREAM copy rate)");
+    n += set_default(hw, SIM_HWF_BW_FACTOR_KV, 1.0, "default: 1 (STREAM copy rate)");
+    n += set_default(hw, SIM_HWF_BW_FACTOR_MIXED, 1.0, "default: 1 (STREAM copy rate)");
+    n += set_default(hw, SIM_HWF_LINK_BW, DEFAULT_LINK_BW_BYTES_PER_S,
+                     "default: PCIe Gen4 x16, 32e9 B/s per direction");
+    return n;
+}
+
+sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
+{
+    for (int f = 0; f < SIM_HWF_COUNT; f++) {
+        if (hw->prov[f] == SIM_PROV_ABSENT) {
+            if (field_req[f]) {
+                sim__errf(err, "%s: required figure missing", field_keys[f]);
+                return SIM_EINVAL;
+            }
+            continue;
+        }
+        if (!isfinite(hw->v[f]) || hw->v[f] <= 0.0) {
+            sim__errf(err, "%s: must be a finite number > 0", field_keys[f]);
+            return SIM_ERANGE;
+        }
+    }
+    static const sim_hw_field fracs[] = {SIM_HWF_GEMM_EFF_FP16,     SIM_HWF_GEMM_EFF_FP8,
+                                         SIM_HWF_ATTN_EFF,          SIM_HWF_BW_FACTOR_WEIGHTS,
+                                         SIM_HWF_BW_FACTOR_KV,      SIM_HWF_BW_FACTOR_MIXED};
+    for (size_t i = 0; i < sizeof(fracs) / sizeof(fracs[0]); i++) {
+        sim_hw_field f = fracs[i];
+        /* Factors are relative to STREAM copy and may exceed 1 slightly (L2 hits), not by 50%. */
+        if (hw->prov[f] != SIM_PROV_ABSENT && hw->v[f] > 1.5) {
+            sim__errf(err, "%s: must be in (0, 1.5]", field_keys[f]);
+            return SIM_ERANGE;
+        }
+    }
+    static const sim_hw_field bws[] = {SIM_HWF_BW_STREAM_COPY, SIM_HWF_BW_STREAM_SCALE,
+                                       SIM_HWF_BW_STREAM_ADD, SIM_HWF_BW_STREAM_TRIAD};
+    for (size_t i = 0; i < sizeof(bws) / sizeof(bws[0]); i++) {
+        if (hw->prov[bws[i]] != SIM_PROV_ABSENT && hw->v[bws[i]] > hw->v[SIM_HWF_BW_HBM_PEAK]) {
+            sim__errf(err, "%s: above bw_hbm_peak_bytes_per_s (a measurement cannot beat the peak)",
+                      field_keys[bws[i]]);
+            return SIM_ERANGE;
+        }
+    }
+    for (int i = 0; i < hw->n_allreduce; i++) {
+        const sim_allreduce *a = &hw->allreduce[i];
+        if (a->n_gpus < 2 || !isfinite(a->latency_s) || a->latency_s < 0.0 ||
+            !isfinite(a->bus_bw_bytes_per_s) || a->bus_bw_bytes_per_s <= 0.0) {
+            sim__errf(err, "allreduce[%d]: needs n_gpus >= 2, latency_s >= 0, bus bandwidth > 0", i);
+            return SIM_ERANGE;
+        }
+        if (i > 0 && a->n_gpus <= hw->allreduce[i - 1].n_gpus) {
+            sim__errf(err, "allreduce[%d]: n_gpus must increase strictly (got %d after %d)", i,
+                      a->n_gpus, hw->allreduce[i - 1].n_gpus);
+            return SIM_EINVAL;
+        }
+    }
+    return SIM_OK;
+}
+
+double sim_hw_peak_flops_per_s(const sim_hw *hw, sim_dtype dtype)
+{
+    switch (dtype) {
+    case SIM_DTYPE_FP16:
+        return hw->v[SIM_HWF_PEAK_FP16];
+    case SIM_DTYPE_BF16:
+        return hw->v[SIM_HWF_PEAK_BF16];
+    case SIM_DTYPE_FP8:
+        if (hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT)
+            return hw->v[SIM_HWF_PEAK_FP8];
+        return hw->v[SIM_HWF_PEAK_FP16];
+    case SIM_DTYPE_FP32:
+        return hw->v[SIM_HWF_PEAK_FP32];
+    case SIM_DTYPE_COUNT:
+        break;
+    }
+    assert(0 && "bad dtype");
+    return 0.0;
+}
+
+double sim_hw_gemm_eff_frac(const sim_hw *hw, sim_dtype dtype)
+{
+    if (dtype == SIM_DTYPE_FP8 && hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT)
+        return hw->v[SIM_HWF_GEMM_EFF_FP8];
+    return hw->v[SIM_HWF_GEMM_EFF_FP16];
+}
+
+void sim_hw_allreduce_for(const sim_hw *hw, int n, sim_allreduce *out)
+{
+    if (hw->n_allreduce == 0) {
+        out->n_gpus = n;
+        out->latency_s = DEFAULT_ALLREDUCE_LATENCY_S;
+        out->bus_bw_bytes_per_s = DEFAULT_ALLREDUCE_BUS_OVER_LINK_FRAC * hw->v[SIM_HWF_LINK_BW];
+        out->prov = SIM_PROV_DEFAULT;
+        const char *why = "default: 30 us + 0.7 x link_bw_per_dir bus bandwidth";
+        size_t i = 0;
+        for (; why[i] && i + 1 < SIM_HW_SOURCE_LEN; i++)
+            out->source[i] = why[i];
+        out->source[i] = '\0';
+        return;
+    }
+    int best = 0;
+    for (int i = 1; i < hw->n_allreduce; i++) {
+        int di = hw->allreduce[i].n_gpus - n, db = hw->allreduce[best].n_gpus - n;
+        if ((di < 0 ? -di : di) < (db < 0 ? -db : db))
+            best = i;
+    }
+    *out = hw->allreduce[best];
+}
+
+double sim_hw_ridge_flops_per_byte(const sim_hw *hw, sim_dtype dtype)
+{
+    return sim_hw_peak_flops_per_s(hw, dtype) * sim_hw_gemm_eff_frac(hw, dtype) /
+           (hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS]);
+}

@@ -1,0 +1,131 @@
+/*
+ * hw.h - a GPU's measured and datasheet characteristics.
+ *
+ * A sim_hw is filled from hwprofiles/<id>.json by simio (hw_json.c); the schema
+ * is in docs/hwprofile.md. Every scalar figure has a provenance (datasheet,
+ * measured, derived from measurements, estimated, or a documented default filled
+ * in by sim_hw_apply_defaults()) and a source string, so reports can say which
+ * numbers were measured. The roofline (step.c) uses:
+ *   compute ceiling  = peak_<dtype>_flops_per_s x gemm_eff_<dtype>_frac
+ *   memory ceiling   = bw_stream_copy_bytes_per_s x bw_factor_<pattern>_frac
+ *   all-reduce time  = latency_s + 2 (n-1)/n x bytes / bus_bw_bytes_per_s
+ * (docs/model.md, "Roofline" and "Communication").
+ */
+#ifndef SIM_HW_H
+#define SIM_HW_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "status.h"
+
+/*
+ * Scalar figures: XX(ENUM, json_key, required). Optional figures that are absent
+ * get a default from sim_hw_apply_defaults() (docs/hwprofile.md, "Defaults").
+ */
+#define SIM_HW_FIELDS(XX)                                                                          \
+    XX(PEAK_FP16, "peak_fp16_flops_per_s", 1)                                                      \
+    XX(PEAK_BF16, "peak_bf16_flops_per_s", 1)                                                      \
+    XX(PEAK_FP8, "peak_fp8_flops_per_s", 0)                                                        \
+    XX(PEAK_FP32, "peak_fp32_flops_per_s", 1)                                                      \
+    XX(MEM_CAPACITY, "mem_capacity_bytes", 1)                                                      \
+    XX(BW_HBM_PEAK, "bw_hbm_peak_bytes_per_s", 1)                                                  \
+    XX(BW_STREAM_COPY, "bw_stream_copy_bytes_per_s", 0)                                            \
+    XX(BW_STREAM_SCALE, "bw_stream_scale_bytes_per_s", 0)                                          \
+    XX(BW_STREAM_ADD, "bw_stream_add_bytes_per_s", 0)                                              \
+    XX(BW_STREAM_TRIAD, "bw_stream_triad_bytes_per_s", 0)                                          \
+    XX(GEMM_EFF_FP16, "gemm_eff_fp16_frac", 0)                                                     \
+    XX(GEMM_EFF_FP8, "gemm_eff_fp8_frac", 0)                                                       \
+    XX(ATTN_EFF, "attn_eff_frac", 0)                                                               \
+    XX(BW_FACTOR_WEIGHTS, "bw_factor_weights_frac", 0)                                             \
+    XX(BW_FACTOR_KV, "bw_factor_kv_gather_frac", 0)                                                \
+    XX(BW_FACTOR_MIXED, "bw_factor_mixed_frac", 0)                                                 \
+    XX(LINK_BW, "link_bw_per_dir_bytes_per_s", 0)                                                  \
+    XX(N_SM, "n_sm", 1)                                                                            \
+    XX(L2, "l2_bytes", 1)
+
+typedef enum sim_hw_field {
+#define XX(e, key, req) SIM_HWF_##e,
+    SIM_HW_FIELDS(XX)
+#undef XX
+        SIM_HWF_COUNT
+} sim_hw_field;
+
+/* Where a figure came from. */
+typedef enum sim_prov {
+    SIM_PROV_ABSENT = 0,    /* not given and no default applies (e.g. no fp8 units) */
+    SIM_PROV_DATASHEET = 1, /* vendor specification */
+    SIM_PROV_MEASURED = 2,  /* a benchmark measured it */
+    SIM_PROV_DERIVED = 3,   /* computed from measurements (e.g. kernel tables) */
+    SIM_PROV_ESTIMATED = 4, /* an informed estimate written in the profile */
+    SIM_PROV_DEFAULT = 5,   /* filled in by sim_hw_apply_defaults() */
+    SIM_PROV_COUNT
+} sim_prov;
+
+#define SIM_HW_MAX_ALLREDUCE 8
+#define SIM_HW_SOURCE_LEN    256
+
+/* Measured all-reduce cost among n_gpus GPUs: t = latency_s + 2(n-1)/n x bytes / bus_bw. */
+typedef struct sim_allreduce {
+    int n_gpus;
+    double latency_s;
+    double bus_bw_bytes_per_s;
+    sim_prov prov;
+    char source[SIM_HW_SOURCE_LEN];
+} sim_allreduce;
+
+typedef struct sim_hw {
+    char id[64];
+    char name[128];
+    char source[SIM_HW_SOURCE_LEN]; /* the profile's overall source note */
+    double v[SIM_HWF_COUNT];        /* figure values, SI units (see the JSON key) */
+    sim_prov prov[SIM_HWF_COUNT];
+    char src[SIM_HWF_COUNT][SIM_HW_SOURCE_LEN];
+    int n_allreduce;
+    sim_allreduce allreduce[SIM_HW_MAX_ALLREDUCE]; /* sorted by n_gpus */
+} sim_hw;
+
+/* JSON key of a figure ("bw_stream_copy_bytes_per_s"). */
+const char *sim_hw_field_key(sim_hw_field f);
+
+/* 1 when the figure must be present in a profile. */
+int sim_hw_field_required(sim_hw_field f);
+
+/* "datasheet", "measured", ... */
+const char *sim_prov_name(sim_prov p);
+
+/*
+ * Fills every absent optional figure with its documented default and marks it
+ * SIM_PROV_DEFAULT (docs/hwprofile.md, "Defaults"); PEAK_FP8 stays absent when the
+ * GPU has no fp8 units. Returns the number of figures defaulted.
+ */
+int sim_hw_apply_defaults(sim_hw *hw);
+
+/*
+ * Cross-field checks after loading: positive finite values, fractions in (0, 1.5],
+ * STREAM bandwidth not above the peak, all-reduce entries sorted and unique.
+ */
+sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err /* OUT */);
+
+/*
+ * Dense tensor peak used for GEMMs in dtype, FLOP/s. fp8 on a GPU without fp8
+ * units runs as weight-only fp8 on the fp16 units (vLLM's FP8 Marlin path), so
+ * its compute peak is the fp16 peak.
+ */
+double sim_hw_peak_flops_per_s(const sim_hw *hw, sim_dtype dtype);
+
+/* The GEMM efficiency that goes with sim_hw_peak_flops_per_s(). */
+double sim_hw_gemm_eff_frac(const sim_hw *hw, sim_dtype dtype);
+
+/*
+ * All-reduce parameters for n GPUs: the entry for n if measured; otherwise the
+ * entry with the nearest n (the latency and bus bandwidth of NVSwitch systems
+ * change slowly with n); with no entry at all, the documented default
+ * (latency 30 us, bus bandwidth 0.7 x link_bw_per_dir) with SIM_PROV_DEFAULT.
+ */
+void sim_hw_allreduce_for(const sim_hw *hw, int n, sim_allreduce *out /* OUT */);
+
+/* Achievable ridge point for dtype: peak x gemm_eff / (stream copy x weights factor), FLOP/byte. */
+double sim_hw_ridge_flops_per_byte(const sim_hw *hw, sim_dtype dtype);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * model.c - parameter counts, KV-cache size and TP legality of a sim_model.
+ * Formulas: docs/model.md, "Parameters" and "KV cache".
+ */
+#include "model.h"
+
+#include <stddef.h>
+
+#include "err.h"
+
+
+#define SET_ERR sim__errf
+
+static const char *const dtype_names[SIM_DTYPE_COUNT] = {"fp16", "bf16", "fp8", "fp32"};
+static const double dtype_bytes[SIM_DTYPE_COUNT] = {2.0, 2.0, 1.0, 4.0};
+static const char *const arch_names[SIM_ARCH_COUNT] = {"llama",  "mistral", "qwen2",
+                                                       "qwen3",  "mixtral", "qwen3_moe"};
+
+double sim_dtype_bytes(sim_dtype dtype)
+{
+    if ((int)dtype < 0 || dtype >= SIM_DTYPE_COUNT)
+        return 0.0;
+    return dtype_bytes[dtype];
+}
+
+const char *sim_dtype_name(sim_dtype dtype)
+{
+    if ((int)dtype < 0 || dtype >= SIM_DTYPE_COUNT)
+        return "?";
+    return dtype_names[dtype];
+}
+
+static int str_eq(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+sim_status sim_dtype_parse(const char *name, sim_dtype *out)
+{
+    for (int i = 0; i < SIM_DTYPE_COUNT; i++) {
+        if (str_eq(name, dtype_names[i])) {
+            *out = (sim_dtype)i;
+            return SIM_OK;
+        }
+    }
+    return SIM_EINVAL;
+}
+
+const char *sim_arch_name(sim_arch arch)
+{
+    if ((int)arch < 0 || arch >= SIM_ARCH_COUNT)
+        return "?";
+    return arch_names[arch];
+}
+
+sim_status sim_model_validate(const sim_model *m, struct sim_err *err)
+{
+    const struct {
+        const char *key;
+        int64_t v;
+    } pos[] = {
+        {"num_hidden_layers", m->n_layers},     {"hidden_size", m->d_model},
+        {"num_attention_heads", m->n_heads},    {"num_key_value_heads", m->n_kv_heads},
+        {"head_dim", m->head_dim},              {"vocab_size", m->vocab},
+        {"max_position_embeddings", m->max_pos},
+    };
+    for (size_t i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
+        if (pos[i].v < 1) {
+            SET_ERR(err, "%s: must be >= 1 (got %lld)", pos[i].key, (long long)pos[i].v);
+            return SIM_EINVAL;
+        }
+    }
+    if (m->n_kv_heads > m->n_heads || m->n_heads % m->n_kv_heads != 0) {
+        SET_ERR(err,
+                "num_key_value_heads: must divide num_attention_heads (expected a divisor of "
+                "%lld, got %lld)",
+                (long long)m->n_heads, (long long)m->n_kv_heads);
+        return SIM_EINVAL;
+    }
+    if (m->sliding_window < 0) {
+        SET_ERR(err, "sliding_window: must be >= 0 (got %lld)", (long long)m->sliding_window);
+        return SIM_EINVAL;
+    }
+    if (m->n_experts > 0) {
+        if (m->n_experts_per_tok < 1 || m->n_experts_per_tok > m->n_experts) {
+            SET_ERR(err, "num_experts_per_tok: must be in [1, %lld] (got %lld)",
+                    (long long)m->n_experts, (long long)m->n_experts_per_tok);
+            return SIM_EINVAL;
+        }
+        if (m->d_ff_expert < 1) {
+            SET_ERR(err, "moe_intermediate_size: must be >= 1 (got %lld)",
+                    (long long)m->d_ff_expert);
+            return SIM_EINVAL;
+        }
+        if (m->n_moe_layers < 0 || m->n_moe_layers > m->n_layers) {
+            SET_ERR(err, "mlp_only_layers: MoE layer count %lld outside [0, %lld]",
+                    (long long)m->n_moe_layers, (long long)m->n_layers);
+            return SIM_EINVAL;
+        }
+    } else if (m->n_moe_layers != 0) {
+        SET_ERR(err, "num_experts: MoE layers given without experts");
+        return SIM_EINVAL;
+    }
+    if (m->n_moe_layers < m->n_layers && m->d_ff < 1) {
+        SET_ERR(err, "intermediate_size: must be >= 1 (got %lld)", (long long)m->d_ff);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+void sim_model_params(const sim_model *m, sim_param_count *out)
+{
+    const double d = (double)m->d_model, L = (double)m->n_layers;
+    const double q = (double)(m->n_heads * m->head_dim);
+    const double kv = (double)(m->n_kv_heads * m->head_dim);
+    const double n_moe = (double)m->n_moe_layers, n_dense = L - n_moe;
+    const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
+    const double Fe = (double)m->d_ff_expert, F = (double)m->d_ff;
+
+    out->embedding = (double)m->vocab * d;
+    out->lm_head = m->tie_embeddings ? 0.0 : (double)m->vocab * d;
+    /* q, k, v, o projections; biases on q, k, v (qwen2); q/k RMSNorm weights (qwen3). */
+    double attn_layer = d * (q + 2.0 * kv) + q * d;
+    if (m->qkv_bias)
+        attn_layer += q + 2.0 * kv;
+    if (m->qk_norm)
+        attn_layer += 2.0 * (double)m->head_dim;
+    out->attention = L * attn_layer;
+    /* Gated MLP: gate, up (d x F each) and down (F x d); MoE: E such experts plus a d x E router. */
+    const double expert = 3.0 * d * Fe;
+    out->mlp = n_dense * 3.0 * d * F + n_moe * (E * expert + d * E);
+    out->norms = (2.0 * L + 1.0) * d;
+    out->total = out->embedding + out->lm_head + out->attention + out->mlp + out->norms;
+    out->active_per_token = out->total - n_moe * (E - k) * expert;
+}
+
+int64_t sim_model_kv_heads_per_gpu(const sim_model *m, int tp)
+{
+    int64_t h = m->n_kv_heads / (int64_t)tp;
+    return h < 1 ? 1 : h;
+}
+
+double sim_model_kv_bytes_per_token(const sim_model *m, int tp, sim_dtype kv_dtype)
+{
+    return 2.0 * (double)m->n_layers * (double)sim_model_kv_heads_per_gpu(m, tp) *
+           (double)m->head_dim * sim_dtype_bytes(kv_dtype);
+}
+
+sim_status sim_model_check_tp(const sim_model *m, int tp, struct sim_err *err)
+{
+    if (tp < 1) {
+        SET_ERR(err, "tp: must be >= 1 (got %d)", tp);
+        return SIM_EINVAL;
+    }
+    const int64_t t = tp;
+    if (m->n_heads % t != 0) {
+        SET_ERR(err, "tp: %d does not divide num_attention_heads = %lld", tp,
+                (long long)m->n_heads);
+        return SIM_EINVAL;
+    }
+    if (m->n_kv_heads % t != 0 && t % m->n_kv_heads != 0) {
+        SET_ERR(err,
+                "tp: %d neither divides nor is a multiple of num_key_value_heads = %lld", tp,
+                (long long)m->n_kv_heads);
+        return SIM_EINVAL;
+    }
+    if (m->n_moe_layers < m->n_layers && m->d_ff % t != 0) {
+        SET_ERR(err, "tp: %d does not divide intermediate_size = %lld", tp, (long long)m->d_ff);
+        return SIM_EINVAL;
+    }
+    if (m->n_experts > 0 && m->d_ff_expert % t != 0) {
+        SET_ERR(err, "tp: %d does not divide moe_intermediate_size = %lld", tp,
+                (long long)m->d_ff_expert);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+/*
+ * Resident weights per GPU. Linear layers of attention and MLP use dtype; the
+ * embedding, LM head, norms and MoE router stay in 16 bits under fp8 (vLLM's fp8
+ * checkpoints quantize only the linear layers of the blocks). Vocab-parallel
+ * tables hold ceil(vocab / tp) rows.
+ */
+double sim_model_weight_bytes_per_gpu(const sim_model *m, int tp, sim_dtype dtype)
+{
+    const double wb = sim_dtype_bytes(dtype);
+    const double hb = dtype == SIM_DTYPE_FP8 ? 2.0 : wb;
+    const double d = (double)m->d_model, L = (double)m->n_layers, t = (double)tp;
+    const double hd = (double)m->head_dim;
+    const double qg = (double)(m->n_heads / tp) * hd;
+    const double kvg = (double)sim_model_kv_heads_per_gpu(m, tp) * hd;
+    const double vrows = (double)((m->vocab + tp - 1) / tp);
+    const double n_moe = (double)m->n_moe_layers, n_dense = L - n_moe;
+
+    double b = vrows * d * hb * (m->tie_embeddings ? 1.0 : 2.0);
+    double attn = (d * (qg + 2.0 * kvg) + qg * d) * wb;
+    if (m->qkv_bias)
+        attn += (qg + 2.0 * kvg) * hb;
+    if (m->qk_norm)
+        attn += 2.0 * hd * hb;
+    b += L * attn;
+    b += n_dense * 3.0 * d * ((double)m->d_ff / t) * wb;
+    b += n_moe * ((double)m->n_experts * 3.0 * d * ((double)m->d_ff_expert / t) * wb +
+                  d * (double)m->n_experts * hb);
+    b += (2.0 * L + 1.0) * d * hb;
+    return b;
+}

@@ -1,0 +1,305 @@
+/*
+ * step.c - per-operator FLOPs and HBM bytes of one engine step, and their
+ * roofline time. Every count below is derived in docs/model.md, "Operators";
+ * the section name is given at each operator. Notation: T new tokens in the
+ * step, S sequences, S_e sequences that sample, d hidden size, L layers,
+ * Hg = heads per GPU, Kg = KV heads per GPU, dh head dim, wb weight bytes,
+ * hb 16-bit activation bytes, kvb KV-cache bytes per element.
+ */
+#include "step.h"
+
+#include <assert.h>
+#include <math.h>
+
+#include "err.h"
+
+static const char *const op_names[SIM_OP_COUNT] = {
+#define XX(e, name) name,
+    SIM_OPS(XX)
+#undef XX
+};
+
+static const char *const bound_names[SIM_BOUND_COUNT] = {"none", "compute", "memory", "comm"};
+
+/* Elementwise FLOPs per element (docs/model.md, "Elementwise operators"). */
+#define FLOPS_PER_NORM_ELEM    5.0 /* fused residual add + RMSNorm: add, square, sum, scale, weight */
+#define FLOPS_PER_ROPE_ELEM    3.0 /* rotation: two multiplies and an add */
+#define FLOPS_PER_QKNORM_ELEM  4.0 /* square, sum, scale, weight */
+#define FLOPS_PER_ACT_ELEM     5.0 /* SiLU(gate) x up: exp, add, divide, multiply, multiply */
+#define FLOPS_PER_SAMPLE_ELEM  5.0 /* softmax and selection over the vocabulary */
+/* Sampler passes over fp32 logits: read logits, write probabilities, read them to sample. */
+#define SAMPLER_PASSES         3.0
+#define LOGIT_BYTES            4.0
+
+const char *sim_op_name(sim_op_kind k)
+{
+    if ((int)k < 0 || k >= SIM_OP_COUNT)
+        return "?";
+    return op_names[k];
+}
+
+const char *sim_bound_name(sim_bound b)
+{
+    if ((int)b < 0 || b >= SIM_BOUND_COUNT)
+        return "?";
+    return bound_names[b];
+}
+
+double sim_moe_expected_experts(double n_experts, double k, double n_tokens)
+{
+    if (n_experts <= 0.0 || n_tokens <= 0.0)
+        return 0.0;
+    return n_experts * (1.0 - pow(1.0 - k / n_experts, n_tokens));
+}
+
+double sim_attn_pairs(double t, double c, double w)
+{
+    if (w <= 0.0)
+        return t * c + t * (t + 1.0) / 2.0;
+    /* Queries i = 1..i0 see all c + i keys; the rest see exactly w. */
+    double i0 = w - c;
+    if (i0 < 0.0)
+        i0 = 0.0;
+    if (i0 > t)
+        i0 = t;
+    return i0 * c + i0 * (i0 + 1.0) / 2.0 + (t - i0) * w;
+}
+
+sim_status sim_step_check(const sim_model *m, const sim_run_cfg *cfg, const sim_step *s,
+                          struct sim_err *err)
+{
+    sim_status st = sim_model_check_tp(m, cfg->tp, err);
+    if (st != SIM_OK)
+        return st;
+    if (s->n_groups < 1 || s->n_groups > SIM_STEP_MAX_GROUPS) {
+        sim__errf(err, "step: needs 1 to %d sequence groups (got %d)", SIM_STEP_MAX_GROUPS,
+                  s->n_groups);
+        return SIM_EINVAL;
+    }
+    for (int i = 0; i < s->n_groups; i++) {
+        const sim_group *g = &s->groups[i];
+        if (g->count < 1 || g->new_tokens < 1 || g->context_tokens < 0) {
+            sim__errf(err,
+                      "group %d: needs count >= 1, new_tokens >= 1, context_tokens >= 0 (got "
+                      "%lld, %lld, %lld)",
+                      i + 1, (long long)g->count, (long long)g->new_tokens,
+                      (long long)g->context_tokens);
+            return SIM_ERANGE;
+        }
+        if (g->context_tokens > m->max_pos - g->new_tokens) {
+            sim__errf(err,
+                      "group %d: context %lld + new tokens %lld exceeds max_position_embeddings "
+                      "= %lld",
+                      i + 1, (long long)g->context_tokens, (long long)g->new_tokens,
+                      (long long)m->max_pos);
+            return SIM_ERANGE;
+        }
+    }
+    if (!(cfg->alpha > 0.0) || !isfinite(cfg->alpha) || !isfinite(cfg->beta_s)) {
+        sim__errf(err, "calibration: alpha must be finite and > 0, beta_s finite");
+        return SIM_ERANGE;
+    }
+    return SIM_OK;
+}
+
+static void add(sim_op_cost *op, double flops, double bytes, double weight_bytes)
+{
+    op->flops += flops;
+    op->bytes += bytes;
+    op->weight_bytes += weight_bytes;
+}
+
+/* Times a compute/memory operator against its ceilings. */
+static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s)
+{
+    op->compute_s = op->flops / flops_per_s;
+    op->memory_s = op->bytes / bytes_per_s;
+    if (op->flops == 0.0 && op->bytes == 0.0) {
+        op->time_s = 0.0;
+        op->bound = SIM_BOUND_NONE;
+        return;
+    }
+    op->bound = op->compute_s > op->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+    op->time_s = op->compute_s > op->memory_s ? op->compute_s : op->memory_s;
+}
+
+void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                           const sim_step *s, sim_step_cost *out)
+{
+    assert(cfg->tp >= 1 && m->n_heads % cfg->tp == 0);
+    assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
+
+    *out = (sim_step_cost){0};
+    sim_op_cost *ops = out->ops;
+    const int tp = cfg->tp;
+    const double t = (double)tp;
+    const double L = (double)m->n_layers, d = (double)m->d_model, dh = (double)m->head_dim;
+    const double Hg = (double)(m->n_heads / tp);
+    const double Kg = (double)sim_model_kv_heads_per_gpu(m, tp);
+    const double wb = sim_dtype_bytes(cfg->dtype);
+    const double hb = cfg->dtype == SIM_DTYPE_FP8 ? 2.0 : wb;
+    const double kvb = sim_dtype_bytes(cfg->kv_dtype);
+    const double V = (double)m->vocab, Vg = (double)((m->vocab + tp - 1) / tp);
+    const double W = (double)m->sliding_window;
+    const double n_moe = (double)m->n_moe_layers, n_dense = L - n_moe;
+
+    double T = 0.0, S = 0.0, Se = 0.0;
+    for (int i = 0; i < s->n_groups; i++) {
+        const sim_group *g = &s->groups[i];
+        const double cnt = (double)g->count, nt = (double)g->new_tokens;
+        const double c = (double)g->context_tokens;
+        T += cnt * nt;
+        S += cnt;
+        if (g->emits)
+            Se += cnt;
+        /* Attention (docs/model.md "Attention"): 4 dh FLOPs per (query, key) pair and head
+         * (QK^T and PV); Q read and O written once; K and V of every key any query of the
+         * sequence attends read once (FlashAttention keeps scores on chip). */
+        const double pairs = sim_attn_pairs(nt, c, W);
+        double kv_len = c + nt;
+        if (W > 0.0 && kv_len > nt - 1.0 + W)
+            kv_len = nt - 1.0 + W;
+        sim_op_kind k = nt == 1.0 ? SIM_OP_ATTN_DECODE
+                                  : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
+        add(&ops[k], L * cnt * 4.0 * Hg * dh * pairs,
+            L * cnt * (2.0 * nt * Hg * dh * hb + kv_len * 2.0 * Kg * dh * kvb), 0.0);
+    }
+
+    /* Embedding ("Embedding"): vocab-parallel lookup reads T rows spread over tp shards. */
+    add(&ops[SIM_OP_EMBED], 0.0, T * d * hb / t + T * d * hb, T * d * hb / t);
+
+    /* Norms and residual adds ("Norms"): 2L + 1 fused add+RMSNorm, each reads x and residual
+     * and writes both, on the full hidden state of every GPU. */
+    const double n_norms = 2.0 * L + 1.0;
+    add(&ops[SIM_OP_NORM], n_norms * FLOPS_PER_NORM_ELEM * T * d,
+        n_norms * (4.0 * T * d * hb + d * hb), n_norms * d * hb);
+
+    /* QKV projection ("Linear layers"): column-parallel, Hg + 2 Kg heads out. */
+    const double qkv_out = (Hg + 2.0 * Kg) * dh;
+    const double qkv_w = d * qkv_out * wb + (m->qkv_bias ? qkv_out * hb : 0.0);
+    add(&ops[SIM_OP_QKV], L * 2.0 * T * d * qkv_out, L * (qkv_w + T * (d + qkv_out) * hb),
+        L * qkv_w);
+
+    /* RoPE on q and k, and q/k RMSNorm for qwen3 ("Elementwise operators"). */
+    const double qk = T * (Hg + Kg) * dh;
+    double rope_flops = FLOPS_PER_ROPE_ELEM * qk, rope_bytes = 2.0 * qk * hb;
+    if (m->qk_norm) {
+        rope_flops += FLOPS_PER_QKNORM_ELEM * qk;
+        rope_bytes += 2.0 * qk * hb + 2.0 * dh * hb;
+    }
+    add(&ops[SIM_OP_ROPE], L * rope_flops, L * rope_bytes, m->qk_norm ? L * 2.0 * dh * hb : 0.0);
+
+    /* KV-cache write ("KV cache"): read new k, v; write them into paged blocks. */
+    add(&ops[SIM_OP_KV_WRITE], 0.0, L * T * 2.0 * Kg * dh * (hb + kvb), 0.0);
+
+    /* O projection: row-parallel, Hg dh in, d out. */
+    const double o_w = Hg * dh * d * wb;
+    add(&ops[SIM_OP_O_PROJ], L * 2.0 * T * Hg * dh * d, L * (o_w + T * (Hg * dh + d) * hb),
+        L * o_w);
+
+    /* Dense gated MLP ("MLP"): gate and up column-parallel (2 F/tp out), down row-parallel. */
+    if (n_dense > 0.0) {
+        const double Fg = (double)m->d_ff / t;
+        const double gu_w = d * 2.0 * Fg * wb, dn_w = Fg * d * wb;
+        add(&ops[SIM_OP_MLP_GATE_UP], n_dense * 2.0 * T * d * 2.0 * Fg,
+            n_dense * (gu_w + T * (d + 2.0 * Fg) * hb), n_dense * gu_w);
+        add(&ops[SIM_OP_MLP_ACT], n_dense * FLOPS_PER_ACT_ELEM * T * Fg,
+            n_dense * 3.0 * T * Fg * hb, 0.0);
+        add(&ops[SIM_OP_MLP_DOWN], n_dense * 2.0 * T * Fg * d,
+            n_dense * (dn_w + T * (Fg + d) * hb), n_dense * dn_w);
+    }
+
+    /* MoE ("MoE"): replicated router; experts sharded over tp (intermediate dim); only the
+     * expected number of distinct routed experts is read. */
+    if (n_moe > 0.0) {
+        const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
+        const double Feg = (double)m->d_ff_expert / t;
+        const double r_w = d * E * hb;
+        add(&ops[SIM_OP_MOE_ROUTER], n_moe * 2.0 * T * d * E, n_moe * (r_w + T * (d + E) * hb),
+            n_moe * r_w);
+        const double active = sim_moe_expected_experts(E, k, T);
+        const double ex_w = active * 3.0 * d * Feg * wb;
+        const double ex_flops = T * k * (2.0 * 3.0 * d * Feg + FLOPS_PER_ACT_ELEM * Feg);
+        const double ex_act = (T * k * (3.0 * d + 6.0 * Feg) + T * d) * hb;
+        add(&ops[SIM_OP_MOE_EXPERTS], n_moe * ex_flops, n_moe * (ex_w + ex_act), n_moe * ex_w);
+    }
+
+    /* LM head ("LM head and sampling"): vocab-parallel, only for sequences that sample. */
+    if (Se > 0.0) {
+        const double lm_w = Vg * d * hb;
+        add(&ops[SIM_OP_LM_HEAD], 2.0 * Se * d * Vg, lm_w + Se * (d + Vg) * hb, lm_w);
+        add(&ops[SIM_OP_SAMPLER], FLOPS_PER_SAMPLE_ELEM * Se * V,
+            SAMPLER_PASSES * Se * V * LOGIT_BYTES, 0.0);
+    }
+
+    /* Ceilings ("Roofline"). Attention math runs in 16 bits even with fp8 weights. */
+    const double gemm_fps = sim_hw_peak_flops_per_s(hw, cfg->dtype) * sim_hw_gemm_eff_frac(hw, cfg->dtype);
+    const double attn_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_ATTN_EFF];
+    const double vec_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_FP32);
+    const double bw = hw->v[SIM_HWF_BW_STREAM_COPY];
+    const double bw_w = bw * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS];
+    const double bw_kv = bw * hw->v[SIM_HWF_BW_FACTOR_KV];
+    const double bw_mix = bw * hw->v[SIM_HWF_BW_FACTOR_MIXED];
+
+    time_op(&ops[SIM_OP_EMBED], vec_fps, bw_mix);
+    time_op(&ops[SIM_OP_NORM], vec_fps, bw_mix);
+    time_op(&ops[SIM_OP_QKV], gemm_fps, bw_w);
+    time_op(&ops[SIM_OP_ROPE], vec_fps, bw_mix);
+    time_op(&ops[SIM_OP_KV_WRITE], vec_fps, bw_mix);
+    time_op(&ops[SIM_OP_ATTN_PREFILL], attn_fps, bw_mix);
+    time_op(&ops[SIM_OP_ATTN_CHUNKED], attn_fps, bw_kv);
+    time_op(&ops[SIM_OP_ATTN_DECODE], attn_fps, bw_kv);
+    time_op(&ops[SIM_OP_O_PROJ], gemm_fps, bw_w);
+    time_op(&ops[SIM_OP_MLP_GATE_UP], gemm_fps, bw_w);
+    time_op(&ops[SIM_OP_MLP_ACT], vec_fps, bw_mix);
+    time_op(&ops[SIM_OP_MLP_DOWN], gemm_fps, bw_w);
+    time_op(&ops[SIM_OP_MOE_ROUTER], gemm_fps, bw_w);
+    time_op(&ops[SIM_OP_MOE_EXPERTS], gemm_fps, bw_w);
+    time_op(&ops[SIM_OP_LM_HEAD], sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) *
+                                      hw->v[SIM_HWF_GEMM_EFF_FP16],
+            bw_w);
+    time_op(&ops[SIM_OP_SAMPLER], vec_fps, bw_mix);
+
+    /* Communication ("Communication"): Megatron TP does two all-reduces per layer (after O
+     * and after the MLP) plus one after the vocab-parallel embedding, each of T x d x hb
+     * bytes; the sampled rows' logits are gathered from the vocab shards. */
+    if (tp > 1) {
+        sim_allreduce ar;
+        sim_hw_allreduce_for(hw, tp, &ar);
+        const double ring = 2.0 * (t - 1.0) / t;
+        const double msg = T * d * hb;
+        out->n_allreduce = 2 * (int)m->n_layers + 1;
+        const double n_ar = (double)out->n_allreduce;
+        sim_op_cost *a = &ops[SIM_OP_ALLREDUCE];
+        a->bytes = n_ar * msg;
+        a->time_s = n_ar * (ar.latency_s + ring * msg / ar.bus_bw_bytes_per_s);
+        a->bound = SIM_BOUND_COMM;
+        if (Se > 0.0) {
+            sim_op_cost *gth = &ops[SIM_OP_LOGITS_GATHER];
+            gth->bytes = Se * V * hb;
+            gth->time_s = ar.latency_s + (t - 1.0) / t * gth->bytes / ar.bus_bw_bytes_per_s;
+            gth->bound = SIM_BOUND_COMM;
+        }
+    }
+
+    double sum_op = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op_cost *op = &ops[i];
+        if (op->bound == SIM_BOUND_COMM) {
+            out->comm_s += op->time_s;
+            continue;
+        }
+        out->flops += op->flops;
+        out->bytes += op->bytes;
+        out->compute_s += op->compute_s;
+        out->memory_s += op->memory_s;
+        sum_op += op->time_s;
+    }
+    const double whole = out->compute_s > out->memory_s ? out->compute_s : out->memory_s;
+    out->roofline_s = (cfg->mode == SIM_ROOFLINE_STEP ? whole : sum_op) + out->comm_s;
+    out->step_s = cfg->alpha * out->roofline_s + cfg->beta_s;
+    out->tokens = T;
+    out->seqs = S;
+    out->seqs_emitting = Se;
+    out->bound = out->compute_s > out->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+}

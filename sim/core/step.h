@@ -1,0 +1,151 @@
+/*
+ * step.h - FLOPs, HBM bytes and roofline time of one engine step on one GPU.
+ *
+ * A step is a set of sequence groups: count sequences that each process
+ * new_tokens tokens against context_tokens tokens already in the KV cache.
+ * Prefill: context 0, new_tokens = prompt length. Decode: new_tokens 1.
+ * Chunked prefill: new_tokens > 1 and context > 0. Every operator of the forward
+ * pass is counted for one GPU of a tensor-parallel group of tp GPUs
+ * (Megatron-style sharding as in vLLM: column-parallel QKV and gate/up,
+ * row-parallel O and down, vocab-parallel embedding and LM head), and timed with
+ * a roofline over measured ceilings:
+ *   t_op = max(flops / (peak x eff), bytes / (bw_stream_copy x factor_pattern))
+ *   t_roofline = sum over operators of t_op + sum of all-reduce times
+ * or, with SIM_ROOFLINE_STEP, one max over the whole step. The calibrated
+ * prediction is alpha x t_roofline + beta_s. Formulas and sources: docs/model.md.
+ * Everything here is pure: no I/O, no allocation, no globals.
+ */
+#ifndef SIM_STEP_H
+#define SIM_STEP_H
+
+#include <stdint.h>
+
+#include "hw.h"
+#include "model.h"
+#include "status.h"
+
+#define SIM_STEP_MAX_GROUPS 64
+
+typedef struct sim_group {
+    int64_t count;          /* sequences in the group */
+    int64_t new_tokens;     /* tokens each sequence processes in this step */
+    int64_t context_tokens; /* tokens each already has in the KV cache */
+    int emits;              /* 1 when each sequence samples a token this step */
+} sim_group;
+
+typedef struct sim_step {
+    int n_groups;
+    sim_group groups[SIM_STEP_MAX_GROUPS];
+} sim_step;
+
+typedef enum sim_roofline_mode {
+    SIM_ROOFLINE_OP = 0,   /* sum over operators of max(compute, memory): default */
+    SIM_ROOFLINE_STEP = 1, /* one max over the step's totals (design document v2) */
+    SIM_ROOFLINE_MODE_COUNT
+} sim_roofline_mode;
+
+typedef struct sim_run_cfg {
+    int tp;                 /* tensor-parallel degree */
+    sim_dtype dtype;        /* weights (and GEMM inputs) */
+    sim_dtype kv_dtype;     /* KV cache */
+    sim_roofline_mode mode;
+    double alpha;           /* calibration: multiplies the roofline time */
+    double beta_s;          /* calibration: added per step, seconds */
+} sim_run_cfg;
+
+/* Operators, in execution order. XX(ENUM, "name", pattern) */
+#define SIM_OPS(XX)                                                                                \
+    XX(EMBED, "embedding")                                                                         \
+    XX(NORM, "norms_residual")                                                                     \
+    XX(QKV, "qkv_proj")                                                                            \
+    XX(ROPE, "rope_qk_norm")                                                                       \
+    XX(KV_WRITE, "kv_cache_write")                                                                 \
+    XX(ATTN_PREFILL, "attn_prefill")                                                               \
+    XX(ATTN_CHUNKED, "attn_chunked_prefill")                                                       \
+    XX(ATTN_DECODE, "attn_decode_paged")                                                           \
+    XX(O_PROJ, "o_proj")                                                                           \
+    XX(MLP_GATE_UP, "mlp_gate_up")                                                                 \
+    XX(MLP_ACT, "mlp_act")                                                                         \
+    XX(MLP_DOWN, "mlp_down")                                                                       \
+    XX(MOE_ROUTER, "moe_router")                                                                   \
+    XX(MOE_EXPERTS, "moe_experts")                                                                 \
+    XX(LM_HEAD, "lm_head")                                                                         \
+    XX(SAMPLER, "sampler")                                                                         \
+    XX(ALLREDUCE, "allreduce")                                                                     \
+    XX(LOGITS_GATHER, "logits_gather")
+
+typedef enum sim_op_kind {
+#define XX(e, name) SIM_OP_##e,
+    SIM_OPS(XX)
+#undef XX
+        SIM_OP_COUNT
+} sim_op_kind;
+
+typedef enum sim_bound {
+    SIM_BOUND_NONE = 0,    /* the operator does nothing in this step */
+    SIM_BOUND_COMPUTE = 1,
+    SIM_BOUND_MEMORY = 2,
+    SIM_BOUND_COMM = 3,
+    SIM_BOUND_COUNT
+} sim_bound;
+
+typedef struct sim_op_cost {
+    double flops;       /* per GPU */
+    double bytes;       /* HBM bytes per GPU (for comm ops: message bytes) */
+    double weight_bytes;/* part of bytes that is weights */
+    double compute_s;   /* flops / compute ceiling */
+    double memory_s;    /* bytes / memory ceiling */
+    double time_s;      /* roofline time of the operator */
+    sim_bound bound;
+} sim_op_cost;
+
+typedef struct sim_step_cost {
+    sim_op_cost ops[SIM_OP_COUNT];
+    double flops;           /* per GPU, all operators */
+    double bytes;           /* HBM bytes per GPU, all non-comm operators */
+    double compute_s;       /* sum of compute times (non-comm) */
+    double memory_s;        /* sum of memory times (non-comm) */
+    double comm_s;          /* all-reduce and gather time */
+    double roofline_s;      /* per mode, including comm_s */
+    double step_s;          /* alpha x roofline_s + beta_s */
+    double tokens;          /* new tokens in the step */
+    double seqs;            /* sequences in the step */
+    double seqs_emitting;   /* sequences that sample a token */
+    int n_allreduce;        /* all-reduces per step (2 per layer + 1 embedding), 0 at tp 1 */
+    sim_bound bound;        /* dominant bound of the step: the larger of compute_s, memory_s */
+} sim_step_cost;
+
+/* Name of an operator ("qkv_proj"), or a bound ("compute"). */
+const char *sim_op_name(sim_op_kind k);
+const char *sim_bound_name(sim_bound b);
+
+/*
+ * Checks a step against the model and configuration: at least one group, every
+ * count and new_tokens >= 1, context >= 0, context + new_tokens within the
+ * model's max_position_embeddings, a legal tp, alpha > 0, finite beta.
+ * Returns SIM_EINVAL/SIM_ERANGE with a message naming the group on failure.
+ */
+sim_status sim_step_check(const sim_model *m, const sim_run_cfg *cfg, const sim_step *s,
+                          struct sim_err *err /* OUT */);
+
+/*
+ * Counts and times one step. The inputs must have passed sim_step_check(),
+ * sim_model_validate() and sim_hw_validate() (asserted). Pure and allocation-free.
+ */
+void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                           const sim_step *s, sim_step_cost *out /* OUT */);
+
+/*
+ * Expected number of distinct experts that n_tokens tokens touch when each picks
+ * k of E experts uniformly: E x (1 - (1 - k/E)^n_tokens). docs/model.md, "MoE".
+ */
+double sim_moe_expected_experts(double n_experts, double k, double n_tokens);
+
+/*
+ * Sum over the new tokens of one sequence of the keys each attends to (causal,
+ * with an optional sliding window; window 0 = none):
+ *   sum_{i=1..t} min(c + i, W).
+ */
+double sim_attn_pairs(double new_tokens, double context, double window);
+
+#endif

@@ -1,0 +1,32 @@
+/* atomic_write.c - see atomic_write.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "atomic_write.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+sim_status sim_write_atomic(const char *path, const char *data, size_t len, struct sim_err *err)
+{
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp)) {
+        snprintf(err->msg, sizeof(err->msg), "%s: path too long", path);
+        return SIM_EINVAL;
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err->msg, sizeof(err->msg), "%s: cannot create: %s", tmp, strerror(errno));
+        return SIM_EIO;
+    }
+    int ok = fwrite(data, 1, len, f) == len;
+    ok = fflush(f) == 0 && ok;
+    ok = fsync(fileno(f)) == 0 && ok;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err->msg, sizeof(err->msg), "%s: cannot write: %s", path, strerror(errno));
+        remove(tmp);
+        return SIM_EIO;
+    }
+    return SIM_OK;
+}

@@ -1,0 +1,16 @@
+/*
+ * atomic_write.h - writes a file so that readers see either the old or the
+ * complete new content: write <path>.tmp.<pid>, fsync, rename over path. On any
+ * failure the temporary file is removed and path is untouched.
+ */
+#ifndef SIM_ATOMIC_WRITE_H
+#define SIM_ATOMIC_WRITE_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+sim_status sim_write_atomic(const char *path, const char *data, size_t len,
+                            struct sim_err *err /* OUT */);
+
+#endif

@@ -1,0 +1,183 @@
+/* hw_json.c - see hw_json.h. */
+#include "hw_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "json_util.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const prov_words[] = {"datasheet", "measured", "derived", "estimated"};
+static const sim_prov prov_vals[] = {SIM_PROV_DATASHEET, SIM_PROV_MEASURED, SIM_PROV_DERIVED,
+                                     SIM_PROV_ESTIMATED};
+
+static sim_status parse_prov(const sim_jctx *ctx, const cJSON *obj, sim_prov *out, char *src)
+{
+    char word[32];
+    sim_status st = sim_j_str(ctx, obj, "status", 1, word, sizeof(word), NULL);
+    if (st != SIM_OK)
+        return st;
+    st = sim_j_str(ctx, obj, "source", 1, src, SIM_HW_SOURCE_LEN, NULL);
+    if (st != SIM_OK)
+        return st;
+    for (size_t i = 0; i < N(prov_words); i++) {
+        if (strcmp(word, prov_words[i]) == 0) {
+            *out = prov_vals[i];
+            return SIM_OK;
+        }
+    }
+    return sim_j_fail(ctx, "status",
+                      "unknown status (expected datasheet, measured, derived or estimated, got "
+                      "'%s')",
+                      word);
+}
+
+static sim_status parse_figure(const sim_jctx *parent, const cJSON *fig, const char *key,
+                               sim_hw *hw, int f)
+{
+    if (!cJSON_IsObject(fig))
+        return sim_j_fail(parent, key,
+                          "wrong type (expected an object {\"value\", \"status\", \"source\"})");
+    char prefix[96];
+    snprintf(prefix, sizeof(prefix), "%s.", key);
+    sim_jctx ctx = *parent;
+    ctx.scope = sim_j_locate(parent, key);
+    ctx.prefix = prefix;
+    static const char *const keys[] = {"value", "status", "source", "note"};
+    sim_status st = sim_j_check_keys(&ctx, fig, keys, N(keys), NULL, 0, 1);
+    if (st == SIM_OK)
+        st = sim_j_num(&ctx, fig, "value", 1, 1e-300, 1e300, &hw->v[f], NULL);
+    if (st == SIM_OK)
+        st = parse_prov(&ctx, fig, &hw->prov[f], hw->src[f]);
+    return st;
+}
+
+static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_hw *hw)
+{
+    if (!cJSON_IsArray(arr))
+        return sim_j_fail(parent, "allreduce", "wrong type (expected an array of objects)");
+    int n = cJSON_GetArraySize(arr);
+    if (n > SIM_HW_MAX_ALLREDUCE)
+        return sim_j_fail(parent, "allreduce", "too many entries (expected at most %d, got %d)",
+                          SIM_HW_MAX_ALLREDUCE, n);
+    static const char *const keys[] = {"n_gpus", "latency_s", "bus_bw_bytes_per_s", "status",
+                                       "source", "note"};
+    sim_jctx ctx = *parent;
+    ctx.scope = sim_j_locate(parent, "allreduce");
+    int i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        char prefix[48];
+        snprintf(prefix, sizeof(prefix), "allreduce[%d].", i);
+        ctx.prefix = prefix;
+        if (!cJSON_IsObject(e))
+            return sim_j_fail(&ctx, NULL, "allreduce[%d]: expected an object", i);
+        sim_allreduce *a = &hw->allreduce[i];
+        int64_t ng = 0;
+        sim_status st = sim_j_check_keys(&ctx, e, keys, N(keys), NULL, 0, 1);
+        if (st == SIM_OK)
+            st = sim_j_int(&ctx, e, "n_gpus", 1, 2, 1024, &ng, NULL);
+        if (st == SIM_OK)
+            st = sim_j_num(&ctx, e, "latency_s", 1, 0.0, 1.0, &a->latency_s, NULL);
+        if (st == SIM_OK)
+            st = sim_j_num(&ctx, e, "bus_bw_bytes_per_s", 1, 1e3, 1e15, &a->bus_bw_bytes_per_s,
+                           NULL);
+        if (st == SIM_OK)
+            st = parse_prov(&ctx, e, &a->prov, a->source);
+        if (st != SIM_OK)
+            return st;
+        a->n_gpus = (int)ng;
+        /* Advance the search scope past this entry so the next one's keys are found after it. */
+        ctx.scope = sim_j_locate(&ctx, "n_gpus") + 1;
+    }
+    hw->n_allreduce = n;
+    return SIM_OK;
+}
+
+static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_hw *hw)
+{
+    if (!cJSON_IsObject(root))
+        return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
+    const char *known[SIM_HWF_COUNT + 8];
+    size_t nk = 0;
+    known[nk++] = "schema_version";
+    known[nk++] = "id";
+    known[nk++] = "name";
+    known[nk++] = "source";
+    known[nk++] = "vendor";
+    known[nk++] = "allreduce";
+    for (int f = 0; f < SIM_HWF_COUNT; f++)
+        known[nk++] = sim_hw_field_key((sim_hw_field)f);
+    static const char *const ignored[] = {"_comment"};
+    sim_status st = sim_j_check_keys(ctx, root, known, nk, ignored, N(ignored), 1);
+    if (st != SIM_OK)
+        return st;
+    int64_t ver = 0;
+    st = sim_j_int(ctx, root, "schema_version", 1, SIM_HW_SCHEMA_VERSION, SIM_HW_SCHEMA_VERSION,
+                   &ver, NULL);
+    char vendor[32];
+    if (st == SIM_OK)
+        st = sim_j_str(ctx, root, "id", 1, hw->id, sizeof(hw->id), NULL);
+    if (st == SIM_OK)
+        st = sim_j_str(ctx, root, "name", 1, hw->name, sizeof(hw->name), NULL);
+    if (st == SIM_OK)
+        st = sim_j_str(ctx, root, "source", 1, hw->source, sizeof(hw->source), NULL);
+    if (st == SIM_OK)
+        st = sim_j_str(ctx, root, "vendor", 0, vendor, sizeof(vendor), NULL);
+    if (st != SIM_OK)
+        return st;
+    for (int f = 0; f < SIM_HWF_COUNT; f++) {
+        const char *key = sim_hw_field_key((sim_hw_field)f);
+        const cJSON *fig = cJSON_GetObjectItemCaseSensitive(root, key);
+        if (!fig) {
+            if (sim_hw_field_required((sim_hw_field)f))
+                return sim_j_fail(ctx, key, "required figure missing");
+            continue;
+        }
+        st = parse_figure(ctx, fig, key, hw, f);
+        if (st != SIM_OK)
+            return st;
+    }
+    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(root, "allreduce");
+    if (ar) {
+        st = parse_allreduce(ctx, ar, hw);
+        if (st != SIM_OK)
+            return st;
+    }
+    sim_hw_apply_defaults(hw);
+    struct sim_err verr;
+    st = sim_hw_validate(hw, &verr);
+    if (st != SIM_OK) {
+        char key[64] = {0};
+        size_t k = strcspn(verr.msg, ":[");
+        if (k < sizeof(key))
+            memcpy(key, verr.msg, k);
+        return sim_j_fail(ctx, key, "%s", verr.msg + strcspn(verr.msg, ":") + 2);
+    }
+    return SIM_OK;
+}
+
+sim_status sim_hw_load(const char *path, sim_hw *hw, struct sim_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    cJSON *root = NULL;
+    memset(hw, 0, sizeof(*hw));
+    sim_status st = sim_json_read_file(path, &buf, &len, err);
+    if (st != SIM_OK)
+        goto cleanup;
+    sim_jctx ctx = {path, buf, NULL, "", 0, err};
+    root = sim_json_parse(&ctx, len);
+    if (!root) {
+        st = SIM_EPARSE;
+        goto cleanup;
+    }
+    st = parse(&ctx, root, hw);
+cleanup:
+    cJSON_Delete(root);
+    free(buf);
+    return st;
+}

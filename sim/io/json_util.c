@@ -1,0 +1,329 @@
+/* json_util.c - see json_util.h. */
+#include "json_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct sim_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err->msg, sizeof(err->msg), "%s: cannot open: %s", path, strerror(errno));
+        return SIM_EIO;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    sim_status st = SIM_OK;
+    if (!buf) {
+        st = SIM_ENOMEM;
+        goto cleanup;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                st = SIM_ENOMEM;
+                goto cleanup;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err->msg, sizeof(err->msg), "%s: read error", path);
+        st = SIM_EIO;
+        goto cleanup;
+    }
+    if (memchr(buf, '\0', n)) {
+        snprintf(err->msg, sizeof(err->msg), "%s: contains a NUL byte (not a text file)", path);
+        st = SIM_EPARSE;
+        goto cleanup;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    buf = NULL;
+cleanup:
+    if (st == SIM_ENOMEM)
+        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+static void line_col(const sim_jctx *ctx, const char *at, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (const char *p = ctx->buf; p < at && *p; p++) {
+        if (*p == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l + ctx->line_base;
+    *col = c;
+}
+
+struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(ctx->buf, len + 1, &end, 1);
+    if (!root) {
+        const char *at = end ? end : ctx->buf;
+        int line, col;
+        line_col(ctx, at, &line, &col);
+        const char *what = *at ? "malformed JSON" : "malformed JSON (unexpected end of input)";
+        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col,
+                 what);
+    }
+    return root;
+}
+
+/* Finds the nth "key" followed by optional blanks and ':' after from. */
+static const char *find_key(const char *from, const char *key, int nth)
+{
+    size_t kl = strlen(key);
+    for (const char *p = from; (p = strchr(p, '"')) != NULL; p++) {
+        if (strncmp(p + 1, key, kl) == 0 && p[kl + 1] == '"') {
+            const char *q = p + kl + 2;
+            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+                q++;
+            if (*q == ':' && nth-- == 0)
+                return p;
+        }
+    }
+    return NULL;
+}
+
+const char *sim_j_locate(const sim_jctx *ctx, const char *key)
+{
+    const char *scope = ctx->scope ? ctx->scope : ctx->buf;
+    const char *p = key ? find_key(scope, key, 0) : NULL;
+    return p ? p : scope;
+}
+
+static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, const char *fmt,
+                        va_list ap)
+{
+    const char *scope = ctx->scope ? ctx->scope : ctx->buf;
+    const char *at = key ? find_key(scope, key, nth) : NULL;
+    if (!at)
+        at = scope;
+    int line, col;
+    line_col(ctx, at, &line, &col);
+    char what[384];
+    vsnprintf(what, sizeof(what), fmt, ap);
+    if (key)
+        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s%s: %s", ctx->path, line, col,
+                 ctx->prefix ? ctx->prefix : "", key, what);
+    else
+        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col,
+                 what);
+    return SIM_EINVAL;
+}
+
+sim_status sim_j_fail(const sim_jctx *ctx, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sim_status st = vfail(ctx, key, 0, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+sim_status sim_j_fail_nth(const sim_jctx *ctx, const char *key, int nth, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sim_status st = vfail(ctx, key, nth, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static const char *type_name(const cJSON *v)
+{
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsObject(v))
+        return "an object";
+    return "an invalid value";
+}
+
+static const cJSON *get(const cJSON *obj, const char *key, int *present)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *present = v != NULL && !cJSON_IsNull(v);
+    return *present ? v : NULL;
+}
+
+static sim_status missing(const sim_jctx *ctx, const char *key)
+{
+    const char *scope = ctx->scope ? ctx->scope : ctx->buf;
+    int line, col;
+    line_col(ctx, scope, &line, &col);
+    snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s%s: required field missing",
+             ctx->path, line, col, ctx->prefix ? ctx->prefix : "", key);
+    return SIM_EINVAL;
+}
+
+sim_status sim_j_num(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
+                     double min, double max, double *out, int *present)
+{
+    int p;
+    const cJSON *v = get(obj, key, &p);
+    if (present)
+        *present = p;
+    if (!p)
+        return required ? missing(ctx, key) : SIM_OK;
+    if (!cJSON_IsNumber(v))
+        return sim_j_fail(ctx, key, "wrong type (expected a number, got %s)", type_name(v));
+    double x = v->valuedouble;
+    if (!isfinite(x))
+        return sim_j_fail(ctx, key, "not a finite number (expected a finite number)");
+    if (x < min || x > max)
+        return sim_j_fail(ctx, key, "out of range (expected %.17g to %.17g, got %.17g)", min, max,
+                          x);
+    *out = x;
+    return SIM_OK;
+}
+
+sim_status sim_j_int(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
+                     int64_t min, int64_t max, int64_t *out, int *present)
+{
+    int p;
+    const cJSON *v = get(obj, key, &p);
+    if (present)
+        *present = p;
+    if (!p)
+        return required ? missing(ctx, key) : SIM_OK;
+    if (!cJSON_IsNumber(v))
+        return sim_j_fail(ctx, key, "wrong type (expected an integer, got %s)", type_name(v));
+    double x = v->valuedouble;
+    /* 2^53: beyond it doubles no longer hold every integer. */
+    if (!isfinite(x) || x != floor(x) || fabs(x) > 9007199254740992.0)
+        return sim_j_fail(ctx, key, "not an integer (expected an integer, got %.17g)", x);
+    if (x < (double)min || x > (double)max)
+        return sim_j_fail(ctx, key, "out of range (expected %lld to %lld, got %.17g)",
+                          (long long)min, (long long)max, x);
+    *out = (int64_t)x;
+    return SIM_OK;
+}
+
+sim_status sim_j_bool(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
+                      int *out, int *present)
+{
+    int p;
+    const cJSON *v = get(obj, key, &p);
+    if (present)
+        *present = p;
+    if (!p)
+        return required ? missing(ctx, key) : SIM_OK;
+    if (!cJSON_IsBool(v))
+        return sim_j_fail(ctx, key, "wrong type (expected a boolean, got %s)", type_name(v));
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return SIM_OK;
+}
+
+sim_status sim_j_str(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
+                     char *out, size_t cap, int *present)
+{
+    int p;
+    const cJSON *v = get(obj, key, &p);
+    if (present)
+        *present = p;
+    if (!p)
+        return required ? missing(ctx, key) : SIM_OK;
+    if (!cJSON_IsString(v))
+        return sim_j_fail(ctx, key, "wrong type (expected a string, got %s)", type_name(v));
+    size_t n = strlen(v->valuestring);
+    if (n + 1 > cap)
+        return sim_j_fail(ctx, key, "string too long (expected at most %zu characters, got %zu)",
+                          cap - 1, n);
+    memcpy(out, v->valuestring, n + 1);
+    return SIM_OK;
+}
+
+int sim_j_edit_distance(const char *a, const char *b)
+{
+    enum { CAP = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > CAP)
+        la = CAP;
+    if (lb > CAP)
+        lb = CAP;
+    int prev[CAP + 1], cur[CAP + 1];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            int del = prev[j] + 1, ins = cur[j - 1] + 1;
+            int m = sub < del ? sub : del;
+            cur[j] = m < ins ? m : ins;
+        }
+        memcpy(prev, cur, sizeof(int) * (lb + 1));
+    }
+    return prev[lb];
+}
+
+static int in_list(const char *k, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(k, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+sim_status sim_j_check_keys(const sim_jctx *ctx, const cJSON *obj, const char *const *known,
+                            size_t n_known, const char *const *ignored, size_t n_ignored,
+                            int strict)
+{
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        /* Duplicates: count earlier siblings with the same key. */
+        int seen = 0;
+        for (const cJSON *e = obj->child; e != c; e = e->next)
+            if (strcmp(e->string, c->string) == 0)
+                seen++;
+        if (seen)
+            return sim_j_fail_nth(ctx, c->string, seen, "duplicate key");
+        if (in_list(c->string, known, n_known) || in_list(c->string, ignored, n_ignored))
+            continue;
+        const char *best = NULL;
+        int bd = 3;
+        for (size_t i = 0; i < n_known; i++) {
+            int dd = sim_j_edit_distance(c->string, known[i]);
+            if (dd < bd) {
+                bd = dd;
+                best = known[i];
+            }
+        }
+        if (best)
+            return sim_j_fail(ctx, c->string, "unknown key (did you mean '%s'?)", best);
+        if (strict)
+            return sim_j_fail(ctx, c->string, "unknown key");
+    }
+    return SIM_OK;
+}

@@ -1,0 +1,82 @@
+/*
+ * json_util.h - a hardened wrapper around cJSON for the loaders.
+ *
+ * cJSON is used only inside simio. Files are parsed with
+ * cJSON_ParseWithLengthOpts (require null-termination) and parse errors are
+ * turned into file:line:col. Fields are read only with
+ * cJSON_GetObjectItemCaseSensitive; numbers through valuedouble and rejected
+ * when not finite; integers must be integral and in range. A second pass over an
+ * object's children rejects duplicate keys (cJSON returns only the first) and
+ * unknown keys, with a "did you mean" hint for near misses. Every message has
+ * the form "<file>:<line>:<col>: <json.path>: <problem> (expected .., got ..)".
+ * cJSON does not keep positions, so the line of a key is found by searching the
+ * source text for "key": after the enclosing object's opening position.
+ */
+#ifndef SIM_JSON_UTIL_H
+#define SIM_JSON_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+struct cJSON;
+
+typedef struct sim_jctx {
+    const char *path;     /* file name for messages */
+    const char *buf;      /* the whole source text (NUL-terminated) */
+    const char *scope;    /* where key searches start (the enclosing object); NULL = buf */
+    const char *prefix;   /* JSON path prefix for messages ("" or "scheduler.") */
+    int line_base;        /* added to computed lines (JSON Lines: the line's number - 1) */
+    struct sim_err *err;
+} sim_jctx;
+
+/*
+ * Reads a whole file into a NUL-terminated heap buffer. The caller frees *out
+ * with free(). Fails with SIM_EIO and a message naming the file.
+ */
+sim_status sim_json_read_file(const char *path, char **out /* OUT */, size_t *len /* OUT */,
+                              struct sim_err *err /* OUT */);
+
+/* Parses buf; on a syntax error returns NULL and writes file:line:col to err. Caller cJSON_Deletes. */
+struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len);
+
+/* Formats "<file>:<line>:<col>: <prefix><key>: <message>" into ctx->err. Returns SIM_EINVAL. */
+sim_status sim_j_fail(const sim_jctx *ctx, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Like sim_j_fail but locates the nth (0-based) occurrence of key, for duplicates. */
+sim_status sim_j_fail_nth(const sim_jctx *ctx, const char *key, int nth, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Pointer to the first "key": in the scope, or the scope start when not found. */
+const char *sim_j_locate(const sim_jctx *ctx, const char *key);
+
+/*
+ * Typed getters. Absent keys (or JSON null when allow_null) leave *out unchanged,
+ * set *present = 0 and fail only when required. Values outside [min, max] fail
+ * with the expected range in the message.
+ */
+sim_status sim_j_num(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
+                     double min, double max, double *out, int *present);
+sim_status sim_j_int(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
+                     int64_t min, int64_t max, int64_t *out, int *present);
+sim_status sim_j_bool(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
+                      int *out, int *present);
+/* Copies a string into out (size cap); fails when longer. */
+sim_status sim_j_str(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
+                     char *out, size_t cap, int *present);
+
+/*
+ * Walks obj's children: rejects duplicate keys always; rejects keys not in
+ * known[] when strict, or (when not strict) only keys within edit distance 2 of
+ * a known key, which are taken for misspellings. Keys in ignored[] are accepted.
+ */
+sim_status sim_j_check_keys(const sim_jctx *ctx, const struct cJSON *obj,
+                            const char *const *known, size_t n_known, const char *const *ignored,
+                            size_t n_ignored, int strict);
+
+/* Levenshtein distance between two short ASCII strings (capped at 64 characters). */
+int sim_j_edit_distance(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,85 @@
+/* paths.c - see paths.h. POSIX opendir is used for listing. */
+#define _POSIX_C_SOURCE 200809L
+#include "paths.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int is_path(const char *name)
+{
+    size_t n = strlen(name);
+    return strchr(name, '/') != NULL || (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *name, char *out,
+                            size_t cap, struct sim_err *err)
+{
+    if (!name || !*name) {
+        snprintf(err->msg, sizeof(err->msg), "empty %s name",
+                 strcmp(kind, "models") == 0 ? "model" : "hardware");
+        return SIM_EINVAL;
+    }
+    if (is_path(name)) {
+        if ((size_t)snprintf(out, cap, "%s", name) >= cap) {
+            snprintf(err->msg, sizeof(err->msg), "%s: path too long", name);
+            return SIM_EINVAL;
+        }
+        return SIM_OK;
+    }
+    for (const char *p = name; *p; p++) {
+        char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-')) {
+            snprintf(err->msg, sizeof(err->msg), "'%s': not a valid id (use letters, digits, . _ -)",
+                     name);
+            return SIM_EINVAL;
+        }
+    }
+    if ((size_t)snprintf(out, cap, "%s/%s/%s.json", data_dir, kind, name) >= cap) {
+        snprintf(err->msg, sizeof(err->msg), "%s: path too long", name);
+        return SIM_EINVAL;
+    }
+    if (access(out, R_OK) != 0) {
+        char ids[64][64];
+        int n = sim_path_list(data_dir, kind, ids, 64);
+        char list[320] = "";
+        size_t used = 0;
+        for (int i = 0; i < n && used + 70 < sizeof(list); i++)
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+                                     ids[i]);
+        snprintf(err->msg, sizeof(err->msg), "unknown %s id '%s' (known: %s)",
+                 strcmp(kind, "models") == 0 ? "model" : "hardware", name, n > 0 ? list : "none");
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+static int cmp_ids(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+int sim_path_list(const char *data_dir, const char *kind, char (*ids)[64], int cap)
+{
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/%s", data_dir, kind);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < cap) {
+        size_t l = strlen(e->d_name);
+        if (l <= 5 || l - 5 >= 64 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        memcpy(ids[n], e->d_name, l - 5);
+        ids[n][l - 5] = '\0';
+        n++;
+    }
+    closedir(d);
+    qsort(ids, (size_t)n, sizeof(ids[0]), cmp_ids);
+    return n;
+}

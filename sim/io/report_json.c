@@ -1,0 +1,122 @@
+/* report_json.c - see report_json.h. */
+#include "report_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+/* Adds a number, remembering the first non-finite key so the caller can fail. */
+static void num(cJSON *o, const char *key, double v, const char **bad)
+{
+    if (!isfinite(v) && !*bad)
+        *bad = key;
+    cJSON_AddNumberToObject(o, key, isfinite(v) ? v : 0.0);
+}
+
+char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
+{
+    const char *bad = NULL;
+    const sim_step_cost *c = r->cost;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        goto oom;
+    cJSON_AddStringToObject(o, "schema_version", SIM_REPORT_SCHEMA);
+    cJSON_AddStringToObject(o, "model", r->m->id);
+    cJSON_AddStringToObject(o, "model_path", r->model_path);
+    cJSON_AddStringToObject(o, "hardware", r->hw->id);
+    cJSON_AddStringToObject(o, "hardware_path", r->hw_path);
+    num(o, "tp", (double)r->cfg->tp, &bad);
+    cJSON_AddStringToObject(o, "dtype", sim_dtype_name(r->cfg->dtype));
+    cJSON_AddStringToObject(o, "kv_dtype", sim_dtype_name(r->cfg->kv_dtype));
+    cJSON_AddStringToObject(o, "roofline_mode", r->cfg->mode == SIM_ROOFLINE_STEP ? "step" : "op");
+    cJSON *groups = cJSON_AddArrayToObject(o, "groups");
+    for (int i = 0; groups && i < r->step->n_groups; i++) {
+        const sim_group *g = &r->step->groups[i];
+        cJSON *gj = cJSON_CreateObject();
+        if (!gj)
+            goto oom;
+        num(gj, "count", (double)g->count, &bad);
+        num(gj, "new_tokens", (double)g->new_tokens, &bad);
+        num(gj, "context_tokens", (double)g->context_tokens, &bad);
+        cJSON_AddBoolToObject(gj, "emits", g->emits);
+        cJSON_AddItemToArray(groups, gj);
+    }
+    num(o, "step_time_s", c->step_s, &bad);
+    num(o, "roofline_time_s", c->roofline_s, &bad);
+    num(o, "compute_time_s", c->compute_s, &bad);
+    num(o, "memory_time_s", c->memory_s, &bad);
+    num(o, "comm_time_s", c->comm_s, &bad);
+    num(o, "flops_per_gpu", c->flops, &bad);
+    num(o, "hbm_bytes_per_gpu", c->bytes, &bad);
+    num(o, "arithmetic_intensity_flops_per_byte", c->bytes > 0.0 ? c->flops / c->bytes : 0.0,
+        &bad);
+    num(o, "ridge_point_flops_per_byte", sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype), &bad);
+    cJSON_AddStringToObject(o, "bound", sim_bound_name(c->bound));
+    num(o, "alpha", r->cfg->alpha, &bad);
+    num(o, "beta_s", r->cfg->beta_s, &bad);
+    cJSON_AddBoolToObject(o, "calibrated", r->calib_path != NULL);
+    if (r->calib_path)
+        cJSON_AddStringToObject(o, "calibration", r->calib_path);
+    else
+        cJSON_AddNullToObject(o, "calibration");
+    num(o, "tokens", c->tokens, &bad);
+    num(o, "sequences", c->seqs, &bad);
+    num(o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu, &bad);
+    num(o, "kv_bytes_per_token_per_gpu", r->kv_bytes_per_token_per_gpu, &bad);
+    num(o, "n_allreduce", (double)c->n_allreduce, &bad);
+    if (r->tp1) {
+        double speedup = r->tp1->roofline_s / c->roofline_s, n = (double)r->cfg->tp;
+        num(o, "tp1_roofline_time_s", r->tp1->roofline_s, &bad);
+        num(o, "tp_speedup", speedup, &bad);
+        num(o, "amdahl_serial_frac", (n / speedup - 1.0) / (n - 1.0), &bad);
+    }
+    cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+    for (int i = 0; ops && i < SIM_OP_COUNT; i++) {
+        const sim_op_cost *op = &c->ops[i];
+        if (op->bound == SIM_BOUND_NONE)
+            continue;
+        cJSON *oj = cJSON_CreateObject();
+        if (!oj)
+            goto oom;
+        cJSON_AddStringToObject(oj, "name", sim_op_name((sim_op_kind)i));
+        num(oj, "flops_per_gpu", op->flops, &bad);
+        num(oj, "hbm_bytes_per_gpu", op->bytes, &bad);
+        num(oj, "weight_bytes_per_gpu", op->weight_bytes, &bad);
+        num(oj, "compute_time_s", op->compute_s, &bad);
+        num(oj, "memory_time_s", op->memory_s, &bad);
+        num(oj, "time_s", op->time_s, &bad);
+        cJSON_AddStringToObject(oj, "bound", sim_bound_name(op->bound));
+        cJSON_AddItemToArray(ops, oj);
+    }
+    cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+    for (int i = 0; notes && i < r->n_notes; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
+    if (bad) {
+        snprintf(err->msg, sizeof(err->msg), "%s: not a finite number; refusing to write it", bad);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    char *s = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!s)
+        goto oom_nodel;
+    size_t n = strlen(s);
+    char *out = malloc(n + 2);
+    if (!out) {
+        cJSON_free(s);
+        goto oom_nodel;
+    }
+    memcpy(out, s, n);
+    out[n] = '\n';
+    out[n + 1] = '\0';
+    cJSON_free(s);
+    return out;
+oom:
+    cJSON_Delete(o);
+oom_nodel:
+    snprintf(err->msg, sizeof(err->msg), "out of memory while writing JSON");
+    return NULL;
+}

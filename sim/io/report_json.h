@@ -1,0 +1,37 @@
+/*
+ * report_json.h - JSON output of `llmstep predict` (keys documented in
+ * docs/cli.md). Every number is checked with isfinite() before it is written,
+ * since cJSON would print NaN as null.
+ */
+#ifndef SIM_REPORT_JSON_H
+#define SIM_REPORT_JSON_H
+
+#include "hw.h"
+#include "model.h"
+#include "status.h"
+#include "step.h"
+
+#define SIM_REPORT_SCHEMA "llmstep-predict/1"
+
+typedef struct sim_predict_report {
+    const char *model_path, *hw_path, *calib_path; /* calib_path NULL = uncalibrated */
+    const sim_model *m;
+    const sim_hw *hw;
+    const sim_run_cfg *cfg;
+    const sim_step *step;
+    const sim_step_cost *cost;
+    const sim_step_cost *tp1; /* the same step at tp 1, or NULL when tp == 1 */
+    double weights_bytes_per_gpu;
+    double kv_bytes_per_token_per_gpu;
+    const char *const *notes;
+    int n_notes;
+} sim_predict_report;
+
+/*
+ * Renders the report as one JSON object followed by a newline. Returns a heap
+ * string the caller frees with free(), or NULL with err set (non-finite value
+ * or out of memory).
+ */
+char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err /* OUT */);
+
+#endif
