@@ -82,7 +82,7 @@ static inline void check_abs_at(const char *file, int line, const char *expr, do
         check_count++;                                                                             \
         if (!h_ || !strstr(h_, n_)) {                                                              \
             check_fail_count++;                                                                    \
-            printf("FAIL %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,            \
+            printf("FAIL %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,             \
                    h_ ? h_ : "(null)", n_);                                                        \
         }                                                                                          \
     } while (0)

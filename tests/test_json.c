@@ -1,2 +1,173 @@
+/*
+ * test_json.c - the loaders accept good files and reject every kind of bad
+ * input with one line naming file, line, column and key.
+ */
+#include <stdio.h>
+
+#include "calib_json.h"
 #include "check.h"
-int main(void) { return check_report("test_json"); }
+#include "hw_json.h"
+#include "json_util.h"
+#include "model_json.h"
+
+enum kind { HW, MODEL, CALIB };
+
+static sim_status load(enum kind k, const char *file, struct sim_err *err)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", SIM_TEST_DATA, file);
+    sim_hw hw;
+    sim_model m;
+    sim_calib c;
+    switch (k) {
+    case HW:
+        return sim_hw_load(path, &hw, err);
+    case MODEL:
+        return sim_model_load(path, file, &m, err);
+    case CALIB:
+        return sim_calib_load(path, &c, err);
+    }
+    return SIM_EINVAL;
+}
+
+static void bad_files_are_rejected_with_location(void)
+{
+    static const struct {
+        const char *name;
+        enum kind kind;
+        const char *file;
+        sim_status want;
+        const char *msg; /* expected substring: location, key and problem */
+    } cases[] = {
+        {"malformed json", HW, "hw_malformed.json", SIM_EPARSE,
+         "hw_malformed.json:12:25: malformed JSON"},
+        {"truncated json", HW, "hw_truncated.json", SIM_EPARSE,
+         ":15:1: malformed JSON (unexpected end"},
+        {"misspelled key", HW, "hw_misspelled_key.json", SIM_EINVAL,
+         ":11:3: bw_stream_copy_byte_per_s: unknown key (did you mean "
+         "'bw_stream_copy_bytes_per_s'?)"},
+        {"unknown key", HW, "hw_unknown_key.json", SIM_EINVAL,
+         ":13:3: l3_cache_bytes: unknown key"},
+        {"missing required", HW, "hw_missing_required.json", SIM_EINVAL,
+         "peak_bf16_flops_per_s: required figure missing"},
+        {"wrong type", HW, "hw_wrong_type.json", SIM_EINVAL,
+         ":12:12: n_sm.value: wrong type (expected a number, got a string)"},
+        {"negative", HW, "hw_negative.json", SIM_EINVAL,
+         ":9:26: mem_capacity_bytes.value: must be > 0"},
+        {"non-finite", HW, "hw_infinite.json", SIM_EINVAL,
+         ":9:26: mem_capacity_bytes.value: not a finite number"},
+        {"duplicate key", HW, "hw_duplicate_key.json", SIM_EINVAL,
+         ":14:3: l2_bytes: duplicate key"},
+        {"stream above peak", HW, "hw_stream_above_peak.json", SIM_EINVAL,
+         ":11:3: bw_stream_copy_bytes_per_s: above bw_hbm_peak_bytes_per_s"},
+        {"unknown status", HW, "hw_bad_status.json", SIM_EINVAL, "n_sm.status: unknown status"},
+        {"allreduce order", HW, "hw_allreduce_order.json", SIM_EINVAL,
+         ":14:3: allreduce[1]: n_gpus must increase strictly"},
+        {"unknown model type", MODEL, "model_unknown_type.json", SIM_EINVAL,
+         ":12:3: model_type: unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
+         "mixtral, qwen3_moe, got 'gpt_neox')"},
+        {"misspelled model key", MODEL, "model_misspelled.json", SIM_EINVAL,
+         ":24:3: num_hidden_layer: unknown key (did you mean 'num_hidden_layers'?)"},
+        {"kv heads do not divide", MODEL, "model_bad_kv_heads.json", SIM_EINVAL,
+         ":15:3: num_key_value_heads: must divide num_attention_heads"},
+        {"non-integer", MODEL, "model_noninteger.json", SIM_EINVAL,
+         ":8:3: hidden_size: not an integer (expected an integer, got 4096.5)"},
+        {"missing vocab", MODEL, "model_missing_vocab.json", SIM_EINVAL,
+         "vocab_size: required field missing"},
+        {"negative size", MODEL, "model_negative.json", SIM_EINVAL,
+         ":10:3: intermediate_size: out of range"},
+        {"bad dtype", MODEL, "model_bad_dtype.json", SIM_EINVAL, "torch_dtype: unsupported dtype"},
+        {"not an object", MODEL, "model_not_object.json", SIM_EINVAL,
+         ":1:1: top level: expected a JSON object"},
+        {"missing file", MODEL, "no_such_file.json", SIM_EIO, "no_such_file.json: cannot open"},
+        {"calibration schema", CALIB, "calib_bad_schema.json", SIM_EINVAL,
+         "schema: unsupported schema"},
+        {"calibration type", CALIB, "calib_bad_alpha.json", SIM_EINVAL,
+         ":3:2: alpha: wrong type (expected a number, got a string)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct sim_err err = {{0}};
+        sim_status st = load(cases[i].kind, cases[i].file, &err);
+        if (st != cases[i].want)
+            printf("case '%s': status %d (%s)\n", cases[i].name, (int)st, err.msg);
+        CHECK_INT(st, cases[i].want);
+        CHECK_CONTAINS(err.msg, cases[i].msg);
+        CHECK_CONTAINS(err.msg, cases[i].file);
+    }
+}
+
+static void good_files_load(void)
+{
+    struct sim_err err = {{0}};
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/hw_ok.json", SIM_TEST_DATA);
+    sim_hw hw;
+    CHECK_INT(sim_hw_load(path, &hw, &err), SIM_OK);
+    CHECK_STR(hw.id, "test-gpu");
+    CHECK_INT(hw.n_allreduce, 2);
+    CHECK_REL(hw.v[SIM_HWF_BW_STREAM_COPY], 2.04e12, 0.0);
+    CHECK_INT(hw.prov[SIM_HWF_BW_STREAM_COPY], SIM_PROV_MEASURED);
+    /* Absent optional figures get their documented defaults, marked as such. */
+    CHECK_INT(hw.prov[SIM_HWF_GEMM_EFF_FP16], SIM_PROV_DEFAULT);
+    CHECK_REL(hw.v[SIM_HWF_GEMM_EFF_FP16], 0.70, 0.0);
+    CHECK_INT(hw.prov[SIM_HWF_PEAK_FP8], SIM_PROV_ABSENT);
+    /* No fp8 units: fp8 runs at the fp16 peak. */
+    CHECK_REL(sim_hw_peak_flops_per_s(&hw, SIM_DTYPE_FP8), 523.7e12, 0.0);
+    /* Nearest measured GPU count for 8 GPUs is the 4-GPU entry. */
+    sim_allreduce a;
+    sim_hw_allreduce_for(&hw, 8, &a);
+    CHECK_INT(a.n_gpus, 4);
+    CHECK_REL(a.latency_s, 9.1e-6, 0.0);
+
+    sim_calib c;
+    snprintf(path, sizeof(path), "%s/calib_ok.json", SIM_TEST_DATA);
+    CHECK_INT(sim_calib_load(path, &c, &err), SIM_OK);
+    CHECK_REL(c.alpha, 1.173, 0.0);
+    CHECK_REL(c.beta_s, 0.000421, 0.0);
+    CHECK_STR(c.hardware, "test-gpu");
+}
+
+static void edit_distance(void)
+{
+    CHECK_INT(sim_j_edit_distance("kitten", "sitting"), 3);
+    CHECK_INT(sim_j_edit_distance("n_sm", "n_sm"), 0);
+    CHECK_INT(sim_j_edit_distance("", "abc"), 3);
+}
+
+/* Every bundled model and hardware profile loads. */
+static void bundled_files_load(void)
+{
+    static const char *const models[] = {
+        "llama-2-7b",    "llama-2-70b", "llama-3-8b",    "llama-3-70b",   "llama-3.1-8b",
+        "llama-3.1-70b", "mistral-7b",  "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
+        "qwen2.5-7b",    "qwen3-32b",   "codellama-34b", "qwen3-30b-a3b",
+    };
+    static const char *const hws[] = {"h100-sxm", "h200-sxm", "a100-sxm-80gb", "a100-sxm-40gb"};
+    char path[1024];
+    struct sim_err err = {{0}};
+    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+        sim_model m;
+        snprintf(path, sizeof(path), "%s/models/%s.json", SIM_SOURCE_DIR, models[i]);
+        sim_status st = sim_model_load(path, models[i], &m, &err);
+        if (st != SIM_OK)
+            printf("%s\n", err.msg);
+        CHECK_INT(st, SIM_OK);
+    }
+    for (size_t i = 0; i < sizeof(hws) / sizeof(hws[0]); i++) {
+        sim_hw hw;
+        snprintf(path, sizeof(path), "%s/hwprofiles/%s.json", SIM_SOURCE_DIR, hws[i]);
+        sim_status st = sim_hw_load(path, &hw, &err);
+        if (st != SIM_OK)
+            printf("%s\n", err.msg);
+        CHECK_INT(st, SIM_OK);
+    }
+}
+
+int main(void)
+{
+    bad_files_are_rejected_with_location();
+    good_files_load();
+    edit_distance();
+    bundled_files_load();
+    return check_report("test_json");
+}

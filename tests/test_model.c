@@ -1,2 +1,148 @@
+/*
+ * test_model.c - parameter counts, KV bytes per token and TP legality of the
+ * bundled models, against hand derivations from the architecture and the
+ * published parameter counts.
+ */
+#include <stdio.h>
+
 #include "check.h"
-int main(void) { return check_report("test_json"); }
+#include "model.h"
+#include "model_json.h"
+
+static int load(const char *id, sim_model *m)
+{
+    char path[1024];
+    struct sim_err err;
+    snprintf(path, sizeof(path), "%s/models/%s.json", SIM_SOURCE_DIR, id);
+    if (sim_model_load(path, id, m, &err) != SIM_OK) {
+        printf("FAIL load %s: %s\n", id, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Published totals, derived by hand:
+ * Llama-2-7B (MHA, d 4096, L 32, F 11008, V 32000, untied):
+ *   embed + head 2 x 32000 x 4096 = 262,144,000; attention 32 x 4 x 4096^2 = 2,147,483,648;
+ *   MLP 32 x 3 x 4096 x 11008 = 4,328,521,728; norms 65 x 4096 = 266,240;
+ *   total 6,738,415,616 (the HF model card's 6.74B).
+ * Llama-3.1-8B (GQA 32/8, F 14336, V 128256): embed + head 2 x 128256 x 4096 = 1,050,673,152;
+ *   attention 32 x (4096 x (4096 + 2 x 1024) + 4096^2) = 32 x 41,943,040 = 1,342,177,280;
+ *   MLP 32 x 3 x 4096 x 14336 = 5,637,144,576; norms 266,240; total 8,030,261,248.
+ * Mixtral-8x7B: embed + head 2 x 32000 x 4096 = 262,144,000; attention 1,342,177,280;
+ *   experts 32 x 8 x 3 x 4096 x 14336 = 45,097,156,608; routers 32 x 4096 x 8 = 1,048,576;
+ *   norms 266,240; total 46,702,792,704 (Mistral AI: 46.7B); active: experts 2 of 8 ->
+ *   46,702,792,704 - 32 x 6 x 176,160,768 = 12,879,925,248 (12.9B).
+ * Qwen2-7B (d 3584, L 28, 28/4 heads, F 18944, V 152064, q/k/v bias):
+ *   embed + head 2 x 152064 x 3584 = 1,089,994,752; attention per layer 3584 x (3584 + 1024) +
+ *   3584^2 + (3584 + 1024) bias = 16,515,072 + 12,845,056 + 4,608 = 29,364,736, x 28 =
+ *   822,212,608; MLP 28 x 3 x 3584 x 18944 = 5,703,204,864; norms 57 x 3584 = 204,288;
+ *   total 7,615,616,512 (Qwen: 7.62B).
+ */
+static void params_match_published_totals(void)
+{
+    static const struct {
+        const char *id;
+        double total, active;
+    } cases[] = {
+        {"llama-2-7b", 6738415616.0, 6738415616.0},
+        {"llama-3.1-8b", 8030261248.0, 8030261248.0},
+        {"mixtral-8x7b", 46702792704.0, 12879925248.0},
+        {"qwen2-7b", 7615616512.0, 7615616512.0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sim_model m;
+        if (load(cases[i].id, &m) != 0) {
+            check_fail_count++;
+            continue;
+        }
+        sim_param_count p;
+        sim_model_params(&m, &p);
+        CHECK_REL(p.total, cases[i].total, 0.0);
+        CHECK_REL(p.active_per_token, cases[i].active, 0.0);
+    }
+}
+
+/*
+ * Qwen3-30B-A3B: 48 layers, all MoE (mlp_only_layers empty, decoder_sparse_step 1); 128 experts
+ * of 768, top 8; head_dim 128 given explicitly (32 x 128 = 4096 != hidden 2048); q/k norms.
+ * attention per layer 2048 x (4096 + 2 x 512) + 4096 x 2048 + 2 x 128 = 18,874,624;
+ * experts per layer 128 x 3 x 2048 x 768 = 603,979,776, router 2048 x 128 = 262,144;
+ * embed + head 2 x 151936 x 2048 = 622,329,856; norms 97 x 2048 = 198,656.
+ * total = 622,329,856 + 48 x (18,874,624 + 603,979,776 + 262,144) + 198,656 = 30,532,122,624
+ * (Qwen: 30.5B); active: minus 48 x 120 x 4,718,592 -> 3,353,032,704 (Qwen: 3.3B).
+ */
+static void moe_with_explicit_head_dim(void)
+{
+    sim_model m;
+    if (load("qwen3-30b-a3b", &m) != 0) {
+        check_fail_count++;
+        return;
+    }
+    CHECK_INT(m.head_dim, 128);
+    CHECK_INT(m.n_moe_layers, 48);
+    CHECK(m.qk_norm);
+    sim_param_count p;
+    sim_model_params(&m, &p);
+    CHECK_REL(p.total, 30532122624.0, 0.0);
+    CHECK_REL(p.active_per_token, 3353032704.0, 0.0);
+}
+
+/* KV bytes per token = 2 x L x kv_heads_per_gpu x head_dim x bytes. */
+static void kv_bytes_per_token(void)
+{
+    sim_model m;
+    if (load("llama-2-7b", &m) == 0) {
+        CHECK_REL(sim_model_kv_bytes_per_token(&m, 1, SIM_DTYPE_FP16), 2.0 * 32 * 32 * 128 * 2,
+                  0.0);
+        CHECK_REL(sim_model_kv_bytes_per_token(&m, 2, SIM_DTYPE_FP16), 2.0 * 32 * 16 * 128 * 2,
+                  0.0);
+        CHECK_REL(sim_model_kv_bytes_per_token(&m, 1, SIM_DTYPE_FP8), 2.0 * 32 * 32 * 128 * 1, 0.0);
+    }
+    if (load("llama-3.1-70b", &m) == 0) {
+        /* 8 KV heads: TP 8 holds one each; TP 16 replicates, still one per GPU. */
+        CHECK_REL(sim_model_kv_bytes_per_token(&m, 1, SIM_DTYPE_BF16), 2.0 * 80 * 8 * 128 * 2, 0.0);
+        CHECK_REL(sim_model_kv_bytes_per_token(&m, 8, SIM_DTYPE_BF16), 2.0 * 80 * 1 * 128 * 2, 0.0);
+        CHECK_REL(sim_model_kv_bytes_per_token(&m, 16, SIM_DTYPE_BF16), 2.0 * 80 * 1 * 128 * 2,
+                  0.0);
+    }
+}
+
+static void tp_legality(void)
+{
+    sim_model m;
+    struct sim_err err;
+    if (load("qwen2-7b", &m) != 0)
+        return;
+    /* 28 heads, 4 KV heads, F 18944 = 2^8 x 74. */
+    CHECK(sim_model_check_tp(&m, 1, &err) == SIM_OK);
+    CHECK(sim_model_check_tp(&m, 2, &err) == SIM_OK);
+    CHECK(sim_model_check_tp(&m, 4, &err) == SIM_OK);
+    CHECK(sim_model_check_tp(&m, 3, &err) == SIM_EINVAL);
+    CHECK_CONTAINS(err.msg, "does not divide num_attention_heads = 28");
+    CHECK(sim_model_check_tp(&m, 8, &err) == SIM_EINVAL);
+    CHECK(sim_model_check_tp(&m, 0, &err) == SIM_EINVAL);
+}
+
+/* Weights per GPU: llama-2-7b fp16 is 2 bytes x 6,738,415,616 at TP 1. At TP 2 the vocab-parallel
+ * tables, q/k/v/o and MLP halve; the 65 norm vectors (266,240 params) stay whole:
+ * (6,738,415,616 - 266,240) / 2 + 266,240 = 3,369,340,928 params. */
+static void weights_per_gpu(void)
+{
+    sim_model m;
+    if (load("llama-2-7b", &m) != 0)
+        return;
+    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_FP16), 2.0 * 6738415616.0, 0.0);
+    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 2, SIM_DTYPE_FP16), 2.0 * 3369340928.0, 0.0);
+}
+
+int main(void)
+{
+    params_match_published_totals();
+    moe_with_explicit_head_dim();
+    kv_bytes_per_token();
+    tp_legality();
+    weights_per_gpu();
+    return check_report("test_model");
+}

@@ -1,2 +1,396 @@
+/*
+ * test_step.c - per-operator FLOPs and bytes against hand derivations, and
+ * properties of the roofline (monotonicity, bandwidth scaling, TP sharding,
+ * the regime flip at the ridge point).
+ */
+#include <stdio.h>
+
 #include "check.h"
-int main(void) { return check_report("test_json"); }
+#include "hw.h"
+#include "model_json.h"
+#include "step.h"
+
+static int load(const char *id, sim_model *m)
+{
+    char path[1024];
+    struct sim_err err;
+    snprintf(path, sizeof(path), "%s/models/%s.json", SIM_SOURCE_DIR, id);
+    if (sim_model_load(path, id, m, &err) != SIM_OK) {
+        printf("FAIL load %s: %s\n", id, err.msg);
+        check_fail_count++;
+        return -1;
+    }
+    return 0;
+}
+
+/* A made-up GPU with "high-entropy" figures, so no number coincides by accident. */
+static void test_hw(sim_hw *hw)
+{
+    *hw = (sim_hw){0};
+    const struct {
+        sim_hw_field f;
+        double v;
+    } figs[] = {
+        {SIM_HWF_PEAK_FP16, 523.7e12},
+        {SIM_HWF_PEAK_BF16, 523.7e12},
+        {SIM_HWF_PEAK_FP8, 1047.4e12},
+        {SIM_HWF_PEAK_FP32, 41.3e12},
+        {SIM_HWF_MEM_CAPACITY, 64e9},
+        {SIM_HWF_BW_HBM_PEAK, 2.385e12},
+        {SIM_HWF_BW_STREAM_COPY, 2.04e12},
+        {SIM_HWF_GEMM_EFF_FP16, 0.763},
+        {SIM_HWF_BW_FACTOR_WEIGHTS, 0.917},
+        {SIM_HWF_BW_FACTOR_KV, 0.681},
+        {SIM_HWF_N_SM, 97},
+        {SIM_HWF_L2, 37e6},
+    };
+    for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+        hw->v[figs[i].f] = figs[i].v;
+        hw->prov[figs[i].f] = SIM_PROV_ESTIMATED;
+    }
+    hw->n_allreduce = 1;
+    hw->allreduce[0] = (sim_allreduce){2, 7.3e-6, 187e9, SIM_PROV_ESTIMATED, ""};
+    sim_hw_apply_defaults(hw);
+}
+
+static sim_run_cfg cfg_of(int tp, sim_dtype dt)
+{
+    return (sim_run_cfg){tp, dt, dt, SIM_ROOFLINE_OP, 1.0, 0.0};
+}
+
+/*
+ * Llama-2-7B, one sequence decoding at context 1024, fp16 (the acceptance case of issue 2).
+ * d 4096, L 32, 32 heads of 128, F 11008, V 32000.
+ * qkv: FLOPs 32 x 2 x 1 x 4096 x 12288 = 3,221,225,472;
+ *      bytes 32 x (4096 x 12288 x 2 weights + 1 x (4096 + 12288) x 2 act) = 3,222,274,048.
+ * attention: 1025 keys (1024 cached + the new one): FLOPs 32 x 4 x 32 x 128 x 1025 =
+ *      537,395,200; bytes 32 x (2 x 1 x 32 x 128 x 2 (q in, o out) + 1025 x 2 x 32 x 128 x 2
+ *      (K and V)) = 32 x (16,384 + 16,793,600) = 537,919,488.
+ * o_proj: FLOPs 32 x 2 x 4096 x 4096 = 1,073,741,824. gate_up: 32 x 2 x 4096 x 22016 =
+ *      5,771,362,304. down: 32 x 2 x 11008 x 4096 = 2,885,681,152.
+ * lm_head: FLOPs 2 x 4096 x 32000 = 262,144,000; bytes 32000 x 4096 x 2 + (4096 + 32000) x 2
+ *      = 262,216,192.
+ * At TP 2 every sharded count halves (16 heads, 5504 of F, 16000 vocab rows).
+ */
+static void llama2_7b_decode_counts(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("llama-2-7b", &m) != 0)
+        return;
+    test_hw(&hw);
+    sim_step s = {1, {{1, 1, 1024, 1}}};
+    sim_step_cost c1, c2;
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_step_cost_compute(&m, &hw, &cfg, &s, &c1);
+    CHECK_REL(c1.ops[SIM_OP_QKV].flops, 3221225472.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_QKV].bytes, 3222274048.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_ATTN_DECODE].flops, 537395200.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_ATTN_DECODE].bytes, 537919488.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_O_PROJ].flops, 1073741824.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_MLP_GATE_UP].flops, 5771362304.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_MLP_DOWN].flops, 2885681152.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_LM_HEAD].flops, 262144000.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_LM_HEAD].bytes, 262216192.0, 0.0);
+    CHECK_REL(c1.ops[SIM_OP_ATTN_PREFILL].flops, 0.0, 0.0);
+    CHECK_INT(c1.n_allreduce, 0);
+    CHECK_REL(c1.comm_s, 0.0, 0.0);
+
+    cfg = cfg_of(2, SIM_DTYPE_FP16);
+    sim_step_cost_compute(&m, &hw, &cfg, &s, &c2);
+    CHECK_REL(c2.ops[SIM_OP_QKV].flops, 3221225472.0 / 2.0, 0.0);
+    CHECK_REL(c2.ops[SIM_OP_ATTN_DECODE].flops, 537395200.0 / 2.0, 0.0);
+    CHECK_REL(c2.ops[SIM_OP_ATTN_DECODE].bytes, 537919488.0 / 2.0, 0.0);
+    CHECK_REL(c2.ops[SIM_OP_LM_HEAD].flops, 262144000.0 / 2.0, 0.0);
+    /* 65 all-reduces (2 per layer + embedding) of 1 x 4096 x 2 = 8192 bytes:
+     * 65 x (7.3e-6 + 2 x 1/2 x 8192 / 187e9) s. */
+    CHECK_INT(c2.n_allreduce, 65);
+    CHECK_REL(c2.ops[SIM_OP_ALLREDUCE].time_s, 65.0 * (7.3e-6 + 8192.0 / 187e9), 1e-12);
+    /* The gather of 1 x 32000 logits x 2 bytes, half of which come from the other GPU. */
+    CHECK_REL(c2.ops[SIM_OP_LOGITS_GATHER].time_s, 7.3e-6 + 0.5 * 64000.0 / 187e9, 1e-12);
+    /* About half per GPU overall (acceptance): the unsharded norms/embedding are tiny here. */
+    CHECK_REL(c2.flops / c1.flops, 0.5, 0.01);
+    CHECK_REL(c2.bytes / c1.bytes, 0.5, 0.01);
+}
+
+/*
+ * Llama-3.1-8B prefill of one 1024-token prompt, bf16 (GQA 32/8, F 14336, V 128256).
+ * qkv: 32 x 2 x 1024 x 4096 x (32 + 2 x 8) x 128 = 1,649,267,441,664 FLOPs.
+ * attention (causal): pairs 1024 x 1025 / 2 = 524,800; 32 x 4 x 32 x 128 x 524,800 =
+ *      275,146,342,400 FLOPs; K/V read once: 32 x 1024 x 2 x 8 x 128 x 2 = 134,217,728 bytes
+ *      plus q and o: 32 x 2 x 1024 x 32 x 128 x 2 = 536,870,912 -> 671,088,640 bytes.
+ * gate_up: 32 x 2 x 1024 x 4096 x 28672 = 7,696,581,394,432; down 3,848,290,697,216.
+ * lm_head: only the last token samples: 2 x 4096 x 128256 = 1,050,673,152.
+ * TP 2: 16 heads and 4 KV heads per GPU, 7168 of F, 64128 vocab rows: all of these halve.
+ */
+static void llama31_8b_prefill_counts(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("llama-3.1-8b", &m) != 0)
+        return;
+    test_hw(&hw);
+    sim_step s = {1, {{1, 1024, 0, 1}}};
+    for (int tp = 1; tp <= 2; tp++) {
+        sim_step_cost c;
+        sim_run_cfg cfg = cfg_of(tp, SIM_DTYPE_BF16);
+        sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
+        double k = 1.0 / tp;
+        CHECK_REL(c.ops[SIM_OP_QKV].flops, 1649267441664.0 * k, 0.0);
+        CHECK_REL(c.ops[SIM_OP_ATTN_PREFILL].flops, 275146342400.0 * k, 0.0);
+        CHECK_REL(c.ops[SIM_OP_ATTN_PREFILL].bytes, 671088640.0 * k, 0.0);
+        CHECK_REL(c.ops[SIM_OP_MLP_GATE_UP].flops, 7696581394432.0 * k, 0.0);
+        CHECK_REL(c.ops[SIM_OP_MLP_DOWN].flops, 3848290697216.0 * k, 0.0);
+        CHECK_REL(c.ops[SIM_OP_LM_HEAD].flops, 1050673152.0 * k, 0.0);
+        CHECK_REL(c.tokens, 1024.0, 0.0);
+    }
+}
+
+/*
+ * Mixtral-8x7B: 8 experts of 14336, top 2, 32 layers.
+ * One decoding token touches 2 experts: E(1 - (1 - k/E)^1) = 8 x 0.25 = 2, so expert weights
+ * read are 32 x 2 x 3 x 4096 x 14336 x 2 bytes = 22,548,578,304.
+ * Four tokens: 8 x (1 - 0.75^4) = 8 x 0.68359375 = 5.46875 experts.
+ * A 512-token prefill touches all 8 (to 1e-60): 32 x 8 x 3 x 4096 x 14336 x 2 =
+ *      90,194,313,216 bytes; expert FLOPs 32 x 512 x 2 x (2 x 3 x 4096 x 14336 + 5 x 14336)
+ *      = 32 x 1024 x 352,393,216 = 11,547,220,901,888.
+ * At TP 2 each expert's intermediate dimension halves (7168): weights and FLOPs halve.
+ */
+static void mixtral_expert_counts(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("mixtral-8x7b", &m) != 0)
+        return;
+    test_hw(&hw);
+    CHECK_REL(sim_moe_expected_experts(8, 2, 1), 2.0, 1e-15);
+    CHECK_REL(sim_moe_expected_experts(8, 2, 4), 5.46875, 1e-15);
+    sim_step_cost c;
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    sim_step dec = {1, {{1, 1, 1024, 1}}};
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 22548578304.0, 1e-15);
+    CHECK_REL(c.ops[SIM_OP_MLP_GATE_UP].flops, 0.0, 0.0);
+    sim_step pre = {1, {{1, 512, 0, 1}}};
+    for (int tp = 1; tp <= 2; tp++) {
+        cfg = cfg_of(tp, SIM_DTYPE_BF16);
+        sim_step_cost_compute(&m, &hw, &cfg, &pre, &c);
+        CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 90194313216.0 / tp, 1e-15);
+        CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].flops, 11547220901888.0 / tp, 1e-15);
+        /* The router is replicated: 32 x 2 x 512 x 4096 x 8 FLOPs at any TP. */
+        CHECK_REL(c.ops[SIM_OP_MOE_ROUTER].flops, 1073741824.0, 0.0);
+    }
+}
+
+/* sum_{i=1..t} min(c + i, W): hand cases. */
+static void attention_pairs(void)
+{
+    CHECK_REL(sim_attn_pairs(1, 1024, 0), 1025.0, 0.0);
+    CHECK_REL(sim_attn_pairs(4, 0, 0), 10.0, 0.0);           /* 1 + 2 + 3 + 4 */
+    CHECK_REL(sim_attn_pairs(4, 10, 0), 4 * 10 + 10.0, 0.0); /* 11 + 12 + 13 + 14 */
+    CHECK_REL(sim_attn_pairs(4, 10, 12), 11 + 12 + 12 + 12.0, 0.0);
+    CHECK_REL(sim_attn_pairs(3, 0, 2), 1 + 2 + 2.0, 0.0);
+    CHECK_REL(sim_attn_pairs(1, 5000, 4096), 4096.0, 0.0);
+}
+
+/* Step time never decreases as batch, context or prompt length grow. */
+static void monotone_in_tokens_and_context(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("llama-3.1-8b", &m) != 0)
+        return;
+    test_hw(&hw);
+    for (int tp = 1; tp <= 4; tp *= 2) {
+        sim_run_cfg cfg = cfg_of(tp, SIM_DTYPE_BF16);
+        double prev = 0.0;
+        int ok = 1;
+        for (int64_t b = 1; b <= 512; b++) {
+            sim_step s = {1, {{b, 1, 2048, 1}}};
+            sim_step_cost c;
+            sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
+            ok &= c.step_s >= prev;
+            prev = c.step_s;
+        }
+        CHECK(ok);
+        prev = 0.0;
+        for (int64_t ctx = 0; ctx <= 32768; ctx += 97) {
+            sim_step s = {1, {{16, 1, ctx, 1}}};
+            sim_step_cost c;
+            sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
+            ok &= c.step_s >= prev;
+            prev = c.step_s;
+        }
+        CHECK(ok);
+        prev = 0.0;
+        for (int64_t len = 1; len <= 16384; len += 61) {
+            sim_step s = {1, {{1, len, 0, 1}}};
+            sim_step_cost c;
+            sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
+            ok &= c.step_s >= prev;
+            prev = c.step_s;
+        }
+        CHECK(ok);
+    }
+}
+
+/* A memory-bound step (decode, TP 1, no comm) takes exactly half as long at twice the bandwidth. */
+static void memory_bound_time_halves_with_double_bandwidth(void)
+{
+    sim_model m;
+    sim_hw hw, hw2;
+    if (load("llama-2-7b", &m) != 0)
+        return;
+    test_hw(&hw);
+    hw2 = hw;
+    hw2.v[SIM_HWF_BW_STREAM_COPY] *= 2.0;
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_step s = {1, {{8, 1, 3000, 1}}};
+    sim_step_cost a, b;
+    sim_step_cost_compute(&m, &hw, &cfg, &s, &a);
+    sim_step_cost_compute(&m, &hw2, &cfg, &s, &b);
+    CHECK(a.compute_s < a.memory_s);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        CHECK(a.ops[i].bound != SIM_BOUND_COMPUTE);
+    CHECK_REL(b.roofline_s, a.roofline_s / 2.0, 1e-12);
+}
+
+/* MHA: the sharded traffic (weights, KV cache, attention) per GPU halves from TP 1 to TP 2. */
+static void mha_sharded_bytes_halve(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("llama-2-7b", &m) != 0)
+        return;
+    test_hw(&hw);
+    sim_step s = {2, {{3, 1, 777, 1}, {1, 211, 0, 1}}};
+    sim_step_cost c1, c2;
+    sim_run_cfg cfg1 = cfg_of(1, SIM_DTYPE_FP16), cfg2 = cfg_of(2, SIM_DTYPE_FP16);
+    sim_step_cost_compute(&m, &hw, &cfg1, &s, &c1);
+    sim_step_cost_compute(&m, &hw, &cfg2, &s, &c2);
+    static const sim_op_kind sharded[] = {SIM_OP_QKV, SIM_OP_O_PROJ, SIM_OP_MLP_GATE_UP,
+                                          SIM_OP_MLP_DOWN, SIM_OP_LM_HEAD};
+    for (size_t i = 0; i < sizeof(sharded) / sizeof(sharded[0]); i++)
+        CHECK_REL(c2.ops[sharded[i]].weight_bytes, c1.ops[sharded[i]].weight_bytes / 2.0, 1e-15);
+    CHECK_REL(c2.ops[SIM_OP_ATTN_DECODE].bytes, c1.ops[SIM_OP_ATTN_DECODE].bytes / 2.0, 1e-15);
+    CHECK_REL(c2.ops[SIM_OP_ATTN_PREFILL].bytes, c1.ops[SIM_OP_ATTN_PREFILL].bytes / 2.0, 1e-15);
+    CHECK_REL(c2.ops[SIM_OP_KV_WRITE].bytes, c1.ops[SIM_OP_KV_WRITE].bytes / 2.0, 1e-15);
+}
+
+/* A GEMM is memory-bound below the ridge point and compute-bound above it. */
+static void regime_flips_at_ridge(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("llama-2-7b", &m) != 0)
+        return;
+    test_hw(&hw);
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    double ridge = sim_hw_ridge_flops_per_byte(&hw, SIM_DTYPE_FP16);
+    /* 523.7e12 x 0.763 / (2.04e12 x 0.917) = 213.6 FLOP/B. */
+    CHECK_REL(ridge, 523.7e12 * 0.763 / (2.04e12 * 0.917), 1e-15);
+    int flipped = 0, consistent = 1;
+    for (int64_t t = 1; t <= 4096; t *= 2) {
+        sim_step s = {1, {{1, t, 0, 1}}};
+        sim_step_cost c;
+        sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
+        const sim_op_cost *q = &c.ops[SIM_OP_QKV];
+        double ai = q->flops / q->bytes;
+        sim_bound want = ai > ridge ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+        consistent &= q->bound == want;
+        flipped |= q->bound == SIM_BOUND_COMPUTE;
+    }
+    CHECK(consistent);
+    CHECK(flipped);
+}
+
+/* Whole-step mode: max of sums <= sum of maxima, and >= each sum. */
+static void step_mode_bounds(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("llama-3.1-8b", &m) != 0)
+        return;
+    test_hw(&hw);
+    sim_step s = {2, {{1, 900, 0, 1}, {40, 1, 1500, 1}}};
+    sim_run_cfg op = cfg_of(2, SIM_DTYPE_BF16), st = op;
+    st.mode = SIM_ROOFLINE_STEP;
+    sim_step_cost a, b;
+    sim_step_cost_compute(&m, &hw, &op, &s, &a);
+    sim_step_cost_compute(&m, &hw, &st, &s, &b);
+    CHECK(b.roofline_s <= a.roofline_s);
+    CHECK(b.roofline_s >= b.compute_s + b.comm_s && b.roofline_s >= b.memory_s + b.comm_s);
+}
+
+/* Calibration: step = alpha x roofline + beta. */
+static void calibration_applies(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("llama-3.1-8b", &m) != 0)
+        return;
+    test_hw(&hw);
+    sim_step s = {1, {{7, 1, 333, 1}}};
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    sim_step_cost a, b;
+    sim_step_cost_compute(&m, &hw, &cfg, &s, &a);
+    cfg.alpha = 1.173;
+    cfg.beta_s = 4.21e-4;
+    sim_step_cost_compute(&m, &hw, &cfg, &s, &b);
+    CHECK_REL(b.step_s, 1.173 * a.roofline_s + 4.21e-4, 1e-15);
+}
+
+static void step_check_rejects_bad_steps(void)
+{
+    sim_model m;
+    if (load("llama-2-7b", &m) != 0)
+        return;
+    struct sim_err err;
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_step beyond = {1, {{1, 1, 4096, 1}}}; /* 4096 + 1 > max_position_embeddings 4096 */
+    CHECK(sim_step_check(&m, &cfg, &beyond, &err) == SIM_ERANGE);
+    CHECK_CONTAINS(err.msg, "exceeds max_position_embeddings = 4096");
+    sim_step fits = {1, {{1, 1, 4095, 1}}};
+    CHECK(sim_step_check(&m, &cfg, &fits, &err) == SIM_OK);
+    sim_step empty = {0, {{0}}};
+    CHECK(sim_step_check(&m, &cfg, &empty, &err) == SIM_EINVAL);
+    cfg.tp = 3;
+    CHECK(sim_step_check(&m, &cfg, &fits, &err) == SIM_EINVAL);
+    CHECK_CONTAINS(err.msg, "does not divide num_attention_heads = 32");
+}
+
+/* Mistral's 4096-token sliding window caps decode attention at 4096 keys. */
+static void sliding_window_caps_context(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load("mistral-7b", &m) != 0)
+        return;
+    test_hw(&hw);
+    CHECK_INT(m.sliding_window, 4096);
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    sim_step a = {1, {{1, 1, 8000, 1}}}, b = {1, {{1, 1, 20000, 1}}};
+    sim_step_cost ca, cb;
+    sim_step_cost_compute(&m, &hw, &cfg, &a, &ca);
+    sim_step_cost_compute(&m, &hw, &cfg, &b, &cb);
+    /* 32 layers x 4 x 32 heads x 128 x 4096 keys. */
+    CHECK_REL(ca.ops[SIM_OP_ATTN_DECODE].flops, 32.0 * 4 * 32 * 128 * 4096, 0.0);
+    CHECK_REL(cb.ops[SIM_OP_ATTN_DECODE].bytes, ca.ops[SIM_OP_ATTN_DECODE].bytes, 0.0);
+}
+
+int main(void)
+{
+    llama2_7b_decode_counts();
+    llama31_8b_prefill_counts();
+    mixtral_expert_counts();
+    attention_pairs();
+    monotone_in_tokens_and_context();
+    memory_bound_time_halves_with_double_bandwidth();
+    mha_sharded_bytes_halve();
+    regime_flips_at_ridge();
+    step_mode_bounds();
+    calibration_applies();
+    step_check_rejects_bad_steps();
+    sliding_window_caps_context();
+    return check_report("test_step");
+}

@@ -111,8 +111,8 @@ int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *er
     int want = kind == 'c' ? 3 : 2;
     if (n != want || v[0] < 1 || v[1] < 1 || (kind == 'c' && v[1] < 1)) {
         snprintf(err->msg, sizeof(err->msg),
-                 "%s '%s': expected %s with positive integers (batch >= 1, tokens >= 1)", opt,
-                 spec, form);
+                 "%s '%s': expected %s with positive integers (batch >= 1, tokens >= 1)", opt, spec,
+                 form);
         return -1;
     }
     if (s->n_groups >= SIM_STEP_MAX_GROUPS) {

@@ -32,8 +32,12 @@ int cmd_bench(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
-        case 'm': model = optarg; break;
-        case 'w': hwname = optarg; break;
+        case 'm':
+            model = optarg;
+            break;
+        case 'w':
+            hwname = optarg;
+            break;
         case 't':
             if (cli_parse_i64(optarg, 1, 4096, &tp) != 0) {
                 cli_error("bench: --tp '%s': expected an integer >= 1", optarg);
@@ -53,8 +57,12 @@ int cmd_bench(int argc, char **argv)
                    "step in every 8, and prints predictions per second. Default model\n"
                    "llama-3.1-8b on h100-sxm.\n");
             return CLI_OK;
-        case ':': cli_error("bench: %s needs a value", argv[optind - 1]); return CLI_USAGE;
-        default: cli_error("bench: unknown option '%s'", argv[optind - 1]); return CLI_USAGE;
+        case ':':
+            cli_error("bench: %s needs a value", argv[optind - 1]);
+            return CLI_USAGE;
+        default:
+            cli_error("bench: unknown option '%s'", argv[optind - 1]);
+            return CLI_USAGE;
         }
     }
     sim_model m;

@@ -77,12 +77,13 @@ static void print_model(const sim_model *m, int json, int first)
 int cmd_models(int argc, char **argv)
 {
     const char *format = "table";
-    int rc = simple_opts(argc, argv,
-                         "usage: llmstep models [ID|PATH...] [--format table|json]\n\n"
-                         "Lists the bundled models (or the named ones) with parameter count\n"
-                         "(billions), active parameters per token, KV-cache bytes per token at TP 1\n"
-                         "in the model's dtype, and layer shapes.\n",
-                         &format);
+    int rc =
+        simple_opts(argc, argv,
+                    "usage: llmstep models [ID|PATH...] [--format table|json]\n\n"
+                    "Lists the bundled models (or the named ones) with parameter count\n"
+                    "(billions), active parameters per token, KV-cache bytes per token at TP 1\n"
+                    "in the model's dtype, and layer shapes.\n",
+                    &format);
     if (rc >= 0)
         return rc;
     int json = strcmp(format, "json") == 0;
@@ -101,20 +102,22 @@ int cmd_models(int argc, char **argv)
         for (int i = 0; i < n; i++)
             names[i] = ids[i];
     }
+    /* Load everything first, so a bad file leaves stdout empty. */
+    static sim_model models[MAX_IDS];
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        rc = cli_load_model(names[i], &models[i], path, sizeof(path));
+        if (rc != CLI_OK)
+            return rc;
+    }
     if (json)
         printf("[");
     else
         printf("%-16s %-10s %8s %8s %10s %5s %4s %6s %8s %4s %6s %-16s %7s %7s\n", "id", "type",
                "params_B", "active_B", "kv_B/tok", "dtype", "L", "d", "H/KV", "hd", "d_ff",
                "experts", "vocab", "max_pos");
-    for (int i = 0; i < n; i++) {
-        sim_model m;
-        char path[4096];
-        rc = cli_load_model(names[i], &m, path, sizeof(path));
-        if (rc != CLI_OK)
-            return rc;
-        print_model(&m, json, i == 0);
-    }
+    for (int i = 0; i < n; i++)
+        print_model(&models[i], json, i == 0);
     if (json)
         printf("]\n");
     return CLI_OK;
@@ -164,8 +167,7 @@ static int hw_show(const char *name)
     for (int i = 0; i < hw.n_allreduce; i++) {
         const sim_allreduce *a = &hw.allreduce[i];
         printf("    %d GPUs: latency %.2f us, bus bandwidth %.4g B/s  [%s] %s\n", a->n_gpus,
-               sim_s_to_us(a->latency_s), a->bus_bw_bytes_per_s, sim_prov_name(a->prov),
-               a->source);
+               sim_s_to_us(a->latency_s), a->bus_bw_bytes_per_s, sim_prov_name(a->prov), a->source);
     }
     printf("\n  ridge point (datasheet bf16 peak / peak HBM bandwidth): %.1f FLOP/B\n",
            hw.v[SIM_HWF_PEAK_BF16] / hw.v[SIM_HWF_BW_HBM_PEAK]);
@@ -191,8 +193,8 @@ static int hw_list(int json)
     if (json)
         printf("[");
     else
-        printf("%-14s %-34s %10s %10s %9s %9s %8s %8s %8s\n", "id", "name", "bf16_TF/s",
-               "fp8_TF/s", "HBM_TB/s", "copy_TB/s", "mem_GiB", "ridge", "measured");
+        printf("%-14s %-34s %10s %10s %9s %9s %8s %8s %8s\n", "id", "name", "bf16_TF/s", "fp8_TF/s",
+               "HBM_TB/s", "copy_TB/s", "mem_GiB", "ridge", "measured");
     for (int i = 0; i < n; i++) {
         sim_hw hw;
         char path[4096];

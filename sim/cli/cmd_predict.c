@@ -10,30 +10,29 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: llmstep predict --model ID|PATH --hw ID|PATH [options] STEP...\n"
-            "\n"
-            "Predicts the time of one vLLM engine step on one GPU of a tensor-parallel group,\n"
-            "with every operator's FLOPs and HBM bytes per GPU.\n"
-            "\n"
-            "Step (at least one; several make a mixed step):\n"
-            "  --prefill BxL         B new sequences of L prompt tokens\n"
-            "  --decode BxC          B sequences decoding one token, C tokens already cached\n"
-            "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
-            "                        ':mid' = not the prompt's last chunk (samples no token)\n"
-            "Options:\n"
-            "  --model ID|PATH       model id (llmstep models) or a HuggingFace config.json\n"
-            "  --hw ID|PATH          hardware profile id (llmstep hw list) or a profile file\n"
-            "  --tp N                tensor-parallel degree (default 1)\n"
-            "  --dtype T             fp16|bf16|fp8 weights (default: the model's torch_dtype)\n"
-            "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: --dtype)\n"
-            "  --calibration FILE    apply step = alpha x roofline + beta_s from FILE\n"
-            "  --roofline op|step    sum of per-operator maxima (default) or one max per step\n"
-            "  --format table|json   output format (default table)\n"
-            "  -h, --help            this help\n"
-            "\n"
-            "Example:\n"
-            "  llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 32x2048\n");
+    fprintf(f, "usage: llmstep predict --model ID|PATH --hw ID|PATH [options] STEP...\n"
+               "\n"
+               "Predicts the time of one vLLM engine step on one GPU of a tensor-parallel group,\n"
+               "with every operator's FLOPs and HBM bytes per GPU.\n"
+               "\n"
+               "Step (at least one; several make a mixed step):\n"
+               "  --prefill BxL         B new sequences of L prompt tokens\n"
+               "  --decode BxC          B sequences decoding one token, C tokens already cached\n"
+               "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
+               "                        ':mid' = not the prompt's last chunk (samples no token)\n"
+               "Options:\n"
+               "  --model ID|PATH       model id (llmstep models) or a HuggingFace config.json\n"
+               "  --hw ID|PATH          hardware profile id (llmstep hw list) or a profile file\n"
+               "  --tp N                tensor-parallel degree (default 1)\n"
+               "  --dtype T             fp16|bf16|fp8 weights (default: the model's torch_dtype)\n"
+               "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: --dtype)\n"
+               "  --calibration FILE    apply step = alpha x roofline + beta_s from FILE\n"
+               "  --roofline op|step    sum of per-operator maxima (default) or one max per step\n"
+               "  --format table|json   output format (default table)\n"
+               "  -h, --help            this help\n"
+               "\n"
+               "Example:\n"
+               "  llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 32x2048\n");
 }
 
 static void fmt_bytes(char *b, size_t n, double v)
@@ -65,7 +64,7 @@ static void print_table(const sim_predict_report *r)
     printf("step: ");
     for (int i = 0; i < r->step->n_groups; i++) {
         const sim_group *g = &r->step->groups[i];
-        const char *kind = g->new_tokens == 1 ? "decode"
+        const char *kind = g->new_tokens == 1       ? "decode"
                            : g->context_tokens == 0 ? "prefill"
                                                     : (g->emits ? "chunk" : "chunk(mid)");
         printf("%s%lld x %s %lld new + %lld cached", i ? ", " : "", (long long)g->count, kind,
@@ -117,8 +116,19 @@ static void print_table(const sim_predict_report *r)
     }
 }
 
-enum { OPT_MODEL = 256, OPT_HW, OPT_TP, OPT_DTYPE, OPT_KV_DTYPE, OPT_PREFILL, OPT_DECODE, OPT_CHUNK,
-       OPT_CALIB, OPT_FORMAT, OPT_ROOFLINE };
+enum {
+    OPT_MODEL = 256,
+    OPT_HW,
+    OPT_TP,
+    OPT_DTYPE,
+    OPT_KV_DTYPE,
+    OPT_PREFILL,
+    OPT_DECODE,
+    OPT_CHUNK,
+    OPT_CALIB,
+    OPT_FORMAT,
+    OPT_ROOFLINE
+};
 
 static const struct option long_opts[] = {
     {"model", required_argument, NULL, OPT_MODEL},
@@ -151,27 +161,41 @@ int cmd_predict(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
         switch (c) {
-        case OPT_MODEL: model_name = optarg; break;
-        case OPT_HW: hw_name = optarg; break;
+        case OPT_MODEL:
+            model_name = optarg;
+            break;
+        case OPT_HW:
+            hw_name = optarg;
+            break;
         case OPT_TP:
             if (cli_parse_i64(optarg, 1, 4096, &tp) != 0) {
                 cli_error("predict: --tp '%s': expected an integer >= 1", optarg);
                 return CLI_USAGE;
             }
             break;
-        case OPT_DTYPE: dtype_s = optarg; break;
-        case OPT_KV_DTYPE: kv_dtype_s = optarg; break;
+        case OPT_DTYPE:
+            dtype_s = optarg;
+            break;
+        case OPT_KV_DTYPE:
+            kv_dtype_s = optarg;
+            break;
         case OPT_PREFILL:
         case OPT_DECODE:
         case OPT_CHUNK:
-            if (cli_parse_group(c == OPT_PREFILL ? 'p' : c == OPT_DECODE ? 'd' : 'c', optarg,
-                                &step, &err) != 0) {
+            if (cli_parse_group(c == OPT_PREFILL  ? 'p'
+                                : c == OPT_DECODE ? 'd'
+                                                  : 'c',
+                                optarg, &step, &err) != 0) {
                 cli_error("predict: %s", err.msg);
                 return CLI_USAGE;
             }
             break;
-        case OPT_CALIB: calib_path = optarg; break;
-        case OPT_FORMAT: format = optarg; break;
+        case OPT_CALIB:
+            calib_path = optarg;
+            break;
+        case OPT_FORMAT:
+            format = optarg;
+            break;
         case OPT_ROOFLINE:
             if (strcmp(optarg, "op") == 0)
                 cfg.mode = SIM_ROOFLINE_OP;
@@ -182,8 +206,12 @@ int cmd_predict(int argc, char **argv)
                 return CLI_USAGE;
             }
             break;
-        case 'h': usage(stdout); return CLI_OK;
-        case ':': cli_error("predict: %s needs a value", argv[optind - 1]); return CLI_USAGE;
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        case ':':
+            cli_error("predict: %s needs a value", argv[optind - 1]);
+            return CLI_USAGE;
         default:
             cli_error("predict: unknown option '%s' (see llmstep predict --help)",
                       argv[optind - 1]);
@@ -255,8 +283,9 @@ int cmd_predict(int argc, char **argv)
     const char *notes[MAX_NOTES];
     int n_notes = 0;
     if (!calib_path && n_notes < MAX_NOTES) {
-        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
-                 "uncalibrated: alpha = 1, beta_s = 0; pass --calibration FILE for vLLM step times");
+        snprintf(
+            note_buf[n_notes], sizeof(note_buf[0]),
+            "uncalibrated: alpha = 1, beta_s = 0; pass --calibration FILE for vLLM step times");
         notes[n_notes] = note_buf[n_notes];
         n_notes++;
     }
@@ -275,8 +304,8 @@ int cmd_predict(int argc, char **argv)
         sim_hw_allreduce_for(&hw, cfg.tp, &ar);
         if (ar.prov == SIM_PROV_DEFAULT || ar.n_gpus != cfg.tp) {
             snprintf(note_buf[n_notes], sizeof(note_buf[0]),
-                     "no all-reduce measurement for %d GPUs: using %s",
-                     cfg.tp, ar.prov == SIM_PROV_DEFAULT ? ar.source : "the nearest GPU count");
+                     "no all-reduce measurement for %d GPUs: using %s", cfg.tp,
+                     ar.prov == SIM_PROV_DEFAULT ? ar.source : "the nearest GPU count");
             notes[n_notes] = note_buf[n_notes];
             n_notes++;
         }

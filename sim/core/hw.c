@@ -22,8 +22,8 @@ static const int field_req[SIM_HWF_COUNT] = {
 #undef XX
 };
 
-static const char *const prov_names[SIM_PROV_COUNT] = {"absent",    "datasheet", "measured",
-                                                       "derived",   "estimated", "default"};
+static const char *const prov_names[SIM_PROV_COUNT] = {"absent",  "datasheet", "measured",
+                                                       "derived", "estimated", "default"};
 
 /* STREAM copy over datasheet peak on H100 SXM, H200, A100 80GB, MI300X: 0.78-0.89 (hardware.md). */
 #define DEFAULT_STREAM_OVER_PEAK_FRAC 0.85
@@ -89,6 +89,9 @@ int sim_hw_apply_defaults(sim_hw *hw)
     n += set_default(hw, SIM_HWF_BW_FACTOR_WEIGHTS, 1.0, "default: 1 (STREAM copy rate)");
     n += set_default(hw, SIM_HWF_BW_FACTOR_KV, 1.0, "default: 1 (STREAM copy rate)");
     n += set_default(hw, SIM_HWF_BW_FACTOR_MIXED, 1.0, "default: 1 (STREAM copy rate)");
+    n += set_default(hw, SIM_HWF_GEMM_FIXED, 0.0, "default: 0 (no fixed time per kernel)");
+    n += set_default(hw, SIM_HWF_ATTN_FIXED, 0.0, "default: 0 (no fixed time per kernel)");
+    n += set_default(hw, SIM_HWF_ELEMWISE_FIXED, 0.0, "default: 0 (no fixed time per kernel)");
     n += set_default(hw, SIM_HWF_LINK_BW, DEFAULT_LINK_BW_BYTES_PER_S,
                      "default: PCIe Gen4 x16, 32e9 B/s per direction");
     return n;
@@ -104,14 +107,20 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
             }
             continue;
         }
-        if (!isfinite(hw->v[f]) || hw->v[f] <= 0.0) {
+        int fixed = f == SIM_HWF_GEMM_FIXED || f == SIM_HWF_ATTN_FIXED || f == SIM_HWF_ELEMWISE_FIXED;
+        if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || (!fixed && hw->v[f] == 0.0)) {
             sim__errf(err, "%s: must be a finite number > 0", field_keys[f]);
             return SIM_ERANGE;
         }
+        /* A fixed time per kernel above 1 ms is a unit mistake (us written as s). */
+        if (fixed && hw->v[f] > 1e-3) {
+            sim__errf(err, "%s: must be at most 1e-3 s per kernel", field_keys[f]);
+            return SIM_ERANGE;
+        }
     }
-    static const sim_hw_field fracs[] = {SIM_HWF_GEMM_EFF_FP16,     SIM_HWF_GEMM_EFF_FP8,
-                                         SIM_HWF_ATTN_EFF,          SIM_HWF_BW_FACTOR_WEIGHTS,
-                                         SIM_HWF_BW_FACTOR_KV,      SIM_HWF_BW_FACTOR_MIXED};
+    static const sim_hw_field fracs[] = {SIM_HWF_GEMM_EFF_FP16, SIM_HWF_GEMM_EFF_FP8,
+                                         SIM_HWF_ATTN_EFF,      SIM_HWF_BW_FACTOR_WEIGHTS,
+                                         SIM_HWF_BW_FACTOR_KV,  SIM_HWF_BW_FACTOR_MIXED};
     for (size_t i = 0; i < sizeof(fracs) / sizeof(fracs[0]); i++) {
         sim_hw_field f = fracs[i];
         /* Factors are relative to STREAM copy and may exceed 1 slightly (L2 hits), not by 50%. */
@@ -133,7 +142,8 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         const sim_allreduce *a = &hw->allreduce[i];
         if (a->n_gpus < 2 || !isfinite(a->latency_s) || a->latency_s < 0.0 ||
             !isfinite(a->bus_bw_bytes_per_s) || a->bus_bw_bytes_per_s <= 0.0) {
-            sim__errf(err, "allreduce[%d]: needs n_gpus >= 2, latency_s >= 0, bus bandwidth > 0", i);
+            sim__errf(err, "allreduce[%d]: needs n_gpus >= 2, latency_s >= 0, bus bandwidth > 0",
+                      i);
             return SIM_ERANGE;
         }
         if (i > 0 && a->n_gpus <= hw->allreduce[i - 1].n_gpus) {

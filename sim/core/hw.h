@@ -8,6 +8,8 @@
  * numbers were measured. The roofline (step.c) uses:
  *   compute ceiling  = peak_<dtype>_flops_per_s x gemm_eff_<dtype>_frac
  *   memory ceiling   = bw_stream_copy_bytes_per_s x bw_factor_<pattern>_frac
+ *   fixed time       = <kind>_fixed_s per kernel (GEMM, attention, elementwise), measured
+ *                      as the intercept of kernel time against bytes
  *   all-reduce time  = latency_s + 2 (n-1)/n x bytes / bus_bw_bytes_per_s
  * (docs/model.md, "Roofline" and "Communication").
  */
@@ -40,6 +42,9 @@
     XX(BW_FACTOR_WEIGHTS, "bw_factor_weights_frac", 0)                                             \
     XX(BW_FACTOR_KV, "bw_factor_kv_gather_frac", 0)                                                \
     XX(BW_FACTOR_MIXED, "bw_factor_mixed_frac", 0)                                                 \
+    XX(GEMM_FIXED, "gemm_fixed_s", 0)                                                              \
+    XX(ATTN_FIXED, "attn_fixed_s", 0)                                                              \
+    XX(ELEMWISE_FIXED, "elementwise_fixed_s", 0)                                                   \
     XX(LINK_BW, "link_bw_per_dir_bytes_per_s", 0)                                                  \
     XX(N_SM, "n_sm", 1)                                                                            \
     XX(L2, "l2_bytes", 1)

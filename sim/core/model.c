@@ -8,13 +8,12 @@
 
 #include "err.h"
 
-
 #define SET_ERR sim__errf
 
 static const char *const dtype_names[SIM_DTYPE_COUNT] = {"fp16", "bf16", "fp8", "fp32"};
 static const double dtype_bytes[SIM_DTYPE_COUNT] = {2.0, 2.0, 1.0, 4.0};
-static const char *const arch_names[SIM_ARCH_COUNT] = {"llama",  "mistral", "qwen2",
-                                                       "qwen3",  "mixtral", "qwen3_moe"};
+static const char *const arch_names[SIM_ARCH_COUNT] = {"llama", "mistral", "qwen2",
+                                                       "qwen3", "mixtral", "qwen3_moe"};
 
 double sim_dtype_bytes(sim_dtype dtype)
 {
@@ -63,9 +62,12 @@ sim_status sim_model_validate(const sim_model *m, struct sim_err *err)
         const char *key;
         int64_t v;
     } pos[] = {
-        {"num_hidden_layers", m->n_layers},     {"hidden_size", m->d_model},
-        {"num_attention_heads", m->n_heads},    {"num_key_value_heads", m->n_kv_heads},
-        {"head_dim", m->head_dim},              {"vocab_size", m->vocab},
+        {"num_hidden_layers", m->n_layers},
+        {"hidden_size", m->d_model},
+        {"num_attention_heads", m->n_heads},
+        {"num_key_value_heads", m->n_kv_heads},
+        {"head_dim", m->head_dim},
+        {"vocab_size", m->vocab},
         {"max_position_embeddings", m->max_pos},
     };
     for (size_t i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
@@ -130,7 +132,8 @@ void sim_model_params(const sim_model *m, sim_param_count *out)
     if (m->qk_norm)
         attn_layer += 2.0 * (double)m->head_dim;
     out->attention = L * attn_layer;
-    /* Gated MLP: gate, up (d x F each) and down (F x d); MoE: E such experts plus a d x E router. */
+    /* Gated MLP: gate, up (d x F each) and down (F x d); MoE: E such experts plus a d x E router.
+     */
     const double expert = 3.0 * d * Fe;
     out->mlp = n_dense * 3.0 * d * F + n_moe * (E * expert + d * E);
     out->norms = (2.0 * L + 1.0) * d;
@@ -163,8 +166,7 @@ sim_status sim_model_check_tp(const sim_model *m, int tp, struct sim_err *err)
         return SIM_EINVAL;
     }
     if (m->n_kv_heads % t != 0 && t % m->n_kv_heads != 0) {
-        SET_ERR(err,
-                "tp: %d neither divides nor is a multiple of num_key_value_heads = %lld", tp,
+        SET_ERR(err, "tp: %d neither divides nor is a multiple of num_key_value_heads = %lld", tp,
                 (long long)m->n_kv_heads);
         return SIM_EINVAL;
     }

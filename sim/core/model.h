@@ -37,25 +37,25 @@ typedef enum sim_arch {
 } sim_arch;
 
 typedef struct sim_model {
-    char id[128];               /* model id or path it was loaded from */
-    sim_arch arch;              /* model_type */
-    int64_t n_layers;           /* num_hidden_layers */
-    int64_t d_model;            /* hidden_size */
-    int64_t n_heads;            /* num_attention_heads */
-    int64_t n_kv_heads;         /* num_key_value_heads (defaults to n_heads) */
-    int64_t head_dim;           /* head_dim, or hidden_size / num_attention_heads */
-    int64_t d_ff;               /* intermediate_size of a dense MLP */
-    int64_t vocab;              /* vocab_size */
-    int64_t max_pos;            /* max_position_embeddings, tokens */
-    int64_t sliding_window;     /* attended-context cap in tokens; 0 = none */
-    int64_t n_experts;          /* routed experts per MoE layer; 0 = dense model */
-    int64_t n_experts_per_tok;  /* experts each token is routed to (top-k) */
-    int64_t d_ff_expert;        /* intermediate size of one expert */
-    int64_t n_moe_layers;       /* layers whose MLP is MoE (rest are dense) */
-    bool tie_embeddings;        /* tie_word_embeddings: LM head shares the embedding */
-    bool qk_norm;               /* per-head RMSNorm on q and k (qwen3) */
-    bool qkv_bias;              /* bias on the q, k, v projections (qwen2) */
-    sim_dtype dtype;            /* torch_dtype mapped to what vLLM runs by default */
+    char id[128];              /* model id or path it was loaded from */
+    sim_arch arch;             /* model_type */
+    int64_t n_layers;          /* num_hidden_layers */
+    int64_t d_model;           /* hidden_size */
+    int64_t n_heads;           /* num_attention_heads */
+    int64_t n_kv_heads;        /* num_key_value_heads (defaults to n_heads) */
+    int64_t head_dim;          /* head_dim, or hidden_size / num_attention_heads */
+    int64_t d_ff;              /* intermediate_size of a dense MLP */
+    int64_t vocab;             /* vocab_size */
+    int64_t max_pos;           /* max_position_embeddings, tokens */
+    int64_t sliding_window;    /* attended-context cap in tokens; 0 = none */
+    int64_t n_experts;         /* routed experts per MoE layer; 0 = dense model */
+    int64_t n_experts_per_tok; /* experts each token is routed to (top-k) */
+    int64_t d_ff_expert;       /* intermediate size of one expert */
+    int64_t n_moe_layers;      /* layers whose MLP is MoE (rest are dense) */
+    bool tie_embeddings;       /* tie_word_embeddings: LM head shares the embedding */
+    bool qk_norm;              /* per-head RMSNorm on q and k (qwen3) */
+    bool qkv_bias;             /* bias on the q, k, v projections (qwen2) */
+    sim_dtype dtype;           /* torch_dtype mapped to what vLLM runs by default */
 } sim_model;
 
 /* Bytes per element of a dtype (fp16/bf16 2, fp8 1, fp32 4). */
@@ -80,11 +80,11 @@ sim_status sim_model_validate(const sim_model *m, struct sim_err *err /* OUT */)
 
 /* Parameter breakdown of the whole (unsharded) model, in parameters (elements). */
 typedef struct sim_param_count {
-    double embedding;       /* vocab x d_model */
-    double lm_head;         /* vocab x d_model, 0 when tied */
-    double attention;       /* all layers: q, k, v, o (+ biases, q/k norms) */
-    double mlp;             /* all layers: dense MLP or all experts, plus routers */
-    double norms;           /* all RMSNorm weights */
+    double embedding; /* vocab x d_model */
+    double lm_head;   /* vocab x d_model, 0 when tied */
+    double attention; /* all layers: q, k, v, o (+ biases, q/k norms) */
+    double mlp;       /* all layers: dense MLP or all experts, plus routers */
+    double norms;     /* all RMSNorm weights */
     double total;
     double active_per_token; /* parameters one token touches (top-k experts only) */
 } sim_param_count;

@@ -22,14 +22,16 @@ static const char *const op_names[SIM_OP_COUNT] = {
 static const char *const bound_names[SIM_BOUND_COUNT] = {"none", "compute", "memory", "comm"};
 
 /* Elementwise FLOPs per element (docs/model.md, "Elementwise operators"). */
-#define FLOPS_PER_NORM_ELEM    5.0 /* fused residual add + RMSNorm: add, square, sum, scale, weight */
-#define FLOPS_PER_ROPE_ELEM    3.0 /* rotation: two multiplies and an add */
-#define FLOPS_PER_QKNORM_ELEM  4.0 /* square, sum, scale, weight */
-#define FLOPS_PER_ACT_ELEM     5.0 /* SiLU(gate) x up: exp, add, divide, multiply, multiply */
-#define FLOPS_PER_SAMPLE_ELEM  5.0 /* softmax and selection over the vocabulary */
+#define FLOPS_PER_NORM_ELEM                                                                        \
+    5.0                           /* fused residual add + RMSNorm: add, square, sum, scale, weight \
+                                   */
+#define FLOPS_PER_ROPE_ELEM   3.0 /* rotation: two multiplies and an add */
+#define FLOPS_PER_QKNORM_ELEM 4.0 /* square, sum, scale, weight */
+#define FLOPS_PER_ACT_ELEM    5.0 /* SiLU(gate) x up: exp, add, divide, multiply, multiply */
+#define FLOPS_PER_SAMPLE_ELEM 5.0 /* softmax and selection over the vocabulary */
 /* Sampler passes over fp32 logits: read logits, write probabilities, read them to sample. */
-#define SAMPLER_PASSES         3.0
-#define LOGIT_BYTES            4.0
+#define SAMPLER_PASSES 3.0
+#define LOGIT_BYTES    4.0
 
 const char *sim_op_name(sim_op_kind k)
 {
@@ -109,11 +111,16 @@ static void add(sim_op_cost *op, double flops, double bytes, double weight_bytes
     op->weight_bytes += weight_bytes;
 }
 
-/* Times a compute/memory operator against its ceilings. */
-static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s)
+/*
+ * Times a compute/memory operator against its ceilings. The fixed time per kernel goes with the
+ * memory term (a kernel's ramp and tail, measured as the intercept of time against bytes in the
+ * kernel tables), so t = max(compute, n_kernels x fixed + bytes / bandwidth): docs/model.md,
+ * "Roofline".
+ */
+static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s, double fixed_s)
 {
     op->compute_s = op->flops / flops_per_s;
-    op->memory_s = op->bytes / bytes_per_s;
+    op->memory_s = op->n_kernels * fixed_s + op->bytes / bytes_per_s;
     if (op->flops == 0.0 && op->bytes == 0.0) {
         op->time_s = 0.0;
         op->bound = SIM_BOUND_NONE;
@@ -159,8 +166,8 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
         double kv_len = c + nt;
         if (W > 0.0 && kv_len > nt - 1.0 + W)
             kv_len = nt - 1.0 + W;
-        sim_op_kind k = nt == 1.0 ? SIM_OP_ATTN_DECODE
-                                  : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
+        sim_op_kind k =
+            nt == 1.0 ? SIM_OP_ATTN_DECODE : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
         add(&ops[k], L * cnt * 4.0 * Hg * dh * pairs,
             L * cnt * (2.0 * nt * Hg * dh * hb + kv_len * 2.0 * Kg * dh * kvb), 0.0);
     }
@@ -205,8 +212,8 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
             n_dense * (gu_w + T * (d + 2.0 * Fg) * hb), n_dense * gu_w);
         add(&ops[SIM_OP_MLP_ACT], n_dense * FLOPS_PER_ACT_ELEM * T * Fg,
             n_dense * 3.0 * T * Fg * hb, 0.0);
-        add(&ops[SIM_OP_MLP_DOWN], n_dense * 2.0 * T * Fg * d,
-            n_dense * (dn_w + T * (Fg + d) * hb), n_dense * dn_w);
+        add(&ops[SIM_OP_MLP_DOWN], n_dense * 2.0 * T * Fg * d, n_dense * (dn_w + T * (Fg + d) * hb),
+            n_dense * dn_w);
     }
 
     /* MoE ("MoE"): replicated router; experts sharded over tp (intermediate dim); only the
@@ -232,33 +239,60 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
             SAMPLER_PASSES * Se * V * LOGIT_BYTES, 0.0);
     }
 
+    /* Kernels per step ("Kernel counts"): one per layer per operator, two norms per layer plus
+     * the final one, q/k norm as a second kernel, MoE routing (gate GEMM, top-k) and the two
+     * grouped expert GEMMs per MoE layer. Only operators with work launch kernels. */
+    const double kernels[SIM_OP_COUNT] = {
+        [SIM_OP_EMBED] = 1.0,
+        [SIM_OP_NORM] = n_norms,
+        [SIM_OP_QKV] = L,
+        [SIM_OP_ROPE] = m->qk_norm ? 2.0 * L : L,
+        [SIM_OP_KV_WRITE] = L,
+        [SIM_OP_ATTN_PREFILL] = L,
+        [SIM_OP_ATTN_CHUNKED] = L,
+        [SIM_OP_ATTN_DECODE] = L,
+        [SIM_OP_O_PROJ] = L,
+        [SIM_OP_MLP_GATE_UP] = n_dense,
+        [SIM_OP_MLP_ACT] = n_dense,
+        [SIM_OP_MLP_DOWN] = n_dense,
+        [SIM_OP_MOE_ROUTER] = 2.0 * n_moe,
+        [SIM_OP_MOE_EXPERTS] = 2.0 * n_moe,
+        [SIM_OP_LM_HEAD] = 1.0,
+        [SIM_OP_SAMPLER] = 1.0,
+    };
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (ops[i].bytes > 0.0)
+            ops[i].n_kernels = kernels[i];
+
     /* Ceilings ("Roofline"). Attention math runs in 16 bits even with fp8 weights. */
-    const double gemm_fps = sim_hw_peak_flops_per_s(hw, cfg->dtype) * sim_hw_gemm_eff_frac(hw, cfg->dtype);
+    const double gemm_fps =
+        sim_hw_peak_flops_per_s(hw, cfg->dtype) * sim_hw_gemm_eff_frac(hw, cfg->dtype);
     const double attn_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_ATTN_EFF];
     const double vec_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_FP32);
     const double bw = hw->v[SIM_HWF_BW_STREAM_COPY];
     const double bw_w = bw * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS];
     const double bw_kv = bw * hw->v[SIM_HWF_BW_FACTOR_KV];
     const double bw_mix = bw * hw->v[SIM_HWF_BW_FACTOR_MIXED];
+    const double fx_g = hw->v[SIM_HWF_GEMM_FIXED], fx_a = hw->v[SIM_HWF_ATTN_FIXED];
+    const double fx_e = hw->v[SIM_HWF_ELEMWISE_FIXED];
 
-    time_op(&ops[SIM_OP_EMBED], vec_fps, bw_mix);
-    time_op(&ops[SIM_OP_NORM], vec_fps, bw_mix);
-    time_op(&ops[SIM_OP_QKV], gemm_fps, bw_w);
-    time_op(&ops[SIM_OP_ROPE], vec_fps, bw_mix);
-    time_op(&ops[SIM_OP_KV_WRITE], vec_fps, bw_mix);
-    time_op(&ops[SIM_OP_ATTN_PREFILL], attn_fps, bw_mix);
-    time_op(&ops[SIM_OP_ATTN_CHUNKED], attn_fps, bw_kv);
-    time_op(&ops[SIM_OP_ATTN_DECODE], attn_fps, bw_kv);
-    time_op(&ops[SIM_OP_O_PROJ], gemm_fps, bw_w);
-    time_op(&ops[SIM_OP_MLP_GATE_UP], gemm_fps, bw_w);
-    time_op(&ops[SIM_OP_MLP_ACT], vec_fps, bw_mix);
-    time_op(&ops[SIM_OP_MLP_DOWN], gemm_fps, bw_w);
-    time_op(&ops[SIM_OP_MOE_ROUTER], gemm_fps, bw_w);
-    time_op(&ops[SIM_OP_MOE_EXPERTS], gemm_fps, bw_w);
-    time_op(&ops[SIM_OP_LM_HEAD], sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) *
-                                      hw->v[SIM_HWF_GEMM_EFF_FP16],
-            bw_w);
-    time_op(&ops[SIM_OP_SAMPLER], vec_fps, bw_mix);
+    time_op(&ops[SIM_OP_EMBED], vec_fps, bw_mix, fx_e);
+    time_op(&ops[SIM_OP_NORM], vec_fps, bw_mix, fx_e);
+    time_op(&ops[SIM_OP_QKV], gemm_fps, bw_w, fx_g);
+    time_op(&ops[SIM_OP_ROPE], vec_fps, bw_mix, fx_e);
+    time_op(&ops[SIM_OP_KV_WRITE], vec_fps, bw_mix, fx_e);
+    time_op(&ops[SIM_OP_ATTN_PREFILL], attn_fps, bw_mix, fx_a);
+    time_op(&ops[SIM_OP_ATTN_CHUNKED], attn_fps, bw_kv, fx_a);
+    time_op(&ops[SIM_OP_ATTN_DECODE], attn_fps, bw_kv, fx_a);
+    time_op(&ops[SIM_OP_O_PROJ], gemm_fps, bw_w, fx_g);
+    time_op(&ops[SIM_OP_MLP_GATE_UP], gemm_fps, bw_w, fx_g);
+    time_op(&ops[SIM_OP_MLP_ACT], vec_fps, bw_mix, fx_e);
+    time_op(&ops[SIM_OP_MLP_DOWN], gemm_fps, bw_w, fx_g);
+    time_op(&ops[SIM_OP_MOE_ROUTER], gemm_fps, bw_w, fx_g);
+    time_op(&ops[SIM_OP_MOE_EXPERTS], gemm_fps, bw_w, fx_g);
+    time_op(&ops[SIM_OP_LM_HEAD],
+            sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_GEMM_EFF_FP16], bw_w, fx_g);
+    time_op(&ops[SIM_OP_SAMPLER], vec_fps, bw_mix, fx_e);
 
     /* Communication ("Communication"): Megatron TP does two all-reduces per layer (after O
      * and after the MLP) plus one after the vocab-parallel embedding, each of T x d x hb

@@ -9,7 +9,8 @@
  * (Megatron-style sharding as in vLLM: column-parallel QKV and gate/up,
  * row-parallel O and down, vocab-parallel embedding and LM head), and timed with
  * a roofline over measured ceilings:
- *   t_op = max(flops / (peak x eff), bytes / (bw_stream_copy x factor_pattern))
+ *   t_op = max(flops / (peak x eff),
+ *              n_kernels x t_fixed + bytes / (bw_stream_copy x factor_pattern))
  *   t_roofline = sum over operators of t_op + sum of all-reduce times
  * or, with SIM_ROOFLINE_STEP, one max over the whole step. The calibrated
  * prediction is alpha x t_roofline + beta_s. Formulas and sources: docs/model.md.
@@ -45,12 +46,12 @@ typedef enum sim_roofline_mode {
 } sim_roofline_mode;
 
 typedef struct sim_run_cfg {
-    int tp;                 /* tensor-parallel degree */
-    sim_dtype dtype;        /* weights (and GEMM inputs) */
-    sim_dtype kv_dtype;     /* KV cache */
+    int tp;             /* tensor-parallel degree */
+    sim_dtype dtype;    /* weights (and GEMM inputs) */
+    sim_dtype kv_dtype; /* KV cache */
     sim_roofline_mode mode;
-    double alpha;           /* calibration: multiplies the roofline time */
-    double beta_s;          /* calibration: added per step, seconds */
+    double alpha;  /* calibration: multiplies the roofline time */
+    double beta_s; /* calibration: added per step, seconds */
 } sim_run_cfg;
 
 /* Operators, in execution order. XX(ENUM, "name", pattern) */
@@ -82,7 +83,7 @@ typedef enum sim_op_kind {
 } sim_op_kind;
 
 typedef enum sim_bound {
-    SIM_BOUND_NONE = 0,    /* the operator does nothing in this step */
+    SIM_BOUND_NONE = 0, /* the operator does nothing in this step */
     SIM_BOUND_COMPUTE = 1,
     SIM_BOUND_MEMORY = 2,
     SIM_BOUND_COMM = 3,
@@ -90,29 +91,30 @@ typedef enum sim_bound {
 } sim_bound;
 
 typedef struct sim_op_cost {
-    double flops;       /* per GPU */
-    double bytes;       /* HBM bytes per GPU (for comm ops: message bytes) */
-    double weight_bytes;/* part of bytes that is weights */
-    double compute_s;   /* flops / compute ceiling */
-    double memory_s;    /* bytes / memory ceiling */
-    double time_s;      /* roofline time of the operator */
+    double flops;        /* per GPU */
+    double bytes;        /* HBM bytes per GPU (for comm ops: message bytes) */
+    double weight_bytes; /* part of bytes that is weights */
+    double n_kernels;    /* kernel launches per step (each costs the profile's fixed time) */
+    double compute_s;    /* flops / compute ceiling */
+    double memory_s;     /* bytes / memory ceiling */
+    double time_s;       /* roofline time of the operator */
     sim_bound bound;
 } sim_op_cost;
 
 typedef struct sim_step_cost {
     sim_op_cost ops[SIM_OP_COUNT];
-    double flops;           /* per GPU, all operators */
-    double bytes;           /* HBM bytes per GPU, all non-comm operators */
-    double compute_s;       /* sum of compute times (non-comm) */
-    double memory_s;        /* sum of memory times (non-comm) */
-    double comm_s;          /* all-reduce and gather time */
-    double roofline_s;      /* per mode, including comm_s */
-    double step_s;          /* alpha x roofline_s + beta_s */
-    double tokens;          /* new tokens in the step */
-    double seqs;            /* sequences in the step */
-    double seqs_emitting;   /* sequences that sample a token */
-    int n_allreduce;        /* all-reduces per step (2 per layer + 1 embedding), 0 at tp 1 */
-    sim_bound bound;        /* dominant bound of the step: the larger of compute_s, memory_s */
+    double flops;         /* per GPU, all operators */
+    double bytes;         /* HBM bytes per GPU, all non-comm operators */
+    double compute_s;     /* sum of compute times (non-comm) */
+    double memory_s;      /* sum of memory times (non-comm) */
+    double comm_s;        /* all-reduce and gather time */
+    double roofline_s;    /* per mode, including comm_s */
+    double step_s;        /* alpha x roofline_s + beta_s */
+    double tokens;        /* new tokens in the step */
+    double seqs;          /* sequences in the step */
+    double seqs_emitting; /* sequences that sample a token */
+    int n_allreduce;      /* all-reduces per step (2 per layer + 1 embedding), 0 at tp 1 */
+    sim_bound bound;      /* dominant bound of the step: the larger of compute_s, memory_s */
 } sim_step_cost;
 
 /* Name of an operator ("qkv_proj"), or a bound ("compute"). */

@@ -19,14 +19,8 @@
 #define SIM_GIGA 1e9
 #define SIM_TERA 1e12
 
-static inline double sim_s_to_ms(double s)
-{
-    return s * 1e3;
-}
+static inline double sim_s_to_ms(double s) { return s * 1e3; }
 
-static inline double sim_s_to_us(double s)
-{
-    return s * 1e6;
-}
+static inline double sim_s_to_us(double s) { return s * 1e6; }
 
 #endif

@@ -14,10 +14,10 @@
 
 static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_calib *c)
 {
-    static const char *const keys[] = {"schema",  "hardware", "alpha",      "beta_s",
-                                       "alpha_stderr", "beta_stderr_s", "bounds", "n_rows",
-                                       "fit",     "trained_on", "engine",   "engine_version",
-                                       "roofline_mode", "weighting", "command", "covariance"};
+    static const char *const keys[] = {
+        "schema",        "hardware",  "alpha",   "beta_s",     "alpha_stderr", "beta_stderr_s",
+        "bounds",        "n_rows",    "fit",     "trained_on", "engine",       "engine_version",
+        "roofline_mode", "weighting", "command", "covariance"};
     static const char *const ignored[] = {"_comment"};
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");

@@ -1,6 +1,7 @@
 /* hw_json.c - see hw_json.h. */
 #include "hw_json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,9 @@ static sim_status parse_figure(const sim_jctx *parent, const cJSON *fig, const c
     static const char *const keys[] = {"value", "status", "source", "note"};
     sim_status st = sim_j_check_keys(&ctx, fig, keys, N(keys), NULL, 0, 1);
     if (st == SIM_OK)
-        st = sim_j_num(&ctx, fig, "value", 1, 1e-300, 1e300, &hw->v[f], NULL);
+        st = sim_j_num(&ctx, fig, "value", 1, -HUGE_VAL, HUGE_VAL, &hw->v[f], NULL);
+    if (st == SIM_OK && !(hw->v[f] > 0.0))
+        return sim_j_fail(&ctx, "value", "must be > 0 (got %.17g)", hw->v[f]);
     if (st == SIM_OK)
         st = parse_prov(&ctx, fig, &hw->prov[f], hw->src[f]);
     return st;
@@ -64,8 +67,8 @@ static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_
     if (n > SIM_HW_MAX_ALLREDUCE)
         return sim_j_fail(parent, "allreduce", "too many entries (expected at most %d, got %d)",
                           SIM_HW_MAX_ALLREDUCE, n);
-    static const char *const keys[] = {"n_gpus", "latency_s", "bus_bw_bytes_per_s", "status",
-                                       "source", "note"};
+    static const char *const keys[] = {"n_gpus", "latency_s", "bus_bw_bytes_per_s",
+                                       "status", "source",    "note"};
     sim_jctx ctx = *parent;
     ctx.scope = sim_j_locate(parent, "allreduce");
     int i = 0;
@@ -151,11 +154,12 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_hw *hw)
     struct sim_err verr;
     st = sim_hw_validate(hw, &verr);
     if (st != SIM_OK) {
+        /* The validator names the key first ("key: ..." or "allreduce[i]: ..."). */
         char key[64] = {0};
         size_t k = strcspn(verr.msg, ":[");
         if (k < sizeof(key))
             memcpy(key, verr.msg, k);
-        return sim_j_fail(ctx, key, "%s", verr.msg + strcspn(verr.msg, ":") + 2);
+        return sim_j_fail_loc(ctx, key, "%s", verr.msg);
     }
     return SIM_OK;
 }

@@ -87,8 +87,7 @@ struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len)
         int line, col;
         line_col(ctx, at, &line, &col);
         const char *what = *at ? "malformed JSON" : "malformed JSON (unexpected end of input)";
-        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col,
-                 what);
+        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col, what);
     }
     return root;
 }
@@ -116,8 +115,8 @@ const char *sim_j_locate(const sim_jctx *ctx, const char *key)
     return p ? p : scope;
 }
 
-static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, const char *fmt,
-                        va_list ap)
+static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, int show_key,
+                        const char *fmt, va_list ap)
 {
     const char *scope = ctx->scope ? ctx->scope : ctx->buf;
     const char *at = key ? find_key(scope, key, nth) : NULL;
@@ -127,12 +126,11 @@ static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, const cha
     line_col(ctx, at, &line, &col);
     char what[384];
     vsnprintf(what, sizeof(what), fmt, ap);
-    if (key)
+    if (key && show_key)
         snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s%s: %s", ctx->path, line, col,
                  ctx->prefix ? ctx->prefix : "", key, what);
     else
-        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col,
-                 what);
+        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col, what);
     return SIM_EINVAL;
 }
 
@@ -140,7 +138,7 @@ sim_status sim_j_fail(const sim_jctx *ctx, const char *key, const char *fmt, ...
 {
     va_list ap;
     va_start(ap, fmt);
-    sim_status st = vfail(ctx, key, 0, fmt, ap);
+    sim_status st = vfail(ctx, key, 0, 1, fmt, ap);
     va_end(ap);
     return st;
 }
@@ -149,7 +147,16 @@ sim_status sim_j_fail_nth(const sim_jctx *ctx, const char *key, int nth, const c
 {
     va_list ap;
     va_start(ap, fmt);
-    sim_status st = vfail(ctx, key, nth, fmt, ap);
+    sim_status st = vfail(ctx, key, nth, 1, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+sim_status sim_j_fail_loc(const sim_jctx *ctx, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sim_status st = vfail(ctx, key, 0, 0, fmt, ap);
     va_end(ap);
     return st;
 }

@@ -23,11 +23,11 @@
 struct cJSON;
 
 typedef struct sim_jctx {
-    const char *path;     /* file name for messages */
-    const char *buf;      /* the whole source text (NUL-terminated) */
-    const char *scope;    /* where key searches start (the enclosing object); NULL = buf */
-    const char *prefix;   /* JSON path prefix for messages ("" or "scheduler.") */
-    int line_base;        /* added to computed lines (JSON Lines: the line's number - 1) */
+    const char *path;   /* file name for messages */
+    const char *buf;    /* the whole source text (NUL-terminated) */
+    const char *scope;  /* where key searches start (the enclosing object); NULL = buf */
+    const char *prefix; /* JSON path prefix for messages ("" or "scheduler.") */
+    int line_base;      /* added to computed lines (JSON Lines: the line's number - 1) */
     struct sim_err *err;
 } sim_jctx;
 
@@ -38,7 +38,8 @@ typedef struct sim_jctx {
 sim_status sim_json_read_file(const char *path, char **out /* OUT */, size_t *len /* OUT */,
                               struct sim_err *err /* OUT */);
 
-/* Parses buf; on a syntax error returns NULL and writes file:line:col to err. Caller cJSON_Deletes. */
+/* Parses buf; on a syntax error returns NULL and writes file:line:col to err. Caller cJSON_Deletes.
+ */
 struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len);
 
 /* Formats "<file>:<line>:<col>: <prefix><key>: <message>" into ctx->err. Returns SIM_EINVAL. */
@@ -48,6 +49,10 @@ sim_status sim_j_fail(const sim_jctx *ctx, const char *key, const char *fmt, ...
 /* Like sim_j_fail but locates the nth (0-based) occurrence of key, for duplicates. */
 sim_status sim_j_fail_nth(const sim_jctx *ctx, const char *key, int nth, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Like sim_j_fail, but the message stands alone: only the location comes from key. */
+sim_status sim_j_fail_loc(const sim_jctx *ctx, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Pointer to the first "key": in the scope, or the scope start when not found. */
 const char *sim_j_locate(const sim_jctx *ctx, const char *key);
@@ -72,9 +77,9 @@ sim_status sim_j_str(const sim_jctx *ctx, const struct cJSON *obj, const char *k
  * known[] when strict, or (when not strict) only keys within edit distance 2 of
  * a known key, which are taken for misspellings. Keys in ignored[] are accepted.
  */
-sim_status sim_j_check_keys(const sim_jctx *ctx, const struct cJSON *obj,
-                            const char *const *known, size_t n_known, const char *const *ignored,
-                            size_t n_ignored, int strict);
+sim_status sim_j_check_keys(const sim_jctx *ctx, const struct cJSON *obj, const char *const *known,
+                            size_t n_known, const char *const *ignored, size_t n_ignored,
+                            int strict);
 
 /* Levenshtein distance between two short ASCII strings (capped at 64 characters). */
 int sim_j_edit_distance(const char *a, const char *b);

@@ -11,34 +11,52 @@
 
 /* Keys llmstep reads. */
 static const char *const used_keys[] = {
-    "model_type",          "hidden_size",          "num_hidden_layers",
-    "num_attention_heads", "num_key_value_heads",  "head_dim",
-    "intermediate_size",   "vocab_size",           "max_position_embeddings",
-    "tie_word_embeddings", "sliding_window",       "use_sliding_window",
-    "torch_dtype",         "attention_bias",       "num_local_experts",
-    "num_experts",         "num_experts_per_tok",  "moe_intermediate_size",
-    "mlp_only_layers",     "decoder_sparse_step",  "max_window_layers",
+    "model_type",          "hidden_size",         "num_hidden_layers",
+    "num_attention_heads", "num_key_value_heads", "head_dim",
+    "intermediate_size",   "vocab_size",          "max_position_embeddings",
+    "tie_word_embeddings", "sliding_window",      "use_sliding_window",
+    "torch_dtype",         "attention_bias",      "num_local_experts",
+    "num_experts",         "num_experts_per_tok", "moe_intermediate_size",
+    "mlp_only_layers",     "decoder_sparse_step", "max_window_layers",
 };
 
 /* Keys of HF configs that do not change FLOPs or bytes. */
 static const char *const ignored_keys[] = {
-    "_name_or_path", "architectures",  "attention_dropout",     "auto_map",
-    "bos_token_id",  "eos_token_id",   "pad_token_id",          "hidden_act",
-    "initializer_range", "mlp_bias",   "pretraining_tp",        "rms_norm_eps",
-    "rope_scaling",  "rope_theta",     "transformers_version",  "use_cache",
-    "norm_topk_prob", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
-    "_comment",      "bos_token",      "eos_token",             "quantization_config",
+    "_name_or_path",
+    "architectures",
+    "attention_dropout",
+    "auto_map",
+    "bos_token_id",
+    "eos_token_id",
+    "pad_token_id",
+    "hidden_act",
+    "initializer_range",
+    "mlp_bias",
+    "pretraining_tp",
+    "rms_norm_eps",
+    "rope_scaling",
+    "rope_theta",
+    "transformers_version",
+    "use_cache",
+    "norm_topk_prob",
+    "output_router_logits",
+    "router_aux_loss_coef",
+    "router_jitter_noise",
+    "_comment",
+    "bos_token",
+    "eos_token",
+    "quantization_config",
 };
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a)    (sizeof(a) / sizeof((a)[0]))
 #define MAX_DIM 1000000000LL
 
 static const struct {
     const char *name;
     sim_arch arch;
 } archs[] = {
-    {"llama", SIM_ARCH_LLAMA},   {"mistral", SIM_ARCH_MISTRAL}, {"qwen2", SIM_ARCH_QWEN2},
-    {"qwen3", SIM_ARCH_QWEN3},   {"mixtral", SIM_ARCH_MIXTRAL}, {"qwen3_moe", SIM_ARCH_QWEN3_MOE},
+    {"llama", SIM_ARCH_LLAMA}, {"mistral", SIM_ARCH_MISTRAL}, {"qwen2", SIM_ARCH_QWEN2},
+    {"qwen3", SIM_ARCH_QWEN3}, {"mixtral", SIM_ARCH_MIXTRAL}, {"qwen3_moe", SIM_ARCH_QWEN3_MOE},
 };
 
 static sim_status parse_arch(const sim_jctx *ctx, const cJSON *root, sim_model *m)
@@ -163,8 +181,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
     if (st != SIM_OK)
         return st;
     /* Mistral applies its window whenever it is set; Qwen2/3 only with use_sliding_window. */
-    int qwen = m->arch == SIM_ARCH_QWEN2 || m->arch == SIM_ARCH_QWEN3 ||
-               m->arch == SIM_ARCH_QWEN3_MOE;
+    int qwen =
+        m->arch == SIM_ARCH_QWEN2 || m->arch == SIM_ARCH_QWEN3 || m->arch == SIM_ARCH_QWEN3_MOE;
     m->sliding_window = (has_sw && (!qwen || use_sw)) ? sw : 0;
     if (qwen && !cJSON_GetObjectItemCaseSensitive(root, "use_sliding_window"))
         m->sliding_window = 0;
@@ -172,18 +190,18 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
     if (m->arch == SIM_ARCH_MIXTRAL) {
         st = sim_j_int(ctx, root, "num_local_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
         if (st == SIM_OK)
-            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM,
-                           &m->n_experts_per_tok, NULL);
+            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok,
+                           NULL);
         m->d_ff_expert = m->d_ff;
         m->n_moe_layers = m->n_layers;
     } else if (m->arch == SIM_ARCH_QWEN3_MOE) {
         st = sim_j_int(ctx, root, "num_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
         if (st == SIM_OK)
-            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM,
-                           &m->n_experts_per_tok, NULL);
-        if (st == SIM_OK)
-            st = sim_j_int(ctx, root, "moe_intermediate_size", 1, 1, MAX_DIM, &m->d_ff_expert,
+            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok,
                            NULL);
+        if (st == SIM_OK)
+            st =
+                sim_j_int(ctx, root, "moe_intermediate_size", 1, 1, MAX_DIM, &m->d_ff_expert, NULL);
         if (st == SIM_OK)
             st = count_moe_layers(ctx, root, m);
     }

@@ -33,8 +33,8 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
         char c = *p;
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '.' || c == '_' || c == '-')) {
-            snprintf(err->msg, sizeof(err->msg), "'%s': not a valid id (use letters, digits, . _ -)",
-                     name);
+            snprintf(err->msg, sizeof(err->msg),
+                     "'%s': not a valid id (use letters, digits, . _ -)", name);
             return SIM_EINVAL;
         }
     }
@@ -48,8 +48,8 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
         char list[320] = "";
         size_t used = 0;
         for (int i = 0; i < n && used + 70 < sizeof(list); i++)
-            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-                                     ids[i]);
+            used +=
+                (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", ids[i]);
         snprintf(err->msg, sizeof(err->msg), "unknown %s id '%s' (known: %s)",
                  strcmp(kind, "models") == 0 ? "model" : "hardware", name, n > 0 ? list : "none");
         return SIM_EINVAL;

@@ -51,8 +51,7 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     num(o, "comm_time_s", c->comm_s, &bad);
     num(o, "flops_per_gpu", c->flops, &bad);
     num(o, "hbm_bytes_per_gpu", c->bytes, &bad);
-    num(o, "arithmetic_intensity_flops_per_byte", c->bytes > 0.0 ? c->flops / c->bytes : 0.0,
-        &bad);
+    num(o, "arithmetic_intensity_flops_per_byte", c->bytes > 0.0 ? c->flops / c->bytes : 0.0, &bad);
     num(o, "ridge_point_flops_per_byte", sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype), &bad);
     cJSON_AddStringToObject(o, "bound", sim_bound_name(c->bound));
     num(o, "alpha", r->cfg->alpha, &bad);

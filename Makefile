@@ -1,0 +1,60 @@
+# Thin wrapper around CMake. The README's two commands:
+#   make demo    install missing Debian packages when possible, build, run a prediction
+#   make check   build and run the whole test suite with ctest
+# Warnings are errors when CI is set (CI=true in the CI environment) or with WERROR=ON.
+
+BUILD    ?= build
+ASAN_BUILD ?= build-asan
+WERROR   ?= $(if $(CI),ON,OFF)
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+DEB_PKGS := cmake make gcc pkg-config libcjson-dev libgsl-dev
+
+.PHONY: all deps build demo check asan bench format format-check clean
+
+all: build
+
+# Installs what is missing when we are root with apt-get; otherwise says what to run.
+deps:
+	@missing=""; \
+	for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "missing Debian packages:$$missing"; \
+	    echo "run: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DSIM_WERROR=$(WERROR) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== Llama-3.1-8B on H100 SXM, TP 1: prefill of one 2048-token prompt"
+	./$(BUILD)/llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 1 --prefill 1x2048
+	@echo
+	@echo "== Llama-3.1-8B on H100 SXM, TP 2: decode step of 64 sequences at context 2048"
+	./$(BUILD)/llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 64x2048
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSIM_SANITIZE=ON -DSIM_WERROR=$(WERROR) >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	./$(BUILD)/llmstep bench
+
+SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(SOURCES)
+format-check:
+	clang-format --dry-run -Werror $(SOURCES)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
