@@ -107,7 +107,8 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
             }
             continue;
         }
-        int fixed = f == SIM_HWF_GEMM_FIXED || f == SIM_HWF_ATTN_FIXED || f == SIM_HWF_ELEMWISE_FIXED;
+        int fixed =
+            f == SIM_HWF_GEMM_FIXED || f == SIM_HWF_ATTN_FIXED || f == SIM_HWF_ELEMWISE_FIXED;
         if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || (!fixed && hw->v[f] == 0.0)) {
             sim__errf(err, "%s: must be a finite number > 0", field_keys[f]);
             return SIM_ERANGE;

@@ -116,6 +116,9 @@ const char *sim_j_locate(const sim_jctx *ctx, const char *key)
 }
 
 static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, int show_key,
+                        const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, int show_key,
                         const char *fmt, va_list ap)
 {
     const char *scope = ctx->scope ? ctx->scope : ctx->buf;
