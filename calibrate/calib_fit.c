@@ -100,6 +100,12 @@ static sim_status check_rows(const sim_fit_row *rows, size_t n, sim_fit_weight w
                     i, r->roofline_s);
             return SIM_EINVAL;
         }
+        if (!isfinite(r->offset_s) || !(r->offset_s >= 0.0)) {
+            set_err(err,
+                    "rows[%zu].offset_s: not a non-negative time (expected finite >= 0, got %.17g)",
+                    i, r->offset_s);
+            return SIM_EINVAL;
+        }
         if (!isfinite(r->n_steps) || !(r->n_steps >= 0.0)) {
             set_err(err,
                     "rows[%zu].n_steps: not a non-negative count (expected finite >= 0, got "
@@ -125,7 +131,8 @@ static double objective(const sim_fit_row *rows, size_t n, sim_fit_weight weight
 {
     double sum = 0.0;
     for (size_t i = 0; i < n; i++) {
-        const double r = alpha * rows[i].roofline_s + beta_s * rows[i].n_steps - rows[i].measured_s;
+        const double r = alpha * rows[i].roofline_s + beta_s * rows[i].n_steps + rows[i].offset_s -
+                         rows[i].measured_s;
         sum += row_weight(&rows[i], weight) * r * r;
     }
     return sum;
@@ -151,7 +158,7 @@ static double edge_optimum(const sim_fit_row *rows, size_t n, sim_fit_weight wei
         const double v = free_is_alpha ? rows[i].n_steps : rows[i].roofline_s;
         const double w = row_weight(&rows[i], weight);
         s_uu += w * u * u;
-        s_ur += w * u * (rows[i].measured_s - fixed * v);
+        s_ur += w * u * (rows[i].measured_s - rows[i].offset_s - fixed * v);
     }
     assert(s_uu > 0.0);
     *suu = s_uu;
@@ -265,7 +272,7 @@ sim_status sim_fit_alpha_beta(const sim_fit_row *rows, size_t n, const sim_fit_o
     for (size_t i = 0; i < n; i++) {
         gsl_matrix_set(X, i, 0, rows[i].roofline_s);
         gsl_matrix_set(X, i, 1, rows[i].n_steps);
-        gsl_vector_set(y, i, rows[i].measured_s);
+        gsl_vector_set(y, i, rows[i].measured_s - rows[i].offset_s);
         gsl_vector_set(w, i, row_weight(&rows[i], o->weight));
     }
 
@@ -316,7 +323,8 @@ sim_status sim_fit_alpha_beta(const sim_fit_row *rows, size_t n, const sim_fit_o
 
     double *pred = buf, *meas = buf + n, *scratch = buf + 2 * n;
     for (size_t i = 0; i < n; i++) {
-        pred[i] = out->alpha * rows[i].roofline_s + out->beta_s * rows[i].n_steps;
+        pred[i] =
+            out->alpha * rows[i].roofline_s + out->beta_s * rows[i].n_steps + rows[i].offset_s;
         meas[i] = rows[i].measured_s;
     }
     if (sim_metrics_compute(pred, meas, n, scratch, &out->fit) != SIM_OK) {

@@ -2,7 +2,7 @@
  * calib_fit.h - least-squares fit of the two calibration parameters alpha and beta_s.
  *
  * The calibrated model predicts a measurement as
- *   pred = alpha x roofline_s + beta_s x n_steps
+ *   pred = alpha x roofline_s + beta_s x n_steps + offset_s
  * where roofline_s is the uncalibrated roofline time of the measured work and
  * n_steps the number of engine steps it took: a single step has n_steps = 1;
  * an offline batch of N steps has roofline_s = sum of its N roofline step times
@@ -11,6 +11,7 @@
  * problem with design matrix X = [roofline_s, n_steps] and no intercept column,
  * solved by GSL's SVD-based gsl_multifit_wlinear_tsvd:
  *   minimize chisq(alpha, beta_s) = sum_i w_i (pred_i - measured_s_i)^2
+ * (with pred_i including the fixed offset_s_i)
  * with w_i = 1 / measured_s_i^2 (relative errors: every row counts alike whatever
  * its length) or w_i = 1 (absolute errors, in seconds).
  *
@@ -36,6 +37,9 @@ typedef struct sim_fit_row {
     double roofline_s; /* uncalibrated roofline time of the measured work, seconds, >= 0 */
     double n_steps;    /* engine steps in the measured work (1 for a single step), >= 0 */
     double measured_s; /* measured time, seconds, > 0 */
+    double offset_s;   /* known time added to the prediction and not fitted (the engine's
+                        * measured host time), seconds, >= 0; the fit targets
+                        * measured_s - offset_s while weights stay 1/measured_s^2 */
 } sim_fit_row;
 
 typedef enum sim_fit_weight {

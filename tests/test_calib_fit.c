@@ -32,6 +32,7 @@ static double lcg_uniform(void)
  */
 static void design_row(size_t i, sim_fit_row *r)
 {
+    r->offset_s = 0.0;
     if (i % 3 == 0) {
         r->n_steps = (double)(200 + (37 * i) % 1100);
         r->roofline_s = r->n_steps * (0.004 + 0.001 * (double)(i % 7));
@@ -118,7 +119,8 @@ static void test_noisy_estimates_are_within_three_stderr(void)
  */
 static void test_unweighted_fit_matches_normal_equations(void)
 {
-    const sim_fit_row rows[] = {{0.5, 1, 0.8}, {1.5, 2, 2.1}, {2.0, 1, 2.6}, {3.0, 4, 4.3}};
+    const sim_fit_row rows[] = {
+        {0.5, 1, 0.8, 0}, {1.5, 2, 2.1, 0}, {2.0, 1, 2.6, 0}, {3.0, 4, 4.3, 0}};
     const double alpha = 42.3 / 34.75, beta = 5.525 / 34.75;
     double chisq = 0.0;
     for (size_t i = 0; i < 4; i++) {
@@ -163,7 +165,7 @@ static void test_norris_certified_values(void)
 {
     sim_fit_row rows[36];
     for (size_t i = 0; i < 36; i++)
-        rows[i] = (sim_fit_row){norris_x[i], 1.0, norris_y[i]};
+        rows[i] = (sim_fit_row){norris_x[i], 1.0, norris_y[i], 0.0};
     sim_fit_opts o = {SIM_FIT_ABSOLUTE, -10.0, 10.0, -10.0, 10.0};
     sim_fit_result r;
     struct sim_err err = {""};
@@ -191,7 +193,7 @@ static void test_active_alpha_bound_gives_edge_optimum(void)
     const double x[4] = {0.5, 1.5, 2.0, 3.0}, t[4] = {1, 2, 1, 4};
     sim_fit_row rows[4];
     for (size_t i = 0; i < 4; i++)
-        rows[i] = (sim_fit_row){x[i], t[i], 2.0 * x[i] + 0.05 * t[i]};
+        rows[i] = (sim_fit_row){x[i], t[i], 2.0 * x[i] + 0.05 * t[i], 0.0};
     const double beta = 0.05 + 8.75 / 22.0;
     double chisq = 0.0;
     for (size_t i = 0; i < 4; i++) {
@@ -236,7 +238,7 @@ static void test_active_beta_bound_gives_edge_optimum(void)
     const double x[4] = {0.5, 1.5, 2.0, 3.0}, t[4] = {1, 2, 1, 4};
     sim_fit_row rows[4];
     for (size_t i = 0; i < 4; i++)
-        rows[i] = (sim_fit_row){x[i], t[i], 1.3 * x[i] - 0.02 * t[i]};
+        rows[i] = (sim_fit_row){x[i], t[i], 1.3 * x[i] - 0.02 * t[i], 0.0};
     const double alpha = 1.3 - 0.35 / 15.5;
     double chisq = 0.0;
     for (size_t i = 0; i < 4; i++) {
@@ -268,7 +270,7 @@ static void test_both_bounds_active_at_corner(void)
     const double x[4] = {0.5, 1.5, 2.0, 3.0}, t[4] = {1, 2, 1, 4};
     sim_fit_row rows[4];
     for (size_t i = 0; i < 4; i++)
-        rows[i] = (sim_fit_row){x[i], t[i], 2.0 * x[i] + 0.05 * t[i]};
+        rows[i] = (sim_fit_row){x[i], t[i], 2.0 * x[i] + 0.05 * t[i], 0.0};
     sim_fit_opts o = {SIM_FIT_ABSOLUTE, 0.1, 1.52, 0.45, 1.0};
     sim_fit_result r;
     struct sim_err err = {""};
@@ -283,8 +285,8 @@ static void test_both_bounds_active_at_corner(void)
 /* Two rows determine the parameters exactly but leave no degrees of freedom. */
 static void test_two_rows_fit_exactly_with_nan_stderr(void)
 {
-    const sim_fit_row rows[] = {{0.02, 1, 0.02 * ALPHA_TRUE + BETA_TRUE_S},
-                                {3.385, 400, 3.385 * ALPHA_TRUE + 400 * BETA_TRUE_S}};
+    const sim_fit_row rows[] = {{0.02, 1, 0.02 * ALPHA_TRUE + BETA_TRUE_S, 0},
+                                {3.385, 400, 3.385 * ALPHA_TRUE + 400 * BETA_TRUE_S, 0}};
     sim_fit_result r;
     struct sim_err err = {""};
     CHECK_INT(sim_fit_alpha_beta(rows, 2, NULL, &r, &err), SIM_OK);
@@ -313,7 +315,7 @@ static void expect_failure(const sim_fit_row *rows, size_t n, const sim_fit_opts
 
 static void test_degenerate_input_is_an_error(void)
 {
-    const sim_fit_row good[3] = {{0.5, 1, 0.8}, {1.5, 2, 2.1}, {2.0, 1, 2.6}};
+    const sim_fit_row good[3] = {{0.5, 1, 0.8, 0}, {1.5, 2, 2.1, 0}, {2.0, 1, 2.6, 0}};
     sim_fit_row rows[3];
 
     EXPECT_FAILURE(good, 0, NULL, SIM_EINVAL, "too few rows");
@@ -357,16 +359,18 @@ static void test_degenerate_input_is_an_error(void)
     CHECK_INT(sim_fit_alpha_beta(rows, 3, &abs_opts, &r, NULL), SIM_OK);
 
     const char *undetermined = "rows do not determine alpha and beta";
-    const sim_fit_row identical[3] = {{0.012, 1, 0.0153}, {0.012, 1, 0.0153}, {0.012, 1, 0.0153}};
+    const sim_fit_row identical[3] = {
+        {0.012, 1, 0.0153, 0}, {0.012, 1, 0.0153, 0}, {0.012, 1, 0.0153, 0}};
     EXPECT_FAILURE(identical, 3, NULL, SIM_EFIT, undetermined);
     /* The same roofline time per step in every row: alpha and beta trade off exactly. */
-    const sim_fit_row proportional[3] = {{0.003, 1, 0.0042}, {0.3, 100, 0.39}, {3.0, 1000, 4.1}};
+    const sim_fit_row proportional[3] = {
+        {0.003, 1, 0.0042, 0}, {0.3, 100, 0.39, 0}, {3.0, 1000, 4.1, 0}};
     EXPECT_FAILURE(proportional, 3, NULL, SIM_EFIT, undetermined);
-    const sim_fit_row no_steps[3] = {{0.5, 0, 0.8}, {1.5, 0, 2.1}, {2.0, 0, 2.6}};
+    const sim_fit_row no_steps[3] = {{0.5, 0, 0.8, 0}, {1.5, 0, 2.1, 0}, {2.0, 0, 2.6, 0}};
     EXPECT_FAILURE(no_steps, 3, NULL, SIM_EFIT, undetermined);
-    const sim_fit_row no_roofline[3] = {{0, 1, 0.8}, {0, 2, 2.1}, {0, 1, 2.6}};
+    const sim_fit_row no_roofline[3] = {{0, 1, 0.8, 0}, {0, 2, 2.1, 0}, {0, 1, 2.6, 0}};
     EXPECT_FAILURE(no_roofline, 3, NULL, SIM_EFIT, undetermined);
-    const sim_fit_row all_zero[3] = {{0, 0, 0.8}, {0, 0, 2.1}, {0, 0, 2.6}};
+    const sim_fit_row all_zero[3] = {{0, 0, 0.8, 0}, {0, 0, 2.1, 0}, {0, 0, 2.6, 0}};
     EXPECT_FAILURE(all_zero, 3, NULL, SIM_EFIT, undetermined);
 
     sim_fit_opts o;
@@ -396,9 +400,42 @@ static void test_defaults_are_wide_and_relative(void)
     CHECK_REL(o.beta_max_s, 1.0, 0);
 }
 
+/*
+ * A known offset (the engine's host time) is added to every prediction and not fitted: rows
+ * generated as 1.237 x roofline + 0.000413 x n_steps + offset give back (1.237, 0.000413)
+ * exactly, and zero error, under both weightings. A negative offset is rejected.
+ */
+static void test_offset_is_added_not_fitted(void)
+{
+    sim_fit_row rows[30];
+    for (size_t i = 0; i < 30; i++) {
+        design_row(i, &rows[i]);
+        rows[i].offset_s = 0.00081 * rows[i].n_steps + 0.0137 * (double)(i % 5);
+        rows[i].measured_s =
+            ALPHA_TRUE * rows[i].roofline_s + BETA_TRUE_S * rows[i].n_steps + rows[i].offset_s;
+    }
+    for (size_t k = 0; k < N_WEIGHTS; k++) {
+        sim_fit_opts o;
+        sim_fit_opts_default(&o);
+        o.weight = weights[k];
+        sim_fit_result r;
+        struct sim_err err = {""};
+        CHECK_INT(sim_fit_alpha_beta(rows, 30, &o, &r, &err), SIM_OK);
+        CHECK_REL(r.alpha, ALPHA_TRUE, 1e-9);
+        CHECK_REL(r.beta_s, BETA_TRUE_S, 1e-9);
+        CHECK_ABS(r.fit.max_ape_pct, 0.0, 1e-9);
+    }
+    rows[3].offset_s = -1e-3;
+    sim_fit_result r;
+    struct sim_err err = {""};
+    CHECK_INT(sim_fit_alpha_beta(rows, 30, NULL, &r, &err), SIM_EINVAL);
+    CHECK_CONTAINS(err.msg, "rows[3].offset_s");
+}
+
 int main(void)
 {
     test_exact_data_is_recovered();
+    test_offset_is_added_not_fitted();
     test_noisy_estimates_are_within_three_stderr();
     test_unweighted_fit_matches_normal_equations();
     test_norris_certified_values();

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "calib_json.h"
+#include "engine.h"
 #include "hw.h"
 #include "model.h"
 #include "status.h"
@@ -49,10 +50,41 @@ int cli_load_hw(const char *name, sim_hw *hw, char *path_out, size_t cap);
 /* Loads a calibration and checks it names hw_id. */
 int cli_load_calib(const char *path, const char *hw_id, sim_calib *c);
 
+/* Everything one prediction run needs: the names given and the loaded, resolved inputs. */
+typedef struct cli_run_spec {
+    const char *model, *hw, *engine, *calibration, *dtype, *kv_dtype;
+    int64_t tp;
+    sim_sched_cfg sched;
+    sim_roofline_mode mode;
+} cli_run_spec;
+
+typedef struct cli_run {
+    sim_model model;
+    sim_hw hw;
+    sim_engine engine;
+    sim_calib calib;
+    sim_run_cfg cfg;
+    sim_sched_resolved sched;
+    sim_memory mem;
+    sim_batch_work *work; /* heap, owned; freed by cli_run_close */
+    char model_path[4096], hw_path[4096], engine_path[4096];
+} cli_run;
+
+void cli_run_spec_init(cli_run_spec *spec);
+/* Loads and checks everything; prints the error and returns CLI_BAD_INPUT/CLI_USAGE on failure. */
+int cli_run_open(const cli_run_spec *spec, cli_run *run);
+/* Simulates one offline batch; prints the error and returns CLI_BAD_INPUT on failure. */
+int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r);
+void cli_run_close(cli_run *run);
+int cli_load_engine(const char *name, sim_engine *e, char *path_out, size_t cap);
+
 /* Commands. argc/argv start at the command name. */
 int cmd_predict(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

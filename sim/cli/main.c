@@ -16,6 +16,7 @@ static const struct {
     {"predict", cmd_predict, "predict one engine step's time, per operator"},
     {"models", cmd_models, "list the bundled models with parameters and KV bytes per token"},
     {"hw", cmd_hw, "list or show hardware profiles (hw list, hw show ID)"},
+    {"latency", cmd_latency, "predict an offline batch (vllm bench latency) step by step"},
     {"bench", cmd_bench, "benchmark: step predictions per second on one core"},
 };
 

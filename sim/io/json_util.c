@@ -337,3 +337,45 @@ sim_status sim_j_check_keys(const sim_jctx *ctx, const cJSON *obj, const char *c
     }
     return SIM_OK;
 }
+
+sim_status sim_j_figure(const sim_jctx *parent, const cJSON *obj, const char *key, int required,
+                        double min, double max, double *value, int *status, char *source,
+                        size_t cap, int *present)
+{
+    static const char *const keys[] = {"value", "status", "source", "note"};
+    static const char *const words[] = {"datasheet", "measured", "derived", "estimated"};
+    int p;
+    const cJSON *fig = get(obj, key, &p);
+    if (present)
+        *present = p;
+    if (!p)
+        return required ? sim_j_fail(parent, key, "required figure missing") : SIM_OK;
+    if (!cJSON_IsObject(fig))
+        return sim_j_fail(parent, key,
+                          "wrong type (expected an object {\"value\", \"status\", \"source\"})");
+    char prefix[96];
+    snprintf(prefix, sizeof(prefix), "%s%s.", parent->prefix ? parent->prefix : "", key);
+    sim_jctx ctx = *parent;
+    ctx.scope = sim_j_locate(parent, key);
+    ctx.prefix = prefix;
+    char word[32];
+    sim_status st = sim_j_check_keys(&ctx, fig, keys, 4, NULL, 0, 1);
+    if (st == SIM_OK)
+        st = sim_j_num(&ctx, fig, "value", 1, min, max, value, NULL);
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, fig, "status", 1, word, sizeof(word), NULL);
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, fig, "source", 1, source, cap, NULL);
+    if (st != SIM_OK)
+        return st;
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(word, words[i]) == 0) {
+            *status = i;
+            return SIM_OK;
+        }
+    }
+    return sim_j_fail(&ctx, "status",
+                      "unknown status (expected datasheet, measured, derived or estimated, got "
+                      "'%s')",
+                      word);
+}

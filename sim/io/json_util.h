@@ -73,6 +73,16 @@ sim_status sim_j_str(const sim_jctx *ctx, const struct cJSON *obj, const char *k
                      char *out, size_t cap, int *present);
 
 /*
+ * Reads a figure object {"value": number, "status": word, "source": string, "note"?}
+ * at key: value in [min, max]; status one of datasheet, measured, derived,
+ * estimated (its index 0..3 goes to *status); source copied into source (cap).
+ * Absent: *present = 0, an error only when required.
+ */
+sim_status sim_j_figure(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
+                        double min, double max, double *value, int *status, char *source,
+                        size_t cap, int *present);
+
+/*
  * Walks obj's children: rejects duplicate keys always; rejects keys not in
  * known[] when strict, or (when not strict) only keys within edit distance 2 of
  * a known key, which are taken for misspellings. Keys in ignored[] are accepted.

@@ -1,0 +1,208 @@
+/* cmd_latency.c - `llmstep latency`: what `vllm bench latency` reports for one batch. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "units.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: llmstep latency --model ID --hw ID --batch B --prompt-tokens L --output-tokens O\n"
+            "                       [--tp N] [--dtype T] [--kv-dtype T] [--calibration FILE]\n"
+            "                       [--engine ID] [scheduler options] [--format table|json]\n"
+            "\n"
+            "Predicts the time of one offline batch (vllm bench latency, or LLM.generate with\n"
+            "ignore_eos): B prompts of L tokens, each generating exactly O tokens. The engine's\n"
+            "scheduler is simulated step by step (prefills under the token budget, decode steps\n"
+            "with growing context, the KV-cache limit, preemption by recompute) and the predicted\n"
+            "step times are summed: alpha x roofline + beta_s + host time per step.\n"
+            "\n"
+            "Options:\n"
+            "  --engine ID                   engine profile (default vllm-v0; engines/ID.json)\n"
+            "  --max-num-seqs N              default: the engine's (256)\n"
+            "  --max-num-batched-tokens N    default: max(max_model_len, 2048), 512 when chunked\n"
+            "  --max-model-len N             default: the model's max_position_embeddings\n"
+            "  --gpu-memory-utilization F    default: the engine's (0.9)\n"
+            "  --block-size N                default: the engine's (16 tokens)\n"
+            "  --chunked-prefill on|off      default: on when max_model_len > 32768 (vLLM V0)\n"
+            "  --roofline op|step            roofline mode (see predict --help)\n"
+            "  --format table|json           output format (default table)\n"
+            "\n"
+            "Example:\n"
+            "  llmstep latency --model llama-2-7b --hw h100-sxm --batch 16 --prompt-tokens 1024 \\\n"
+            "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
+}
+
+enum {
+    OPT_MODEL = 256, OPT_HW, OPT_TP, OPT_DTYPE, OPT_KV, OPT_CALIB, OPT_ENGINE, OPT_BATCH,
+    OPT_PROMPT, OPT_OUTPUT, OPT_SEQS, OPT_TOKENS, OPT_LEN, OPT_UTIL, OPT_BLOCK, OPT_CHUNK,
+    OPT_FORMAT, OPT_ROOFLINE
+};
+
+int cmd_latency(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"hw", required_argument, NULL, OPT_HW},
+        {"tp", required_argument, NULL, OPT_TP},
+        {"dtype", required_argument, NULL, OPT_DTYPE},
+        {"kv-dtype", required_argument, NULL, OPT_KV},
+        {"calibration", required_argument, NULL, OPT_CALIB},
+        {"engine", required_argument, NULL, OPT_ENGINE},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"prompt-tokens", required_argument, NULL, OPT_PROMPT},
+        {"output-tokens", required_argument, NULL, OPT_OUTPUT},
+        {"max-num-seqs", required_argument, NULL, OPT_SEQS},
+        {"max-num-batched-tokens", required_argument, NULL, OPT_TOKENS},
+        {"max-model-len", required_argument, NULL, OPT_LEN},
+        {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
+        {"block-size", required_argument, NULL, OPT_BLOCK},
+        {"chunked-prefill", required_argument, NULL, OPT_CHUNK},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"roofline", required_argument, NULL, OPT_ROOFLINE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cli_run_spec spec;
+    cli_run_spec_init(&spec);
+    const char *format = "table";
+    int64_t batch = -1, prompt = -1, output = -1;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case OPT_MODEL: spec.model = optarg; break;
+        case OPT_HW: spec.hw = optarg; break;
+        case OPT_TP: bad = cli_parse_i64(optarg, 1, 4096, &spec.tp); break;
+        case OPT_DTYPE: spec.dtype = optarg; break;
+        case OPT_KV: spec.kv_dtype = optarg; break;
+        case OPT_CALIB: spec.calibration = optarg; break;
+        case OPT_ENGINE: spec.engine = optarg; break;
+        case OPT_BATCH: bad = cli_parse_i64(optarg, 1, SIM_BATCH_MAX_SEQS, &batch); break;
+        case OPT_PROMPT: bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &prompt); break;
+        case OPT_OUTPUT: bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &output); break;
+        case OPT_SEQS: bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.max_num_seqs); break;
+        case OPT_TOKENS:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_num_batched_tokens);
+            break;
+        case OPT_LEN: bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_model_len); break;
+        case OPT_UTIL:
+            bad = cli_parse_double(optarg, 1e-3, 1.0, &spec.sched.gpu_memory_utilization);
+            break;
+        case OPT_BLOCK: bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.block_size); break;
+        case OPT_CHUNK:
+            if (strcmp(optarg, "on") == 0)
+                spec.sched.enable_chunked_prefill = 1;
+            else if (strcmp(optarg, "off") == 0)
+                spec.sched.enable_chunked_prefill = 0;
+            else
+                bad = 1;
+            break;
+        case OPT_FORMAT: format = optarg; break;
+        case OPT_ROOFLINE:
+            if (strcmp(optarg, "op") == 0)
+                spec.mode = SIM_ROOFLINE_OP;
+            else if (strcmp(optarg, "step") == 0)
+                spec.mode = SIM_ROOFLINE_STEP;
+            else
+                bad = 1;
+            break;
+        case 'h': usage(stdout); return CLI_OK;
+        case ':': cli_error("latency: %s needs a value", argv[optind - 1]); return CLI_USAGE;
+        default:
+            cli_error("latency: unknown option '%s' (see llmstep latency --help)",
+                      argv[optind - 1]);
+            return CLI_USAGE;
+        }
+        if (bad) {
+            cli_error("latency: %s '%s': invalid value (see llmstep latency --help)",
+                      argv[optind - 1][0] == '-' ? argv[optind - 1] : argv[optind - 2], optarg);
+            return CLI_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("latency: unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (!spec.model || !spec.hw || batch < 0 || prompt < 0 || output < 0) {
+        cli_error("latency: --model, --hw, --batch, --prompt-tokens and --output-tokens are "
+                  "required (see llmstep latency --help)");
+        return CLI_USAGE;
+    }
+    if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0) {
+        cli_error("latency: --format '%s': expected table or json", format);
+        return CLI_USAGE;
+    }
+    cli_run run;
+    int rc = cli_run_open(&spec, &run);
+    if (rc != CLI_OK)
+        return rc;
+    sim_batch b = {batch, prompt, output};
+    sim_batch_result r;
+    rc = cli_run_batch(&run, &b, &r);
+    if (rc != CLI_OK) {
+        cli_run_close(&run);
+        return rc;
+    }
+    const sim_sched_resolved *s = &run.sched;
+    if (strcmp(format, "json") == 0) {
+        printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
+               "\"engine\":\"%s\",\"tp\":%d,\"dtype\":\"%s\",\"kv_dtype\":\"%s\",\"batch\":%lld,"
+               "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"latency_s\":%.17g,"
+               "\"n_steps\":%lld,\"n_prefill_steps\":%lld,\"n_decode_steps\":%lld,"
+               "\"prefill_s\":%.17g,\"decode_s\":%.17g,\"roofline_sum_s\":%.17g,"
+               "\"host_sum_s\":%.17g,\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s,"
+               "\"kv_capacity_tokens\":%lld,\"kv_blocks\":%lld,\"peak_kv_blocks\":%lld,"
+               "\"peak_kv_frac\":%.17g,\"preemptions\":%lld,\"recomputed_tokens\":%lld,"
+               "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"max_model_len\":%lld,"
+               "\"block_size\":%lld,\"gpu_memory_utilization_frac\":%.17g,"
+               "\"chunked_prefill\":%s}\n",
+               run.model.id, run.hw.id, run.engine.id, run.cfg.tp, sim_dtype_name(run.cfg.dtype),
+               sim_dtype_name(run.cfg.kv_dtype), (long long)batch, (long long)prompt,
+               (long long)output, r.latency_s, (long long)r.n_steps, (long long)r.n_prefill_steps,
+               (long long)r.n_decode_steps, r.prefill_s, r.decode_s, r.roofline_sum_s,
+               r.host_sum_s, run.cfg.alpha, run.cfg.beta_s, spec.calibration ? "true" : "false",
+               (long long)r.kv_capacity_tokens, (long long)run.mem.kv_blocks,
+               (long long)r.peak_kv_blocks, r.peak_kv_frac, (long long)r.preemptions,
+               (long long)r.recomputed_tokens, (long long)s->max_num_seqs,
+               (long long)s->max_num_batched_tokens, (long long)s->max_model_len,
+               (long long)s->block_size, s->gpu_memory_utilization,
+               s->enable_chunked_prefill ? "true" : "false");
+    } else {
+        printf("llmstep latency: %s on %s, TP %d, %s, engine %s\n", run.model.id, run.hw.id,
+               run.cfg.tp, sim_dtype_name(run.cfg.dtype), run.engine.id);
+        printf("batch: %lld prompts x %lld tokens, %lld output tokens each\n\n", (long long)batch,
+               (long long)prompt, (long long)output);
+        printf("  latency          %.4f s", r.latency_s);
+        if (spec.calibration)
+            printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run.cfg.alpha, run.cfg.beta_s,
+                   spec.calibration);
+        else
+            printf("   uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n");
+        printf("  steps            %lld (%lld prefill, %lld decode)\n", (long long)r.n_steps,
+               (long long)r.n_prefill_steps, (long long)r.n_decode_steps);
+        printf("  prefill time     %.4f s\n  decode time      %.4f s\n", r.prefill_s, r.decode_s);
+        printf("  of which host    %.4f s (engine host time per step)\n", r.host_sum_s);
+        printf("  KV cache         %lld tokens (%lld blocks of %lld); peak use %.1f%%\n",
+               (long long)r.kv_capacity_tokens, (long long)run.mem.kv_blocks,
+               (long long)s->block_size, 100.0 * r.peak_kv_frac);
+        printf("  memory per GPU   %.2f GB usable: weights %.2f GB, activations %.2f GB, "
+               "reserve %.2f GB, KV %.2f GB\n",
+               run.mem.usable_bytes / SIM_GB, run.mem.weights_bytes / SIM_GB,
+               run.mem.activation_bytes / SIM_GB, run.mem.reserve_bytes / SIM_GB,
+               run.mem.kv_budget_bytes / SIM_GB);
+        printf("  preemptions      %lld (%lld tokens recomputed)\n", (long long)r.preemptions,
+               (long long)r.recomputed_tokens);
+        printf("  scheduler        max_num_seqs %lld, max_num_batched_tokens %lld, max_model_len "
+               "%lld, chunked prefill %s\n",
+               (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,
+               (long long)s->max_model_len, s->enable_chunked_prefill ? "on" : "off");
+    }
+    cli_run_close(&run);
+    return CLI_OK;
+}

@@ -1,0 +1,92 @@
+/* run.c - loading and resolving the inputs of a prediction run (see cli.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "engine_json.h"
+#include "paths.h"
+
+void cli_run_spec_init(cli_run_spec *spec)
+{
+    memset(spec, 0, sizeof(*spec));
+    spec->engine = "vllm-v0";
+    spec->tp = 1;
+    spec->mode = SIM_ROOFLINE_OP;
+    sim_sched_cfg_unset(&spec->sched);
+}
+
+int cli_load_engine(const char *name, sim_engine *e, char *path, size_t cap)
+{
+    struct sim_err err;
+    if (sim_path_resolve(cli_data_dir(), "engines", name, path, cap, &err) != SIM_OK ||
+        sim_engine_load(path, e, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+int cli_run_open(const cli_run_spec *spec, cli_run *run)
+{
+    memset(run, 0, sizeof(*run));
+    struct sim_err err;
+    int rc = cli_load_model(spec->model, &run->model, run->model_path, sizeof(run->model_path));
+    if (rc == CLI_OK)
+        rc = cli_load_hw(spec->hw, &run->hw, run->hw_path, sizeof(run->hw_path));
+    if (rc == CLI_OK)
+        rc = cli_load_engine(spec->engine, &run->engine, run->engine_path,
+                             sizeof(run->engine_path));
+    if (rc == CLI_OK && spec->calibration)
+        rc = cli_load_calib(spec->calibration, run->hw.id, &run->calib);
+    if (rc != CLI_OK)
+        return rc;
+    sim_run_cfg *cfg = &run->cfg;
+    *cfg = (sim_run_cfg){(int)spec->tp, run->model.dtype, run->model.dtype, spec->mode, 1.0, 0.0};
+    if (spec->dtype && sim_dtype_parse(spec->dtype, &cfg->dtype) != SIM_OK) {
+        cli_error("--dtype '%s': expected fp16, bf16 or fp8", spec->dtype);
+        return CLI_USAGE;
+    }
+    cfg->kv_dtype = cfg->dtype;
+    if (spec->kv_dtype && sim_dtype_parse(spec->kv_dtype, &cfg->kv_dtype) != SIM_OK) {
+        cli_error("--kv-dtype '%s': expected fp16, bf16 or fp8", spec->kv_dtype);
+        return CLI_USAGE;
+    }
+    if (cfg->dtype == SIM_DTYPE_FP32 || cfg->kv_dtype == SIM_DTYPE_FP32) {
+        cli_error("fp32 inference is not modelled; use fp16, bf16 or fp8");
+        return CLI_USAGE;
+    }
+    if (spec->calibration) {
+        cfg->alpha = run->calib.alpha;
+        cfg->beta_s = run->calib.beta_s;
+    }
+    if (sim_model_check_tp(&run->model, cfg->tp, &err) != SIM_OK ||
+        sim_sched_resolve(&run->engine, &run->model, &spec->sched, &run->sched, &err) != SIM_OK) {
+        cli_error("%s: %s", run->model_path, err.msg);
+        return CLI_BAD_INPUT;
+    }
+    sim_memory_compute(&run->engine, &run->model, &run->hw, cfg, &run->sched, &run->mem);
+    run->work = malloc(sizeof(*run->work));
+    if (!run->work) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    return CLI_OK;
+}
+
+int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r)
+{
+    struct sim_err err;
+    if (sim_batch_simulate(&run->engine, &run->model, &run->hw, &run->cfg, &run->sched, b,
+                           run->work, r, &err) != SIM_OK) {
+        cli_error("%s on %s at TP %d: %s", run->model.id, run->hw.id, run->cfg.tp, err.msg);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+void cli_run_close(cli_run *run)
+{
+    free(run->work);
+    run->work = NULL;
+}

@@ -1,0 +1,423 @@
+/*
+ * engine.c - scheduler settings, memory budget and the step-by-step simulation
+ * of an offline batch (see engine.h; formulas in docs/model.md, "Engine").
+ */
+#include "engine.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "err.h"
+
+void sim_sched_cfg_unset(sim_sched_cfg *c)
+{
+    c->max_num_seqs = -1;
+    c->max_num_batched_tokens = -1;
+    c->max_model_len = -1;
+    c->block_size = -1;
+    c->gpu_memory_utilization = -1.0;
+    c->enable_chunked_prefill = -1;
+    c->enforce_eager = -1;
+}
+
+sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_sched_cfg *in,
+                             sim_sched_resolved *out, struct sim_err *err)
+{
+    out->max_num_seqs = in->max_num_seqs > 0 ? in->max_num_seqs : e->max_num_seqs;
+    out->block_size = in->block_size > 0 ? in->block_size : e->block_size;
+    out->gpu_memory_utilization =
+        in->gpu_memory_utilization > 0.0 ? in->gpu_memory_utilization : e->gpu_memory_utilization;
+    out->max_model_len = in->max_model_len > 0 ? in->max_model_len : m->max_pos;
+    out->enforce_eager = in->enforce_eager > 0;
+    if (in->enable_chunked_prefill >= 0)
+        out->enable_chunked_prefill = in->enable_chunked_prefill;
+    else
+        out->enable_chunked_prefill =
+            e->chunked_auto_above_len > 0 && out->max_model_len > e->chunked_auto_above_len;
+    if (in->max_num_batched_tokens > 0)
+        out->max_num_batched_tokens = in->max_num_batched_tokens;
+    else if (out->enable_chunked_prefill)
+        out->max_num_batched_tokens = e->chunked_batched_tokens;
+    else
+        out->max_num_batched_tokens = out->max_model_len > e->min_batched_tokens
+                                          ? out->max_model_len
+                                          : e->min_batched_tokens;
+    if (out->max_model_len > m->max_pos) {
+        sim__errf(err, "max_model_len: %lld exceeds the model's max_position_embeddings = %lld",
+                  (long long)out->max_model_len, (long long)m->max_pos);
+        return SIM_ERANGE;
+    }
+    if (!(out->gpu_memory_utilization > 0.0 && out->gpu_memory_utilization <= 1.0)) {
+        sim__errf(err, "gpu_memory_utilization: must be in (0, 1]");
+        return SIM_ERANGE;
+    }
+    if (!out->enable_chunked_prefill && out->max_num_batched_tokens < out->max_model_len) {
+        sim__errf(err,
+                  "max_num_batched_tokens: %lld is below max_model_len = %lld without chunked "
+                  "prefill (vLLM rejects this)",
+                  (long long)out->max_num_batched_tokens, (long long)out->max_model_len);
+        return SIM_ERANGE;
+    }
+    if (out->max_num_batched_tokens < out->max_num_seqs && !out->enable_chunked_prefill) {
+        sim__errf(err, "max_num_batched_tokens: %lld is below max_num_seqs = %lld",
+                  (long long)out->max_num_batched_tokens, (long long)out->max_num_seqs);
+        return SIM_ERANGE;
+    }
+    return SIM_OK;
+}
+
+/*
+ * Peak activation memory of vLLM's profiling run: a forward pass over
+ * max_num_batched_tokens tokens and sampling for max_num_seqs sequences.
+ * The live set at the MLP is the residual and normalized hidden states plus the
+ * gate/up output and the activation output (2 d + 3 F/tp elements per token;
+ * MoE: k experts' worth per token); sampling holds fp32 logits and
+ * probabilities (2 x 4 bytes per vocabulary entry). docs/model.md, "Memory".
+ */
+static double activation_peak_bytes(const sim_model *m, const sim_run_cfg *run,
+                                    const sim_sched_resolved *s)
+{
+    const double hb = run->dtype == SIM_DTYPE_FP8 ? 2.0 : sim_dtype_bytes(run->dtype);
+    const double t = (double)run->tp, d = (double)m->d_model;
+    double f = m->n_moe_layers < m->n_layers ? (double)m->d_ff / t : 0.0;
+    if (m->n_experts > 0) {
+        double fe = (double)m->n_experts_per_tok * (double)m->d_ff_expert / t;
+        f = f > fe ? f : fe;
+    }
+    const double T = (double)s->max_num_batched_tokens;
+    return T * (2.0 * d + 3.0 * f) * hb + (double)s->max_num_seqs * (double)m->vocab * 8.0;
+}
+
+void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                        const sim_run_cfg *run, const sim_sched_resolved *s, sim_memory *out)
+{
+    out->capacity_bytes = hw->v[SIM_HWF_MEM_CAPACITY];
+    out->usable_bytes = out->capacity_bytes * s->gpu_memory_utilization;
+    out->weights_bytes = sim_model_weight_bytes_per_gpu(m, run->tp, run->dtype);
+    out->activation_bytes = activation_peak_bytes(m, run, s);
+    out->reserve_bytes = e->reserve_bytes + (run->tp > 1 ? e->reserve_tp_bytes : 0.0);
+    out->kv_bytes_per_token = sim_model_kv_bytes_per_token(m, run->tp, run->kv_dtype);
+    out->kv_budget_bytes =
+        out->usable_bytes - out->weights_bytes - out->activation_bytes - out->reserve_bytes;
+    const double block = (double)s->block_size * out->kv_bytes_per_token;
+    double blocks = out->kv_budget_bytes > 0.0 ? floor(out->kv_budget_bytes / block) : 0.0;
+    out->kv_blocks = (int64_t)blocks;
+    out->kv_capacity_tokens = out->kv_blocks * s->block_size;
+    out->fits = out->kv_budget_bytes > 0.0 && out->kv_capacity_tokens >= s->max_model_len;
+}
+
+double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs)
+{
+    return (tp > 1 ? e->host_step_tp_s : e->host_step_s) + e->host_per_seq_s * n_seqs;
+}
+
+/* Adds n sequences with (t new, c cached) to a step, merging equal groups. */
+static void step_add(sim_step *st, int64_t n, int64_t t, int64_t c, int emits)
+{
+    for (int i = 0; i < st->n_groups; i++) {
+        sim_group *g = &st->groups[i];
+        if (g->new_tokens == t && g->context_tokens == c && g->emits == emits) {
+            g->count += n;
+            return;
+        }
+    }
+    if (st->n_groups < SIM_STEP_MAX_GROUPS) {
+        st->groups[st->n_groups++] = (sim_group){n, t, c, emits};
+        return;
+    }
+    /* Full: merge into the group of the same shape with the nearest context, at the
+     * count-weighted mean context (exact for decode attention, which is linear in c). */
+    int best = -1;
+    int64_t bd = 0;
+    for (int i = 0; i < st->n_groups; i++) {
+        sim_group *g = &st->groups[i];
+        if (g->new_tokens != t || g->emits != emits)
+            continue;
+        int64_t dd = g->context_tokens > c ? g->context_tokens - c : c - g->context_tokens;
+        if (best < 0 || dd < bd) {
+            best = i;
+            bd = dd;
+        }
+    }
+    if (best < 0)
+        best = st->n_groups - 1;
+    sim_group *g = &st->groups[best];
+    g->context_tokens = (g->context_tokens * g->count + c * n) / (g->count + n);
+    g->count += n;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+typedef struct sim_state {
+    const sim_engine *e;
+    const sim_model *m;
+    const sim_hw *hw;
+    const sim_run_cfg *run;
+    const sim_sched_resolved *s;
+    const sim_batch *b;
+    sim_batch_work *w;
+    sim_batch_result *out;
+    int64_t free_blocks, total_blocks, watermark;
+    int n_queue, n_running;
+} sim_state;
+
+/* Recompute preemption of the newest running sequence: free its blocks, queue it first. */
+static void preempt_last(sim_state *x)
+{
+    sim_batch_work *w = x->w;
+    int32_t id = w->running[--x->n_running];
+    x->free_blocks += w->blocks[id];
+    w->blocks[id] = 0;
+    w->cached[id] = 0;
+    w->todo[id] = 0;
+    for (int i = x->n_queue; i > 0; i--)
+        w->queue[i] = w->queue[i - 1];
+    w->queue[0] = id;
+    x->n_queue++;
+    x->out->preemptions++;
+}
+
+/* Times one step and adds it to the totals. */
+static void account(sim_state *x, const sim_step *st, int is_prefill)
+{
+    sim_step_cost c;
+    sim_step_cost_compute(x->m, x->hw, x->run, st, &c);
+    double host = sim_engine_host_s(x->e, x->run->tp, c.seqs);
+    double t = c.step_s + host;
+    sim_batch_result *o = x->out;
+    o->latency_s += t;
+    o->roofline_sum_s += c.roofline_s;
+    o->host_sum_s += host;
+    o->n_steps++;
+    if (is_prefill) {
+        o->prefill_s += t;
+        o->n_prefill_steps++;
+    } else {
+        o->decode_s += t;
+        o->n_decode_steps++;
+    }
+    int64_t used = x->total_blocks - x->free_blocks;
+    if (used > o->peak_kv_blocks)
+        o->peak_kv_blocks = used;
+}
+
+/* Decode slots for every running sequence that has finished its prefill, preempting from
+ * the tail when blocks run out (vLLM V0 _schedule_running: each sequence needs a free block to
+ * be scheduled). Adds the decodes to st and marks them; returns the number scheduled. */
+static int64_t schedule_decodes(sim_state *x, sim_step *st)
+{
+    sim_batch_work *w = x->w;
+    const int64_t bs = x->s->block_size;
+    int64_t n = 0;
+    for (int i = 0; i < x->n_running; i++)
+        w->decoded[w->running[i]] = 0;
+    for (int i = 0; i < x->n_running; i++) {
+        int32_t id = w->running[i];
+        if (w->todo[id] > 0)
+            continue; /* still prefilling (chunked) */
+        while (x->free_blocks < 1 && x->n_running > i + 1)
+            preempt_last(x);
+        if (x->free_blocks < 1) {
+            preempt_last(x); /* the sequence itself */
+            break;
+        }
+        /* The input token's KV goes at position cached; a new block starts every bs tokens. */
+        if (w->cached[id] % bs == 0) {
+            w->blocks[id]++;
+            x->free_blocks--;
+        }
+        w->decoded[id] = 1;
+        step_add(st, 1, 1, w->cached[id], 1);
+        n++;
+    }
+    return n;
+}
+
+/* After a step: decoded sequences gain a cached and a sampled token; finished ones leave. */
+static void finish_step(sim_state *x, int64_t *done)
+{
+    sim_batch_work *w = x->w;
+    const int64_t O = x->b->output_tokens;
+    int k = 0;
+    for (int i = 0; i < x->n_running; i++) {
+        int32_t id = w->running[i];
+        if (w->decoded[id]) {
+            w->cached[id]++;
+            w->generated[id]++;
+            w->decoded[id] = 0;
+        }
+        if (w->generated[id] >= O) {
+            x->free_blocks += w->blocks[id];
+            w->blocks[id] = 0;
+            (*done)++;
+            continue;
+        }
+        w->running[k++] = id;
+    }
+    x->n_running = k;
+}
+
+/* Non-chunked V0 scheduling: a prefill step when any waiting prompt can be admitted,
+ * else a decode step. */
+static void step_default(sim_state *x, int64_t *done)
+{
+    sim_batch_work *w = x->w;
+    const int64_t P = x->b->prompt_tokens, bs = x->s->block_size;
+    sim_step st = {0};
+    int64_t tokens = 0;
+    int admitted = 0;
+    while (x->n_queue > 0) {
+        int32_t id = w->queue[0];
+        int64_t need_tokens = P + w->generated[id]; /* recompute: prompt and what it sampled */
+        int64_t need_blocks = ceil_div(need_tokens, bs);
+        if (tokens + need_tokens > x->s->max_num_batched_tokens ||
+            x->n_running + 1 > x->s->max_num_seqs ||
+            x->free_blocks - need_blocks < x->watermark)
+            break;
+        for (int i = 0; i + 1 < x->n_queue; i++)
+            w->queue[i] = w->queue[i + 1];
+        x->n_queue--;
+        x->free_blocks -= need_blocks;
+        w->blocks[id] = need_blocks;
+        w->cached[id] = need_tokens;
+        if (w->generated[id] > 0)
+            x->out->recomputed_tokens += need_tokens;
+        w->generated[id]++;
+        w->running[x->n_running++] = id;
+        tokens += need_tokens;
+        step_add(&st, 1, need_tokens, 0, 1);
+        admitted++;
+    }
+    if (admitted) {
+        account(x, &st, 1);
+        finish_step(x, done);
+        return;
+    }
+    if (schedule_decodes(x, &st) > 0) {
+        account(x, &st, 0);
+        finish_step(x, done);
+    }
+}
+
+/* Chunked V0 scheduling: decodes first, then prefill chunks under the remaining token
+ * budget, in one mixed step. */
+static void step_chunked(sim_state *x, int64_t *done)
+{
+    sim_batch_work *w = x->w;
+    const int64_t P = x->b->prompt_tokens, bs = x->s->block_size;
+    sim_step st = {0};
+    int64_t budget = x->s->max_num_batched_tokens - schedule_decodes(x, &st);
+    int any_prefill = 0;
+    /* Pass 0 continues partial prefills of running sequences; pass 1 admits waiting prompts
+     * (FCFS) while sequences, tokens and blocks (above the watermark) allow. */
+    for (int pass = 0; pass < 2; pass++) {
+        int i = 0;
+        while (budget > 0) {
+            int32_t id;
+            if (pass == 0) {
+                if (i >= x->n_running)
+                    break;
+                id = w->running[i++];
+                if (w->todo[id] == 0)
+                    continue;
+            } else {
+                if (x->n_queue == 0 || x->n_running + 1 > x->s->max_num_seqs)
+                    break;
+                id = w->queue[0];
+                w->todo[id] = P + w->generated[id];
+            }
+            int64_t chunk = w->todo[id] < budget ? w->todo[id] : budget;
+            int64_t need = ceil_div(w->cached[id] + chunk, bs) - w->blocks[id];
+            if (x->free_blocks - need < (pass ? x->watermark : 0)) {
+                if (pass == 1)
+                    w->todo[id] = 0;
+                break;
+            }
+            if (pass == 1) {
+                for (int q = 0; q + 1 < x->n_queue; q++)
+                    w->queue[q] = w->queue[q + 1];
+                x->n_queue--;
+                w->running[x->n_running++] = id;
+                if (w->generated[id] > 0)
+                    x->out->recomputed_tokens += w->todo[id];
+            }
+            x->free_blocks -= need;
+            w->blocks[id] += need;
+            w->todo[id] -= chunk;
+            int completes = w->todo[id] == 0;
+            step_add(&st, 1, chunk, w->cached[id], completes);
+            w->cached[id] += chunk;
+            if (completes)
+                w->generated[id]++;
+            budget -= chunk;
+            any_prefill = 1;
+        }
+    }
+    if (st.n_groups == 0)
+        return;
+    account(x, &st, any_prefill);
+    finish_step(x, done);
+}
+
+sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                              const sim_run_cfg *run, const sim_sched_resolved *s,
+                              const sim_batch *b, sim_batch_work *work, sim_batch_result *out,
+                              struct sim_err *err)
+{
+    *out = (sim_batch_result){0};
+    if (b->batch < 1 || b->batch > SIM_BATCH_MAX_SEQS || b->prompt_tokens < 1 ||
+        b->output_tokens < 1) {
+        sim__errf(err, "batch: needs 1 to %d sequences, prompt and output tokens >= 1",
+                  SIM_BATCH_MAX_SEQS);
+        return SIM_ERANGE;
+    }
+    if (b->prompt_tokens + b->output_tokens > s->max_model_len) {
+        sim__errf(err, "prompt_tokens: %lld + output_tokens %lld exceed max_model_len = %lld",
+                  (long long)b->prompt_tokens, (long long)b->output_tokens,
+                  (long long)s->max_model_len);
+        return SIM_ERANGE;
+    }
+    sim_memory mem;
+    sim_memory_compute(e, m, hw, run, s, &mem);
+    out->kv_capacity_tokens = mem.kv_capacity_tokens;
+    const int64_t seq_blocks = ceil_div(b->prompt_tokens + b->output_tokens, s->block_size);
+    if (mem.kv_blocks < seq_blocks + 1) {
+        sim__errf(err,
+                  "memory: %lld KV blocks of %lld tokens fit per GPU, one sequence needs %lld "
+                  "(weights %lld MB, KV budget %lld MB)",
+                  (long long)mem.kv_blocks, (long long)s->block_size, (long long)seq_blocks,
+                  (long long)(mem.weights_bytes / 1e6), (long long)(mem.kv_budget_bytes / 1e6));
+        return SIM_ERANGE;
+    }
+    sim_state x = {e, m, hw, run, s, b, work, out, mem.kv_blocks, mem.kv_blocks, 0, 0, 0};
+    /* vLLM BlockSpaceManager watermark: admit a prefill only if this many blocks stay free. */
+    x.watermark = (int64_t)(e->watermark_frac * (double)mem.kv_blocks);
+    for (int32_t i = 0; i < (int32_t)b->batch; i++) {
+        work->cached[i] = work->generated[i] = work->blocks[i] = work->todo[i] = 0;
+        work->decoded[i] = 0;
+        work->queue[i] = i;
+    }
+    x.n_queue = (int)b->batch;
+    int64_t done = 0;
+    /* Each step makes progress; the bound guards against a scheduling bug looping forever. */
+    const int64_t max_steps = 16 * b->batch * (b->prompt_tokens + b->output_tokens) + 16;
+    while (done < b->batch) {
+        int64_t before = out->n_steps;
+        if (s->enable_chunked_prefill)
+            step_chunked(&x, &done);
+        else
+            step_default(&x, &done);
+        if (out->n_steps == before || out->n_steps > max_steps) {
+            sim__errf(err, "scheduler: no progress after %lld steps (%lld of %lld done)",
+                      (long long)out->n_steps, (long long)done, (long long)b->batch);
+            return SIM_EINVAL;
+        }
+    }
+    out->peak_kv_frac =
+        mem.kv_blocks > 0 ? (double)out->peak_kv_blocks / (double)mem.kv_blocks : 0.0;
+    return SIM_OK;
+}
