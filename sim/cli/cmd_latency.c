@@ -9,37 +9,53 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: llmstep latency --model ID --hw ID --batch B --prompt-tokens L --output-tokens O\n"
-            "                       [--tp N] [--dtype T] [--kv-dtype T] [--calibration FILE]\n"
-            "                       [--engine ID] [scheduler options] [--format table|json]\n"
-            "\n"
-            "Predicts the time of one offline batch (vllm bench latency, or LLM.generate with\n"
-            "ignore_eos): B prompts of L tokens, each generating exactly O tokens. The engine's\n"
-            "scheduler is simulated step by step (prefills under the token budget, decode steps\n"
-            "with growing context, the KV-cache limit, preemption by recompute) and the predicted\n"
-            "step times are summed: alpha x roofline + beta_s + host time per step.\n"
-            "\n"
-            "Options:\n"
-            "  --engine ID                   engine profile (default vllm-v0; engines/ID.json)\n"
-            "  --max-num-seqs N              default: the engine's (256)\n"
-            "  --max-num-batched-tokens N    default: max(max_model_len, 2048), 512 when chunked\n"
-            "  --max-model-len N             default: the model's max_position_embeddings\n"
-            "  --gpu-memory-utilization F    default: the engine's (0.9)\n"
-            "  --block-size N                default: the engine's (16 tokens)\n"
-            "  --chunked-prefill on|off      default: on when max_model_len > 32768 (vLLM V0)\n"
-            "  --roofline op|step            roofline mode (see predict --help)\n"
-            "  --format table|json           output format (default table)\n"
-            "\n"
-            "Example:\n"
-            "  llmstep latency --model llama-2-7b --hw h100-sxm --batch 16 --prompt-tokens 1024 \\\n"
-            "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
+    fprintf(
+        f,
+        "usage: llmstep latency --model ID --hw ID --batch B --prompt-tokens L --output-tokens O\n"
+        "                       [--tp N] [--dtype T] [--kv-dtype T] [--calibration FILE]\n"
+        "                       [--engine ID] [scheduler options] [--format table|json]\n"
+        "\n"
+        "Predicts the time of one offline batch (vllm bench latency, or LLM.generate with\n"
+        "ignore_eos): B prompts of L tokens, each generating exactly O tokens. The engine's\n"
+        "scheduler is simulated step by step (prefills under the token budget, decode steps\n"
+        "with growing context, the KV-cache limit, preemption by recompute) and the predicted\n"
+        "step times are summed: alpha x roofline + beta_s + host time per step.\n"
+        "\n"
+        "Options:\n"
+        "  --engine ID                   engine profile (default vllm-v0; engines/ID.json)\n"
+        "  --max-num-seqs N              default: the engine's (256)\n"
+        "  --max-num-batched-tokens N    default: max(max_model_len, 2048), 512 when chunked\n"
+        "  --max-model-len N             default: the model's max_position_embeddings\n"
+        "  --gpu-memory-utilization F    default: the engine's (0.9)\n"
+        "  --block-size N                default: the engine's (16 tokens)\n"
+        "  --chunked-prefill on|off      default: on when max_model_len > 32768 (vLLM V0)\n"
+        "  --roofline op|step            roofline mode (see predict --help)\n"
+        "  --format table|json           output format (default table)\n"
+        "\n"
+        "Example:\n"
+        "  llmstep latency --model llama-2-7b --hw h100-sxm --batch 16 --prompt-tokens 1024 \\\n"
+        "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
 }
 
 enum {
-    OPT_MODEL = 256, OPT_HW, OPT_TP, OPT_DTYPE, OPT_KV, OPT_CALIB, OPT_ENGINE, OPT_BATCH,
-    OPT_PROMPT, OPT_OUTPUT, OPT_SEQS, OPT_TOKENS, OPT_LEN, OPT_UTIL, OPT_BLOCK, OPT_CHUNK,
-    OPT_FORMAT, OPT_ROOFLINE
+    OPT_MODEL = 256,
+    OPT_HW,
+    OPT_TP,
+    OPT_DTYPE,
+    OPT_KV,
+    OPT_CALIB,
+    OPT_ENGINE,
+    OPT_BATCH,
+    OPT_PROMPT,
+    OPT_OUTPUT,
+    OPT_SEQS,
+    OPT_TOKENS,
+    OPT_LEN,
+    OPT_UTIL,
+    OPT_BLOCK,
+    OPT_CHUNK,
+    OPT_FORMAT,
+    OPT_ROOFLINE
 };
 
 int cmd_latency(int argc, char **argv)
@@ -76,25 +92,51 @@ int cmd_latency(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
-        case OPT_MODEL: spec.model = optarg; break;
-        case OPT_HW: spec.hw = optarg; break;
-        case OPT_TP: bad = cli_parse_i64(optarg, 1, 4096, &spec.tp); break;
-        case OPT_DTYPE: spec.dtype = optarg; break;
-        case OPT_KV: spec.kv_dtype = optarg; break;
-        case OPT_CALIB: spec.calibration = optarg; break;
-        case OPT_ENGINE: spec.engine = optarg; break;
-        case OPT_BATCH: bad = cli_parse_i64(optarg, 1, SIM_BATCH_MAX_SEQS, &batch); break;
-        case OPT_PROMPT: bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &prompt); break;
-        case OPT_OUTPUT: bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &output); break;
-        case OPT_SEQS: bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.max_num_seqs); break;
+        case OPT_MODEL:
+            spec.model = optarg;
+            break;
+        case OPT_HW:
+            spec.hw = optarg;
+            break;
+        case OPT_TP:
+            bad = cli_parse_i64(optarg, 1, 4096, &spec.tp);
+            break;
+        case OPT_DTYPE:
+            spec.dtype = optarg;
+            break;
+        case OPT_KV:
+            spec.kv_dtype = optarg;
+            break;
+        case OPT_CALIB:
+            spec.calibration = optarg;
+            break;
+        case OPT_ENGINE:
+            spec.engine = optarg;
+            break;
+        case OPT_BATCH:
+            bad = cli_parse_i64(optarg, 1, SIM_BATCH_MAX_SEQS, &batch);
+            break;
+        case OPT_PROMPT:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &prompt);
+            break;
+        case OPT_OUTPUT:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &output);
+            break;
+        case OPT_SEQS:
+            bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.max_num_seqs);
+            break;
         case OPT_TOKENS:
             bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_num_batched_tokens);
             break;
-        case OPT_LEN: bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_model_len); break;
+        case OPT_LEN:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_model_len);
+            break;
         case OPT_UTIL:
             bad = cli_parse_double(optarg, 1e-3, 1.0, &spec.sched.gpu_memory_utilization);
             break;
-        case OPT_BLOCK: bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.block_size); break;
+        case OPT_BLOCK:
+            bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.block_size);
+            break;
         case OPT_CHUNK:
             if (strcmp(optarg, "on") == 0)
                 spec.sched.enable_chunked_prefill = 1;
@@ -103,7 +145,9 @@ int cmd_latency(int argc, char **argv)
             else
                 bad = 1;
             break;
-        case OPT_FORMAT: format = optarg; break;
+        case OPT_FORMAT:
+            format = optarg;
+            break;
         case OPT_ROOFLINE:
             if (strcmp(optarg, "op") == 0)
                 spec.mode = SIM_ROOFLINE_OP;
@@ -112,8 +156,12 @@ int cmd_latency(int argc, char **argv)
             else
                 bad = 1;
             break;
-        case 'h': usage(stdout); return CLI_OK;
-        case ':': cli_error("latency: %s needs a value", argv[optind - 1]); return CLI_USAGE;
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        case ':':
+            cli_error("latency: %s needs a value", argv[optind - 1]);
+            return CLI_USAGE;
         default:
             cli_error("latency: unknown option '%s' (see llmstep latency --help)",
                       argv[optind - 1]);
@@ -165,8 +213,8 @@ int cmd_latency(int argc, char **argv)
                run.model.id, run.hw.id, run.engine.id, run.cfg.tp, sim_dtype_name(run.cfg.dtype),
                sim_dtype_name(run.cfg.kv_dtype), (long long)batch, (long long)prompt,
                (long long)output, r.latency_s, (long long)r.n_steps, (long long)r.n_prefill_steps,
-               (long long)r.n_decode_steps, r.prefill_s, r.decode_s, r.roofline_sum_s,
-               r.host_sum_s, run.cfg.alpha, run.cfg.beta_s, spec.calibration ? "true" : "false",
+               (long long)r.n_decode_steps, r.prefill_s, r.decode_s, r.roofline_sum_s, r.host_sum_s,
+               run.cfg.alpha, run.cfg.beta_s, spec.calibration ? "true" : "false",
                (long long)r.kv_capacity_tokens, (long long)run.mem.kv_blocks,
                (long long)r.peak_kv_blocks, r.peak_kv_frac, (long long)r.preemptions,
                (long long)r.recomputed_tokens, (long long)s->max_num_seqs,

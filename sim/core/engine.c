@@ -40,9 +40,8 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
     else if (out->enable_chunked_prefill)
         out->max_num_batched_tokens = e->chunked_batched_tokens;
     else
-        out->max_num_batched_tokens = out->max_model_len > e->min_batched_tokens
-                                          ? out->max_model_len
-                                          : e->min_batched_tokens;
+        out->max_num_batched_tokens =
+            out->max_model_len > e->min_batched_tokens ? out->max_model_len : e->min_batched_tokens;
     if (out->max_model_len > m->max_pos) {
         sim__errf(err, "max_model_len: %lld exceeds the model's max_position_embeddings = %lld",
                   (long long)out->max_model_len, (long long)m->max_pos);
@@ -147,10 +146,7 @@ static void step_add(sim_step *st, int64_t n, int64_t t, int64_t c, int emits)
     g->count += n;
 }
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 typedef struct sim_state {
     const sim_engine *e;
@@ -275,8 +271,7 @@ static void step_default(sim_state *x, int64_t *done)
         int64_t need_tokens = P + w->generated[id]; /* recompute: prompt and what it sampled */
         int64_t need_blocks = ceil_div(need_tokens, bs);
         if (tokens + need_tokens > x->s->max_num_batched_tokens ||
-            x->n_running + 1 > x->s->max_num_seqs ||
-            x->free_blocks - need_blocks < x->watermark)
+            x->n_running + 1 > x->s->max_num_seqs || x->free_blocks - need_blocks < x->watermark)
             break;
         for (int i = 0; i + 1 < x->n_queue; i++)
             w->queue[i] = w->queue[i + 1];

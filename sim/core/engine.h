@@ -44,16 +44,17 @@ typedef struct sim_engine {
     int64_t max_num_seqs;
     int64_t block_size;
     double gpu_memory_utilization;
-    int64_t min_batched_tokens;       /* non-chunked budget = max(max_model_len, this) */
-    int64_t chunked_batched_tokens;   /* budget when chunked prefill is on */
-    int64_t chunked_auto_above_len;   /* chunked prefill on by default above this max_model_len; 0 = never */
-    double watermark_frac;            /* blocks kept free when admitting prefills */
+    int64_t min_batched_tokens;     /* non-chunked budget = max(max_model_len, this) */
+    int64_t chunked_batched_tokens; /* budget when chunked prefill is on */
+    int64_t chunked_auto_above_len; /* chunked prefill on by default above this max_model_len; 0 =
+                                       never */
+    double watermark_frac;          /* blocks kept free when admitting prefills */
     /* Memory not available to the KV cache besides weights and activations. */
-    double reserve_bytes;             /* CUDA context, allocator slack */
-    double reserve_tp_bytes;          /* extra per GPU when tp > 1 (NCCL / custom all-reduce buffers) */
+    double reserve_bytes;    /* CUDA context, allocator slack */
+    double reserve_tp_bytes; /* extra per GPU when tp > 1 (NCCL / custom all-reduce buffers) */
     /* Measured host time per step: fixed + per sequence in the step. */
-    double host_step_s;               /* tp == 1 */
-    double host_step_tp_s;            /* tp > 1 */
+    double host_step_s;    /* tp == 1 */
+    double host_step_tp_s; /* tp > 1 */
     double host_per_seq_s;
 } sim_engine;
 
@@ -70,16 +71,16 @@ typedef struct sim_sched_resolved {
 
 /* The memory budget of one GPU (docs/model.md, "Memory"). */
 typedef struct sim_memory {
-    double capacity_bytes;       /* device memory */
-    double usable_bytes;         /* capacity x gpu_memory_utilization */
-    double weights_bytes;        /* per GPU */
-    double activation_bytes;     /* peak of the profiling forward pass */
-    double reserve_bytes;        /* engine reserve */
-    double kv_bytes_per_token;   /* per GPU */
-    double kv_budget_bytes;      /* usable - weights - activations - reserve (may be < 0) */
-    int64_t kv_blocks;           /* floor(budget / (block_size x kv bytes per token)), >= 0 */
-    int64_t kv_capacity_tokens;  /* kv_blocks x block_size */
-    int fits;                    /* weights fit and one max_model_len sequence fits */
+    double capacity_bytes;      /* device memory */
+    double usable_bytes;        /* capacity x gpu_memory_utilization */
+    double weights_bytes;       /* per GPU */
+    double activation_bytes;    /* peak of the profiling forward pass */
+    double reserve_bytes;       /* engine reserve */
+    double kv_bytes_per_token;  /* per GPU */
+    double kv_budget_bytes;     /* usable - weights - activations - reserve (may be < 0) */
+    int64_t kv_blocks;          /* floor(budget / (block_size x kv bytes per token)), >= 0 */
+    int64_t kv_capacity_tokens; /* kv_blocks x block_size */
+    int fits;                   /* weights fit and one max_model_len sequence fits */
 } sim_memory;
 
 /*
@@ -108,19 +109,19 @@ typedef struct sim_batch {
 } sim_batch;
 
 typedef struct sim_batch_result {
-    double latency_s;           /* sum over steps of alpha x roofline + beta + host */
-    double roofline_sum_s;      /* sum of roofline step times */
-    double host_sum_s;          /* sum of host times */
-    double prefill_s;           /* time of the prefill (and recompute) steps */
-    double decode_s;            /* time of the decode steps */
+    double latency_s;      /* sum over steps of alpha x roofline + beta + host */
+    double roofline_sum_s; /* sum of roofline step times */
+    double host_sum_s;     /* sum of host times */
+    double prefill_s;      /* time of the prefill (and recompute) steps */
+    double decode_s;       /* time of the decode steps */
     int64_t n_steps;
     int64_t n_prefill_steps;
     int64_t n_decode_steps;
-    int64_t preemptions;        /* sequences preempted (recompute) */
-    int64_t recomputed_tokens;  /* prompt + generated tokens prefilled again */
+    int64_t preemptions;       /* sequences preempted (recompute) */
+    int64_t recomputed_tokens; /* prompt + generated tokens prefilled again */
     int64_t peak_kv_blocks;
     int64_t kv_capacity_tokens;
-    double peak_kv_frac;        /* peak blocks used / blocks */
+    double peak_kv_frac; /* peak blocks used / blocks */
 } sim_batch_result;
 
 /* Upper bound on sequences the simulation tracks; larger batches are an error. */

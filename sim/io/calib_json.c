@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "atomic_write.h"
 #include "json_util.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -38,6 +39,9 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_calib *c)
         st = sim_j_num(ctx, root, "alpha_stderr", 0, 0.0, 1e300, &c->alpha_stderr, NULL);
     if (st == SIM_OK)
         st = sim_j_num(ctx, root, "beta_stderr_s", 0, 0.0, 1e300, &c->beta_stderr_s, NULL);
+    const cJSON *cov = cJSON_GetObjectItemCaseSensitive(root, "covariance");
+    if (st == SIM_OK && cov && !cJSON_IsObject(cov))
+        st = sim_j_fail(ctx, "covariance", "wrong type (expected an object)");
     int64_t n = -1;
     if (st == SIM_OK)
         st = sim_j_int(ctx, root, "n_rows", 0, 0, 1000000000, &n, NULL);
@@ -72,5 +76,96 @@ sim_status sim_calib_load(const char *path, sim_calib *c, struct sim_err *err)
 cleanup:
     cJSON_Delete(root);
     free(buf);
+    return st;
+}
+
+static cJSON *strings(const char *const *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+    return a;
+}
+
+/* Adds key: v; NaN allowed only when nan_ok (written as null). Returns 0 on a bad number. */
+static int add_num(cJSON *o, const char *key, double v, int nan_ok)
+{
+    if (isfinite(v)) {
+        cJSON_AddNumberToObject(o, key, v);
+        return 1;
+    }
+    cJSON_AddNullToObject(o, key);
+    return nan_ok && isnan(v);
+}
+
+sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_err *err)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        return SIM_ENOMEM;
+    }
+    int ok = 1;
+    cJSON_AddStringToObject(o, "schema", SIM_CALIB_SCHEMA);
+    cJSON_AddStringToObject(o, "hardware", c->hardware);
+    ok &= add_num(o, "alpha", c->alpha, 0);
+    ok &= add_num(o, "beta_s", c->beta_s, 0);
+    ok &= add_num(o, "alpha_stderr", c->alpha_stderr, 1);
+    ok &= add_num(o, "beta_stderr_s", c->beta_stderr_s, 1);
+    cJSON *cov = cJSON_AddObjectToObject(o, "covariance");
+    if (cov)
+        ok &= add_num(cov, "alpha_beta_s", c->cov_alpha_beta, 1);
+    cJSON *b = cJSON_AddObjectToObject(o, "bounds");
+    if (b) {
+        ok &= add_num(b, "alpha_min", c->alpha_min, 0);
+        ok &= add_num(b, "alpha_max", c->alpha_max, 0);
+        ok &= add_num(b, "beta_min_s", c->beta_min_s, 0);
+        ok &= add_num(b, "beta_max_s", c->beta_max_s, 0);
+        cJSON_AddBoolToObject(b, "alpha_at_bound", c->alpha_at_bound);
+        cJSON_AddBoolToObject(b, "beta_at_bound", c->beta_at_bound);
+    }
+    cJSON_AddNumberToObject(o, "n_rows", (double)c->n_rows);
+    cJSON *f = cJSON_AddObjectToObject(o, "fit");
+    if (f) {
+        ok &= add_num(f, "mape_pct", c->mape_pct, 0);
+        ok &= add_num(f, "median_ape_pct", c->median_ape_pct, 0);
+        ok &= add_num(f, "max_ape_pct", c->max_ape_pct, 0);
+        ok &= add_num(f, "r2", c->r2, 1);
+    }
+    cJSON *t = cJSON_AddObjectToObject(o, "trained_on");
+    if (t) {
+        cJSON_AddItemToObject(t, "files", strings(c->files, c->n_files));
+        cJSON_AddItemToObject(t, "select", strings(c->select, c->n_select));
+        cJSON_AddItemToObject(t, "exclude", strings(c->exclude, c->n_exclude));
+    }
+    cJSON_AddStringToObject(o, "engine", c->engine);
+    cJSON_AddStringToObject(o, "roofline_mode", c->roofline_mode);
+    cJSON_AddStringToObject(o, "weighting", c->weighting);
+    cJSON_AddStringToObject(o, "command", c->command);
+    if (!ok) {
+        cJSON_Delete(o);
+        snprintf(err->msg, sizeof(err->msg), "%s: a fitted value is not finite; nothing written",
+                 path);
+        return SIM_ERANGE;
+    }
+    char *s = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!s) {
+        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        return SIM_ENOMEM;
+    }
+    size_t n = strlen(s);
+    char *text = malloc(n + 2);
+    sim_status st = SIM_ENOMEM;
+    if (text) {
+        memcpy(text, s, n);
+        text[n] = '\n';
+        text[n + 1] = '\0';
+        st = sim_write_atomic(path, text, n + 1, err);
+        free(text);
+    } else {
+        snprintf(err->msg, sizeof(err->msg), "out of memory");
+    }
+    cJSON_free(s);
     return st;
 }

@@ -21,12 +21,18 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_engine *e)
         const char *key;
         double min, max;
     } figs[] = {
-        {"max_num_seqs", 1, 1e6},          {"block_size", 1, 1e6},
-        {"gpu_memory_utilization", 1e-3, 1}, {"min_batched_tokens", 1, 1e9},
-        {"chunked_batched_tokens", 1, 1e9}, {"chunked_auto_above_len", 0, 1e12},
-        {"watermark_frac", 0, 0.5},         {"reserve_bytes", 0, 1e13},
-        {"reserve_tp_bytes", 0, 1e13},      {"host_step_s", 0, 1},
-        {"host_step_tp_s", 0, 1},           {"host_per_seq_s", 0, 1},
+        {"max_num_seqs", 1, 1e6},
+        {"block_size", 1, 1e6},
+        {"gpu_memory_utilization", 1e-3, 1},
+        {"min_batched_tokens", 1, 1e9},
+        {"chunked_batched_tokens", 1, 1e9},
+        {"chunked_auto_above_len", 0, 1e12},
+        {"watermark_frac", 0, 0.5},
+        {"reserve_bytes", 0, 1e13},
+        {"reserve_tp_bytes", 0, 1e13},
+        {"host_step_s", 0, 1},
+        {"host_step_tp_s", 0, 1},
+        {"host_per_seq_s", 0, 1},
     };
     const char *known[N(figs) + 4] = {"schema_version", "id", "name", "source"};
     for (size_t i = 0; i < N(figs); i++)
@@ -46,8 +52,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_engine *e)
     for (size_t i = 0; st == SIM_OK && i < N(figs); i++) {
         int status;
         char src[256];
-        st = sim_j_figure(ctx, root, figs[i].key, 1, figs[i].min, figs[i].max, &v[i], &status,
-                          src, sizeof(src), NULL);
+        st = sim_j_figure(ctx, root, figs[i].key, 1, figs[i].min, figs[i].max, &v[i], &status, src,
+                          sizeof(src), NULL);
         /* Counts must be whole numbers. */
         if (st == SIM_OK && i != 2 && i < 6 && v[i] != floor(v[i]))
             st = sim_j_fail(ctx, figs[i].key, "not an integer (got %.17g)", v[i]);

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "status.h"
 
-sim_status sim_engine_load(const char *path, sim_engine *e /* OUT */, struct sim_err *err /* OUT */);
+sim_status sim_engine_load(const char *path, sim_engine *e /* OUT */,
+                           struct sim_err *err /* OUT */);
 
 #endif

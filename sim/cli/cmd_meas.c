@@ -1,0 +1,650 @@
+/*
+ * cmd_meas.c - `llmstep calibrate` and `llmstep validate`: the commands of
+ * ../shared/MEASUREMENTS.md. Both read measurement files, select rows, and
+ * predict each row as alpha x roofline + beta_s x steps + host time.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib_fit.h"
+#include "cli.h"
+#include "meas_json.h"
+#include "metrics.h"
+
+#define MAX_FILES   64
+#define MAX_FILTERS 64
+
+typedef struct meas_opts {
+    const char *files[MAX_FILES];
+    int n_files;
+    const char *select[MAX_FILTERS], *exclude[MAX_FILTERS];
+    int n_select, n_exclude;
+    const char *engine, *format, *out, *calibration, *holdout;
+    sim_roofline_mode mode;
+    int no_host;
+    sim_fit_opts fit;
+} meas_opts;
+
+enum {
+    OPT_MEAS = 256, OPT_SELECT, OPT_EXCLUDE, OPT_ENGINE, OPT_FORMAT, OPT_OUT, OPT_CALIB,
+    OPT_HOLDOUT, OPT_ROOFLINE, OPT_NO_HOST, OPT_WEIGHT, OPT_AMIN, OPT_AMAX, OPT_BMIN, OPT_BMAX
+};
+
+static const struct option long_opts[] = {
+    {"measurements", required_argument, NULL, OPT_MEAS},
+    {"select", required_argument, NULL, OPT_SELECT},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"engine", required_argument, NULL, OPT_ENGINE},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"calibration", required_argument, NULL, OPT_CALIB},
+    {"holdout", required_argument, NULL, OPT_HOLDOUT},
+    {"roofline", required_argument, NULL, OPT_ROOFLINE},
+    {"no-host-time", no_argument, NULL, OPT_NO_HOST},
+    {"weighting", required_argument, NULL, OPT_WEIGHT},
+    {"alpha-min", required_argument, NULL, OPT_AMIN},
+    {"alpha-max", required_argument, NULL, OPT_AMAX},
+    {"beta-min-s", required_argument, NULL, OPT_BMIN},
+    {"beta-max-s", required_argument, NULL, OPT_BMAX},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static const char calibrate_usage[] =
+    "usage: llmstep calibrate --measurements FILE... --out CALIB.json [options]\n"
+    "\n"
+    "Fits alpha and beta_s (GSL weighted least squares) so that each selected row is\n"
+    "predicted as alpha x (sum of roofline step times) + beta_s x (steps) + host time, and\n"
+    "writes the calibration file atomically. All rows must name one hardware profile.\n"
+    "\n"
+    "Options:\n"
+    "  --measurements FILE     a JSON Lines measurement file (repeatable; more files may follow)\n"
+    "  --select FIELD=VALUE    keep rows where FIELD equals VALUE (repeatable; all must hold)\n"
+    "  --exclude FIELD=VALUE   drop rows where FIELD equals VALUE (repeatable; any drops)\n"
+    "  --out FILE              calibration file to write (required)\n"
+    "  --weighting W           relative (default: minimizes squared relative errors, i.e. what\n"
+    "                          MAPE measures) or absolute (plain least squares in seconds)\n"
+    "  --alpha-min X, --alpha-max X      bounds on alpha (default 0.1 and 10)\n"
+    "  --beta-min-s X, --beta-max-s X    bounds on beta_s in seconds (default 0 and 1)\n"
+    "  --engine ID             engine profile whose host time is taken as known (default vllm-v0)\n"
+    "  --no-host-time          predict without the engine's host time (beta_s absorbs it)\n"
+    "  --roofline op|step      roofline mode (default op)\n"
+    "  --format table|json     report format on stdout (default table)\n"
+    "\n"
+    "Exit status: 0 ok, 1 bad input, 2 usage, 3 fit failure.\n"
+    "Example:\n"
+    "  llmstep calibrate --measurements ../shared/data/measurements/argonne-vllm-offline.jsonl \\\n"
+    "      --select hardware=h100-sxm --select model=llama-2-7b --select tp=1 --out h100.json\n";
+
+static const char validate_usage[] =
+    "usage: llmstep validate --measurements FILE... [--calibration CALIB.json] [options]\n"
+    "\n"
+    "Predicts every selected row and reports MAPE, median APE, max APE and R^2, with the\n"
+    "errors grouped by model, TP, batch and kind, and a per-row table. Without\n"
+    "--calibration, alpha = 1 and beta_s = 0.\n"
+    "\n"
+    "Options:\n"
+    "  --measurements FILE     a JSON Lines measurement file (repeatable)\n"
+    "  --select FIELD=VALUE    keep rows where FIELD equals VALUE (repeatable; all must hold)\n"
+    "  --exclude FIELD=VALUE   drop rows where FIELD equals VALUE (repeatable)\n"
+    "  --calibration FILE      alpha and beta_s to apply\n"
+    "  --holdout FIELD         leave-one-group-out cross-validation: for each value of FIELD\n"
+    "                          (model, hardware, tp, batch, prompt_tokens, kind...), fit on the\n"
+    "                          other rows and predict the held-out ones; reports the pooled\n"
+    "                          held-out error (fit options as for calibrate)\n"
+    "  --engine ID, --no-host-time, --roofline op|step, --weighting W, --alpha-min ...\n"
+    "                          as for calibrate\n"
+    "  --format table|json     default table; json prints the MEASUREMENTS.md object\n";
+
+static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_text, int *done)
+{
+    memset(o, 0, sizeof(*o));
+    o->engine = "vllm-v0";
+    o->format = "table";
+    o->mode = SIM_ROOFLINE_OP;
+    sim_fit_opts_default(&o->fit);
+    *done = 0;
+    int c;
+    optind = 1;
+    opterr = 0;
+    const char *cmd = argv[0];
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case OPT_MEAS:
+            if (o->n_files == MAX_FILES)
+                bad = 1;
+            else
+                o->files[o->n_files++] = optarg;
+            /* More files may follow one --measurements. */
+            while (!bad && optind < argc && argv[optind][0] != '-' && o->n_files < MAX_FILES)
+                o->files[o->n_files++] = argv[optind++];
+            break;
+        case OPT_SELECT:
+            if (o->n_select == MAX_FILTERS)
+                bad = 1;
+            else
+                o->select[o->n_select++] = optarg;
+            break;
+        case OPT_EXCLUDE:
+            if (o->n_exclude == MAX_FILTERS)
+                bad = 1;
+            else
+                o->exclude[o->n_exclude++] = optarg;
+            break;
+        case OPT_ENGINE: o->engine = optarg; break;
+        case OPT_FORMAT: o->format = optarg; break;
+        case OPT_OUT: o->out = optarg; break;
+        case OPT_CALIB: o->calibration = optarg; break;
+        case OPT_HOLDOUT: o->holdout = optarg; break;
+        case OPT_NO_HOST: o->no_host = 1; break;
+        case OPT_ROOFLINE:
+            if (strcmp(optarg, "op") == 0)
+                o->mode = SIM_ROOFLINE_OP;
+            else if (strcmp(optarg, "step") == 0)
+                o->mode = SIM_ROOFLINE_STEP;
+            else
+                bad = 1;
+            break;
+        case OPT_WEIGHT:
+            if (strcmp(optarg, "relative") == 0)
+                o->fit.weight = SIM_FIT_RELATIVE;
+            else if (strcmp(optarg, "absolute") == 0)
+                o->fit.weight = SIM_FIT_ABSOLUTE;
+            else
+                bad = 1;
+            break;
+        case OPT_AMIN: bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_min); break;
+        case OPT_AMAX: bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_max); break;
+        case OPT_BMIN: bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_min_s); break;
+        case OPT_BMAX: bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_max_s); break;
+        case 'h':
+            fputs(usage_text, stdout);
+            *done = 1;
+            return CLI_OK;
+        case ':': cli_error("%s: %s needs a value", cmd, argv[optind - 1]); return CLI_USAGE;
+        default:
+            cli_error("%s: unknown option '%s' (see llmstep %s --help)", cmd, argv[optind - 1],
+                      cmd);
+            return CLI_USAGE;
+        }
+        if (bad) {
+            cli_error("%s: %s '%s': invalid value (see llmstep %s --help)", cmd,
+                      long_opts[c - OPT_MEAS].name, optarg, cmd);
+            return CLI_USAGE;
+        }
+    }
+    while (optind < argc && o->n_files < MAX_FILES)
+        o->files[o->n_files++] = argv[optind++];
+    if (o->n_files == 0) {
+        cli_error("%s: give at least one --measurements FILE", cmd);
+        return CLI_USAGE;
+    }
+    if (strcmp(o->format, "table") != 0 && strcmp(o->format, "json") != 0) {
+        cli_error("%s: --format '%s': expected table or json", cmd, o->format);
+        return CLI_USAGE;
+    }
+    if (!(o->fit.alpha_min <= o->fit.alpha_max) || !(o->fit.beta_min_s <= o->fit.beta_max_s)) {
+        cli_error("%s: bounds: minimum above maximum", cmd);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* Loads every file and applies the selection. */
+static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set)
+{
+    struct sim_err err;
+    sim_meas_filter sel[MAX_FILTERS], exc[MAX_FILTERS];
+    for (int i = 0; i < o->n_select; i++)
+        if (sim_meas_filter_parse(o->select[i], &sel[i], &err) != SIM_OK) {
+            cli_error("%s: --select %s", cmd, err.msg);
+            return CLI_USAGE;
+        }
+    for (int i = 0; i < o->n_exclude; i++)
+        if (sim_meas_filter_parse(o->exclude[i], &exc[i], &err) != SIM_OK) {
+            cli_error("%s: --exclude %s", cmd, err.msg);
+            return CLI_USAGE;
+        }
+    for (int i = 0; i < o->n_files; i++)
+        if (sim_meas_load(o->files[i], set, &err) != SIM_OK) {
+            cli_error("%s", err.msg);
+            return CLI_BAD_INPUT;
+        }
+    sim_meas_select(set, sel, (size_t)o->n_select, exc, (size_t)o->n_exclude);
+    if (set->n == 0) {
+        cli_error("%s: no row matches the selection", cmd);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+/* Predicts every row (uncalibrated parts). preds is allocated here; caller frees. */
+static int predict_all(const meas_opts *o, const sim_meas_set *set, cli_row_pred **preds)
+{
+    *preds = calloc(set->n, sizeof(**preds));
+    if (!*preds) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        int rc = cli_predict_row(&set->rows[i], o->engine, o->mode, o->no_host, &(*preds)[i]);
+        if (rc != CLI_OK)
+            return rc;
+        if (!isfinite((*preds)[i].roofline_s) || !isfinite((*preds)[i].host_s)) {
+            cli_error("%s:%d: %s: prediction is not a finite number", set->rows[i].file,
+                      set->rows[i].line, set->rows[i].id);
+            return CLI_NUMERIC;
+        }
+    }
+    return CLI_OK;
+}
+
+static double predicted(const cli_row_pred *p, double alpha, double beta_s)
+{
+    return alpha * p->roofline_s + beta_s * p->n_steps + p->host_s;
+}
+
+/* The value of a grouping field as text; NULL for an unknown field. */
+static const char *field_str(const sim_meas_row *r, const char *field, char *buf, size_t cap)
+{
+    long long v;
+    if (strcmp(field, "model") == 0)
+        return r->model;
+    if (strcmp(field, "hardware") == 0)
+        return r->hardware;
+    if (strcmp(field, "kind") == 0)
+        return sim_meas_kind_name(r->kind);
+    if (strcmp(field, "dtype") == 0)
+        return sim_dtype_name(r->dtype);
+    if (strcmp(field, "engine") == 0)
+        return r->engine;
+    if (strcmp(field, "tp") == 0)
+        v = (long long)r->tp;
+    else if (strcmp(field, "batch") == 0)
+        v = (long long)r->batch;
+    else if (strcmp(field, "prompt_tokens") == 0)
+        v = (long long)r->prompt_tokens;
+    else if (strcmp(field, "output_tokens") == 0)
+        v = (long long)r->output_tokens;
+    else if (strcmp(field, "context_tokens") == 0)
+        v = (long long)r->context_tokens;
+    else
+        return NULL;
+    snprintf(buf, cap, "%lld", v);
+    return buf;
+}
+
+static int check_one_hardware(const sim_meas_set *set, const char *cmd)
+{
+    for (size_t i = 1; i < set->n; i++)
+        if (strcmp(set->rows[i].hardware, set->rows[0].hardware) != 0) {
+            cli_error("%s: rows name more than one hardware profile ('%s' at %s:%d, '%s' at "
+                      "%s:%d); select one with --select hardware=ID",
+                      cmd, set->rows[0].hardware, set->rows[0].file, set->rows[0].line,
+                      set->rows[i].hardware, set->rows[i].file, set->rows[i].line);
+            return CLI_BAD_INPUT;
+        }
+    return CLI_OK;
+}
+
+/* Fits on the rows whose mask is set. */
+static int fit_rows(const meas_opts *o, const sim_meas_set *set, const cli_row_pred *p,
+                    const unsigned char *mask, sim_fit_result *res, const char *cmd)
+{
+    sim_fit_row *rows = malloc(set->n * sizeof(*rows));
+    if (!rows) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (!mask || mask[i])
+            rows[n++] = (sim_fit_row){p[i].roofline_s, p[i].n_steps, set->rows[i].measured_s,
+                                      p[i].host_s};
+    struct sim_err err;
+    sim_status st = sim_fit_alpha_beta(rows, n, &o->fit, res, &err);
+    free(rows);
+    if (st != SIM_OK) {
+        cli_error("%s: %s", cmd, err.msg);
+        return st == SIM_EINVAL && n < 2 ? CLI_BAD_INPUT : CLI_NUMERIC;
+    }
+    return CLI_OK;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    meas_opts o;
+    int done, rc = parse_opts(argc, argv, &o, calibrate_usage, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    if (!o.out) {
+        cli_error("calibrate: --out FILE is required");
+        return CLI_USAGE;
+    }
+    if (o.calibration || o.holdout) {
+        cli_error("calibrate: --calibration and --holdout belong to validate");
+        return CLI_USAGE;
+    }
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    cli_row_pred *p = NULL;
+    rc = load_rows(&o, "calibrate", &set);
+    if (rc == CLI_OK)
+        rc = check_one_hardware(&set, "calibrate");
+    if (rc == CLI_OK && set.n < 2) {
+        cli_error("calibrate: %zu row selected; alpha and beta need at least 2", set.n);
+        rc = CLI_BAD_INPUT;
+    }
+    if (rc == CLI_OK)
+        rc = predict_all(&o, &set, &p);
+    sim_fit_result res;
+    if (rc == CLI_OK)
+        rc = fit_rows(&o, &set, p, NULL, &res, "calibrate");
+    if (rc == CLI_OK) {
+        char command[2048] = "llmstep";
+        size_t used = strlen(command);
+        for (int i = 0; i < argc && used + 2 < sizeof(command); i++)
+            used += (size_t)snprintf(command + used, sizeof(command) - used, " %s", argv[i]);
+        sim_calib_out c = {
+            .hardware = set.rows[0].hardware,
+            .alpha = res.alpha,
+            .beta_s = res.beta_s,
+            .alpha_stderr = res.alpha_stderr,
+            .beta_stderr_s = res.beta_stderr_s,
+            .cov_alpha_beta = res.cov_alpha_beta,
+            .alpha_min = o.fit.alpha_min,
+            .alpha_max = o.fit.alpha_max,
+            .beta_min_s = o.fit.beta_min_s,
+            .beta_max_s = o.fit.beta_max_s,
+            .alpha_at_bound = res.alpha_at_bound,
+            .beta_at_bound = res.beta_at_bound,
+            .n_rows = (long long)res.n_rows,
+            .mape_pct = res.fit.mape_pct,
+            .median_ape_pct = res.fit.median_ape_pct,
+            .max_ape_pct = res.fit.max_ape_pct,
+            .r2 = res.fit.r2,
+            .files = o.files,
+            .n_files = o.n_files,
+            .select = o.select,
+            .n_select = o.n_select,
+            .exclude = o.exclude,
+            .n_exclude = o.n_exclude,
+            .engine = o.no_host ? "none" : o.engine,
+            .roofline_mode = o.mode == SIM_ROOFLINE_STEP ? "step" : "op",
+            .weighting = o.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
+            .command = command,
+        };
+        struct sim_err err;
+        if (sim_calib_write(o.out, &c, &err) != SIM_OK) {
+            cli_error("calibrate: %s", err.msg);
+            rc = CLI_BAD_INPUT;
+        }
+    }
+    if (rc == CLI_OK) {
+        if (strcmp(o.format, "json") == 0) {
+            printf("{\"hardware\":\"%s\",\"alpha\":%.17g,\"beta_s\":%.17g,\"alpha_stderr\":%.17g,"
+                   "\"beta_stderr_s\":%.17g,\"n_rows\":%zu,\"mape_pct\":%.17g,"
+                   "\"median_ape_pct\":%.17g,\"max_ape_pct\":%.17g,\"r2\":%.17g,"
+                   "\"alpha_at_bound\":%s,\"beta_at_bound\":%s,\"out\":\"%s\"}\n",
+                   set.rows[0].hardware, res.alpha, res.beta_s, res.alpha_stderr, res.beta_stderr_s,
+                   res.n_rows, res.fit.mape_pct, res.fit.median_ape_pct, res.fit.max_ape_pct,
+                   res.fit.r2, res.alpha_at_bound ? "true" : "false",
+                   res.beta_at_bound ? "true" : "false", o.out);
+        } else {
+            printf("llmstep calibrate: %zu rows on %s (engine %s, %s weighting)\n", res.n_rows,
+                   set.rows[0].hardware, o.no_host ? "none" : o.engine,
+                   o.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative");
+            printf("  alpha   %.6g +/- %.2g%s\n", res.alpha, res.alpha_stderr,
+                   res.alpha_at_bound ? "   (at a bound)" : "");
+            printf("  beta_s  %.6g s +/- %.2g s%s\n", res.beta_s, res.beta_stderr_s,
+                   res.beta_at_bound ? "   (at a bound)" : "");
+            printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %.4f\n",
+                   res.fit.mape_pct, res.fit.median_ape_pct, res.fit.max_ape_pct, res.fit.r2);
+            printf("  wrote   %s\n", o.out);
+        }
+    }
+    free(p);
+    sim_meas_set_free(&set);
+    return rc;
+}
+
+/* Per-group statistics for the validate table. */
+typedef struct group_stat {
+    char value[160];
+    size_t n;
+    double sum_ape, max_ape, sum_signed, sum_host, sum_pred;
+    int64_t preempted_rows;
+} group_stat;
+
+#define MAX_GROUPS 256
+
+static void print_groups(const char *field, const sim_meas_set *set, const cli_row_pred *p,
+                         const double *pred, int json, int *first_field)
+{
+    static group_stat g[MAX_GROUPS];
+    int ng = 0;
+    char buf[64];
+    for (size_t i = 0; i < set->n; i++) {
+        const char *v = field_str(&set->rows[i], field, buf, sizeof(buf));
+        int k = 0;
+        while (k < ng && strcmp(g[k].value, v) != 0)
+            k++;
+        if (k == ng) {
+            if (ng == MAX_GROUPS)
+                continue;
+            memset(&g[k], 0, sizeof(g[k]));
+            snprintf(g[k].value, sizeof(g[k].value), "%s", v);
+            ng++;
+        }
+        double m = set->rows[i].measured_s;
+        double ape = fabs(pred[i] - m) / m * 100.0;
+        g[k].n++;
+        g[k].sum_ape += ape;
+        if (ape > g[k].max_ape)
+            g[k].max_ape = ape;
+        g[k].sum_signed += (pred[i] - m) / m * 100.0;
+        g[k].sum_host += p[i].host_s;
+        g[k].sum_pred += pred[i];
+        g[k].preempted_rows += p[i].preemptions > 0;
+    }
+    if (json) {
+        printf("%s\"%s\":[", *first_field ? "" : ",", field);
+        *first_field = 0;
+        for (int k = 0; k < ng; k++)
+            printf("%s{\"value\":\"%s\",\"n_rows\":%zu,\"mape_pct\":%.17g,\"max_ape_pct\":%.17g,"
+                   "\"bias_pct\":%.17g,\"host_share_pct\":%.17g,\"preempted_rows\":%lld}",
+                   k ? "," : "", g[k].value, g[k].n, g[k].sum_ape / (double)g[k].n, g[k].max_ape,
+                   g[k].sum_signed / (double)g[k].n,
+                   g[k].sum_pred > 0 ? 100.0 * g[k].sum_host / g[k].sum_pred : 0.0,
+                   (long long)g[k].preempted_rows);
+        printf("]");
+        return;
+    }
+    printf("\n  by %-14s %6s %8s %8s %8s %8s %10s\n", field, "rows", "MAPE%", "max%", "bias%",
+           "host%", "preempted");
+    for (int k = 0; k < ng; k++)
+        printf("  %-17s %6zu %8.2f %8.2f %+8.2f %8.1f %10lld\n", g[k].value, g[k].n,
+               g[k].sum_ape / (double)g[k].n, g[k].max_ape, g[k].sum_signed / (double)g[k].n,
+               g[k].sum_pred > 0 ? 100.0 * g[k].sum_host / g[k].sum_pred : 0.0,
+               (long long)g[k].preempted_rows);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    meas_opts o;
+    int done, rc = parse_opts(argc, argv, &o, validate_usage, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    if (o.out) {
+        cli_error("validate: --out belongs to calibrate");
+        return CLI_USAGE;
+    }
+    if (o.calibration && o.holdout) {
+        cli_error("validate: --holdout fits its own alpha and beta; drop --calibration");
+        return CLI_USAGE;
+    }
+    char buf[64];
+    if (o.holdout && !field_str(&(sim_meas_row){0}, o.holdout, buf, sizeof(buf))) {
+        cli_error("validate: --holdout '%s': expected model, hardware, kind, dtype, engine, tp, "
+                  "batch, prompt_tokens, output_tokens or context_tokens",
+                  o.holdout);
+        return CLI_USAGE;
+    }
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    cli_row_pred *p = NULL;
+    double *pred = NULL, *meas = NULL, *scratch = NULL;
+    unsigned char *mask = NULL;
+    double alpha = 1.0, beta = 0.0;
+    sim_calib cal;
+    rc = load_rows(&o, "validate", &set);
+    if (rc == CLI_OK && o.calibration) {
+        rc = check_one_hardware(&set, "validate");
+        if (rc == CLI_OK)
+            rc = cli_load_calib(o.calibration, set.rows[0].hardware, &cal);
+        alpha = cal.alpha;
+        beta = cal.beta_s;
+    }
+    if (rc == CLI_OK)
+        rc = predict_all(&o, &set, &p);
+    if (rc == CLI_OK) {
+        pred = malloc(set.n * sizeof(double));
+        meas = malloc(set.n * sizeof(double));
+        scratch = malloc(set.n * sizeof(double));
+        mask = malloc(set.n);
+        if (!pred || !meas || !scratch || !mask) {
+            cli_error("out of memory");
+            rc = CLI_NUMERIC;
+        }
+    }
+    /* Holdout: for each value, fit on the other rows, predict the held-out ones. */
+    int n_folds = 0;
+    static struct {
+        char value[160];
+        size_t n;
+        double alpha, beta_s, mape_pct;
+    } folds[MAX_GROUPS];
+    for (size_t i = 0; rc == CLI_OK && i < set.n; i++) {
+        meas[i] = set.rows[i].measured_s;
+        pred[i] = predicted(&p[i], alpha, beta);
+    }
+    if (rc == CLI_OK && o.holdout) {
+        rc = check_one_hardware(&set, "validate");
+        unsigned char *done_rows = calloc(set.n, 1);
+        if (!done_rows) {
+            rc = CLI_NUMERIC;
+        }
+        for (size_t i = 0; rc == CLI_OK && i < set.n; i++) {
+            if (done_rows[i])
+                continue;
+            char vb[64], wb[64];
+            const char *v = field_str(&set.rows[i], o.holdout, vb, sizeof(vb));
+            size_t n_in = 0;
+            for (size_t j = 0; j < set.n; j++) {
+                mask[j] = strcmp(field_str(&set.rows[j], o.holdout, wb, sizeof(wb)), v) != 0;
+                n_in += !mask[j];
+            }
+            sim_fit_result res;
+            rc = fit_rows(&o, &set, p, mask, &res, "validate --holdout");
+            if (rc != CLI_OK)
+                break;
+            double sum = 0.0;
+            for (size_t j = 0; j < set.n; j++) {
+                if (mask[j])
+                    continue;
+                pred[j] = predicted(&p[j], res.alpha, res.beta_s);
+                sum += fabs(pred[j] - meas[j]) / meas[j] * 100.0;
+                done_rows[j] = 1;
+            }
+            if (n_folds < MAX_GROUPS) {
+                snprintf(folds[n_folds].value, sizeof(folds[0].value), "%s", v);
+                folds[n_folds].n = n_in;
+                folds[n_folds].alpha = res.alpha;
+                folds[n_folds].beta_s = res.beta_s;
+                folds[n_folds].mape_pct = sum / (double)n_in;
+                n_folds++;
+            }
+        }
+        free(done_rows);
+    }
+    sim_metrics mt;
+    if (rc == CLI_OK && sim_metrics_compute(pred, meas, set.n, scratch, &mt) != SIM_OK) {
+        cli_error("validate: metrics could not be computed");
+        rc = CLI_NUMERIC;
+    }
+    if (rc == CLI_OK) {
+        static const char *const fields[] = {"model", "tp", "batch", "kind", "prompt_tokens"};
+        const int n_fields = sizeof(fields) / sizeof(fields[0]);
+        if (strcmp(o.format, "json") == 0) {
+            printf("{\"n_rows\":%zu,\"mape_pct\":%.17g,\"median_ape_pct\":%.17g,"
+                   "\"max_ape_pct\":%.17g,\"r2\":",
+                   mt.n, mt.mape_pct, mt.median_ape_pct, mt.max_ape_pct);
+            if (isfinite(mt.r2))
+                printf("%.17g", mt.r2);
+            else
+                printf("null");
+            if (!o.holdout)
+                printf(",\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s", alpha, beta,
+                       o.calibration ? "true" : "false");
+            printf(",\"rows\":[");
+            for (size_t i = 0; i < set.n; i++)
+                printf("%s{\"id\":\"%s\",\"measured_s\":%.17g,\"predicted_s\":%.17g,"
+                       "\"ape_pct\":%.17g}",
+                       i ? "," : "", set.rows[i].id, meas[i], pred[i],
+                       fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+            printf("],\"groups\":{");
+            int first = 1;
+            for (int f = 0; f < n_fields; f++)
+                print_groups(fields[f], &set, p, pred, 1, &first);
+            printf("}");
+            if (o.holdout) {
+                printf(",\"holdout\":{\"field\":\"%s\",\"folds\":[", o.holdout);
+                for (int k = 0; k < n_folds; k++)
+                    printf("%s{\"value\":\"%s\",\"n_rows\":%zu,\"alpha\":%.17g,\"beta_s\":%.17g,"
+                           "\"mape_pct\":%.17g}",
+                           k ? "," : "", folds[k].value, folds[k].n, folds[k].alpha,
+                           folds[k].beta_s, folds[k].mape_pct);
+                printf("]}");
+            }
+            printf("}\n");
+        } else {
+            printf("llmstep validate: %zu rows", mt.n);
+            if (o.holdout)
+                printf(", leave-one-%s-out (each group predicted by a fit on the others)\n",
+                       o.holdout);
+            else if (o.calibration)
+                printf(", alpha %.6g, beta_s %.6g s (%s)\n", alpha, beta, o.calibration);
+            else
+                printf(", uncalibrated (alpha = 1, beta_s = 0)\n");
+            printf("  MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%   R^2 %.4f\n", mt.mape_pct,
+                   mt.median_ape_pct, mt.max_ape_pct, mt.r2);
+            if (o.holdout) {
+                printf("\n  held-out %-10s %6s %10s %12s %8s\n", o.holdout, "rows", "alpha",
+                       "beta_ms", "MAPE%");
+                for (int k = 0; k < n_folds; k++)
+                    printf("  %-19s %6zu %10.4f %12.4f %8.2f\n", folds[k].value, folds[k].n,
+                           folds[k].alpha, folds[k].beta_s * 1e3, folds[k].mape_pct);
+            }
+            int first = 1;
+            for (int f = 0; f < n_fields; f++)
+                print_groups(fields[f], &set, p, pred, 0, &first);
+            printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
+                   "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
+            printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
+            for (size_t i = 0; i < set.n; i++)
+                printf("  %-48s %12.5g %12.5g %8.2f\n", set.rows[i].id, meas[i], pred[i],
+                       fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+        }
+    }
+    free(p);
+    free(pred);
+    free(meas);
+    free(scratch);
+    free(mask);
+    sim_meas_set_free(&set);
+    return rc;
+}

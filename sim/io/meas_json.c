@@ -1,0 +1,702 @@
+/* meas_json.c - see meas_json.h. */
+#include "meas_json.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "json_util.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Largest tensor-parallel degree accepted; it must fit the core's int tp. */
+#define MEAS_TP_MAX 65536
+/* Largest sequence or token count accepted (2^40): far above any real run, and
+ * small enough that products of two counts stay exact in int64_t and double. */
+#define MEAS_COUNT_MAX (INT64_C(1) << 40)
+
+static const char *const kind_names[SIM_MEAS_KIND_COUNT] = {"prefill", "decode", "step",
+                                                            "offline_batch"};
+
+const char *sim_meas_kind_name(sim_meas_kind k)
+{
+    if ((int)k < 0 || k >= SIM_MEAS_KIND_COUNT)
+        return "?";
+    return kind_names[k];
+}
+
+sim_status sim_meas_kind_parse(const char *name, sim_meas_kind *out)
+{
+    for (int k = 0; k < SIM_MEAS_KIND_COUNT; k++) {
+        if (strcmp(name, kind_names[k]) == 0) {
+            *out = (sim_meas_kind)k;
+            return SIM_OK;
+        }
+    }
+    return SIM_EINVAL;
+}
+
+/* The measurement format knows fp16, bf16 and fp8 (not fp32, which the core also has). */
+static int meas_dtype_parse(const char *name, sim_dtype *out)
+{
+    sim_dtype d;
+    if (sim_dtype_parse(name, &d) != SIM_OK || d == SIM_DTYPE_FP32)
+        return 0;
+    *out = d;
+    return 1;
+}
+
+void sim_meas_set_init(sim_meas_set *s)
+{
+    s->rows = NULL;
+    s->n = 0;
+    s->cap = 0;
+}
+
+void sim_meas_set_free(sim_meas_set *s)
+{
+    if (!s)
+        return;
+    free(s->rows);
+    sim_meas_set_init(s);
+}
+
+/* ---- Loading ---------------------------------------------------------------------------- */
+
+/* Every key a row may hold; which of the kind-specific ones are allowed is in kinds[]. */
+static const char *const row_keys[] = {
+    "id",         "source",    "hardware",      "model",          "tp",
+    "dtype",      "kv_dtype",  "engine",        "engine_version", "kind",
+    "measured_s", "batch",     "prompt_tokens", "output_tokens",  "context_tokens",
+    "groups",     "scheduler",
+};
+
+/* Kind-specific fields, as bits. */
+enum {
+    KF_BATCH = 1 << 0,
+    KF_PROMPT = 1 << 1,
+    KF_OUTPUT = 1 << 2,
+    KF_CONTEXT = 1 << 3,
+    KF_GROUPS = 1 << 4,
+    KF_SCHED = 1 << 5,
+    KF_COUNT = 6
+};
+static const char *const kf_keys[KF_COUNT] = {"batch",          "prompt_tokens", "output_tokens",
+                                              "context_tokens", "groups",        "scheduler"};
+
+/* Per kind: fields that must be present, and fields that may be (MEASUREMENTS.md "Kinds"). */
+static const struct {
+    unsigned required, allowed;
+} kinds[SIM_MEAS_KIND_COUNT] = {
+    [SIM_MEAS_PREFILL] = {KF_BATCH | KF_PROMPT, KF_BATCH | KF_PROMPT},
+    [SIM_MEAS_DECODE] = {KF_BATCH | KF_CONTEXT, KF_BATCH | KF_CONTEXT},
+    [SIM_MEAS_STEP] = {KF_GROUPS, KF_GROUPS},
+    [SIM_MEAS_OFFLINE_BATCH] = {KF_BATCH | KF_PROMPT | KF_OUTPUT,
+                                KF_BATCH | KF_PROMPT | KF_OUTPUT | KF_SCHED},
+};
+
+/* "batch, prompt_tokens" for the message about a field of another kind. */
+static void kind_fields(unsigned allowed, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int b = 0; b < KF_COUNT; b++) {
+        if (!(allowed & (1u << b)))
+            continue;
+        int n = snprintf(out + used, cap - used, "%s%s", used ? ", " : "", kf_keys[b]);
+        if (n < 0 || (size_t)n >= cap - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+/* A required string must also be non-empty: an empty id or model names nothing. */
+static sim_status get_str(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
+                          char *out, size_t cap)
+{
+    out[0] = '\0';
+    int present = 0;
+    sim_status st = sim_j_str(ctx, obj, key, required, out, cap, &present);
+    if (st == SIM_OK && present && out[0] == '\0')
+        return sim_j_fail(ctx, key, "empty string (expected a non-empty string)");
+    return st;
+}
+
+static sim_status get_dtype(const sim_jctx *ctx, const cJSON *obj, const char *key, sim_dtype *out,
+                            int *present)
+{
+    char word[32];
+    sim_status st = sim_j_str(ctx, obj, key, 0, word, sizeof(word), present);
+    if (st != SIM_OK || !*present)
+        return st;
+    if (!meas_dtype_parse(word, out))
+        return sim_j_fail(ctx, key, "unsupported dtype (expected fp16, bf16 or fp8, got '%s')",
+                          word);
+    return SIM_OK;
+}
+
+static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, sim_meas_row *r)
+{
+    if (!cJSON_IsArray(arr))
+        return sim_j_fail(parent, "groups",
+                          "wrong type (expected an array of {\"count\", \"new_tokens\", "
+                          "\"context_tokens\"} objects)");
+    int n = cJSON_GetArraySize(arr);
+    if (n < 1 || n > SIM_STEP_MAX_GROUPS)
+        return sim_j_fail(parent, "groups", "wrong number of groups (expected 1 to %d, got %d)",
+                          SIM_STEP_MAX_GROUPS, n);
+    static const char *const keys[] = {"count", "new_tokens", "context_tokens"};
+    sim_jctx ctx = *parent;
+    /* Each element's keys are searched from its own '{'; elements hold no nested objects. */
+    const char *at = sim_j_locate(parent, "groups");
+    int i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        char prefix[48];
+        snprintf(prefix, sizeof(prefix), "groups[%d].", i);
+        ctx.prefix = prefix;
+        const char *brace = strchr(at, '{');
+        ctx.scope = brace ? brace : at;
+        if (!cJSON_IsObject(e))
+            return sim_j_fail_loc(&ctx, NULL, "groups[%d]: wrong type (expected an object)", i);
+        sim_group *g = &r->groups[i];
+        sim_status st = sim_j_check_keys(&ctx, e, keys, N(keys), NULL, 0, 1);
+        if (st == SIM_OK)
+            st = sim_j_int(&ctx, e, "count", 1, 1, MEAS_COUNT_MAX, &g->count, NULL);
+        if (st == SIM_OK)
+            st = sim_j_int(&ctx, e, "new_tokens", 1, 1, MEAS_COUNT_MAX, &g->new_tokens, NULL);
+        if (st == SIM_OK)
+            st = sim_j_int(&ctx, e, "context_tokens", 1, 0, MEAS_COUNT_MAX, &g->context_tokens,
+                           NULL);
+        if (st != SIM_OK)
+            return st;
+        /* Decodes (t == 1) and whole prefills (c == 0) sample; a chunk (t > 1, c > 0) is
+         * taken to be a prompt's last chunk, which samples too (see meas_json.h). */
+        g->emits = 1;
+        at = ctx.scope + 1;
+    }
+    r->n_groups = n;
+    return SIM_OK;
+}
+
+static sim_status parse_sched(const sim_jctx *parent, const cJSON *obj, sim_sched_cfg *s)
+{
+    if (!cJSON_IsObject(obj))
+        return sim_j_fail(parent, "scheduler", "wrong type (expected an object)");
+    static const char *const keys[] = {
+        "max_num_seqs", "max_num_batched_tokens", "max_model_len", "gpu_memory_utilization",
+        "block_size",   "enable_chunked_prefill", "enforce_eager"};
+    sim_jctx ctx = *parent;
+    ctx.scope = sim_j_locate(parent, "scheduler");
+    ctx.prefix = "scheduler.";
+    sim_status st = sim_j_check_keys(&ctx, obj, keys, N(keys), NULL, 0, 1);
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "max_num_seqs", 0, 1, MEAS_COUNT_MAX, &s->max_num_seqs, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "max_num_batched_tokens", 0, 1, MEAS_COUNT_MAX,
+                       &s->max_num_batched_tokens, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "max_model_len", 0, 1, MEAS_COUNT_MAX, &s->max_model_len, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "block_size", 0, 1, MEAS_COUNT_MAX, &s->block_size, NULL);
+    int present = 0;
+    double u = 0.0;
+    if (st == SIM_OK)
+        st = sim_j_num(&ctx, obj, "gpu_memory_utilization", 0, 0.0, 1.0, &u, &present);
+    if (st == SIM_OK && present) {
+        if (!(u > 0.0))
+            return sim_j_fail(&ctx, "gpu_memory_utilization",
+                              "out of range (expected 0 < x <= 1, got %.17g)", u);
+        s->gpu_memory_utilization = u;
+    }
+    if (st == SIM_OK)
+        st = sim_j_bool(&ctx, obj, "enable_chunked_prefill", 0, &s->enable_chunked_prefill, NULL);
+    if (st == SIM_OK)
+        st = sim_j_bool(&ctx, obj, "enforce_eager", 0, &s->enforce_eager, NULL);
+    return st;
+}
+
+/* Fills r from one line's object. The file name and line are set by the caller. */
+static sim_status parse_row(const sim_jctx *ctx, const cJSON *root, sim_meas_row *r)
+{
+    if (!cJSON_IsObject(root))
+        return sim_j_fail(ctx, NULL,
+                          "top level: expected a JSON object (one measurement per line)");
+    sim_status st = sim_j_check_keys(ctx, root, row_keys, N(row_keys), NULL, 0, 1);
+    if (st != SIM_OK)
+        return st;
+
+    r->tp = -1;
+    r->dtype = SIM_DTYPE_BF16;
+    r->batch = r->prompt_tokens = r->output_tokens = r->context_tokens = -1;
+    r->n_groups = 0;
+    sim_sched_cfg_unset(&r->sched);
+
+    st = get_str(ctx, root, "id", 1, r->id, sizeof(r->id));
+    if (st == SIM_OK)
+        st = get_str(ctx, root, "source", 1, r->source, sizeof(r->source));
+    if (st == SIM_OK)
+        st = get_str(ctx, root, "hardware", 1, r->hardware, sizeof(r->hardware));
+    if (st == SIM_OK)
+        st = get_str(ctx, root, "model", 1, r->model, sizeof(r->model));
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "tp", 1, 1, MEAS_TP_MAX, &r->tp, NULL);
+    int present = 0;
+    if (st == SIM_OK)
+        st = get_dtype(ctx, root, "dtype", &r->dtype, &present);
+    r->kv_dtype = r->dtype;
+    if (st == SIM_OK)
+        st = get_dtype(ctx, root, "kv_dtype", &r->kv_dtype, &present);
+    if (st == SIM_OK)
+        st = get_str(ctx, root, "engine", 0, r->engine, sizeof(r->engine));
+    if (st == SIM_OK)
+        st = get_str(ctx, root, "engine_version", 0, r->engine_version, sizeof(r->engine_version));
+    char kind[32];
+    if (st == SIM_OK)
+        st = sim_j_str(ctx, root, "kind", 1, kind, sizeof(kind), NULL);
+    if (st == SIM_OK && sim_meas_kind_parse(kind, &r->kind) != SIM_OK)
+        return sim_j_fail(ctx, "kind",
+                          "unknown kind (expected prefill, decode, step or offline_batch, got "
+                          "'%s')",
+                          kind);
+    if (st == SIM_OK)
+        st = sim_j_num(ctx, root, "measured_s", 1, -HUGE_VAL, HUGE_VAL, &r->measured_s, NULL);
+    if (st == SIM_OK && !(r->measured_s > 0.0))
+        return sim_j_fail(ctx, "measured_s", "must be > 0 (expected seconds > 0, got %.17g)",
+                          r->measured_s);
+    if (st != SIM_OK)
+        return st;
+
+    /* Fields of another kind are errors: a decode row with groups was meant as something else. */
+    unsigned allowed = kinds[r->kind].allowed;
+    for (int b = 0; b < KF_COUNT; b++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, kf_keys[b]);
+        if (v && !cJSON_IsNull(v) && !(allowed & (1u << b))) {
+            char list[128];
+            kind_fields(allowed, list, sizeof(list));
+            return sim_j_fail(ctx, kf_keys[b],
+                              "not allowed for kind '%s' (expected the common fields and %s)",
+                              kind_names[r->kind], list);
+        }
+    }
+    unsigned req = kinds[r->kind].required;
+    /* Decode context is at least 1: the sequence has a prompt. Prefill has no context. */
+    st = sim_j_int(ctx, root, "batch", (req & KF_BATCH) != 0, 1, MEAS_COUNT_MAX, &r->batch, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "prompt_tokens", (req & KF_PROMPT) != 0, 1, MEAS_COUNT_MAX,
+                       &r->prompt_tokens, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "output_tokens", (req & KF_OUTPUT) != 0, 1, MEAS_COUNT_MAX,
+                       &r->output_tokens, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "context_tokens", (req & KF_CONTEXT) != 0, 1, MEAS_COUNT_MAX,
+                       &r->context_tokens, NULL);
+    if (st != SIM_OK)
+        return st;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "groups");
+    if (req & KF_GROUPS) {
+        if (!v || cJSON_IsNull(v))
+            return sim_j_fail(ctx, "groups", "required field missing");
+        st = parse_groups(ctx, v, r);
+        if (st != SIM_OK)
+            return st;
+    }
+    v = cJSON_GetObjectItemCaseSensitive(root, "scheduler");
+    if (v && !cJSON_IsNull(v)) {
+        st = parse_sched(ctx, v, &r->sched);
+        if (st != SIM_OK)
+            return st;
+    }
+
+    /* The step groups the core times (meas_json.h). */
+    if (r->kind == SIM_MEAS_PREFILL) {
+        r->n_groups = 1;
+        r->groups[0] = (sim_group){r->batch, r->prompt_tokens, 0, 1};
+    } else if (r->kind == SIM_MEAS_DECODE) {
+        r->n_groups = 1;
+        r->groups[0] = (sim_group){r->batch, 1, r->context_tokens, 1};
+    }
+    return SIM_OK;
+}
+
+/*
+ * Open-addressing index of ids over set->rows, for duplicate detection in
+ * linear time. Slots hold row index + 1; 0 is empty. It is sized once for the
+ * rows already in the set plus one per line of the new file, at most half full.
+ */
+typedef struct id_index {
+    size_t *slot;
+    size_t mask;
+} id_index;
+
+static size_t hash_id(const char *s)
+{
+    uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a, 64 bit */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= UINT64_C(1099511628211);
+    }
+    return (size_t)h;
+}
+
+static sim_status id_index_init(id_index *ix, size_t n_max)
+{
+    size_t cap = 16;
+    while (cap < n_max * 2) {
+        if (cap > SIZE_MAX / 2 / sizeof(size_t))
+            return SIM_ENOMEM;
+        cap *= 2;
+    }
+    ix->slot = calloc(cap, sizeof(size_t));
+    ix->mask = cap - 1;
+    return ix->slot ? SIM_OK : SIM_ENOMEM;
+}
+
+/* Inserts row i; returns the index of an earlier row with the same id, or SIZE_MAX. */
+static size_t id_index_add(id_index *ix, const sim_meas_row *rows, size_t i)
+{
+    for (size_t h = hash_id(rows[i].id) & ix->mask;; h = (h + 1) & ix->mask) {
+        if (ix->slot[h] == 0) {
+            ix->slot[h] = i + 1;
+            return SIZE_MAX;
+        }
+        if (strcmp(rows[ix->slot[h] - 1].id, rows[i].id) == 0)
+            return ix->slot[h] - 1;
+    }
+}
+
+/* Makes room for one more row, doubling the storage. */
+static sim_status reserve_one(sim_meas_set *set)
+{
+    if (set->n < set->cap)
+        return SIM_OK;
+    size_t cap = set->cap ? set->cap : 32;
+    if (set->cap) {
+        if (cap > SIZE_MAX / 2 / sizeof(sim_meas_row))
+            return SIM_ENOMEM;
+        cap *= 2;
+    }
+    sim_meas_row *rows = realloc(set->rows, cap * sizeof(sim_meas_row));
+    if (!rows)
+        return SIM_ENOMEM;
+    set->rows = rows;
+    set->cap = cap;
+    return SIM_OK;
+}
+
+static int is_blank(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\v' && *s != '\f')
+            return 0;
+    return 1;
+}
+
+sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    cJSON *root = NULL;
+    id_index ix = {NULL, 0};
+    const size_t n0 = set->n;
+    sim_status st = sim_json_read_file(path, &buf, &len, err);
+    if (st != SIM_OK)
+        goto cleanup;
+    size_t n_lines = 1;
+    for (size_t i = 0; i < len; i++)
+        n_lines += buf[i] == '\n';
+    if (n_lines > SIZE_MAX / 2 - set->n) {
+        st = SIM_ENOMEM;
+        goto cleanup;
+    }
+    st = id_index_init(&ix, set->n + n_lines);
+    if (st != SIM_OK)
+        goto cleanup;
+    for (size_t i = 0; i < set->n; i++)
+        (void)id_index_add(&ix, set->rows, i);
+
+    int line = 0;
+    /* Each line is cut out in place (its '\n' becomes the NUL cJSON requires) and parsed
+     * alone; line_base makes the wrapper's line numbers the file's. */
+    for (char *p = buf; p <= buf + len && *p != '\0';) {
+        line++;
+        char *nl = strchr(p, '\n');
+        char *end = nl ? nl : buf + len;
+        *end = '\0';
+        size_t line_len = (size_t)(end - p);
+        char *next = end + 1;
+        if (p[0] == '#' || is_blank(p)) {
+            p = next;
+            continue;
+        }
+        sim_jctx ctx = {path, p, NULL, "", line - 1, err};
+        root = sim_json_parse(&ctx, line_len);
+        if (!root) {
+            st = SIM_EPARSE;
+            goto cleanup;
+        }
+        st = reserve_one(set);
+        if (st != SIM_OK)
+            goto cleanup;
+        sim_meas_row *r = &set->rows[set->n];
+        memset(r, 0, sizeof(*r));
+        snprintf(r->file, sizeof(r->file), "%s", path);
+        r->line = line;
+        st = parse_row(&ctx, root, r);
+        cJSON_Delete(root);
+        root = NULL;
+        if (st != SIM_OK)
+            goto cleanup;
+        size_t dup = id_index_add(&ix, set->rows, set->n);
+        if (dup != SIZE_MAX) {
+            st = sim_j_fail(&ctx, "id",
+                            "duplicate id (expected unique ids, got '%s', first at %s:%d)", r->id,
+                            set->rows[dup].file, set->rows[dup].line);
+            goto cleanup;
+        }
+        set->n++;
+        if (!nl)
+            break;
+        p = next;
+    }
+cleanup:
+    if (st == SIM_ENOMEM)
+        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+    if (st != SIM_OK)
+        set->n = n0;
+    cJSON_Delete(root);
+    free(ix.slot);
+    free(buf);
+    return st;
+}
+
+/* ---- Selection -------------------------------------------------------------------------- */
+
+typedef enum ftype { FT_STR, FT_INT, FT_NUM, FT_DTYPE, FT_KIND } ftype;
+
+/* The selectable fields: the common ones and the kind-specific counts (MEASUREMENTS.md). */
+static const struct {
+    const char *name;
+    ftype type;
+    size_t off;
+} fields[] = {
+    {"id", FT_STR, offsetof(sim_meas_row, id)},
+    {"source", FT_STR, offsetof(sim_meas_row, source)},
+    {"hardware", FT_STR, offsetof(sim_meas_row, hardware)},
+    {"model", FT_STR, offsetof(sim_meas_row, model)},
+    {"tp", FT_INT, offsetof(sim_meas_row, tp)},
+    {"dtype", FT_DTYPE, offsetof(sim_meas_row, dtype)},
+    {"kv_dtype", FT_DTYPE, offsetof(sim_meas_row, kv_dtype)},
+    {"engine", FT_STR, offsetof(sim_meas_row, engine)},
+    {"engine_version", FT_STR, offsetof(sim_meas_row, engine_version)},
+    {"kind", FT_KIND, offsetof(sim_meas_row, kind)},
+    {"measured_s", FT_NUM, offsetof(sim_meas_row, measured_s)},
+    {"batch", FT_INT, offsetof(sim_meas_row, batch)},
+    {"prompt_tokens", FT_INT, offsetof(sim_meas_row, prompt_tokens)},
+    {"output_tokens", FT_INT, offsetof(sim_meas_row, output_tokens)},
+    {"context_tokens", FT_INT, offsetof(sim_meas_row, context_tokens)},
+};
+
+static int find_field(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N(fields); i++)
+        if (strlen(fields[i].name) == len && strncmp(fields[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Strict decimal integer >= 0: the whole string, no blanks, no overflow. */
+static int parse_count(const char *s, int64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]) && !(s[0] == '+' && isdigit((unsigned char)s[1])))
+        return 0;
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
+/* Strict finite number: the whole string, no blanks, no overflow, no nan/inf. */
+static int parse_number(const char *s, double *out)
+{
+    if (s[0] == '\0' || isspace((unsigned char)s[0]))
+        return 0;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (errno == ERANGE || *end != '\0' || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static const char *type_expect(ftype t)
+{
+    switch (t) {
+    case FT_STR:
+        return "a non-empty string";
+    case FT_INT:
+        return "a non-negative integer";
+    case FT_NUM:
+        return "a finite number";
+    case FT_DTYPE:
+        return "fp16, bf16 or fp8";
+    case FT_KIND:
+        return "prefill, decode, step or offline_batch";
+    }
+    return "?";
+}
+
+/* Parses value as fields[fi]'s type; 1 on success. Outputs are those of the type. */
+static int parse_value(int fi, const char *value, int64_t *i, double *d, int *e)
+{
+    sim_dtype dt;
+    sim_meas_kind k;
+    switch (fields[fi].type) {
+    case FT_STR:
+        return value[0] != '\0';
+    case FT_INT:
+        return parse_count(value, i);
+    case FT_NUM:
+        return parse_number(value, d);
+    case FT_DTYPE:
+        if (!meas_dtype_parse(value, &dt))
+            return 0;
+        *e = (int)dt;
+        return 1;
+    case FT_KIND:
+        if (sim_meas_kind_parse(value, &k) != SIM_OK)
+            return 0;
+        *e = (int)k;
+        return 1;
+    }
+    return 0;
+}
+
+sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct sim_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    const char *eq = strchr(spec, '=');
+    if (!eq) {
+        snprintf(err->msg, sizeof(err->msg),
+                 "'%s': no '=' (expected FIELD=VALUE, e.g. hardware=h100-sxm)", spec);
+        return SIM_EINVAL;
+    }
+    size_t flen = (size_t)(eq - spec);
+    if (flen == 0) {
+        snprintf(err->msg, sizeof(err->msg), "'%s': empty field name (expected FIELD=VALUE)", spec);
+        return SIM_EINVAL;
+    }
+    int fi = find_field(spec, flen);
+    if (fi < 0) {
+        char name[64];
+        snprintf(name, sizeof(name), "%.*s", (int)(flen < 63 ? flen : 63), spec);
+        const char *best = NULL;
+        int bd = 3;
+        for (size_t i = 0; i < N(fields); i++) {
+            int dd = sim_j_edit_distance(name, fields[i].name);
+            if (dd < bd) {
+                bd = dd;
+                best = fields[i].name;
+            }
+        }
+        if (best)
+            snprintf(err->msg, sizeof(err->msg), "'%s': unknown field '%s' (did you mean '%s'?)",
+                     spec, name, best);
+        else
+            snprintf(err->msg, sizeof(err->msg),
+                     "'%s': unknown field '%s' (expected one of id, source, hardware, model, tp, "
+                     "dtype, kv_dtype, engine, engine_version, kind, measured_s, batch, "
+                     "prompt_tokens, output_tokens, context_tokens)",
+                     spec, name);
+        return SIM_EINVAL;
+    }
+    const char *value = eq + 1;
+    size_t vlen = strlen(value);
+    if (vlen >= sizeof(out->value)) {
+        snprintf(err->msg, sizeof(err->msg),
+                 "%s: value too long (expected at most %zu characters, got %zu)", fields[fi].name,
+                 sizeof(out->value) - 1, vlen);
+        return SIM_EINVAL;
+    }
+    int64_t iv;
+    double dv;
+    int ev;
+    if (!parse_value(fi, value, &iv, &dv, &ev)) {
+        snprintf(err->msg, sizeof(err->msg), "'%s': %s: bad value (expected %s, got '%s')", spec,
+                 fields[fi].name, type_expect(fields[fi].type), value);
+        return SIM_EINVAL;
+    }
+    memcpy(out->field, fields[fi].name, strlen(fields[fi].name) + 1);
+    memcpy(out->value, value, vlen + 1);
+    return SIM_OK;
+}
+
+int sim_meas_filter_match(const sim_meas_filter *f, const sim_meas_row *r)
+{
+    /* Hand-built filters are checked too: both strings must be terminated. */
+    if (!memchr(f->field, '\0', sizeof(f->field)) || !memchr(f->value, '\0', sizeof(f->value)))
+        return 0;
+    int fi = find_field(f->field, strlen(f->field));
+    if (fi < 0)
+        return 0;
+    int64_t iv = 0;
+    double dv = 0.0;
+    int ev = 0;
+    if (!parse_value(fi, f->value, &iv, &dv, &ev))
+        return 0;
+    const char *base = (const char *)r + fields[fi].off;
+    switch (fields[fi].type) {
+    case FT_STR:
+        return base[0] != '\0' && strcmp(base, f->value) == 0;
+    case FT_INT: {
+        int64_t have;
+        memcpy(&have, base, sizeof(have));
+        return have >= 0 && have == iv;
+    }
+    case FT_NUM: {
+        double have;
+        memcpy(&have, base, sizeof(have));
+        return have == dv;
+    }
+    case FT_DTYPE: {
+        sim_dtype have;
+        memcpy(&have, base, sizeof(have));
+        return (int)have == ev;
+    }
+    case FT_KIND: {
+        sim_meas_kind have;
+        memcpy(&have, base, sizeof(have));
+        return (int)have == ev;
+    }
+    }
+    return 0;
+}
+
+size_t sim_meas_select(sim_meas_set *set, const sim_meas_filter *sel, size_t n_sel,
+                       const sim_meas_filter *exc, size_t n_exc)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        const sim_meas_row *r = &set->rows[i];
+        int keep = 1;
+        for (size_t j = 0; j < n_sel && keep; j++)
+            keep = sim_meas_filter_match(&sel[j], r);
+        for (size_t j = 0; j < n_exc && keep; j++)
+            keep = !sim_meas_filter_match(&exc[j], r);
+        if (!keep)
+            continue;
+        if (kept != i)
+            set->rows[kept] = set->rows[i];
+        kept++;
+    }
+    set->n = kept;
+    return kept;
+}

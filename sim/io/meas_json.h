@@ -1,0 +1,143 @@
+/*
+ * meas_json.h - reads measurement files (JSON Lines) and selects rows from them.
+ *
+ * The format is fixed by ../shared/MEASUREMENTS.md: one JSON object per line,
+ * blank lines and lines starting with '#' ignored. Common fields id, source,
+ * hardware, model, tp, dtype (default bf16), kv_dtype (default dtype), engine,
+ * engine_version, kind and measured_s (seconds, > 0); then per kind:
+ *   prefill:       batch, prompt_tokens        (one step prefilling batch prompts)
+ *   decode:        batch, context_tokens       (one step, batch sequences decode one token)
+ *   step:          groups [{count, new_tokens, context_tokens}, ...]
+ *   offline_batch: batch, prompt_tokens, output_tokens, optional scheduler {...}
+ * A field of another kind (groups on a decode row) is an error, as is every
+ * unknown field, so a typo never passes silently. Every message names the file,
+ * the line of the file, the column and the field:
+ *   "<file>:<line>:<col>: <field>: <problem> (expected .., got ..)".
+ * JSON null counts as absent, as everywhere in simio.
+ *
+ * Every row is also expressed as the step groups the core times (step.h):
+ *   prefill -> one group {batch, prompt_tokens, 0, emits}
+ *   decode  -> one group {batch, 1, context_tokens, emits}
+ *   step    -> its groups, every one emitting: a decode (t == 1) and a whole
+ *              prefill (c == 0) sample a token; a chunk (t > 1, c > 0) is taken
+ *              to be the prompt's last chunk, which samples too. The format has
+ *              no way to mark a middle chunk, which would not sample.
+ *   offline_batch -> no groups (n_groups 0); the engine simulation schedules it.
+ *
+ * Selection (MEASUREMENTS.md "Selecting rows"): --select FIELD=VALUE filters
+ * must all hold, any --exclude FIELD=VALUE drops a row. VALUE is compared as
+ * the field's type: integers numerically (tp=01 matches 1), measured_s as a
+ * number, dtype/kv_dtype/kind by name, strings exactly (case-sensitive).
+ */
+#ifndef SIM_MEAS_JSON_H
+#define SIM_MEAS_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "model.h"
+#include "status.h"
+#include "step.h"
+
+typedef enum sim_meas_kind {
+    SIM_MEAS_PREFILL = 0,
+    SIM_MEAS_DECODE = 1,
+    SIM_MEAS_STEP = 2,
+    SIM_MEAS_OFFLINE_BATCH = 3,
+    SIM_MEAS_KIND_COUNT
+} sim_meas_kind;
+
+/* One measurement. Strings are NUL-terminated; absent optional strings are "". */
+typedef struct sim_meas_row {
+    char id[128];            /* unique across every file loaded into one set */
+    char source[256];        /* where the number comes from */
+    char hardware[256];      /* hardware profile id or path */
+    char model[256];         /* model id or path */
+    int64_t tp;              /* tensor-parallel degree, >= 1 */
+    sim_dtype dtype;         /* weights and activations: fp16, bf16 (default) or fp8 */
+    sim_dtype kv_dtype;      /* KV cache; defaults to dtype */
+    char engine[64];         /* e.g. "vllm"; "" when absent */
+    char engine_version[64]; /* e.g. "0.6.1"; "" when absent */
+    sim_meas_kind kind;
+    double measured_s;      /* measured time, seconds, > 0 */
+    int64_t batch;          /* sequences (prefill, decode, offline_batch); -1 when absent */
+    int64_t prompt_tokens;  /* per sequence (prefill, offline_batch); -1 when absent */
+    int64_t output_tokens;  /* generated per sequence (offline_batch); -1 when absent */
+    int64_t context_tokens; /* already cached per sequence (decode); -1 when absent */
+    int n_groups;           /* step groups (see the top of this file); 0 for offline_batch */
+    sim_group groups[SIM_STEP_MAX_GROUPS];
+    sim_sched_cfg sched; /* offline_batch "scheduler" overrides; every field -1 when unset */
+    char file[256];      /* file the row came from (truncated when longer) */
+    int line;            /* 1-based line in that file */
+} sim_meas_row;
+
+/* A growable array of rows. Caller-owned: sim_meas_set_init, then sim_meas_set_free. */
+typedef struct sim_meas_set {
+    sim_meas_row *rows;
+    size_t n;   /* rows in use */
+    size_t cap; /* rows allocated */
+} sim_meas_set;
+
+/* Makes an empty set (no allocation). */
+void sim_meas_set_init(sim_meas_set *s);
+
+/* Frees the rows and leaves an empty set. Accepts NULL and an initialized empty set. */
+void sim_meas_set_free(sim_meas_set *s);
+
+/*
+ * Appends every row of the JSON Lines file at path to set. Strict: every
+ * non-blank, non-comment line must be one JSON object with only the fields of
+ * its kind, all of the right type and range; ids must be unique within the file
+ * and against the rows already in set (e.g. from an earlier file). The
+ * "scheduler" object of an offline_batch row accepts max_num_seqs,
+ * max_num_batched_tokens, max_model_len, block_size (integers >= 1),
+ * gpu_memory_utilization (0 < x <= 1), enable_chunked_prefill and enforce_eager
+ * (booleans). Returns SIM_OK; SIM_EIO when the file cannot be read; SIM_EPARSE
+ * for a line that is not JSON (or a file with a NUL byte); SIM_EINVAL for a bad
+ * field; SIM_ENOMEM. On failure err holds one line naming file, line, column
+ * and field, and set keeps exactly the rows it had before the call (its
+ * storage may have grown).
+ */
+sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *err /* OUT */);
+
+/* "prefill", "decode", "step", "offline_batch"; "?" for out-of-range values. */
+const char *sim_meas_kind_name(sim_meas_kind k);
+
+/* Parses a kind name into *out; returns SIM_EINVAL (and leaves *out alone) otherwise. */
+sim_status sim_meas_kind_parse(const char *name, sim_meas_kind *out /* OUT */);
+
+/* One --select or --exclude term: the row's field must equal value. */
+typedef struct sim_meas_filter {
+    char field[32];  /* one of the names listed at sim_meas_filter_parse */
+    char value[256]; /* as given; parsed as the field's type when matching */
+} sim_meas_filter;
+
+/*
+ * Parses "FIELD=VALUE" (split at the first '='). FIELD must be one of id,
+ * source, hardware, model, tp, dtype, kv_dtype, engine, engine_version, kind,
+ * measured_s, batch, prompt_tokens, output_tokens, context_tokens. VALUE must
+ * be non-empty and parse as the field's type: a whole decimal integer for tp,
+ * batch and the token counts; a finite number for measured_s; fp16, bf16 or fp8
+ * for the dtypes; a kind name for kind. Returns SIM_EINVAL with a message
+ * quoting spec and naming the bad part (no '=', unknown field with a "did you
+ * mean" hint, bad value).
+ */
+sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out /* OUT */,
+                                 struct sim_err *err /* OUT */);
+
+/*
+ * 1 when the row's field equals the filter's value compared as the field's
+ * type, else 0. A row without the field (integer -1, empty string) never
+ * matches; neither does a filter whose field or value does not parse.
+ */
+int sim_meas_filter_match(const sim_meas_filter *f, const sim_meas_row *r);
+
+/*
+ * Keeps, in place and in order, the rows that match every sel[] and no exc[];
+ * returns the new set->n. Empty sel keeps everything not excluded.
+ */
+size_t sim_meas_select(sim_meas_set *set, const sim_meas_filter *sel, size_t n_sel,
+                       const sim_meas_filter *exc, size_t n_exc);
+
+#endif
