@@ -55,7 +55,7 @@ static void test_hw(sim_hw *hw)
 
 static sim_run_cfg cfg_of(int tp, sim_dtype dt)
 {
-    return (sim_run_cfg){tp, dt, dt, SIM_ROOFLINE_OP, 1.0, 0.0};
+    return (sim_run_cfg){tp, dt, dt, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
 }
 
 /*

@@ -135,6 +135,17 @@ int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *er
     return 0;
 }
 
+int cli_parse_gemm(const char *s, sim_gemm_model *out)
+{
+    if (strcmp(s, "flat") == 0)
+        *out = SIM_GEMM_FLAT;
+    else if (strcmp(s, "tile-wave") == 0)
+        *out = SIM_GEMM_TILE_WAVE;
+    else
+        return -1;
+    return 0;
+}
+
 int cli_load_model(const char *name, sim_model *m, char *path, size_t cap)
 {
     struct sim_err err;

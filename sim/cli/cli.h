@@ -44,6 +44,9 @@ int cli_parse_double(const char *s, double min, double max, double *out);
  */
 int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *err);
 
+/* "flat" or "tile-wave" -> *out; returns -1 otherwise. */
+int cli_parse_gemm(const char *s, sim_gemm_model *out);
+
 /* Resolve and load by id or path; print the error and return CLI_BAD_INPUT on failure. */
 int cli_load_model(const char *name, sim_model *m, char *path_out, size_t cap);
 int cli_load_hw(const char *name, sim_hw *hw, char *path_out, size_t cap);
@@ -56,6 +59,7 @@ typedef struct cli_run_spec {
     int64_t tp;
     sim_sched_cfg sched;
     sim_roofline_mode mode;
+    sim_gemm_model gemm;
 } cli_run_spec;
 
 typedef struct cli_run {
@@ -91,7 +95,7 @@ typedef struct cli_row_pred {
 struct sim_meas_row;
 /* Predicts one measurement row; prints "file:line: id: problem" and returns non-zero on failure. */
 int cli_predict_row(const struct sim_meas_row *row, const char *engine, sim_roofline_mode mode,
-                    int no_host, cli_row_pred *out);
+                    sim_gemm_model gemm, int no_host, cli_row_pred *out);
 
 /* Commands. argc/argv start at the command name. */
 int cmd_predict(int argc, char **argv);

@@ -73,7 +73,7 @@ int cmd_bench(int argc, char **argv)
         rc = cli_load_hw(hwname, &hw, p2, sizeof(p2));
     if (rc != CLI_OK)
         return rc;
-    sim_run_cfg cfg = {(int)tp, m.dtype, m.dtype, SIM_ROOFLINE_OP, 1.0, 0.0};
+    sim_run_cfg cfg = {(int)tp, m.dtype, m.dtype, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
     struct sim_err err;
     sim_step probe = {1, {{256, 1, 8192, 1}}};
     if (sim_step_check(&m, &cfg, &probe, &err) != SIM_OK) {

@@ -55,7 +55,8 @@ enum {
     OPT_BLOCK,
     OPT_CHUNK,
     OPT_FORMAT,
-    OPT_ROOFLINE
+    OPT_ROOFLINE,
+    OPT_GEMM
 };
 
 int cmd_latency(int argc, char **argv)
@@ -79,6 +80,7 @@ int cmd_latency(int argc, char **argv)
         {"chunked-prefill", required_argument, NULL, OPT_CHUNK},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"roofline", required_argument, NULL, OPT_ROOFLINE},
+        {"gemm", required_argument, NULL, OPT_GEMM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -147,6 +149,9 @@ int cmd_latency(int argc, char **argv)
             break;
         case OPT_FORMAT:
             format = optarg;
+            break;
+        case OPT_GEMM:
+            bad = cli_parse_gemm(optarg, &spec.gemm) != 0;
             break;
         case OPT_ROOFLINE:
             if (strcmp(optarg, "op") == 0)

@@ -24,13 +24,28 @@ typedef struct meas_opts {
     int n_select, n_exclude;
     const char *engine, *format, *out, *calibration, *holdout;
     sim_roofline_mode mode;
+    sim_gemm_model gemm;
     int no_host;
     sim_fit_opts fit;
 } meas_opts;
 
 enum {
-    OPT_MEAS = 256, OPT_SELECT, OPT_EXCLUDE, OPT_ENGINE, OPT_FORMAT, OPT_OUT, OPT_CALIB,
-    OPT_HOLDOUT, OPT_ROOFLINE, OPT_NO_HOST, OPT_WEIGHT, OPT_AMIN, OPT_AMAX, OPT_BMIN, OPT_BMAX
+    OPT_MEAS = 256,
+    OPT_SELECT,
+    OPT_EXCLUDE,
+    OPT_ENGINE,
+    OPT_FORMAT,
+    OPT_OUT,
+    OPT_CALIB,
+    OPT_HOLDOUT,
+    OPT_ROOFLINE,
+    OPT_NO_HOST,
+    OPT_WEIGHT,
+    OPT_AMIN,
+    OPT_AMAX,
+    OPT_BMIN,
+    OPT_BMAX,
+    OPT_GEMM
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +64,7 @@ static const struct option long_opts[] = {
     {"alpha-max", required_argument, NULL, OPT_AMAX},
     {"beta-min-s", required_argument, NULL, OPT_BMIN},
     {"beta-max-s", required_argument, NULL, OPT_BMAX},
+    {"gemm", required_argument, NULL, OPT_GEMM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -72,6 +88,7 @@ static const char calibrate_usage[] =
     "  --engine ID             engine profile whose host time is taken as known (default vllm-v0)\n"
     "  --no-host-time          predict without the engine's host time (beta_s absorbs it)\n"
     "  --roofline op|step      roofline mode (default op)\n"
+    "  --gemm flat|tile-wave   GEMM compute ceiling model (default flat)\n"
     "  --format table|json     report format on stdout (default table)\n"
     "\n"
     "Exit status: 0 ok, 1 bad input, 2 usage, 3 fit failure.\n"
@@ -95,7 +112,7 @@ static const char validate_usage[] =
     "                          (model, hardware, tp, batch, prompt_tokens, kind...), fit on the\n"
     "                          other rows and predict the held-out ones; reports the pooled\n"
     "                          held-out error (fit options as for calibrate)\n"
-    "  --engine ID, --no-host-time, --roofline op|step, --weighting W, --alpha-min ...\n"
+    "  --engine ID, --no-host-time, --roofline op|step, --gemm M, --weighting W, --alpha-min ...\n"
     "                          as for calibrate\n"
     "  --format table|json     default table; json prints the MEASUREMENTS.md object\n";
 
@@ -135,12 +152,24 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_tex
             else
                 o->exclude[o->n_exclude++] = optarg;
             break;
-        case OPT_ENGINE: o->engine = optarg; break;
-        case OPT_FORMAT: o->format = optarg; break;
-        case OPT_OUT: o->out = optarg; break;
-        case OPT_CALIB: o->calibration = optarg; break;
-        case OPT_HOLDOUT: o->holdout = optarg; break;
-        case OPT_NO_HOST: o->no_host = 1; break;
+        case OPT_ENGINE:
+            o->engine = optarg;
+            break;
+        case OPT_FORMAT:
+            o->format = optarg;
+            break;
+        case OPT_OUT:
+            o->out = optarg;
+            break;
+        case OPT_CALIB:
+            o->calibration = optarg;
+            break;
+        case OPT_HOLDOUT:
+            o->holdout = optarg;
+            break;
+        case OPT_NO_HOST:
+            o->no_host = 1;
+            break;
         case OPT_ROOFLINE:
             if (strcmp(optarg, "op") == 0)
                 o->mode = SIM_ROOFLINE_OP;
@@ -157,15 +186,28 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_tex
             else
                 bad = 1;
             break;
-        case OPT_AMIN: bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_min); break;
-        case OPT_AMAX: bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_max); break;
-        case OPT_BMIN: bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_min_s); break;
-        case OPT_BMAX: bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_max_s); break;
+        case OPT_AMIN:
+            bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_min);
+            break;
+        case OPT_AMAX:
+            bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_max);
+            break;
+        case OPT_BMIN:
+            bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_min_s);
+            break;
+        case OPT_BMAX:
+            bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_max_s);
+            break;
+        case OPT_GEMM:
+            bad = cli_parse_gemm(optarg, &o->gemm) != 0;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             *done = 1;
             return CLI_OK;
-        case ':': cli_error("%s: %s needs a value", cmd, argv[optind - 1]); return CLI_USAGE;
+        case ':':
+            cli_error("%s: %s needs a value", cmd, argv[optind - 1]);
+            return CLI_USAGE;
         default:
             cli_error("%s: unknown option '%s' (see llmstep %s --help)", cmd, argv[optind - 1],
                       cmd);
@@ -231,7 +273,8 @@ static int predict_all(const meas_opts *o, const sim_meas_set *set, cli_row_pred
         return CLI_NUMERIC;
     }
     for (size_t i = 0; i < set->n; i++) {
-        int rc = cli_predict_row(&set->rows[i], o->engine, o->mode, o->no_host, &(*preds)[i]);
+        int rc =
+            cli_predict_row(&set->rows[i], o->engine, o->mode, o->gemm, o->no_host, &(*preds)[i]);
         if (rc != CLI_OK)
             return rc;
         if (!isfinite((*preds)[i].roofline_s) || !isfinite((*preds)[i].host_s)) {
@@ -303,8 +346,8 @@ static int fit_rows(const meas_opts *o, const sim_meas_set *set, const cli_row_p
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++)
         if (!mask || mask[i])
-            rows[n++] = (sim_fit_row){p[i].roofline_s, p[i].n_steps, set->rows[i].measured_s,
-                                      p[i].host_s};
+            rows[n++] =
+                (sim_fit_row){p[i].roofline_s, p[i].n_steps, set->rows[i].measured_s, p[i].host_s};
     struct sim_err err;
     sim_status st = sim_fit_alpha_beta(rows, n, &o->fit, res, &err);
     free(rows);

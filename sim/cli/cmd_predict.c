@@ -10,29 +10,32 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: llmstep predict --model ID|PATH --hw ID|PATH [options] STEP...\n"
-               "\n"
-               "Predicts the time of one vLLM engine step on one GPU of a tensor-parallel group,\n"
-               "with every operator's FLOPs and HBM bytes per GPU.\n"
-               "\n"
-               "Step (at least one; several make a mixed step):\n"
-               "  --prefill BxL         B new sequences of L prompt tokens\n"
-               "  --decode BxC          B sequences decoding one token, C tokens already cached\n"
-               "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
-               "                        ':mid' = not the prompt's last chunk (samples no token)\n"
-               "Options:\n"
-               "  --model ID|PATH       model id (llmstep models) or a HuggingFace config.json\n"
-               "  --hw ID|PATH          hardware profile id (llmstep hw list) or a profile file\n"
-               "  --tp N                tensor-parallel degree (default 1)\n"
-               "  --dtype T             fp16|bf16|fp8 weights (default: the model's torch_dtype)\n"
-               "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: --dtype)\n"
-               "  --calibration FILE    apply step = alpha x roofline + beta_s from FILE\n"
-               "  --roofline op|step    sum of per-operator maxima (default) or one max per step\n"
-               "  --format table|json   output format (default table)\n"
-               "  -h, --help            this help\n"
-               "\n"
-               "Example:\n"
-               "  llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 32x2048\n");
+    fprintf(f,
+            "usage: llmstep predict --model ID|PATH --hw ID|PATH [options] STEP...\n"
+            "\n"
+            "Predicts the time of one vLLM engine step on one GPU of a tensor-parallel group,\n"
+            "with every operator's FLOPs and HBM bytes per GPU.\n"
+            "\n"
+            "Step (at least one; several make a mixed step):\n"
+            "  --prefill BxL         B new sequences of L prompt tokens\n"
+            "  --decode BxC          B sequences decoding one token, C tokens already cached\n"
+            "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
+            "                        ':mid' = not the prompt's last chunk (samples no token)\n"
+            "Options:\n"
+            "  --model ID|PATH       model id (llmstep models) or a HuggingFace config.json\n"
+            "  --hw ID|PATH          hardware profile id (llmstep hw list) or a profile file\n"
+            "  --tp N                tensor-parallel degree (default 1)\n"
+            "  --dtype T             fp16|bf16|fp8 weights (default: the model's torch_dtype)\n"
+            "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: --dtype)\n"
+            "  --calibration FILE    apply step = alpha x roofline + beta_s from FILE\n"
+            "  --roofline op|step    sum of per-operator maxima (default) or one max per step\n"
+            "  --gemm flat|tile-wave GEMM compute ceiling: flat efficiency (default) or with tile\n"
+            "                        and wave quantization (needs gemm_tiles in the profile)\n"
+            "  --format table|json   output format (default table)\n"
+            "  -h, --help            this help\n"
+            "\n"
+            "Example:\n"
+            "  llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 32x2048\n");
 }
 
 static void fmt_bytes(char *b, size_t n, double v)
@@ -127,7 +130,8 @@ enum {
     OPT_CHUNK,
     OPT_CALIB,
     OPT_FORMAT,
-    OPT_ROOFLINE
+    OPT_ROOFLINE,
+    OPT_GEMM
 };
 
 static const struct option long_opts[] = {
@@ -142,6 +146,7 @@ static const struct option long_opts[] = {
     {"calibration", required_argument, NULL, OPT_CALIB},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"roofline", required_argument, NULL, OPT_ROOFLINE},
+    {"gemm", required_argument, NULL, OPT_GEMM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -195,6 +200,12 @@ int cmd_predict(int argc, char **argv)
             break;
         case OPT_FORMAT:
             format = optarg;
+            break;
+        case OPT_GEMM:
+            if (cli_parse_gemm(optarg, &cfg.gemm) != 0) {
+                cli_error("predict: --gemm '%s': expected flat or tile-wave", optarg);
+                return CLI_USAGE;
+            }
             break;
         case OPT_ROOFLINE:
             if (strcmp(optarg, "op") == 0)

@@ -43,7 +43,8 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
     if (rc != CLI_OK)
         return rc;
     sim_run_cfg *cfg = &run->cfg;
-    *cfg = (sim_run_cfg){(int)spec->tp, run->model.dtype, run->model.dtype, spec->mode, 1.0, 0.0};
+    *cfg = (sim_run_cfg){(int)spec->tp, run->model.dtype, run->model.dtype, spec->mode, 1.0,
+                         0.0,           spec->gemm};
     if (spec->dtype && sim_dtype_parse(spec->dtype, &cfg->dtype) != SIM_OK) {
         cli_error("--dtype '%s': expected fp16, bf16 or fp8", spec->dtype);
         return CLI_USAGE;
@@ -93,7 +94,7 @@ void cli_run_close(cli_run *run)
 }
 
 int cli_predict_row(const sim_meas_row *row, const char *engine, sim_roofline_mode mode,
-                    int no_host, cli_row_pred *out)
+                    sim_gemm_model gemm, int no_host, cli_row_pred *out)
 {
     *out = (cli_row_pred){0};
     cli_run_spec spec;
@@ -105,6 +106,7 @@ int cli_predict_row(const sim_meas_row *row, const char *engine, sim_roofline_mo
     spec.dtype = sim_dtype_name(row->dtype);
     spec.kv_dtype = sim_dtype_name(row->kv_dtype);
     spec.mode = mode;
+    spec.gemm = gemm;
     spec.sched = row->sched;
     cli_run run;
     int rc = cli_run_open(&spec, &run);

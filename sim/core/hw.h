@@ -68,6 +68,7 @@ typedef enum sim_prov {
 } sim_prov;
 
 #define SIM_HW_MAX_ALLREDUCE 8
+#define SIM_HW_MAX_TILES     16
 #define SIM_HW_SOURCE_LEN    256
 
 /* Measured all-reduce cost among n_gpus GPUs: t = latency_s + 2(n-1)/n x bytes / bus_bw. */
@@ -88,6 +89,8 @@ typedef struct sim_hw {
     char src[SIM_HWF_COUNT][SIM_HW_SOURCE_LEN];
     int n_allreduce;
     sim_allreduce allreduce[SIM_HW_MAX_ALLREDUCE]; /* sorted by n_gpus */
+    int n_tiles;                                   /* candidate GEMM output tiles */
+    int tiles[SIM_HW_MAX_TILES][2];                /* {tile_m, tile_n} */
 } sim_hw;
 
 /* JSON key of a figure ("bw_stream_copy_bytes_per_s"). */

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "err.h"
+#include "kernels.h"
 
 static const char *const op_names[SIM_OP_COUNT] = {
 #define XX(e, name) name,
@@ -111,23 +112,15 @@ static void add(sim_op_cost *op, double flops, double bytes, double weight_bytes
     op->weight_bytes += weight_bytes;
 }
 
-/*
- * Times a compute/memory operator against its ceilings. The fixed time per kernel goes with the
- * memory term (a kernel's ramp and tail, measured as the intercept of time against bytes in the
- * kernel tables), so t = max(compute, n_kernels x fixed + bytes / bandwidth): docs/model.md,
- * "Roofline".
- */
+/* Times an operator with the one roofline rule of kernels.c (docs/model.md, "Roofline"). */
 static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s, double fixed_s)
 {
-    op->compute_s = op->flops / flops_per_s;
-    op->memory_s = op->n_kernels * fixed_s + op->bytes / bytes_per_s;
-    if (op->flops == 0.0 && op->bytes == 0.0) {
-        op->time_s = 0.0;
-        op->bound = SIM_BOUND_NONE;
-        return;
-    }
-    op->bound = op->compute_s > op->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
-    op->time_s = op->compute_s > op->memory_s ? op->compute_s : op->memory_s;
+    sim_kernel_time k = {.flops = op->flops, .bytes = op->bytes};
+    sim_roofline(&k, flops_per_s, bytes_per_s, op->n_kernels, fixed_s);
+    op->compute_s = k.compute_s;
+    op->memory_s = k.memory_s;
+    op->time_s = k.time_s;
+    op->bound = k.bound;
 }
 
 void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
@@ -278,20 +271,30 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
 
     time_op(&ops[SIM_OP_EMBED], vec_fps, bw_mix, fx_e);
     time_op(&ops[SIM_OP_NORM], vec_fps, bw_mix, fx_e);
-    time_op(&ops[SIM_OP_QKV], gemm_fps, bw_w, fx_g);
+    /* GEMM compute ceilings, with tile/wave quantization of each output shape when asked. */
+    const int tw = cfg->gemm == SIM_GEMM_TILE_WAVE;
+    const double Fg_out = n_dense > 0.0 ? (double)m->d_ff / t : 0.0;
+    const double n_act =
+        sim_moe_expected_experts((double)m->n_experts, (double)m->n_experts_per_tok, T);
+    const double m_exp = n_act > 0.0 ? T * (double)m->n_experts_per_tok / n_act : 0.0;
+    const double Feg_out = m->n_experts > 0 ? (double)m->d_ff_expert / t : 0.0;
+#define GEMM_FPS(mm, nn) (tw ? gemm_fps * sim_gemm_dim_eff(hw, (mm), (nn)) : gemm_fps)
+    time_op(&ops[SIM_OP_QKV], GEMM_FPS(T, qkv_out), bw_w, fx_g);
     time_op(&ops[SIM_OP_ROPE], vec_fps, bw_mix, fx_e);
     time_op(&ops[SIM_OP_KV_WRITE], vec_fps, bw_mix, fx_e);
     time_op(&ops[SIM_OP_ATTN_PREFILL], attn_fps, bw_mix, fx_a);
     time_op(&ops[SIM_OP_ATTN_CHUNKED], attn_fps, bw_kv, fx_a);
     time_op(&ops[SIM_OP_ATTN_DECODE], attn_fps, bw_kv, fx_a);
-    time_op(&ops[SIM_OP_O_PROJ], gemm_fps, bw_w, fx_g);
-    time_op(&ops[SIM_OP_MLP_GATE_UP], gemm_fps, bw_w, fx_g);
+    time_op(&ops[SIM_OP_O_PROJ], GEMM_FPS(T, d), bw_w, fx_g);
+    time_op(&ops[SIM_OP_MLP_GATE_UP], GEMM_FPS(T, 2.0 * Fg_out), bw_w, fx_g);
     time_op(&ops[SIM_OP_MLP_ACT], vec_fps, bw_mix, fx_e);
-    time_op(&ops[SIM_OP_MLP_DOWN], gemm_fps, bw_w, fx_g);
-    time_op(&ops[SIM_OP_MOE_ROUTER], gemm_fps, bw_w, fx_g);
-    time_op(&ops[SIM_OP_MOE_EXPERTS], gemm_fps, bw_w, fx_g);
-    time_op(&ops[SIM_OP_LM_HEAD],
-            sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_GEMM_EFF_FP16], bw_w, fx_g);
+    time_op(&ops[SIM_OP_MLP_DOWN], GEMM_FPS(T, d), bw_w, fx_g);
+    time_op(&ops[SIM_OP_MOE_ROUTER], GEMM_FPS(T, (double)m->n_experts), bw_w, fx_g);
+    time_op(&ops[SIM_OP_MOE_EXPERTS], GEMM_FPS(m_exp, 2.0 * Feg_out), bw_w, fx_g);
+    const double lm_fps =
+        sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_GEMM_EFF_FP16];
+    time_op(&ops[SIM_OP_LM_HEAD], tw ? lm_fps * sim_gemm_dim_eff(hw, Se, Vg) : lm_fps, bw_w, fx_g);
+#undef GEMM_FPS
     time_op(&ops[SIM_OP_SAMPLER], vec_fps, bw_mix, fx_e);
 
     /* Communication ("Communication"): Megatron TP does two all-reduces per layer (after O
@@ -300,13 +303,12 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
     if (tp > 1) {
         sim_allreduce ar;
         sim_hw_allreduce_for(hw, tp, &ar);
-        const double ring = 2.0 * (t - 1.0) / t;
         const double msg = T * d * hb;
         out->n_allreduce = 2 * (int)m->n_layers + 1;
         const double n_ar = (double)out->n_allreduce;
         sim_op_cost *a = &ops[SIM_OP_ALLREDUCE];
         a->bytes = n_ar * msg;
-        a->time_s = n_ar * (ar.latency_s + ring * msg / ar.bus_bw_bytes_per_s);
+        a->time_s = n_ar * sim_allreduce_time_s(hw, tp, msg);
         a->bound = SIM_BOUND_COMM;
         if (Se > 0.0) {
             sim_op_cost *gth = &ops[SIM_OP_LOGITS_GATHER];

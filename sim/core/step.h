@@ -45,13 +45,20 @@ typedef enum sim_roofline_mode {
     SIM_ROOFLINE_MODE_COUNT
 } sim_roofline_mode;
 
+typedef enum sim_gemm_model {
+    SIM_GEMM_FLAT = 0,      /* peak x gemm_eff for every shape */
+    SIM_GEMM_TILE_WAVE = 1, /* x tile and wave quantization efficiency of the output shape */
+    SIM_GEMM_MODEL_COUNT
+} sim_gemm_model;
+
 typedef struct sim_run_cfg {
     int tp;             /* tensor-parallel degree */
     sim_dtype dtype;    /* weights (and GEMM inputs) */
     sim_dtype kv_dtype; /* KV cache */
     sim_roofline_mode mode;
-    double alpha;  /* calibration: multiplies the roofline time */
-    double beta_s; /* calibration: added per step, seconds */
+    double alpha;        /* calibration: multiplies the roofline time */
+    double beta_s;       /* calibration: added per step, seconds */
+    sim_gemm_model gemm; /* GEMM compute ceiling model (default SIM_GEMM_FLAT) */
 } sim_run_cfg;
 
 /* Operators, in execution order. XX(ENUM, "name", pattern) */

@@ -100,6 +100,46 @@ static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_
     return SIM_OK;
 }
 
+/* "gemm_tiles": {"tiles": [[tm, tn], ...], "status": .., "source": ..}: candidate output tiles
+ * of the GEMM library, for the tile and wave quantization model. */
+static sim_status parse_tiles(const sim_jctx *parent, const cJSON *obj, sim_hw *hw)
+{
+    static const char *const keys[] = {"tiles", "status", "source", "note"};
+    sim_jctx ctx = *parent;
+    ctx.scope = sim_j_locate(parent, "gemm_tiles");
+    ctx.prefix = "gemm_tiles.";
+    if (!cJSON_IsObject(obj))
+        return sim_j_fail(parent, "gemm_tiles",
+                          "wrong type (expected an object {\"tiles\", \"status\", \"source\"})");
+    sim_status st = sim_j_check_keys(&ctx, obj, keys, N(keys), NULL, 0, 1);
+    char word[32], src[SIM_HW_SOURCE_LEN];
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, obj, "status", 1, word, sizeof(word), NULL);
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, obj, "source", 1, src, sizeof(src), NULL);
+    if (st != SIM_OK)
+        return st;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, "tiles");
+    int n = arr ? cJSON_GetArraySize(arr) : 0;
+    if (!cJSON_IsArray(arr) || n < 1 || n > SIM_HW_MAX_TILES)
+        return sim_j_fail(&ctx, "tiles", "expected an array of 1 to %d [tile_m, tile_n] pairs",
+                          SIM_HW_MAX_TILES);
+    int i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        const cJSON *a = cJSON_GetArrayItem(e, 0), *b = cJSON_GetArrayItem(e, 1);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(a) ||
+            !cJSON_IsNumber(b) || a->valuedouble < 1 || b->valuedouble < 1 ||
+            a->valuedouble > 4096 || b->valuedouble > 4096 ||
+            a->valuedouble != floor(a->valuedouble) || b->valuedouble != floor(b->valuedouble))
+            return sim_j_fail(&ctx, "tiles",
+                              "element %d: expected [tile_m, tile_n] integers in 1..4096", i);
+        hw->tiles[i][0] = (int)a->valuedouble;
+        hw->tiles[i][1] = (int)b->valuedouble;
+    }
+    hw->n_tiles = n;
+    return SIM_OK;
+}
+
 static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_hw *hw)
 {
     if (!cJSON_IsObject(root))
@@ -112,6 +152,7 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_hw *hw)
     known[nk++] = "source";
     known[nk++] = "vendor";
     known[nk++] = "allreduce";
+    known[nk++] = "gemm_tiles";
     for (int f = 0; f < SIM_HWF_COUNT; f++)
         known[nk++] = sim_hw_field_key((sim_hw_field)f);
     static const char *const ignored[] = {"_comment"};
@@ -147,6 +188,12 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_hw *hw)
     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(root, "allreduce");
     if (ar) {
         st = parse_allreduce(ctx, ar, hw);
+        if (st != SIM_OK)
+            return st;
+    }
+    const cJSON *tiles = cJSON_GetObjectItemCaseSensitive(root, "gemm_tiles");
+    if (tiles) {
+        st = parse_tiles(ctx, tiles, hw);
         if (st != SIM_OK)
             return st;
     }

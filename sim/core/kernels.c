@@ -1,0 +1,82 @@
+/* kernels.c - single-kernel rooflines (see kernels.h). */
+#include "kernels.h"
+
+#include <assert.h>
+#include <math.h>
+
+void sim_roofline(sim_kernel_time *k, double flops_per_s, double bytes_per_s, double n_kernels,
+                  double fixed_s)
+{
+    k->compute_s = k->flops / flops_per_s;
+    k->memory_s = n_kernels * fixed_s + k->bytes / bytes_per_s;
+    if (k->flops == 0.0 && k->bytes == 0.0) {
+        k->compute_s = k->memory_s = k->time_s = 0.0;
+        k->bound = SIM_BOUND_NONE;
+        return;
+    }
+    k->bound = k->compute_s > k->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+    k->time_s = k->compute_s > k->memory_s ? k->compute_s : k->memory_s;
+}
+
+double sim_gemm_dim_eff(const sim_hw *hw, double m, double n)
+{
+    if (hw->n_tiles == 0 || m <= 0.0 || n <= 0.0)
+        return 1.0;
+    const double sms = hw->v[SIM_HWF_N_SM];
+    double best = 0.0;
+    for (int i = 0; i < hw->n_tiles; i++) {
+        const double tm = hw->tiles[i][0], tn = hw->tiles[i][1];
+        const double gm = ceil(m / tm), gn = ceil(n / tn);
+        const double tile_eff = m * n / (gm * tm * gn * tn);
+        const double tiles = gm * gn;
+        const double wq_eff = tiles / (ceil(tiles / sms) * sms);
+        const double e = tile_eff * wq_eff;
+        if (e > best)
+            best = e;
+    }
+    return best;
+}
+
+void sim_gemm_time(const sim_hw *hw, sim_dtype dtype, sim_gemm_model model, double m, double n,
+                   double k, sim_kernel_time *out)
+{
+    const double wb = sim_dtype_bytes(dtype), hb = dtype == SIM_DTYPE_FP8 ? 2.0 : wb;
+    out->flops = 2.0 * m * n * k;
+    out->bytes = k * n * wb + m * (k + n) * hb;
+    double eff = sim_hw_gemm_eff_frac(hw, dtype);
+    if (model == SIM_GEMM_TILE_WAVE)
+        eff *= sim_gemm_dim_eff(hw, m, n);
+    sim_roofline(out, sim_hw_peak_flops_per_s(hw, dtype) * eff,
+                 hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS], 1.0,
+                 hw->v[SIM_HWF_GEMM_FIXED]);
+}
+
+void sim_attn_decode_time(const sim_hw *hw, double batch, double ctx, double heads,
+                          double kv_heads, double head_dim, double kv_bytes, sim_kernel_time *out)
+{
+    const double hb = 2.0;
+    out->flops = batch * 4.0 * heads * head_dim * ctx;
+    out->bytes = batch * (2.0 * heads * head_dim * hb + ctx * 2.0 * kv_heads * head_dim * kv_bytes);
+    sim_roofline(out, sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_ATTN_EFF],
+                 hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_KV], 1.0,
+                 hw->v[SIM_HWF_ATTN_FIXED]);
+}
+
+void sim_attn_prefill_time(const sim_hw *hw, double batch, double seq, double heads,
+                           double kv_heads, double head_dim, sim_kernel_time *out)
+{
+    const double hb = 2.0;
+    out->flops = batch * 4.0 * heads * head_dim * seq * (seq + 1.0) / 2.0;
+    out->bytes = batch * (2.0 * seq * heads * head_dim * hb + seq * 2.0 * kv_heads * head_dim * hb);
+    sim_roofline(out, sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_ATTN_EFF],
+                 hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_MIXED], 1.0,
+                 hw->v[SIM_HWF_ATTN_FIXED]);
+}
+
+double sim_allreduce_time_s(const sim_hw *hw, int n, double bytes)
+{
+    assert(n >= 2);
+    sim_allreduce ar;
+    sim_hw_allreduce_for(hw, n, &ar);
+    return ar.latency_s + 2.0 * (double)(n - 1) / (double)n * bytes / ar.bus_bw_bytes_per_s;
+}

@@ -1,0 +1,64 @@
+/*
+ * kernels.h - the roofline of single kernels: one GEMM, one attention call,
+ * one all-reduce. step.c times every operator of a step with these same
+ * functions, and `llmstep validate-kernels` compares them with measured kernel
+ * tables, so what is validated is what predicts.
+ *
+ *   compute_s = flops / (peak x eff x dim_eff)
+ *   memory_s  = n_kernels x fixed_s + bytes / (bw_stream_copy x factor)
+ *   time_s    = max(compute_s, memory_s)
+ *
+ * dim_eff is 1 with the flat GEMM model, or the tile and wave quantization
+ * efficiency of ../shared/reference/gemm-tile-wave-efficiency.md with the
+ * SIM_GEMM_TILE_WAVE model (docs/model.md, "GEMM efficiency").
+ */
+#ifndef SIM_KERNELS_H
+#define SIM_KERNELS_H
+
+#include "hw.h"
+#include "model.h"
+#include "step.h"
+
+typedef struct sim_kernel_time {
+    double flops, bytes;
+    double compute_s, memory_s, time_s;
+    sim_bound bound;
+} sim_kernel_time;
+
+/* The one roofline rule: fills compute_s, memory_s, time_s and bound of *k from its flops and
+ * bytes. n_kernels x fixed_s is added to the memory side. */
+void sim_roofline(sim_kernel_time *k, double flops_per_s, double bytes_per_s, double n_kernels,
+                  double fixed_s);
+
+/*
+ * Tile and wave quantization efficiency of an m x n output on the GPU: the best
+ * over the profile's candidate tiles (the library picks a good one) of
+ *   tile_eff = m n / (ceil(m/tm) tm ceil(n/tn) tn)
+ *   wq_eff   = tiles / (ceil(tiles / n_sm) n_sm)
+ * Returns 1 when the profile lists no tiles.
+ */
+double sim_gemm_dim_eff(const sim_hw *hw, double m, double n);
+
+/*
+ * One GEMM: m tokens x k inputs -> n outputs, weights k x n in dtype, 16-bit
+ * activations; model SIM_GEMM_FLAT or SIM_GEMM_TILE_WAVE.
+ */
+void sim_gemm_time(const sim_hw *hw, sim_dtype dtype, sim_gemm_model model, double m, double n,
+                   double k, sim_kernel_time *out /* OUT */);
+
+/*
+ * One paged decode attention call (one layer): batch sequences each attending
+ * ctx keys, heads query heads and kv_heads KV heads of head_dim on this GPU.
+ */
+void sim_attn_decode_time(const sim_hw *hw, double batch, double ctx, double heads,
+                          double kv_heads, double head_dim, double kv_bytes,
+                          sim_kernel_time *out /* OUT */);
+
+/* One causal prefill attention call (one layer) over batch prompts of seq tokens. */
+void sim_attn_prefill_time(const sim_hw *hw, double batch, double seq, double heads,
+                           double kv_heads, double head_dim, sim_kernel_time *out /* OUT */);
+
+/* One all-reduce of bytes among n GPUs (n >= 2): latency + 2 (n-1)/n bytes / bus_bw. */
+double sim_allreduce_time_s(const sim_hw *hw, int n, double bytes);
+
+#endif
