@@ -51,8 +51,8 @@ void sim_gemm_time(const sim_hw *hw, sim_dtype dtype, sim_gemm_model model, doub
                  hw->v[SIM_HWF_GEMM_FIXED]);
 }
 
-void sim_attn_decode_time(const sim_hw *hw, double batch, double ctx, double heads,
-                          double kv_heads, double head_dim, double kv_bytes, sim_kernel_time *out)
+void sim_attn_decode_time(const sim_hw *hw, double batch, double ctx, double heads, double kv_heads,
+                          double head_dim, double kv_bytes, sim_kernel_time *out)
 {
     const double hb = 2.0;
     out->flops = batch * 4.0 * heads * head_dim * ctx;

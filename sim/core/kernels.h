@@ -50,9 +50,8 @@ void sim_gemm_time(const sim_hw *hw, sim_dtype dtype, sim_gemm_model model, doub
  * One paged decode attention call (one layer): batch sequences each attending
  * ctx keys, heads query heads and kv_heads KV heads of head_dim on this GPU.
  */
-void sim_attn_decode_time(const sim_hw *hw, double batch, double ctx, double heads,
-                          double kv_heads, double head_dim, double kv_bytes,
-                          sim_kernel_time *out /* OUT */);
+void sim_attn_decode_time(const sim_hw *hw, double batch, double ctx, double heads, double kv_heads,
+                          double head_dim, double kv_bytes, sim_kernel_time *out /* OUT */);
 
 /* One causal prefill attention call (one layer) over batch prompts of seq tokens. */
 void sim_attn_prefill_time(const sim_hw *hw, double batch, double seq, double heads,

@@ -1,0 +1,296 @@
+/*
+ * test_engine.c - the vLLM V0 scheduler simulation and the memory budget,
+ * against step counts, block counts and preemptions derived by hand.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "engine.h"
+#include "hw.h"
+#include "model_json.h"
+
+/* A one-layer toy model: small numbers, so every count below can be followed by hand. */
+static void toy_model(sim_model *m)
+{
+    *m = (sim_model){0};
+    m->arch = SIM_ARCH_LLAMA;
+    m->n_layers = 1;
+    m->d_model = 64;
+    m->n_heads = 1;
+    m->n_kv_heads = 1;
+    m->head_dim = 64;
+    m->d_ff = 128;
+    m->vocab = 64;
+    m->max_pos = 4096;
+    m->dtype = SIM_DTYPE_FP16;
+}
+
+static void toy_hw(sim_hw *hw, double capacity_bytes)
+{
+    *hw = (sim_hw){0};
+    const struct {
+        sim_hw_field f;
+        double v;
+    } figs[] = {
+        {SIM_HWF_PEAK_FP16, 1e14}, {SIM_HWF_PEAK_BF16, 1e14},          {SIM_HWF_PEAK_FP32, 1e13},
+        {SIM_HWF_N_SM, 100},       {SIM_HWF_MEM_CAPACITY, capacity_bytes}, {SIM_HWF_L2, 1e7},
+        {SIM_HWF_BW_HBM_PEAK, 1e12},
+    };
+    for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+        hw->v[figs[i].f] = figs[i].v;
+        hw->prov[figs[i].f] = SIM_PROV_ESTIMATED;
+    }
+    sim_hw_apply_defaults(hw);
+}
+
+static void toy_engine(sim_engine *e)
+{
+    *e = (sim_engine){0};
+    e->max_num_seqs = 256;
+    e->block_size = 16;
+    e->gpu_memory_utilization = 1.0;
+    e->min_batched_tokens = 2048;
+    e->chunked_batched_tokens = 64;
+    e->chunked_auto_above_len = 0;
+    e->watermark_frac = 0.0;
+    e->host_step_s = 1e-3;
+    e->host_step_tp_s = 2e-3;
+    e->host_per_seq_s = 1e-5;
+}
+
+/* Capacity that leaves exactly n_blocks KV blocks (plus half a block of slack). */
+static double capacity_for_blocks(const sim_engine *e, const sim_model *m, const sim_run_cfg *run,
+                                  const sim_sched_resolved *s, int64_t n_blocks)
+{
+    sim_hw hw;
+    toy_hw(&hw, 1e12);
+    sim_memory mem;
+    sim_memory_compute(e, m, &hw, run, s, &mem);
+    double other = mem.usable_bytes - mem.kv_budget_bytes; /* weights + activations + reserve */
+    double block = (double)s->block_size * mem.kv_bytes_per_token;
+    return other + ((double)n_blocks + 0.5) * block;
+}
+
+static sim_batch_work work;
+
+/*
+ * 4 prompts of 100 tokens, 5 output tokens, plenty of memory and budget 2048:
+ * one prefill step admits all four (400 tokens) and samples token 1; then 4 decode steps.
+ * Blocks: each sequence ends with 100 + 5 - 1 = 104 cached tokens = ceil(104 / 16) = 7 blocks
+ * (decode positions 100..103 stay in the 7th block), so the peak is 4 x 7 = 28.
+ * Host time: 1 ms + 10 us per sequence in each of the 5 steps with 4 sequences = 5 x 1.04 ms.
+ */
+static void batch_that_fits(void)
+{
+    sim_model m;
+    sim_hw hw;
+    sim_engine e;
+    toy_model(&m);
+    toy_hw(&hw, 1e12);
+    toy_engine(&e);
+    sim_sched_cfg in;
+    sim_sched_cfg_unset(&in);
+    sim_sched_resolved s;
+    struct sim_err err;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_OK);
+    CHECK_INT(s.max_num_batched_tokens, 4096); /* max(max_model_len 4096, 2048) */
+    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    sim_batch b = {4, 100, 5};
+    sim_batch_result r;
+    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
+    CHECK_INT(r.n_steps, 5);
+    CHECK_INT(r.n_prefill_steps, 1);
+    CHECK_INT(r.n_decode_steps, 4);
+    CHECK_INT(r.preemptions, 0);
+    CHECK_INT(r.peak_kv_blocks, 28);
+    CHECK_REL(r.host_sum_s, 5 * 1.04e-3, 1e-12);
+}
+
+/*
+ * Token budget 250 (max_model_len 200 so vLLM accepts it): 100-token prompts go two per
+ * prefill step, and V0 prefers prefills, so steps are P P D D D D: 6 steps.
+ */
+static void token_budget_splits_prefills(void)
+{
+    sim_model m;
+    sim_hw hw;
+    sim_engine e;
+    toy_model(&m);
+    toy_hw(&hw, 1e12);
+    toy_engine(&e);
+    sim_sched_cfg in;
+    sim_sched_cfg_unset(&in);
+    in.max_num_batched_tokens = 250;
+    in.max_model_len = 200;
+    in.max_num_seqs = 4; /* vLLM requires max_num_batched_tokens >= max_num_seqs */
+    sim_sched_resolved s;
+    struct sim_err err;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_OK);
+    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    sim_batch b = {4, 100, 5};
+    sim_batch_result r;
+    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
+    CHECK_INT(r.n_prefill_steps, 2);
+    CHECK_INT(r.n_decode_steps, 4);
+    /* vLLM rejects a token budget below max_num_seqs (256 by default). */
+    in.max_num_seqs = -1;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_ERANGE);
+    CHECK_CONTAINS(err.msg, "max_num_batched_tokens: 250 is below max_num_seqs = 256");
+}
+
+/*
+ * Preemption by recompute, with vLLM V0's block manager rules: a running sequence is decoded
+ * only if at least one block is free (BlockSpaceManagerV1.can_append_slots), and a prompt is
+ * admitted only if `watermark` blocks stay free. 12 blocks of 16 tokens, watermark 25% = 3
+ * blocks; 2 prompts of 64 tokens (4 blocks each), 40 output tokens.
+ * - Step 1: prefill both (12 - 4 = 8 >= 3, 8 - 4 = 4 >= 3): 4 free; 1 token sampled each.
+ * - Decode 1 writes position 64: a new block each (2 free). Decodes 2-16: none.
+ * - Decode 17 (position 80): a new block each: 0 free. 18 tokens sampled each.
+ * - Decode 18: seq 0 finds no free block, so the newest running sequence (seq 1, 6 blocks)
+ *   is preempted and queued: 6 free. Seq 1 needs 64 + 18 = 82 tokens = 6 blocks to come
+ *   back, which leaves 0 < 3 free: it waits while seq 0 runs (free falls to 5 and 4 at
+ *   positions 96 and 112).
+ * - Seq 0 needs 39 decode steps in all (steps 2-40), then frees its 7 blocks (12 free).
+ * - Step 41: seq 1 re-prefills its 82 tokens and samples its 19th; 21 decodes follow.
+ * Total 62 steps = 2 prefill + 60 decode; 1 preemption; 82 recomputed tokens; peak 12 blocks.
+ */
+static void batch_that_preempts(void)
+{
+    sim_model m;
+    sim_hw hw;
+    sim_engine e;
+    toy_model(&m);
+    toy_engine(&e);
+    e.watermark_frac = 0.25;
+    sim_sched_cfg in;
+    sim_sched_cfg_unset(&in);
+    sim_sched_resolved s;
+    struct sim_err err;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_OK);
+    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    toy_hw(&hw, capacity_for_blocks(&e, &m, &run, &s, 12));
+    sim_memory mem;
+    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    CHECK_INT(mem.kv_blocks, 12);
+    CHECK_INT(mem.kv_capacity_tokens, 192);
+    sim_batch b = {2, 64, 40};
+    sim_batch_result r;
+    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
+    CHECK_INT(r.n_steps, 62);
+    CHECK_INT(r.n_prefill_steps, 2);
+    CHECK_INT(r.n_decode_steps, 60);
+    CHECK_INT(r.preemptions, 1);
+    CHECK_INT(r.recomputed_tokens, 82);
+    CHECK_INT(r.peak_kv_blocks, 12);
+    CHECK_REL(r.peak_kv_frac, 1.0, 0.0);
+}
+
+/*
+ * Chunked prefill, budget 64 tokens, 2 prompts of 100, 3 output tokens:
+ * step 1: seq 0 chunk 64.  step 2: seq 0 chunk 36 (done, samples 1), seq 1 chunk 28.
+ * step 3: seq 0 decodes (2), seq 1 chunk 63.  step 4: seq 0 decodes (3, finished), seq 1
+ * chunk 9 (done, samples 1).  steps 5, 6: seq 1 decodes (2, 3).
+ * 6 steps: 4 with prefill chunks, 2 decode-only.
+ */
+static void chunked_prefill_steps(void)
+{
+    sim_model m;
+    sim_hw hw;
+    sim_engine e;
+    toy_model(&m);
+    toy_hw(&hw, 1e12);
+    toy_engine(&e);
+    sim_sched_cfg in;
+    sim_sched_cfg_unset(&in);
+    in.enable_chunked_prefill = 1;
+    sim_sched_resolved s;
+    struct sim_err err;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_OK);
+    CHECK_INT(s.max_num_batched_tokens, 64);
+    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    sim_batch b = {2, 100, 3};
+    sim_batch_result r;
+    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
+    CHECK_INT(r.n_steps, 6);
+    CHECK_INT(r.n_prefill_steps, 4);
+    CHECK_INT(r.n_decode_steps, 2);
+    CHECK_INT(r.preemptions, 0);
+}
+
+/*
+ * Memory budget of Llama-2-7B fp16 on an 80 GiB GPU at utilization 0.9 with a 1 GiB reserve:
+ * usable 0.9 x 85,899,345,920 = 77,309,411,328; weights 2 x 6,738,415,616 = 13,476,831,232;
+ * activations (profiling pass of 4096 tokens, 256 sequences): 4096 x (2 x 4096 + 3 x 11008) x 2
+ * + 256 x 32000 x 8 = 337,641,472 + 65,536,000 = 403,177,472; budget 62,355,660,800;
+ * a block of 16 tokens x 524,288 B = 8,388,608 B -> 7433 blocks = 118,928 tokens.
+ */
+static void llama2_7b_kv_capacity(void)
+{
+    sim_model m;
+    struct sim_err err;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/models/llama-2-7b.json", SIM_SOURCE_DIR);
+    if (sim_model_load(path, "llama-2-7b", &m, &err) != SIM_OK) {
+        printf("FAIL %s\n", err.msg);
+        check_fail_count++;
+        return;
+    }
+    sim_engine e;
+    toy_engine(&e);
+    e.gpu_memory_utilization = 0.9;
+    e.reserve_bytes = 1073741824.0;
+    sim_hw hw;
+    toy_hw(&hw, 85899345920.0);
+    sim_sched_cfg in;
+    sim_sched_cfg_unset(&in);
+    sim_sched_resolved s;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_OK);
+    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    sim_memory mem;
+    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    CHECK_REL(mem.weights_bytes, 13476831232.0, 0.0);
+    CHECK_REL(mem.activation_bytes, 403177472.0, 0.0);
+    CHECK_REL(mem.kv_budget_bytes, 62355660800.0, 1e-15);
+    CHECK_INT(mem.kv_blocks, 7433);
+    CHECK_INT(mem.kv_capacity_tokens, 118928);
+    CHECK(mem.fits);
+}
+
+static void bad_batches_are_rejected(void)
+{
+    sim_model m;
+    sim_hw hw;
+    sim_engine e;
+    toy_model(&m);
+    toy_engine(&e);
+    sim_sched_cfg in;
+    sim_sched_cfg_unset(&in);
+    sim_sched_resolved s;
+    struct sim_err err;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_OK);
+    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    sim_batch_result r;
+    toy_hw(&hw, 1e12);
+    sim_batch too_long = {1, 4000, 200};
+    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &too_long, &work, &r, &err), SIM_ERANGE);
+    CHECK_CONTAINS(err.msg, "exceed max_model_len = 4096");
+    /* Memory for 3 blocks cannot hold one sequence of 64 + 40 tokens (7 blocks). */
+    toy_hw(&hw, capacity_for_blocks(&e, &m, &run, &s, 3));
+    sim_batch b = {1, 64, 40};
+    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_ERANGE);
+    CHECK_CONTAINS(err.msg, "memory: 3 KV blocks");
+    in.gpu_memory_utilization = 1.5;
+    CHECK_INT(sim_sched_resolve(&e, &m, &in, &s, &err), SIM_ERANGE);
+}
+
+int main(void)
+{
+    batch_that_fits();
+    token_budget_splits_prefills();
+    batch_that_preempts();
+    chunked_prefill_steps();
+    llama2_7b_kv_capacity();
+    bad_batches_are_rejected();
+    return check_report("test_engine");
+}
