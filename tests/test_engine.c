@@ -33,8 +33,12 @@ static void toy_hw(sim_hw *hw, double capacity_bytes)
         sim_hw_field f;
         double v;
     } figs[] = {
-        {SIM_HWF_PEAK_FP16, 1e14}, {SIM_HWF_PEAK_BF16, 1e14},          {SIM_HWF_PEAK_FP32, 1e13},
-        {SIM_HWF_N_SM, 100},       {SIM_HWF_MEM_CAPACITY, capacity_bytes}, {SIM_HWF_L2, 1e7},
+        {SIM_HWF_PEAK_FP16, 1e14},
+        {SIM_HWF_PEAK_BF16, 1e14},
+        {SIM_HWF_PEAK_FP32, 1e13},
+        {SIM_HWF_N_SM, 100},
+        {SIM_HWF_MEM_CAPACITY, capacity_bytes},
+        {SIM_HWF_L2, 1e7},
         {SIM_HWF_BW_HBM_PEAK, 1e12},
     };
     for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
