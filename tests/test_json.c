@@ -142,7 +142,10 @@ static void bundled_files_load(void)
         "llama-3.1-70b", "mistral-7b",  "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
         "qwen2.5-7b",    "qwen3-32b",   "codellama-34b", "qwen3-30b-a3b",
     };
-    static const char *const hws[] = {"h100-sxm", "h200-sxm", "a100-sxm-80gb", "a100-sxm-40gb"};
+    /* Issue 2's four and issue 3's full list. */
+    static const char *const hws[] = {
+        "h100-sxm", "h100-pcie", "h200-sxm", "gh200",  "b200",  "a100-sxm-80gb", "a100-sxm-40gb",
+        "l40s",     "l4",        "mi300x",   "mi325x", "mi250", "mi250x",        "mi210"};
     char path[1024];
     struct sim_err err = {{0}};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {

@@ -13,8 +13,9 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_calib *c)
+static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
 {
+    sim_calib *c = out;
     static const char *const keys[] = {
         "schema",        "hardware",  "alpha",   "beta_s",     "alpha_stderr", "beta_stderr_s",
         "bounds",        "n_rows",    "fit",     "trained_on", "engine",       "engine_version",
@@ -57,26 +58,10 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_calib *c)
 
 sim_status sim_calib_load(const char *path, sim_calib *c, struct sim_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    cJSON *root = NULL;
     memset(c, 0, sizeof(*c));
     c->alpha_stderr = NAN;
     c->beta_stderr_s = NAN;
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    if (st != SIM_OK)
-        goto cleanup;
-    sim_jctx ctx = {path, buf, NULL, "", 0, err};
-    root = sim_json_parse(&ctx, len);
-    if (!root) {
-        st = SIM_EPARSE;
-        goto cleanup;
-    }
-    st = parse(&ctx, root, c);
-cleanup:
-    cJSON_Delete(root);
-    free(buf);
-    return st;
+    return sim_json_load_file(path, parse, c, err);
 }
 
 static cJSON *strings(const char *const *v, int n)

@@ -12,8 +12,9 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_engine *e)
+static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
 {
+    sim_engine *e = out;
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
     double v[12];
@@ -77,22 +78,6 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_engine *e)
 
 sim_status sim_engine_load(const char *path, sim_engine *e, struct sim_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    cJSON *root = NULL;
     memset(e, 0, sizeof(*e));
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    if (st != SIM_OK)
-        goto cleanup;
-    sim_jctx ctx = {path, buf, NULL, "", 0, err};
-    root = sim_json_parse(&ctx, len);
-    if (!root) {
-        st = SIM_EPARSE;
-        goto cleanup;
-    }
-    st = parse(&ctx, root, e);
-cleanup:
-    cJSON_Delete(root);
-    free(buf);
-    return st;
+    return sim_json_load_file(path, parse, e, err);
 }

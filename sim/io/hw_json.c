@@ -140,8 +140,9 @@ static sim_status parse_tiles(const sim_jctx *parent, const cJSON *obj, sim_hw *
     return SIM_OK;
 }
 
-static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_hw *hw)
+static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
 {
+    sim_hw *hw = out;
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
     const char *known[SIM_HWF_COUNT + 8];
@@ -201,34 +202,13 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_hw *hw)
     struct sim_err verr;
     st = sim_hw_validate(hw, &verr);
     if (st != SIM_OK) {
-        /* The validator names the key first ("key: ..." or "allreduce[i]: ..."). */
-        char key[64] = {0};
-        size_t k = strcspn(verr.msg, ":[");
-        if (k < sizeof(key))
-            memcpy(key, verr.msg, k);
-        return sim_j_fail_loc(ctx, key, "%s", verr.msg);
+        return sim_j_fail_validator(ctx, verr.msg);
     }
     return SIM_OK;
 }
 
 sim_status sim_hw_load(const char *path, sim_hw *hw, struct sim_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    cJSON *root = NULL;
     memset(hw, 0, sizeof(*hw));
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    if (st != SIM_OK)
-        goto cleanup;
-    sim_jctx ctx = {path, buf, NULL, "", 0, err};
-    root = sim_json_parse(&ctx, len);
-    if (!root) {
-        st = SIM_EPARSE;
-        goto cleanup;
-    }
-    st = parse(&ctx, root, hw);
-cleanup:
-    cJSON_Delete(root);
-    free(buf);
-    return st;
+    return sim_json_load_file(path, parse, hw, err);
 }

@@ -379,3 +379,36 @@ sim_status sim_j_figure(const sim_jctx *parent, const cJSON *obj, const char *ke
                       "'%s')",
                       word);
 }
+
+sim_status sim_json_load_file(const char *path, sim_json_parse_fn parse, void *out,
+                              struct sim_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    cJSON *root = NULL;
+    sim_status st = sim_json_read_file(path, &buf, &len, err);
+    if (st != SIM_OK)
+        goto cleanup;
+    sim_jctx ctx = {path, buf, NULL, "", 0, err};
+    root = sim_json_parse(&ctx, len);
+    if (!root) {
+        st = SIM_EPARSE;
+        goto cleanup;
+    }
+    st = parse(&ctx, root, out);
+cleanup:
+    cJSON_Delete(root);
+    free(buf);
+    return st;
+}
+
+sim_status sim_j_fail_validator(const sim_jctx *ctx, const char *msg)
+{
+    /* The key is what precedes the first ':' or '[' ("allreduce[1]: ..."). */
+    char key[64] = {0};
+    size_t k = strcspn(msg, ":[");
+    if (k == 0 || k >= sizeof(key) || msg[k] == '\0')
+        return sim_j_fail_loc(ctx, NULL, "%s", msg);
+    memcpy(key, msg, k);
+    return sim_j_fail_loc(ctx, key, "%s", msg);
+}

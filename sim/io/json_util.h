@@ -38,6 +38,23 @@ typedef struct sim_jctx {
 sim_status sim_json_read_file(const char *path, char **out /* OUT */, size_t *len /* OUT */,
                               struct sim_err *err /* OUT */);
 
+/* Parses a whole document's root into the caller's struct. */
+typedef sim_status (*sim_json_parse_fn)(const sim_jctx *ctx, const struct cJSON *root, void *out);
+
+/*
+ * Reads path, parses it, and calls parse with a context for messages; frees the
+ * text and the tree on every path. Returns the first failure's status with its
+ * message in err.
+ */
+sim_status sim_json_load_file(const char *path, sim_json_parse_fn parse, void *out,
+                              struct sim_err *err /* OUT */);
+
+/*
+ * Reports a core validator's message ("key: problem") at the line of that key:
+ * "<file>:<line>:<col>: key: problem". Returns SIM_EINVAL.
+ */
+sim_status sim_j_fail_validator(const sim_jctx *ctx, const char *msg);
+
 /* Parses buf; on a syntax error returns NULL and writes file:line:col to err. Caller cJSON_Deletes.
  */
 struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len);

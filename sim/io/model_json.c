@@ -212,41 +212,24 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
     return st;
 }
 
+/* Parses and then runs the cross-field checks, reporting them at the offending key. */
+static sim_status parse_and_validate(const sim_jctx *ctx, const cJSON *root, void *out)
+{
+    sim_model *m = out;
+    sim_status st = parse(ctx, root, m);
+    if (st != SIM_OK)
+        return st;
+    struct sim_err verr;
+    if (sim_model_validate(m, &verr) != SIM_OK)
+        return sim_j_fail_validator(ctx, verr.msg);
+    return SIM_OK;
+}
+
 sim_status sim_model_load(const char *path, const char *id, sim_model *m, struct sim_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    cJSON *root = NULL;
     memset(m, 0, sizeof(*m));
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    if (st != SIM_OK)
-        goto cleanup;
-    sim_jctx ctx = {path, buf, NULL, "", 0, err};
-    root = sim_json_parse(&ctx, len);
-    if (!root) {
-        st = SIM_EPARSE;
-        goto cleanup;
-    }
-    st = parse(&ctx, root, m);
-    if (st != SIM_OK)
-        goto cleanup;
-    struct sim_err verr;
-    st = sim_model_validate(m, &verr);
-    if (st != SIM_OK) {
-        /* The validator names the key first ("key: problem"); point at that key's line. */
-        char key[64] = {0};
-        size_t k = strcspn(verr.msg, ":");
-        if (k < sizeof(key) && verr.msg[k] == ':') {
-            memcpy(key, verr.msg, k);
-            sim_j_fail(&ctx, key, "%s", verr.msg + k + (verr.msg[k + 1] == ' ' ? 2 : 1));
-        } else {
-            sim_j_fail(&ctx, NULL, "%s", verr.msg);
-        }
-        goto cleanup;
-    }
-    snprintf(m->id, sizeof(m->id), "%s", id);
-cleanup:
-    cJSON_Delete(root);
-    free(buf);
+    sim_status st = sim_json_load_file(path, parse_and_validate, m, err);
+    if (st == SIM_OK)
+        snprintf(m->id, sizeof(m->id), "%s", id);
     return st;
 }
