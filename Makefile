@@ -7,7 +7,8 @@ BUILD    ?= build
 ASAN_BUILD ?= build-asan
 WERROR   ?= $(if $(CI),ON,OFF)
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
-DEB_PKGS := cmake make gcc pkg-config libcjson-dev libgsl-dev
+# gnuplot-nox draws `llmstep plot` (run as a program; its tests need it too).
+DEB_PKGS := cmake make gcc pkg-config libcjson-dev libgsl-dev zlib1g-dev gnuplot-nox
 
 .PHONY: all deps build demo check asan bench format format-check clean
 

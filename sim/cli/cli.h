@@ -101,9 +101,15 @@ int cli_predict_row(const struct sim_meas_row *row, const char *engine, sim_roof
 int cmd_predict(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
+/* `llmstep hw import` (cmd_import.c); argv[0] is "import". */
+int cmd_hw_import(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_capacity(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_validate_kernels(int argc, char **argv);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "sweep_cli.h"
 
 static double now_s(void)
 {
@@ -21,10 +22,15 @@ static double now_s(void)
 int cmd_bench(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'}, {"hw", required_argument, NULL, 'w'},
-        {"tp", required_argument, NULL, 't'},    {"n", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"model", required_argument, NULL, 'm'},
+        {"hw", required_argument, NULL, 'w'},
+        {"tp", required_argument, NULL, 't'},
+        {"n", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {"sweep", no_argument, NULL, 's'},
+        {NULL, 0, NULL, 0},
     };
+    int sweep = 0;
     const char *model = "llama-3.1-8b", *hwname = "h100-sxm";
     int64_t tp = 1, n = 4000000;
     int c;
@@ -50,8 +56,14 @@ int cmd_bench(int argc, char **argv)
                 return CLI_USAGE;
             }
             break;
+        case 's':
+            sweep = 1;
+            break;
         case 'h':
-            printf("usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT]\n\n"
+            printf("usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT] [--sweep]\n\n"
+                   "--sweep: times `llmstep sweep` on 1,048,576 decode configurations (TP\n"
+                   "1,2,4,8 x batch 1..256 x context 64..65536): evaluation alone, and with\n"
+                   "CSV written to /dev/null.\n\n"
                    "Times COUNT (default 4000000) decode-step predictions on one core, with\n"
                    "batch 1..256 and context 128..8192 varying, and one mixed prefill+decode\n"
                    "step in every 8, and prints predictions per second. Default model\n"
@@ -65,6 +77,8 @@ int cmd_bench(int argc, char **argv)
             return CLI_USAGE;
         }
     }
+    if (sweep)
+        return cli_bench_sweep(model, hwname);
     sim_model m;
     sim_hw hw;
     char p1[4096], p2[4096];

@@ -233,11 +233,15 @@ int cmd_hw(int argc, char **argv)
 {
     static const char usage_text[] =
         "usage: llmstep hw list [--format table|json]\n"
-        "       llmstep hw show ID|PATH\n\n"
+        "       llmstep hw show ID|PATH\n"
+        "       llmstep hw import --base ID|PATH --name NEW [--stream F] [--nccl F]... [--gemm F]\n"
+        "                         [--out PATH] [--force]\n\n"
         "list: every profile in hwprofiles/ with peaks (TFLOP/s), bandwidths (TB/s), memory\n"
         "      (GiB) and the achievable ridge point (FLOP/B).\n"
         "show: every figure with its unit, status (datasheet, measured, derived, estimated,\n"
-        "      default) and source, the all-reduce table and the ridge points.\n";
+        "      default) and source, the all-reduce table and the ridge points.\n"
+        "import: a new profile from a base profile and BabelStream/STREAM, nccl-tests and GEMM\n"
+        "      outputs (llmstep hw import --help; docs/hardware-characterization.md).\n";
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage_text, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_USAGE : CLI_OK;
@@ -263,6 +267,8 @@ int cmd_hw(int argc, char **argv)
         }
         return hw_show(argv[optind + 1]);
     }
-    cli_error("hw: unknown subcommand '%s' (expected list or show)", argv[1]);
+    if (strcmp(argv[1], "import") == 0)
+        return cmd_hw_import(argc - 1, argv + 1);
+    cli_error("hw: unknown subcommand '%s' (expected list, show or import)", argv[1]);
     return CLI_USAGE;
 }

@@ -19,6 +19,10 @@ static const struct {
     {"latency", cmd_latency, "predict an offline batch (vllm bench latency) step by step"},
     {"calibrate", cmd_calibrate, "fit alpha and beta_s to measurements (GSL least squares)"},
     {"validate", cmd_validate, "predict measurements and report MAPE, median/max APE, R^2"},
+    {"validate-kernels", cmd_validate_kernels, "kernel rooflines vs measured kernel tables"},
+    {"capacity", cmd_capacity, "memory per GPU, KV capacity, sequences that fit, smallest TP"},
+    {"sweep", cmd_sweep, "predict model x hw x TP x batch x context (CSV, best, Pareto)"},
+    {"plot", cmd_plot, "plots (SVG/PNG via gnuplot): roofline, sweep, validate"},
     {"bench", cmd_bench, "benchmark: step predictions per second on one core"},
 };
 

@@ -57,8 +57,9 @@ const char *sim_csv_field(const sim_csv *c, int col);
 const char *sim_csv_path(const sim_csv *c);
 int64_t sim_csv_line(const sim_csv *c);
 
-/* Number of columns in the header. */
+/* Number of columns in the header, and the name of column col (in range). */
 int sim_csv_n_columns(const sim_csv *c);
+const char *sim_csv_column_name(const sim_csv *c, int col);
 
 /*
  * Field col of the current row as a number: the whole field must parse

@@ -1,0 +1,322 @@
+/*
+ * cmd_capacity.c - `llmstep capacity`: the memory budget of one GPU (weights,
+ * activation peak, reserve, KV cache), the KV capacity in tokens and blocks,
+ * how many sequences of a context fit, whether the engine starts at all, and
+ * the smallest TP at which it does. All figures come from the engine's memory
+ * model (sim_memory_compute via sim_capacity_compute), the one the batch
+ * simulation admits sequences by.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capacity.h"
+#include "cli.h"
+#include "units.h"
+
+static void usage(FILE *f)
+{
+    fputs(
+        "usage: llmstep capacity --model ID --hw ID [--tp N | --tp all] [--dtype T]\n"
+        "                        [--kv-dtype T] [--max-model-len N] [--gpu-memory-utilization F]\n"
+        "                        [--context C] [--format table|json]\n"
+        "\n"
+        "Memory of one GPU of a tensor-parallel group as vLLM budgets it at start-up:\n"
+        "  usable      = device memory x gpu_memory_utilization\n"
+        "  weights     = this GPU's shard of the weights (docs/model.md, weights per GPU)\n"
+        "  activations = peak of vLLM's profiling forward pass: max_num_batched_tokens x\n"
+        "                (2 d + 3 F/tp) x 2 bytes (residual, normed input, gate/up and\n"
+        "                activation outputs) + max_num_seqs x vocab x 8 bytes (fp32 logits and\n"
+        "                probabilities of the sampler)\n"
+        "  reserve     = the engine profile's reserve_bytes (CUDA context, cuBLAS workspace,\n"
+        "                CUDA-graph pools, allocator slack; 1 GiB for vllm-v0, estimated) plus\n"
+        "                reserve_tp_bytes at TP > 1 (NCCL and all-reduce buffers; 0.5 GiB)\n"
+        "  KV budget   = usable - weights - activations - reserve\n"
+        "  KV blocks   = floor(KV budget / (block_size x KV bytes per token per GPU))\n"
+        "The engine starts (fits) when the KV cache holds one max_model_len sequence. At\n"
+        "context C, max sequences = min(max_num_seqs, floor(KV blocks / ceil(C / block_size))).\n"
+        "\n"
+        "Options:\n"
+        "  --tp N|all                 one TP, or every TP of 1, 2, 4, 8 (default 1)\n"
+        "  --context C                tokens per sequence (default min(4096, max_model_len))\n"
+        "  --dtype T, --kv-dtype T    fp16|bf16|fp8 (default: the model's)\n"
+        "  --max-model-len N          default: the model's max_position_embeddings\n"
+        "  --gpu-memory-utilization F default: the engine's (0.9)\n"
+        "  --max-num-seqs N           default: the engine's (256)\n"
+        "  --engine ID                engine profile (default vllm-v0)\n"
+        "  --format table|json        default table\n"
+        "\n"
+        "Example:\n"
+        "  llmstep capacity --model llama-3.1-70b --hw h100-sxm --tp 2 --max-model-len 8192 "
+        "--context 4096\n",
+        f);
+}
+
+enum {
+    OPT_MODEL = 256,
+    OPT_HW,
+    OPT_TP,
+    OPT_DTYPE,
+    OPT_KV,
+    OPT_LEN,
+    OPT_UTIL,
+    OPT_CONTEXT,
+    OPT_FORMAT,
+    OPT_SEQS,
+    OPT_ENGINE,
+};
+
+/* TPs that --tp all considers: one node of up to 8 GPUs. */
+static const int64_t all_tps[] = {1, 2, 4, 8};
+#define N_ALL_TPS ((int)(sizeof(all_tps) / sizeof(all_tps[0])))
+
+typedef struct tp_result {
+    int64_t tp;
+    int legal;
+    char why[512]; /* when not legal */
+    sim_capacity cap;
+} tp_result;
+
+static void compute_tp(const cli_run *r, int64_t tp, int64_t context, tp_result *out)
+{
+    struct sim_err err;
+    memset(out, 0, sizeof(*out));
+    out->tp = tp;
+    out->legal = sim_model_check_tp(&r->model, (int)tp, &err) == SIM_OK;
+    if (!out->legal) {
+        snprintf(out->why, sizeof(out->why), "%s", err.msg);
+        return;
+    }
+    sim_run_cfg cfg = r->cfg;
+    cfg.tp = (int)tp;
+    sim_capacity_compute(&r->engine, &r->model, &r->hw, &cfg, &r->sched, context, &out->cap);
+}
+
+static void print_json_tp(const tp_result *t, int first)
+{
+    printf("%s{\"tp\":%lld,\"legal\":%s", first ? "" : ",", (long long)t->tp,
+           t->legal ? "true" : "false");
+    if (!t->legal) {
+        printf(",\"fits\":false}");
+        return;
+    }
+    const sim_memory *m = &t->cap.mem;
+    printf(",\"capacity_bytes_per_gpu\":%.17g,\"usable_bytes_per_gpu\":%.17g,"
+           "\"weights_bytes_per_gpu\":%.17g,\"activation_bytes_per_gpu\":%.17g,"
+           "\"reserve_bytes_per_gpu\":%.17g,\"kv_budget_bytes_per_gpu\":%.17g,"
+           "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,\"kv_capacity_tokens\":%lld,"
+           "\"blocks_per_seq\":%lld,\"max_seqs_by_kv\":%lld,\"max_seqs_at_context\":%lld,"
+           "\"fits\":%s}",
+           m->capacity_bytes, m->usable_bytes, m->weights_bytes, m->activation_bytes,
+           m->reserve_bytes, m->kv_budget_bytes, m->kv_bytes_per_token, (long long)m->kv_blocks,
+           (long long)m->kv_capacity_tokens, (long long)t->cap.blocks_per_seq,
+           (long long)t->cap.max_seqs_by_kv, (long long)t->cap.max_seqs_at_context,
+           t->cap.fits ? "true" : "false");
+}
+
+static void print_table_tp(const tp_result *t, const sim_sched_resolved *s)
+{
+    printf("\nTP %lld\n", (long long)t->tp);
+    if (!t->legal) {
+        printf("  not a legal TP for this model: %s\n", t->why);
+        return;
+    }
+    const sim_memory *m = &t->cap.mem;
+    char lab[64];
+    printf("  %-26s %10.2f GB\n", "device memory", m->capacity_bytes / SIM_GB);
+    snprintf(lab, sizeof(lab), "usable (x %.2f)", s->gpu_memory_utilization);
+    printf("  %-26s %10.2f GB\n", lab, m->usable_bytes / SIM_GB);
+    printf("  %-26s %10.2f GB\n", "weights", m->weights_bytes / SIM_GB);
+    printf("  %-26s %10.2f GB\n", "activation peak", m->activation_bytes / SIM_GB);
+    printf("  %-26s %10.2f GB\n", "reserve", m->reserve_bytes / SIM_GB);
+    printf("  %-26s %10.2f GB\n", "KV budget", m->kv_budget_bytes / SIM_GB);
+    printf("  %-26s %10.0f bytes\n", "KV per token", m->kv_bytes_per_token);
+    printf("  %-26s %10lld tokens (%lld blocks of %lld)\n", "KV capacity",
+           (long long)m->kv_capacity_tokens, (long long)m->kv_blocks, (long long)s->block_size);
+    snprintf(lab, sizeof(lab), "sequences at %lld tokens", (long long)t->cap.context_tokens);
+    printf("  %-26s %10lld", lab, (long long)t->cap.max_seqs_at_context);
+    if (t->cap.fits && t->cap.max_seqs_by_kv > t->cap.max_seqs_at_context &&
+        t->cap.context_tokens <= s->max_model_len)
+        printf(" (max_num_seqs; the KV cache holds %lld)", (long long)t->cap.max_seqs_by_kv);
+    printf("\n  %-26s %s\n", "fits",
+           t->cap.fits ? "yes"
+           : m->kv_budget_bytes <= 0.0
+               ? "no: weights, activations and reserve exceed usable memory"
+               : "no: the KV cache cannot hold one max_model_len sequence (lower --max-model-len)");
+}
+
+int cmd_capacity(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"hw", required_argument, NULL, OPT_HW},
+        {"tp", required_argument, NULL, OPT_TP},
+        {"dtype", required_argument, NULL, OPT_DTYPE},
+        {"kv-dtype", required_argument, NULL, OPT_KV},
+        {"max-model-len", required_argument, NULL, OPT_LEN},
+        {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
+        {"context", required_argument, NULL, OPT_CONTEXT},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"max-num-seqs", required_argument, NULL, OPT_SEQS},
+        {"engine", required_argument, NULL, OPT_ENGINE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cli_run_spec spec;
+    cli_run_spec_init(&spec);
+    const char *format = "table";
+    int all = 0;
+    int64_t context = -1;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case OPT_MODEL:
+            spec.model = optarg;
+            break;
+        case OPT_HW:
+            spec.hw = optarg;
+            break;
+        case OPT_TP:
+            if (strcmp(optarg, "all") == 0)
+                all = 1;
+            else
+                bad = cli_parse_i64(optarg, 1, 4096, &spec.tp);
+            break;
+        case OPT_DTYPE:
+            spec.dtype = optarg;
+            break;
+        case OPT_KV:
+            spec.kv_dtype = optarg;
+            break;
+        case OPT_LEN:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_model_len);
+            break;
+        case OPT_UTIL:
+            bad = cli_parse_double(optarg, 1e-3, 1.0, &spec.sched.gpu_memory_utilization);
+            break;
+        case OPT_CONTEXT:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &context);
+            break;
+        case OPT_FORMAT:
+            format = optarg;
+            break;
+        case OPT_SEQS:
+            bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.max_num_seqs);
+            break;
+        case OPT_ENGINE:
+            spec.engine = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        case ':':
+            cli_error("capacity: %s needs a value", argv[optind - 1]);
+            return CLI_USAGE;
+        default:
+            cli_error("capacity: unknown option '%s' (see llmstep capacity --help)",
+                      argv[optind - 1]);
+            return CLI_USAGE;
+        }
+        if (bad) {
+            cli_error("capacity: --%s '%s': invalid value (see llmstep capacity --help)",
+                      opts[c - OPT_MODEL].name, optarg);
+            return CLI_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("capacity: unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (!spec.model || !spec.hw) {
+        cli_error("capacity: --model and --hw are required (see llmstep capacity --help)");
+        return CLI_USAGE;
+    }
+    int json = strcmp(format, "json") == 0;
+    if (!json && strcmp(format, "table") != 0) {
+        cli_error("capacity: --format '%s': expected table or json", format);
+        return CLI_USAGE;
+    }
+    /* Open at TP 1 (always legal for the TP checks below); each TP is computed separately. */
+    int64_t tp_asked = spec.tp;
+    spec.tp = 1;
+    cli_run run;
+    int rc = cli_run_open(&spec, &run);
+    if (rc != CLI_OK) {
+        cli_run_close(&run);
+        return rc;
+    }
+    const sim_sched_resolved *s = &run.sched;
+    if (context < 0)
+        context = s->max_model_len < 4096 ? s->max_model_len : 4096;
+    tp_result results[N_ALL_TPS + 1];
+    int n = 0;
+    int64_t smallest = -1;
+    for (int i = 0; i < N_ALL_TPS; i++) {
+        compute_tp(&run, all_tps[i], context, &results[n]);
+        if (smallest < 0 && results[n].legal && results[n].cap.fits)
+            smallest = all_tps[i];
+        if (all || all_tps[i] == tp_asked)
+            n++;
+    }
+    if (!all && n == 0)
+        compute_tp(&run, tp_asked, context, &results[n++]);
+    if (!all && !results[0].legal) {
+        cli_error("capacity: %s: %s", run.model_path, results[0].why);
+        cli_run_close(&run);
+        return CLI_BAD_INPUT;
+    }
+    if (json) {
+        printf("{\"schema_version\":\"llmstep-capacity/1\",\"model\":\"%s\",\"hardware\":\"%s\","
+               "\"engine\":\"%s\",\"dtype\":\"%s\",\"kv_dtype\":\"%s\",\"max_model_len\":%lld,"
+               "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"block_size\":%lld,"
+               "\"gpu_memory_utilization_frac\":%.17g,\"context_tokens\":%lld,",
+               run.model.id, run.hw.id, run.engine.id, sim_dtype_name(run.cfg.dtype),
+               sim_dtype_name(run.cfg.kv_dtype), (long long)s->max_model_len,
+               (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,
+               (long long)s->block_size, s->gpu_memory_utilization, (long long)context);
+        if (smallest > 0)
+            printf("\"smallest_tp_that_fits\":%lld,", (long long)smallest);
+        else
+            printf("\"smallest_tp_that_fits\":null,");
+        if (all) {
+            printf("\"tps\":[");
+            for (int i = 0; i < n; i++)
+                print_json_tp(&results[i], i == 0);
+            printf("]}\n");
+        } else {
+            /* One TP: its figures at the top level. */
+            printf("\"per_tp\":");
+            print_json_tp(&results[0], 1);
+            const sim_capacity *cp = &results[0].cap;
+            printf(",\"tp\":%lld,\"weights_bytes_per_gpu\":%.17g,"
+                   "\"activation_bytes_per_gpu\":%.17g,\"reserve_bytes_per_gpu\":%.17g,"
+                   "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,"
+                   "\"kv_capacity_tokens\":%lld,\"max_seqs_at_context\":%lld,\"fits\":%s}\n",
+                   (long long)results[0].tp, cp->mem.weights_bytes, cp->mem.activation_bytes,
+                   cp->mem.reserve_bytes, cp->mem.kv_bytes_per_token, (long long)cp->mem.kv_blocks,
+                   (long long)cp->mem.kv_capacity_tokens, (long long)cp->max_seqs_at_context,
+                   cp->fits ? "true" : "false");
+        }
+    } else {
+        printf("llmstep capacity: %s on %s, %s weights, %s KV cache, engine %s\n", run.model.id,
+               run.hw.id, sim_dtype_name(run.cfg.dtype), sim_dtype_name(run.cfg.kv_dtype),
+               run.engine.id);
+        printf("max_model_len %lld, max_num_seqs %lld, max_num_batched_tokens %lld, "
+               "gpu_memory_utilization %.2f; figures per GPU (GB = 1e9 bytes)\n",
+               (long long)s->max_model_len, (long long)s->max_num_seqs,
+               (long long)s->max_num_batched_tokens, s->gpu_memory_utilization);
+        for (int i = 0; i < n; i++)
+            print_table_tp(&results[i], s);
+        if (smallest > 0)
+            printf("\nsmallest TP that fits (of 1, 2, 4, 8): %lld\n", (long long)smallest);
+        else
+            printf("\nsmallest TP that fits (of 1, 2, 4, 8): none\n");
+    }
+    cli_run_close(&run);
+    return CLI_OK;
+}

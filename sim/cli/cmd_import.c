@@ -1,0 +1,149 @@
+/*
+ * cmd_import.c - `llmstep hw import`: a new hardware profile from a base profile
+ * and the outputs of STREAM/BabelStream, nccl-tests all_reduce_perf and a GEMM
+ * sweep (sim/io/hw_import.h; docs/hardware-characterization.md).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hw_import.h"
+#include "paths.h"
+#include "units.h"
+
+static const char import_usage[] =
+    "usage: llmstep hw import --base ID|PATH --name NEW [--stream FILE] [--nccl FILE]...\n"
+    "                         [--gemm FILE] [--out PATH] [--force]\n\n"
+    "Writes a new profile (default hwprofiles/NEW.json in the data folder) that starts from\n"
+    "the base profile and replaces the figures the files measure, each marked measured or\n"
+    "derived with the file and lines it came from:\n"
+    "  --stream FILE  BabelStream (text or --csv) or STREAM output -> bw_stream_*_bytes_per_s\n"
+    "  --nccl FILE    nccl-tests/rccl-tests all_reduce_perf output, one per GPU count\n"
+    "                 (repeat the option) -> allreduce latency and bus bandwidth (fit over\n"
+    "                 8 KiB-256 MiB)\n"
+    "  --gemm FILE    CSV with m,n,k,dtype and time [s] or latency [ms], or a\n"
+    "                 cutlass_profiler --output CSV -> gemm_eff_fp16/fp8_frac,\n"
+    "                 bw_factor_weights_frac, gemm_fixed_s\n"
+    "  --out PATH     where to write (refused if it exists, unless --force)\n"
+    "Inputs must be uncompressed. See docs/hardware-characterization.md.\n";
+
+static void print_result(const sim_import_opts *o, const sim_import_result *r)
+{
+    const sim_hw *hw = &r->hw;
+    printf("wrote %s (id %s, base %s)\n", o->out_path, hw->id, o->base_path);
+    printf("  %-30s %14s %-9s  %s\n", "figure", "value", "status", "source");
+    for (int f = 0; f < SIM_HWF_COUNT; f++) {
+        if (!r->changed[f])
+            continue;
+        printf("  %-30s %14.6g %-9s  %s\n", sim_hw_field_key((sim_hw_field)f), hw->v[f],
+               sim_prov_name(hw->prov[f]), hw->src[f]);
+    }
+    /* The written file's entries are in the same order as the import's (sorted by n_gpus). */
+    for (int i = 0; i < hw->n_allreduce; i++) {
+        if (!r->ar_changed[i])
+            continue;
+        const sim_allreduce *a = &hw->allreduce[i];
+        printf("  allreduce %d GPUs: latency %.2f us, bus bandwidth %.4g B/s  [%s] %s\n", a->n_gpus,
+               sim_s_to_us(a->latency_s), a->bus_bw_bytes_per_s, sim_prov_name(a->prov), a->source);
+    }
+    for (int i = 0; i < r->n_notes; i++)
+        printf("  note: %s\n", r->notes[i]);
+}
+
+int cmd_hw_import(int argc, char **argv)
+{
+    enum { OPT_BASE = 256, OPT_NAME, OPT_STREAM, OPT_NCCL, OPT_GEMM, OPT_OUT, OPT_FORCE };
+    static const struct option opts[] = {
+        {"base", required_argument, NULL, OPT_BASE},
+        {"name", required_argument, NULL, OPT_NAME},
+        {"stream", required_argument, NULL, OPT_STREAM},
+        {"nccl", required_argument, NULL, OPT_NCCL},
+        {"gemm", required_argument, NULL, OPT_GEMM},
+        {"out", required_argument, NULL, OPT_OUT},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    sim_import_opts o;
+    memset(&o, 0, sizeof(o));
+    const char *base = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(import_usage, stdout);
+            return CLI_OK;
+        case OPT_BASE:
+            base = optarg;
+            break;
+        case OPT_NAME:
+            o.name = optarg;
+            break;
+        case OPT_STREAM:
+            o.stream_path = optarg;
+            break;
+        case OPT_NCCL:
+            if (o.n_nccl == SIM_HW_MAX_ALLREDUCE) {
+                cli_error("hw import: at most %d --nccl files", SIM_HW_MAX_ALLREDUCE);
+                return CLI_USAGE;
+            }
+            o.nccl_paths[o.n_nccl++] = optarg;
+            break;
+        case OPT_GEMM:
+            o.gemm_path = optarg;
+            break;
+        case OPT_OUT:
+            o.out_path = optarg;
+            break;
+        case OPT_FORCE:
+            o.force = 1;
+            break;
+        case ':':
+            cli_error("hw import: %s needs a value", argv[optind - 1]);
+            return CLI_USAGE;
+        default:
+            cli_error("hw import: unknown option '%s' (see llmstep hw import --help)",
+                      argv[optind - 1]);
+            return CLI_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("hw import: unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (!base || !o.name) {
+        cli_error("hw import: --base and --name are required (see llmstep hw import --help)");
+        return CLI_USAGE;
+    }
+    if (!o.stream_path && o.n_nccl == 0 && !o.gemm_path) {
+        cli_error("hw import: nothing to import (give --stream, --nccl or --gemm)");
+        return CLI_USAGE;
+    }
+    struct sim_err err;
+    char base_path[4096], out_path[4096];
+    if (sim_path_resolve(cli_data_dir(), "hwprofiles", base, base_path, sizeof(base_path), &err) !=
+        SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    o.base_path = base_path;
+    if (!o.out_path) {
+        if ((size_t)snprintf(out_path, sizeof(out_path), "%s/hwprofiles/%s.json", cli_data_dir(),
+                             o.name) >= sizeof(out_path)) {
+            cli_error("hw import: output path too long");
+            return CLI_USAGE;
+        }
+        o.out_path = out_path;
+    }
+    static sim_import_result res;
+    sim_status st = sim_hw_import(&o, &res, &err);
+    if (st != SIM_OK) {
+        cli_error("hw import: %s", err.msg);
+        return st == SIM_EFIT ? CLI_NUMERIC : CLI_BAD_INPUT;
+    }
+    print_result(&o, &res);
+    return CLI_OK;
+}

@@ -1,0 +1,548 @@
+/*
+ * cmd_kernels.c - `llmstep validate-kernels`: the single-kernel rooflines of
+ * kernels.h against the measured kernel tables of ../shared/data/kernels (aic
+ * and vidur), before any calibration (alpha = 1, beta = 0). Reports MAPE,
+ * median and maximum APE and the mean signed error per operator family, per
+ * token range, per GPU and per source table. The tables and their filters are
+ * in kernel_tables.h; the method in docs/validate-kernels.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <dirent.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "kernel_tables.h"
+#include "kernels.h"
+#include "metrics.h"
+#include "model_json.h"
+#include "paths.h"
+
+#define SCHEMA "llmstep-validate-kernels/1"
+
+/* GPUs with kernel tables: their folders, the tables' device column, and the profile they test. */
+static const struct kgpu {
+    const char *hw_id;      /* hwprofiles/<id>.json */
+    const char *aic_dir;    /* aic/<dir>/ */
+    const char *aic_device; /* "device" of every aic row */
+    const char *vidur_gpu;  /* vidur/compute/<gpu>/<org>/<model>/mlp.csv */
+    const char *vidur_net;  /* vidur/network/<dir>/all_reduce.csv */
+} kgpus[] = {
+    {"h100-sxm", "h100_sxm", "NVIDIA H100 80GB HBM3", "h100", "h100_dgx"},
+    {"a100-sxm-80gb", "a100_sxm", "NVIDIA A100-SXM4-80GB", "a100", "a100_dgx"},
+};
+#define N_KGPU ((int)(sizeof(kgpus) / sizeof(kgpus[0])))
+
+/* Token ranges of the report (upper bounds inclusive). */
+static const struct {
+    const char *name;
+    double hi;
+} ranges[] = {{"1-16", 16.0},
+              {"17-128", 128.0},
+              {"129-1024", 1024.0},
+              {"1025-8192", 8192.0},
+              {">8192", INFINITY}};
+#define N_RANGE ((int)(sizeof(ranges) / sizeof(ranges[0])))
+#define ALL     (-1)
+
+#define MAX_NOTES 64
+
+typedef struct vk_ctx {
+    const char *data;
+    int n_gpu;
+    const struct kgpu *gpu[N_KGPU];
+    sim_hw hw[N_KGPU];
+    char hw_path[N_KGPU][4096];
+    sim_gemm_model gemm;
+    sim_kset set;
+    double *pred, *meas, *scratch; /* set.n each, heap */
+    char notes[MAX_NOTES][384];
+    int n_notes;
+} vk_ctx;
+
+static void note(vk_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(vk_ctx *x, const char *fmt, ...)
+{
+    if (x->n_notes == MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->notes[x->n_notes++], sizeof(x->notes[0]), fmt, ap);
+    va_end(ap);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* <data>/<rel>.csv, else <data>/<rel>.csv.gz, into out; returns 0 when neither exists. */
+static int find_table(const char *data, const char *rel, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%s.csv", data, rel);
+    if (is_file(out))
+        return 1;
+    snprintf(out, cap, "%s/%s.csv.gz", data, rel);
+    return is_file(out);
+}
+
+/*
+ * vidur folder name -> models/ id: lower case, without a "meta-" prefix or
+ * "-hf" / "-instruct" suffixes (Meta-Llama-3-8B -> llama-3-8b,
+ * CodeLlama-34b-Instruct-hf -> codellama-34b).
+ */
+static void vidur_model_id(const char *name, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; name[n] && n + 1 < cap; n++)
+        out[n] = (char)tolower((unsigned char)name[n]);
+    out[n] = '\0';
+    if (strncmp(out, "meta-", 5) == 0)
+        memmove(out, out + 5, strlen(out + 5) + 1);
+    static const char *const suffixes[] = {"-hf", "-instruct"};
+    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+        size_t l = strlen(out), s = strlen(suffixes[i]);
+        if (l > s && strcmp(out + l - s, suffixes[i]) == 0)
+            out[l - s] = '\0';
+    }
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* Sorted sub-folder names of dir (at most cap); returns the count, or -1 if unreadable. */
+static int list_dirs(const char *dir, char (*names)[256], int cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    const struct dirent *e;
+    char p[4096];
+    while ((e = readdir(d)) != NULL && n < cap) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        if (!is_dir(p) || strlen(e->d_name) >= 256)
+            continue;
+        strcpy(names[n++], e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
+    return n;
+}
+
+static int load_gpu(vk_ctx *x, int g)
+{
+    const struct kgpu *k = x->gpu[g];
+    char rel[1024], path[4096];
+    struct sim_err err;
+    size_t skipped = 0;
+    for (int t = 0; t < SIM_AIC_TABLE_COUNT; t++) {
+        snprintf(rel, sizeof(rel), "aic/%s/%s", k->aic_dir, sim_aic_table_name((sim_aic_table)t));
+        if (!find_table(x->data, rel, path, sizeof(path))) {
+            note(x, "%s: no table (.csv or .csv.gz); skipped", rel);
+            continue;
+        }
+        size_t before = x->set.n;
+        sim_status st =
+            sim_kset_load_aic(path, (sim_aic_table)t, k->aic_device, g, &x->set, &skipped, &err);
+        if (st != SIM_OK) {
+            cli_error("validate-kernels: %s", err.msg);
+            return CLI_BAD_INPUT;
+        }
+        note(x, "%s: %zu kernel samples, %zu rows outside the filters", path + strlen(x->data) + 1,
+             x->set.n - before, skipped);
+    }
+
+    /* vidur linear operators, one folder per model. */
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/vidur/compute/%s", x->data, k->vidur_gpu);
+    static char orgs[64][256], models[64][256];
+    int n_org = list_dirs(dir, orgs, 64);
+    if (n_org < 0)
+        note(x, "vidur/compute/%s: no folder; skipped", k->vidur_gpu);
+    for (int o = 0; o < n_org; o++) {
+        char odir[4096];
+        snprintf(odir, sizeof(odir), "%s/%s", dir, orgs[o]);
+        int n_model = list_dirs(odir, models, 64);
+        for (int i = 0; i < n_model; i++) {
+            snprintf(rel, sizeof(rel), "vidur/compute/%s/%s/%s/mlp.csv", k->vidur_gpu, orgs[o],
+                     models[i]);
+            snprintf(path, sizeof(path), "%s/%s", x->data, rel);
+            if (!is_file(path))
+                continue;
+            char id[256], mpath[4096];
+            vidur_model_id(models[i], id, sizeof(id));
+            if (sim_path_resolve(cli_data_dir(), "models", id, mpath, sizeof(mpath), &err) !=
+                    SIM_OK ||
+                !is_file(mpath)) {
+                note(x, "%s: no model config models/%s.json; skipped", rel, id);
+                continue;
+            }
+            sim_model m;
+            if (sim_model_load(mpath, id, &m, &err) != SIM_OK) {
+                cli_error("validate-kernels: %s", err.msg);
+                return CLI_BAD_INPUT;
+            }
+            size_t before = x->set.n;
+            sim_status st = sim_kset_load_vidur_mlp(path, &m, g, &x->set, &skipped, &err);
+            if (st != SIM_OK) {
+                cli_error("validate-kernels: %s", err.msg);
+                return CLI_BAD_INPUT;
+            }
+            note(x, "%s: %zu kernel samples (4 GEMMs per row, shapes of models/%s.json)", rel,
+                 x->set.n - before, id);
+        }
+    }
+
+    snprintf(rel, sizeof(rel), "vidur/network/%s/all_reduce", k->vidur_net);
+    if (!find_table(x->data, rel, path, sizeof(path))) {
+        note(x, "%s: no table; skipped", rel);
+        return CLI_OK;
+    }
+    size_t before = x->set.n;
+    sim_status st = sim_kset_load_vidur_allreduce(path, g, &x->set, &skipped, &err);
+    if (st != SIM_OK) {
+        cli_error("validate-kernels: %s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    note(x, "%s: %zu kernel samples, %zu rows outside the filters (multi-node)",
+         path + strlen(x->data) + 1, x->set.n - before, skipped);
+    return CLI_OK;
+}
+
+/* The uncalibrated roofline time of one sample, through the functions step.c uses. */
+static double predict(const sim_hw *hw, sim_gemm_model gm, const sim_ksample *s)
+{
+    sim_kernel_time kt;
+    switch (sim_ksrc_family(s->src)) {
+    case SIM_KFAM_GEMM:
+    case SIM_KFAM_GEMM_FP8:
+        sim_gemm_time(hw, s->dtype, gm, s->m, s->n, s->k, &kt);
+        return kt.time_s;
+    case SIM_KFAM_ATTN_DECODE:
+        sim_attn_decode_time(hw, s->batch, s->ctx, s->heads, s->kv_heads, s->head_dim, 2.0, &kt);
+        return kt.time_s;
+    case SIM_KFAM_ATTN_PREFILL:
+        sim_attn_prefill_time(hw, s->batch, s->ctx, s->heads, s->kv_heads, s->head_dim, &kt);
+        return kt.time_s;
+    case SIM_KFAM_ALLREDUCE:
+    case SIM_KFAM_COUNT:
+    default:
+        return sim_allreduce_time_s(hw, s->n_gpus, s->bytes);
+    }
+}
+
+static int range_of(double tokens)
+{
+    for (int r = 0; r < N_RANGE; r++)
+        if (tokens <= ranges[r].hi)
+            return r;
+    return N_RANGE - 1;
+}
+
+typedef struct gstat {
+    sim_metrics m;
+    double bias_pct; /* mean of (pred - meas) / meas, percent */
+} gstat;
+
+static int matches(const sim_ksample *s, int fam, int gpu, int range, int src)
+{
+    return (fam == ALL || (int)sim_ksrc_family(s->src) == fam) && (gpu == ALL || s->gpu == gpu) &&
+           (src == ALL || (int)s->src == src) && (range == ALL || range_of(s->tokens) == range);
+}
+
+/*
+ * Metrics of the samples matching every key that is not ALL; returns 0 when
+ * none match. The group is gathered into the second halves of pred and meas.
+ */
+static int group(const vk_ctx *x, int fam, int gpu, int range, int src, gstat *out)
+{
+    double *gp = x->pred + x->set.n, *gm = x->meas + x->set.n;
+    size_t n = 0;
+    double bias = 0.0;
+    for (size_t i = 0; i < x->set.n; i++) {
+        if (!matches(&x->set.v[i], fam, gpu, range, src))
+            continue;
+        gp[n] = x->pred[i];
+        gm[n] = x->meas[i];
+        bias += (gp[n] - gm[n]) / gm[n];
+        n++;
+    }
+    if (n == 0 || sim_metrics_compute(gp, gm, n, x->scratch, &out->m) != SIM_OK)
+        return 0;
+    out->bias_pct = 100.0 * bias / (double)n;
+    return 1;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static const char *gpu_name(const vk_ctx *x, int g) { return g == ALL ? "all" : x->hw[g].id; }
+
+/* Prints one group (table row or JSON object) when it has samples. */
+static void emit(const vk_ctx *x, int json, int *first, int fam, int gpu, int range, int src)
+{
+    gstat s;
+    if (!group(x, fam, gpu, range, src, &s))
+        return;
+    const char *fname = fam == ALL ? "all" : sim_kfam_name((sim_kfam)fam);
+    const char *rname = range == ALL ? "all" : ranges[range].name;
+    const char *sname = src == ALL ? "all" : sim_ksrc_name((sim_ksrc)src);
+    if (json) {
+        printf("%s{\"family\":\"%s\",\"gpu\":\"%s\",\"range\":\"%s\",\"source\":\"%s\",\"n\":%zu,"
+               "\"mape_pct\":%.17g,\"median_ape_pct\":%.17g,\"max_ape_pct\":%.17g,"
+               "\"bias_pct\":%.17g}",
+               *first ? "" : ",", fname, gpu_name(x, gpu), rname, sname, s.m.n, s.m.mape_pct,
+               s.m.median_ape_pct, s.m.max_ape_pct, s.bias_pct);
+        *first = 0;
+        return;
+    }
+    printf("  %-13s %-14s %-10s %-30s %7zu %8.2f %8.2f %9.1f %+8.2f\n", fname, gpu_name(x, gpu),
+           rname, sname, s.m.n, s.m.mape_pct, s.m.median_ape_pct, s.m.max_ape_pct, s.bias_pct);
+}
+
+static void header(const char *title)
+{
+    printf("\n%s\n  %-13s %-14s %-10s %-30s %7s %8s %8s %9s %8s\n", title, "family", "gpu",
+           "tokens", "source", "n", "MAPE%", "medAPE%", "maxAPE%", "bias%");
+}
+
+static void report(const vk_ctx *x, int json)
+{
+    int first = 1;
+    const int gpus_all = x->n_gpu > 1;
+    if (json) {
+        printf("{\"schema_version\":\"%s\",\"data\":", SCHEMA);
+        json_str(x->data);
+        printf(",\"gemm_model\":\"%s\",\"alpha\":1,\"beta_s\":0,\"allreduce_tokens_hidden\":%d,"
+               "\"hardware\":[",
+               x->gemm == SIM_GEMM_TILE_WAVE ? "tile-wave" : "flat", SIM_KTAB_AR_HIDDEN);
+        for (int g = 0; g < x->n_gpu; g++) {
+            printf("%s{\"id\":", g ? "," : "");
+            json_str(x->hw[g].id);
+            printf(",\"path\":");
+            json_str(x->hw_path[g]);
+            printf("}");
+        }
+        printf("],\"groups\":[");
+    } else {
+        printf("llmstep validate-kernels: %s, GEMM model %s, uncalibrated (alpha = 1, beta = 0)\n",
+               x->data, x->gemm == SIM_GEMM_TILE_WAVE ? "tile-wave" : "flat");
+        for (int g = 0; g < x->n_gpu; g++)
+            printf("  %-14s %s\n", x->hw[g].id, x->hw_path[g]);
+        printf("tokens: GEMM m; decode attention batch; prefill attention batch x prompt;\n"
+               "all-reduce bytes / (2 x %d), the tokens of a bf16 hidden state of %d.\n"
+               "APE = |pred - meas| / meas; bias = mean (pred - meas) / meas.\n",
+               SIM_KTAB_AR_HIDDEN, SIM_KTAB_AR_HIDDEN);
+        header("by family and GPU");
+    }
+    for (int f = 0; f < SIM_KFAM_COUNT; f++) {
+        for (int g = 0; g < x->n_gpu; g++)
+            emit(x, json, &first, f, g, ALL, ALL);
+        if (gpus_all)
+            emit(x, json, &first, f, ALL, ALL, ALL);
+    }
+    if (!json)
+        header("by family, GPU and token range");
+    for (int f = 0; f < SIM_KFAM_COUNT; f++)
+        for (int g = 0; g < x->n_gpu; g++)
+            for (int r = 0; r < N_RANGE; r++)
+                emit(x, json, &first, f, g, r, ALL);
+    if (!json)
+        header("by source table and GPU");
+    for (int s = 0; s < SIM_KSRC_COUNT; s++)
+        for (int g = 0; g < x->n_gpu; g++)
+            emit(x, json, &first, (int)sim_ksrc_family((sim_ksrc)s), g, ALL, s);
+    if (!json)
+        header("by source table, GPU and token range");
+    for (int s = 0; s < SIM_KSRC_COUNT; s++)
+        for (int g = 0; g < x->n_gpu; g++)
+            for (int r = 0; r < N_RANGE; r++)
+                emit(x, json, &first, (int)sim_ksrc_family((sim_ksrc)s), g, r, s);
+    if (json) {
+        printf("],\"notes\":[");
+        for (int i = 0; i < x->n_notes; i++) {
+            printf("%s", i ? "," : "");
+            json_str(x->notes[i]);
+        }
+        printf("]}\n");
+        return;
+    }
+    printf("\nnotes:\n");
+    for (int i = 0; i < x->n_notes; i++)
+        printf("  %s\n", x->notes[i]);
+}
+
+static const char usage[] =
+    "usage: llmstep validate-kernels [--hw ID]... [--data DIR] [--gemm flat|tile-wave]\n"
+    "                                [--format table|json]\n\n"
+    "Predicts every measured kernel of the aic and vidur tables with the single-kernel\n"
+    "rooflines llmstep uses for steps (uncalibrated: alpha = 1, beta = 0) and reports\n"
+    "MAPE, median and max APE and the mean signed error (bias) per operator family\n"
+    "(gemm, gemm_fp8, attn_decode, attn_prefill, allreduce), per token range (1-16,\n"
+    "17-128, 129-1024, 1025-8192, >8192), per GPU and per source table.\n\n"
+    "  --hw ID|PATH     profile to test (repeatable); its id picks the tables:\n"
+    "                   h100-sxm (aic h100_sxm, vidur h100, h100_dgx) or a100-sxm-80gb\n"
+    "                   (aic a100_sxm, vidur a100, a100_dgx). Default: both.\n"
+    "  --data DIR       kernel tables (default <data>/../shared/data/kernels)\n"
+    "  --gemm MODEL     flat (default) or tile-wave (gemm_tiles of the profile)\n"
+    "  --format FMT     table (default) or json\n\n"
+    "vidur model folders map to models/<id>.json (Meta-Llama-3-8B -> llama-3-8b); folders\n"
+    "without a config are skipped and listed in the notes.\n";
+
+int cmd_validate_kernels(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"hw", required_argument, NULL, 'w'},   {"data", required_argument, NULL, 'd'},
+        {"gemm", required_argument, NULL, 'g'}, {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    static vk_ctx x;
+    memset(&x, 0, sizeof(x));
+    sim_kset_init(&x.set);
+    const char *hw_names[N_KGPU];
+    int n_hw = 0, json = 0, c;
+    const char *data = NULL;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w':
+            if (n_hw == N_KGPU) {
+                cli_error("validate-kernels: at most %d --hw (one per GPU with tables)", N_KGPU);
+                return CLI_USAGE;
+            }
+            hw_names[n_hw++] = optarg;
+            break;
+        case 'd':
+            data = optarg;
+            break;
+        case 'g':
+            if (cli_parse_gemm(optarg, &x.gemm) != 0) {
+                cli_error("validate-kernels: --gemm '%s': expected flat or tile-wave", optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case 'f':
+            if (strcmp(optarg, "table") != 0 && strcmp(optarg, "json") != 0) {
+                cli_error("validate-kernels: --format '%s': expected table or json", optarg);
+                return CLI_USAGE;
+            }
+            json = strcmp(optarg, "json") == 0;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_OK;
+        case ':':
+            cli_error("validate-kernels: %s needs a value", argv[optind - 1]);
+            return CLI_USAGE;
+        default:
+            cli_error("validate-kernels: unknown option '%s' (see llmstep validate-kernels --help)",
+                      argv[optind - 1]);
+            return CLI_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("validate-kernels: unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    static char default_data[4096];
+    if (!data) {
+        snprintf(default_data, sizeof(default_data), "%s/../shared/data/kernels", cli_data_dir());
+        data = default_data;
+    }
+    x.data = data;
+    if (!is_dir(data)) {
+        cli_error("validate-kernels: kernel data folder '%s' not found (give --data DIR)", data);
+        return CLI_BAD_INPUT;
+    }
+    if (n_hw == 0)
+        for (int g = 0; g < N_KGPU; g++)
+            hw_names[n_hw++] = kgpus[g].hw_id;
+    int rc = CLI_OK;
+    for (int i = 0; i < n_hw && rc == CLI_OK; i++) {
+        rc = cli_load_hw(hw_names[i], &x.hw[i], x.hw_path[i], sizeof(x.hw_path[i]));
+        if (rc != CLI_OK)
+            break;
+        int k = 0;
+        while (k < N_KGPU && strcmp(kgpus[k].hw_id, x.hw[i].id) != 0)
+            k++;
+        if (k == N_KGPU) {
+            cli_error("validate-kernels: %s: no kernel tables for hardware '%s' (tables exist for "
+                      "h100-sxm and a100-sxm-80gb)",
+                      x.hw_path[i], x.hw[i].id);
+            rc = CLI_BAD_INPUT;
+            break;
+        }
+        for (int j = 0; j < i; j++)
+            if (x.gpu[j] == &kgpus[k]) {
+                cli_error("validate-kernels: --hw: '%s' given twice", x.hw[i].id);
+                rc = CLI_USAGE;
+            }
+        x.gpu[i] = &kgpus[k];
+        x.n_gpu = i + 1;
+    }
+    for (int g = 0; g < x.n_gpu && rc == CLI_OK; g++)
+        rc = load_gpu(&x, g);
+    if (rc == CLI_OK && x.set.n == 0) {
+        cli_error("validate-kernels: no kernel tables under '%s'", data);
+        rc = CLI_BAD_INPUT;
+    }
+    if (rc == CLI_OK) {
+        /* pred and meas hold the samples, then room for one group; scratch one group. */
+        x.pred = malloc(2 * x.set.n * sizeof(double));
+        x.meas = malloc(2 * x.set.n * sizeof(double));
+        x.scratch = malloc(x.set.n * sizeof(double));
+        if (!x.pred || !x.meas || !x.scratch) {
+            cli_error("validate-kernels: out of memory");
+            rc = CLI_BAD_INPUT;
+        }
+    }
+    for (size_t i = 0; rc == CLI_OK && i < x.set.n; i++) {
+        const sim_ksample *s = &x.set.v[i];
+        x.meas[i] = s->measured_s;
+        x.pred[i] = predict(&x.hw[s->gpu], x.gemm, s);
+        if (!isfinite(x.pred[i]) || !(x.pred[i] > 0.0)) {
+            cli_error("validate-kernels: %s line %lld: prediction %g s is not a positive number",
+                      sim_ksrc_name(s->src), (long long)s->line, x.pred[i]);
+            rc = CLI_NUMERIC;
+        }
+    }
+    if (rc == CLI_OK)
+        report(&x, json);
+    free(x.pred);
+    free(x.meas);
+    free(x.scratch);
+    sim_kset_free(&x.set);
+    return rc;
+}

@@ -1,0 +1,596 @@
+/*
+ * cmd_sweep.c - `llmstep sweep`: every configuration of models x hardware x TP
+ * x batch x context, streamed as CSV, JSON or a table; or, with --best, the
+ * highest-throughput configuration per model and hardware that meets the SLOs;
+ * or, with --pareto, the latency/throughput frontier. Formulas: sweep.h.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep_cli.h"
+
+static void usage(FILE *f)
+{
+    fputs(
+        "usage: llmstep sweep --model ID[,ID..] --hw ID[,ID..] [--tp LIST] [--batch LIST]\n"
+        "                     [--context LIST] [--kind decode|prefill|offline]\n"
+        "                     [--prompt-tokens L --output-tokens O] [--calibration FILE|DIR]\n"
+        "                     [--slo-tpot-ms X] [--slo-ttft-ms Y] [--gpu-hour-usd P]\n"
+        "                     [--best | --pareto] [--format csv|json|table]\n"
+        "\n"
+        "Predicts every configuration and prints one row each, as it is computed (memory does\n"
+        "not grow with the number of rows). Configurations that do not fit in memory are kept\n"
+        "and marked (fits=false, with the reason in status).\n"
+        "\n"
+        "  decode   one step of BATCH sequences at CONTEXT cached tokens: time = TPOT,\n"
+        "           tokens/s = batch / time\n"
+        "  prefill  one step of BATCH prompts of CONTEXT tokens: time = TTFT,\n"
+        "           tokens/s = batch x context / time (prompt tokens)\n"
+        "  offline  the engine simulation of BATCH prompts of L tokens generating O each\n"
+        "           (as `llmstep latency`); --context is not used; tokens/s = output tokens\n"
+        "Times include the engine's host time per step (--no-host-time to leave it out).\n"
+        "\n"
+        "Options:\n"
+        "  --model LIST               model ids or config paths, comma-separated\n"
+        "  --hw LIST                  hardware ids or profile paths, comma-separated\n"
+        "  --tp LIST                  tensor-parallel degrees (default 1,2,4,8)\n"
+        "  --batch LIST               batch sizes (default 1:256)\n"
+        "  --context LIST             decode context / prefill prompt tokens (default 2048)\n"
+        "                             LIST: integers and ranges a:b (a, 2a, 4a, ... <= b),\n"
+        "                             comma-separated: 1,2,4,8  1:256  512:8192,12288\n"
+        "  --kind K                   decode (default), prefill or offline\n"
+        "  --prompt-tokens L          offline: prompt length\n"
+        "  --output-tokens O          offline: tokens generated per sequence\n"
+        "  --calibration FILE|DIR     alpha and beta_s: one file (its hardware only), or a folder\n"
+        "                             of <hw-id>.json files; rows without one say "
+        "calibrated=false\n"
+        "  --slo-tpot-ms X            time-per-output-token objective (decode, offline)\n"
+        "  --slo-ttft-ms Y            time-to-first-token objective (prefill, offline)\n"
+        "  --gpu-hour-usd P[,P..]     USD per GPU-hour, one for all or one per --hw: adds the "
+        "cost\n"
+        "                             per million tokens = P x tp / 3600 / (tokens/s) x 1e6\n"
+        "  --best                     per model and hardware, only the configuration with the\n"
+        "                             highest tokens/s per GPU that fits and meets the SLOs\n"
+        "  --pareto                   per model and hardware, only the configurations on the\n"
+        "                             latency (TPOT; prefill: TTFT) vs tokens/s-per-GPU frontier\n"
+        "  --dtype T, --kv-dtype T    fp16|bf16|fp8 (default: the model's)\n"
+        "  --engine ID                engine profile (default vllm-v0)\n"
+        "  --max-num-seqs N, --max-model-len N, --gpu-memory-utilization F\n"
+        "                             scheduler and memory settings (default: the engine's; the\n"
+        "                             model's max_position_embeddings)\n"
+        "  --no-host-time             leave out the engine's host time per step\n"
+        "  --format csv|json|table    default csv\n"
+        "\n"
+        "A decode point fits when the engine starts (weights, activations and reserve leave room\n"
+        "for one max_model_len sequence) and batch <= min(max_num_seqs, KV blocks /\n"
+        "ceil((context + 1) / block_size)); see `llmstep capacity`.\n"
+        "\n"
+        "Examples:\n"
+        "  llmstep sweep --model llama-3.1-8b --hw h100-sxm --tp 1,2 --batch 1:256 "
+        "--context 1024,4096\n"
+        "  llmstep sweep --model llama-3.1-70b --hw h100-sxm,a100-sxm-80gb --tp 4,8 "
+        "--batch 1:256 \\\n"
+        "      --context 4096 --slo-tpot-ms 50 --best --format table\n"
+        "  llmstep sweep --model llama-3.1-8b --hw h100-sxm --kind offline --prompt-tokens 1024 "
+        "\\\n"
+        "      --output-tokens 256 --batch 1:256 --gpu-hour-usd 2.5 --pareto\n",
+        f);
+}
+
+enum {
+    OPT_MODEL = 256,
+    OPT_HW,
+    OPT_TP,
+    OPT_BATCH,
+    OPT_CONTEXT,
+    OPT_KIND,
+    OPT_PROMPT,
+    OPT_OUTPUT,
+    OPT_CALIB,
+    OPT_SLO_TPOT,
+    OPT_SLO_TTFT,
+    OPT_PRICE,
+    OPT_BEST,
+    OPT_PARETO,
+    OPT_FORMAT,
+    OPT_DTYPE,
+    OPT_KV,
+    OPT_ENGINE,
+    OPT_SEQS,
+    OPT_LEN,
+    OPT_UTIL,
+    OPT_NO_HOST,
+};
+
+#define AXIS_CAP     4096
+#define PARETO_CAP   16384
+#define OUTBUF_BYTES (1u << 20)
+
+enum sweep_format { FMT_CSV, FMT_JSON, FMT_TABLE };
+enum sweep_select { SEL_ALL, SEL_BEST, SEL_PARETO };
+
+/* The writer: formats rows into a buffer in the chosen format. */
+typedef struct writer {
+    enum sweep_format format;
+    cli_outbuf out;
+    int64_t n_rows;
+    const char *header; /* written before the first block's rows; NULL once written */
+} writer;
+
+static char *json_str(char *p, const char *s)
+{
+    *p++ = '"';
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            *p++ = '\\';
+            *p++ = (char)ch;
+        } else if (ch < 0x20) {
+            p += sprintf(p, "\\u%04x", ch);
+        } else {
+            *p++ = (char)ch;
+        }
+    }
+    *p++ = '"';
+    return p;
+}
+
+static char *json_num(char *p, const char *key, double v)
+{
+    p += sprintf(p, ",\"%s\":", key);
+    if (isfinite(v))
+        p += sprintf(p, "%.17g", v);
+    else
+        p += sprintf(p, "null");
+    return p;
+}
+
+static char *json_int(char *p, const char *key, int64_t v)
+{
+    if (v < 0)
+        return p + sprintf(p, ",\"%s\":null", key);
+    return p + sprintf(p, ",\"%s\":%lld", key, (long long)v);
+}
+
+static void write_json_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *r)
+{
+    cli_outbuf *o = &w->out;
+    if (o->len + 8192 > o->cap)
+        cli_outbuf_flush(o);
+    char *p = o->buf + o->len;
+    p += sprintf(p, "%s\n{\"model\":", w->n_rows ? "," : "");
+    p = json_str(p, b->model);
+    p += sprintf(p, ",\"hardware\":");
+    p = json_str(p, b->hw);
+    p += sprintf(p, ",\"kind\":\"%s\"", sim_sweep_kind_name(r->kind));
+    p = json_int(p, "tp", r->tp);
+    p = json_int(p, "batch", r->batch);
+    p = json_int(p, "context_tokens", r->kind == SIM_SWEEP_DECODE ? r->context_tokens : -1);
+    p = json_int(p, "prompt_tokens", r->prompt_tokens);
+    p = json_int(p, "output_tokens", r->output_tokens);
+    p = json_num(p, "time_s", r->time_s);
+    p = json_num(p, "tpot_s", r->tpot_s);
+    p = json_num(p, "ttft_s", r->ttft_s);
+    p = json_num(p, "tokens_per_s", r->tokens_per_s);
+    p = json_num(p, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
+    p += sprintf(p, ",\"fits\":%s,\"status\":\"%s\",\"bound\":", r->status ? "false" : "true",
+                 sim_sweep_status_name(r->status));
+    if (r->bound == SIM_BOUND_NONE)
+        p += sprintf(p, "null");
+    else
+        p += sprintf(p, "\"%s\"", sim_bound_name(r->bound));
+    p += sprintf(p, ",\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,\"meets_slo\":%s",
+                 b->calib_path ? "true" : "false", b->alpha, b->beta_s,
+                 r->meets_slo ? "true" : "false");
+    p = json_num(p, "gpu_hour_usd", b->gpu_hour_usd > 0.0 ? b->gpu_hour_usd : (double)NAN);
+    p = json_num(p, "cost_per_mtok_usd", r->cost_per_mtok_usd);
+    *p++ = '}';
+    o->len = (size_t)(p - o->buf);
+}
+
+/* Milliseconds with 3 decimals, or "-" for NaN. */
+static void ms(char *b, size_t n, double s)
+{
+    if (isfinite(s))
+        snprintf(b, n, "%.3f", s * 1e3);
+    else
+        snprintf(b, n, "-");
+}
+
+static void write_table_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *r)
+{
+    cli_outbuf *o = &w->out;
+    if (o->len + 1024 > o->cap)
+        cli_outbuf_flush(o);
+    char t[32], tp[32], tf[32], ctx[32], cost[32], tok[32], tokg[32];
+    ms(t, sizeof(t), r->time_s);
+    ms(tp, sizeof(tp), r->tpot_s);
+    ms(tf, sizeof(tf), r->ttft_s);
+    if (r->kind == SIM_SWEEP_OFFLINE)
+        snprintf(ctx, sizeof(ctx), "%lld+%lld", (long long)r->prompt_tokens,
+                 (long long)r->output_tokens);
+    else
+        snprintf(ctx, sizeof(ctx), "%lld", (long long)r->context_tokens);
+    if (isfinite(r->cost_per_mtok_usd))
+        snprintf(cost, sizeof(cost), "%.4f", r->cost_per_mtok_usd);
+    else
+        snprintf(cost, sizeof(cost), "-");
+    snprintf(tok, sizeof(tok), isfinite(r->tokens_per_s) ? "%.1f" : "-", r->tokens_per_s);
+    snprintf(tokg, sizeof(tokg), isfinite(r->tokens_per_s) ? "%.1f" : "-", r->tokens_per_s_per_gpu);
+    o->len += (size_t)snprintf(
+        o->buf + o->len, o->cap - o->len,
+        "%-16s %-14s %3lld %6lld %11s %10s %10s %10s %11s %11s %-9s %-8s %-4s %-3s %10s\n",
+        b->model, b->hw, (long long)r->tp, (long long)r->batch, ctx, t, tp, tf, tok, tokg,
+        sim_sweep_status_name(r->status), r->bound ? sim_bound_name(r->bound) : "-",
+        b->calib_path ? "yes" : "no", r->meets_slo ? "yes" : "no", cost);
+}
+
+static void write_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *r)
+{
+    if (w->format == FMT_CSV)
+        cli_sweep_csv_row(&w->out, b, r);
+    else if (w->format == FMT_JSON)
+        write_json_row(w, b, r);
+    else
+        write_table_row(w, b, r);
+    w->n_rows++;
+}
+
+/* --best and --pareto: keep the block's selection, write it at the block's end. */
+typedef struct selector {
+    enum sweep_select mode;
+    writer *w;
+    int have_best;
+    sim_sweep_row best;
+    sim_pareto_point *front;
+    sim_sweep_row *front_rows, *tmp_rows;
+    int64_t *row_ids;
+    int64_t next_id;
+    size_t n_front;
+    int overflow;
+} selector;
+
+static int sel_begin(void *ctx, const cli_sweep_block *b)
+{
+    (void)b;
+    selector *s = ctx;
+    if (s->w->header) {
+        size_t n = strlen(s->w->header);
+        memcpy(s->w->out.buf + s->w->out.len, s->w->header, n);
+        s->w->out.len += n;
+        s->w->header = NULL;
+    }
+    s->have_best = 0;
+    s->n_front = 0;
+    return CLI_OK;
+}
+
+static int sel_row(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r)
+{
+    selector *s = ctx;
+    if (s->mode == SEL_ALL) {
+        write_row(s->w, b, r);
+        return CLI_OK;
+    }
+    if (s->mode == SEL_BEST) {
+        if (r->meets_slo && (!s->have_best || sim_sweep_better(r, &s->best))) {
+            s->best = *r;
+            s->have_best = 1;
+        }
+        return CLI_OK;
+    }
+    if (r->status != SIM_SWEEP_OK || !isfinite(sim_sweep_latency_s(r)))
+        return CLI_OK;
+    sim_pareto_point p = {sim_sweep_latency_s(r), r->tokens_per_s_per_gpu, s->next_id++};
+    size_t old_n = s->n_front;
+    int got = sim_pareto_insert(s->front, &s->n_front, PARETO_CAP, p);
+    if (got < 0)
+        s->overflow = 1;
+    if (got <= 0)
+        return CLI_OK;
+    /* front_rows[j] belongs to the member with id row_ids[j]; realign them with the new
+     * frontier (members keep their relative order, so one forward walk finds them). */
+    size_t j = 0;
+    for (size_t i = 0; i < s->n_front; i++) {
+        if (s->front[i].id == p.id) {
+            s->tmp_rows[i] = *r;
+            continue;
+        }
+        while (j < old_n && s->row_ids[j] != s->front[i].id)
+            j++;
+        s->tmp_rows[i] = s->front_rows[j++];
+    }
+    for (size_t i = 0; i < s->n_front; i++) {
+        s->front_rows[i] = s->tmp_rows[i];
+        s->row_ids[i] = s->front[i].id;
+    }
+    return CLI_OK;
+}
+
+static int sel_end(void *ctx, const cli_sweep_block *b)
+{
+    selector *s = ctx;
+    if (s->mode == SEL_BEST) {
+        if (s->have_best)
+            write_row(s->w, b, &s->best);
+        else
+            cli_error("sweep: no configuration of %s on %s fits and meets the SLOs", b->model,
+                      b->hw);
+    } else if (s->mode == SEL_PARETO) {
+        for (size_t i = 0; i < s->n_front; i++)
+            write_row(s->w, b, &s->front_rows[i]);
+    }
+    return CLI_OK;
+}
+
+static int parse_axis(const char *opt, const char *spec, int64_t min, int64_t max, int64_t *out,
+                      size_t *n)
+{
+    struct sim_err err;
+    if (sim_sweep_parse_list(spec, min, max, out, AXIS_CAP, n, &err) != SIM_OK) {
+        cli_error("sweep: %s %s", opt, err.msg);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"hw", required_argument, NULL, OPT_HW},
+        {"tp", required_argument, NULL, OPT_TP},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"context", required_argument, NULL, OPT_CONTEXT},
+        {"kind", required_argument, NULL, OPT_KIND},
+        {"prompt-tokens", required_argument, NULL, OPT_PROMPT},
+        {"output-tokens", required_argument, NULL, OPT_OUTPUT},
+        {"calibration", required_argument, NULL, OPT_CALIB},
+        {"slo-tpot-ms", required_argument, NULL, OPT_SLO_TPOT},
+        {"slo-ttft-ms", required_argument, NULL, OPT_SLO_TTFT},
+        {"gpu-hour-usd", required_argument, NULL, OPT_PRICE},
+        {"best", no_argument, NULL, OPT_BEST},
+        {"pareto", no_argument, NULL, OPT_PARETO},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"dtype", required_argument, NULL, OPT_DTYPE},
+        {"kv-dtype", required_argument, NULL, OPT_KV},
+        {"engine", required_argument, NULL, OPT_ENGINE},
+        {"max-num-seqs", required_argument, NULL, OPT_SEQS},
+        {"max-model-len", required_argument, NULL, OPT_LEN},
+        {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
+        {"no-host-time", no_argument, NULL, OPT_NO_HOST},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cli_sweep_opts o;
+    cli_sweep_opts_init(&o);
+    char *models = NULL, *hws = NULL;
+    const char *tp_spec = "1,2,4,8", *batch_spec = "1:256", *ctx_spec = "2048";
+    const char *format = "csv";
+    enum sweep_select select = SEL_ALL;
+    double slo_tpot_ms = 0.0, slo_ttft_ms = 0.0;
+    char *price_spec = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case OPT_MODEL:
+            models = optarg;
+            break;
+        case OPT_HW:
+            hws = optarg;
+            break;
+        case OPT_TP:
+            tp_spec = optarg;
+            break;
+        case OPT_BATCH:
+            batch_spec = optarg;
+            break;
+        case OPT_CONTEXT:
+            ctx_spec = optarg;
+            break;
+        case OPT_KIND:
+            bad = sim_sweep_kind_parse(optarg, &o.kind) != SIM_OK;
+            break;
+        case OPT_PROMPT:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &o.prompt_tokens);
+            break;
+        case OPT_OUTPUT:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &o.output_tokens);
+            break;
+        case OPT_CALIB:
+            o.calibration = optarg;
+            break;
+        case OPT_SLO_TPOT:
+            bad = cli_parse_double(optarg, 1e-6, 1e9, &slo_tpot_ms);
+            break;
+        case OPT_SLO_TTFT:
+            bad = cli_parse_double(optarg, 1e-6, 1e9, &slo_ttft_ms);
+            break;
+        case OPT_PRICE:
+            price_spec = optarg;
+            break;
+        case OPT_BEST:
+        case OPT_PARETO:
+            if (select != SEL_ALL) {
+                cli_error("sweep: give one of --best and --pareto");
+                return CLI_USAGE;
+            }
+            select = c == OPT_BEST ? SEL_BEST : SEL_PARETO;
+            break;
+        case OPT_FORMAT:
+            format = optarg;
+            break;
+        case OPT_DTYPE:
+            o.dtype = optarg;
+            break;
+        case OPT_KV:
+            o.kv_dtype = optarg;
+            break;
+        case OPT_ENGINE:
+            o.engine = optarg;
+            break;
+        case OPT_SEQS:
+            bad = cli_parse_i64(optarg, 1, 1 << 20, &o.sched.max_num_seqs);
+            break;
+        case OPT_LEN:
+            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &o.sched.max_model_len);
+            break;
+        case OPT_UTIL:
+            bad = cli_parse_double(optarg, 1e-3, 1.0, &o.sched.gpu_memory_utilization);
+            break;
+        case OPT_NO_HOST:
+            o.host_time = 0;
+            break;
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        case ':':
+            cli_error("sweep: %s needs a value", argv[optind - 1]);
+            return CLI_USAGE;
+        default:
+            cli_error("sweep: unknown option '%s' (see llmstep sweep --help)", argv[optind - 1]);
+            return CLI_USAGE;
+        }
+        if (bad) {
+            cli_error("sweep: --%s '%s': invalid value (see llmstep sweep --help)",
+                      opts[c - OPT_MODEL].name, optarg);
+            return CLI_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("sweep: unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (!models || !hws) {
+        cli_error("sweep: --model and --hw are required (see llmstep sweep --help)");
+        return CLI_USAGE;
+    }
+    if (cli_split_names(models, o.models, CLI_SWEEP_MAX_NAMES, &o.n_models) != 0 ||
+        cli_split_names(hws, o.hws, CLI_SWEEP_MAX_NAMES, &o.n_hws) != 0) {
+        cli_error("sweep: --model and --hw take up to %d comma-separated names",
+                  CLI_SWEEP_MAX_NAMES);
+        return CLI_USAGE;
+    }
+    if (price_spec) {
+        /* One price for every GPU, or one per --hw in order. */
+        const char *prices[CLI_SWEEP_MAX_NAMES];
+        size_t n_prices = 0;
+        int bad = cli_split_names(price_spec, prices, CLI_SWEEP_MAX_NAMES, &n_prices) != 0 ||
+                  (n_prices != 1 && n_prices != o.n_hws);
+        for (size_t i = 0; !bad && i < n_prices; i++)
+            bad = cli_parse_double(prices[i], 1e-9, 1e9,
+                                   n_prices == 1 ? &o.gpu_hour_usd : &o.gpu_hour_usd_hw[i]) != 0;
+        if (bad) {
+            cli_error("sweep: --gpu-hour-usd: expected one price > 0, or one per --hw (%zu)",
+                      o.n_hws);
+            return CLI_USAGE;
+        }
+    }
+    enum sweep_format fmt;
+    if (strcmp(format, "csv") == 0)
+        fmt = FMT_CSV;
+    else if (strcmp(format, "json") == 0)
+        fmt = FMT_JSON;
+    else if (strcmp(format, "table") == 0)
+        fmt = FMT_TABLE;
+    else {
+        cli_error("sweep: --format '%s': expected csv, json or table", format);
+        return CLI_USAGE;
+    }
+    sim_dtype dt = SIM_DTYPE_BF16, kdt = SIM_DTYPE_BF16;
+    if ((o.dtype && sim_dtype_parse(o.dtype, &dt) != SIM_OK) ||
+        (o.kv_dtype && sim_dtype_parse(o.kv_dtype, &kdt) != SIM_OK) || dt == SIM_DTYPE_FP32 ||
+        kdt == SIM_DTYPE_FP32) {
+        cli_error("sweep: --dtype and --kv-dtype: expected fp16, bf16 or fp8");
+        return CLI_USAGE;
+    }
+    if (o.kind == SIM_SWEEP_OFFLINE && (o.prompt_tokens < 0 || o.output_tokens < 0)) {
+        cli_error("sweep: --kind offline needs --prompt-tokens and --output-tokens");
+        return CLI_USAGE;
+    }
+    if (o.kind != SIM_SWEEP_OFFLINE && (o.prompt_tokens >= 0 || o.output_tokens >= 0)) {
+        cli_error("sweep: --prompt-tokens and --output-tokens belong to --kind offline (decode "
+                  "and prefill take --context)");
+        return CLI_USAGE;
+    }
+    o.slo.tpot_s = slo_tpot_ms * 1e-3;
+    o.slo.ttft_s = slo_ttft_ms * 1e-3;
+    int64_t *axes = malloc(3 * AXIS_CAP * sizeof(int64_t));
+    selector sel = {select, NULL, 0, {0}, NULL, NULL, NULL, NULL, 0, 0, 0};
+    writer w = {fmt, {0}, 0, NULL};
+    int rc = axes ? CLI_OK : CLI_NUMERIC;
+    if (rc == CLI_OK)
+        rc = parse_axis("--tp", tp_spec, 1, 4096, axes, &o.axes.n_tp);
+    if (rc == CLI_OK)
+        rc = parse_axis("--batch", batch_spec, 1,
+                        o.kind == SIM_SWEEP_OFFLINE ? SIM_BATCH_MAX_SEQS : INT64_C(1) << 30,
+                        axes + AXIS_CAP, &o.axes.n_batch);
+    if (rc == CLI_OK)
+        rc = parse_axis("--context", ctx_spec, o.kind == SIM_SWEEP_DECODE ? 0 : 1, INT64_C(1) << 30,
+                        axes + 2 * AXIS_CAP, &o.axes.n_context);
+    if (rc != CLI_OK)
+        goto cleanup;
+    o.axes.tp = axes;
+    o.axes.batch = axes + AXIS_CAP;
+    o.axes.context = axes + 2 * AXIS_CAP;
+    if (select == SEL_PARETO) {
+        sel.front = malloc(PARETO_CAP * sizeof(*sel.front));
+        sel.front_rows = malloc(PARETO_CAP * sizeof(*sel.front_rows));
+        sel.tmp_rows = malloc(PARETO_CAP * sizeof(*sel.tmp_rows));
+        sel.row_ids = malloc(PARETO_CAP * sizeof(*sel.row_ids));
+        if (!sel.front || !sel.front_rows || !sel.tmp_rows || !sel.row_ids)
+            rc = CLI_NUMERIC;
+    }
+    if (rc == CLI_OK && cli_outbuf_init(&w.out, stdout, OUTBUF_BYTES) != 0)
+        rc = CLI_NUMERIC;
+    if (rc != CLI_OK) {
+        cli_error("out of memory");
+        goto cleanup;
+    }
+    sel.w = &w;
+    /* The header waits for the first block, so a load error leaves stdout empty. */
+    char header[1024];
+    if (fmt == FMT_CSV) {
+        snprintf(header, sizeof(header), "%s", CLI_SWEEP_CSV_HEADER);
+    } else if (fmt == FMT_JSON) {
+        snprintf(header, sizeof(header),
+                 "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"%s\",\"engine\":\"%s\","
+                 "\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,\"slo_ttft_s\":%.17g,"
+                 "\"gpu_hour_usd\":%.17g,\"rows\":[",
+                 sim_sweep_kind_name(o.kind), o.engine,
+                 select == SEL_BEST     ? "best"
+                 : select == SEL_PARETO ? "pareto"
+                                        : "all",
+                 o.host_time ? "true" : "false", o.slo.tpot_s, o.slo.ttft_s, o.gpu_hour_usd);
+    } else {
+        snprintf(header, sizeof(header),
+                 "%-16s %-14s %3s %6s %11s %10s %10s %10s %11s %11s %-9s %-8s %-4s %-3s %10s\n",
+                 "model", "hardware", "tp", "batch", "context", "time_ms", "tpot_ms", "ttft_ms",
+                 "tok/s", "tok/s/gpu", "status", "bound", "cal", "slo", "usd/Mtok");
+    }
+    w.header = header;
+    cli_sweep_sink sink = {&sel, sel_begin, sel_row, sel_end};
+    rc = cli_sweep_run(&o, &sink);
+    if (sel.overflow)
+        cli_error("sweep: the Pareto frontier has more than %d points; only the first are kept",
+                  PARETO_CAP);
+    if (fmt == FMT_JSON && !w.header)
+        w.out.len += (size_t)snprintf(w.out.buf + w.out.len, w.out.cap - w.out.len, "\n]}\n");
+    if (cli_outbuf_close(&w.out) != 0 && rc == CLI_OK) {
+        cli_error("sweep: writing the output failed");
+        rc = CLI_BAD_INPUT;
+    }
+cleanup:
+    free(axes);
+    free(sel.front);
+    free(sel.front_rows);
+    free(sel.tmp_rows);
+    free(sel.row_ids);
+    return rc;
+}

@@ -1,0 +1,90 @@
+/*
+ * sweep_cli.h - the sweep driver shared by `llmstep sweep`, `llmstep plot
+ * sweep` and `llmstep bench --sweep`: loads each model and hardware once,
+ * resolves the scheduler and the memory budget once per TP, evaluates every
+ * point with the core (sweep.h) and hands each row to a sink as it is made,
+ * so memory does not grow with the number of points. The CSV writer lives here
+ * too, so the benchmark measures the code the command runs.
+ */
+#ifndef SIM_SWEEP_CLI_H
+#define SIM_SWEEP_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "sweep.h"
+
+#define CLI_SWEEP_MAX_NAMES 32
+
+typedef struct cli_sweep_opts {
+    const char *models[CLI_SWEEP_MAX_NAMES];
+    size_t n_models;
+    const char *hws[CLI_SWEEP_MAX_NAMES];
+    size_t n_hws;
+    sim_sweep_axes axes; /* TP, batch, context values (caller-owned arrays) */
+    sim_sweep_kind kind;
+    int64_t prompt_tokens, output_tokens; /* offline */
+    const char *calibration;              /* FILE (one hardware) or DIR of <hw-id>.json; NULL */
+    const char *engine, *dtype, *kv_dtype;
+    sim_sched_cfg sched;
+    sim_sweep_slo slo;
+    double gpu_hour_usd;                         /* <= 0: no price */
+    double gpu_hour_usd_hw[CLI_SWEEP_MAX_NAMES]; /* per hws[i] when > 0; else gpu_hour_usd */
+    int host_time; /* 1: add the engine's host time per step (default) */
+} cli_sweep_opts;
+
+void cli_sweep_opts_init(cli_sweep_opts *o);
+
+/* One (model, hardware) block of rows. */
+typedef struct cli_sweep_block {
+    const char *model;      /* model id */
+    const char *hw;         /* hardware id */
+    const char *calib_path; /* calibration applied, or NULL (uncalibrated) */
+    double gpu_hour_usd;    /* price of one GPU-hour of this hardware; <= 0: none */
+    double alpha, beta_s;
+} cli_sweep_block;
+
+/* Receives the rows in sweep order; a non-zero return stops the sweep with that exit code. */
+typedef struct cli_sweep_sink {
+    void *ctx;
+    int (*begin)(void *ctx, const cli_sweep_block *b); /* may be NULL */
+    int (*row)(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r);
+    int (*end)(void *ctx, const cli_sweep_block *b); /* may be NULL */
+} cli_sweep_sink;
+
+/* Runs the sweep; prints errors and returns a CLI exit code. */
+int cli_sweep_run(const cli_sweep_opts *o, const cli_sweep_sink *sink);
+
+/* Splits a comma-separated list into names (pointers into buf, which it modifies). */
+int cli_split_names(char *buf, const char **names, size_t cap, size_t *n);
+
+/* A buffered writer: rows are formatted into buf and written with fwrite when it fills. */
+typedef struct cli_outbuf {
+    FILE *f;
+    char *buf;
+    size_t len, cap;
+    int failed; /* a write failed */
+} cli_outbuf;
+
+/* Allocates a cap-byte buffer for f; returns -1 when out of memory. */
+int cli_outbuf_init(cli_outbuf *o, FILE *f, size_t cap);
+/* Writes what is buffered; returns -1 on a write error. */
+int cli_outbuf_flush(cli_outbuf *o);
+/* Flushes and frees the buffer. Returns -1 if any write failed. */
+int cli_outbuf_close(cli_outbuf *o);
+
+#define CLI_SWEEP_CSV_HEADER                                                                       \
+    "model,hardware,kind,tp,batch,context_tokens,prompt_tokens,output_tokens,time_s,tpot_s,"       \
+    "ttft_s,tokens_per_s,tokens_per_s_per_gpu,fits,status,bound,calibrated,meets_slo,"             \
+    "cost_per_mtok_usd\n"
+
+/* The CSV header line and one row (fixed-point numbers from fastfmt.h; NaN = empty field). */
+void cli_sweep_csv_header(cli_outbuf *o);
+void cli_sweep_csv_row(cli_outbuf *o, const cli_sweep_block *b, const sim_sweep_row *r);
+
+/* `llmstep bench --sweep`: evaluation and CSV rates of the sweep (bench_sweep.c). */
+int cli_bench_sweep(const char *model, const char *hw);
+
+#endif

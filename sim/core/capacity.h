@@ -1,0 +1,53 @@
+/*
+ * capacity.h - how much of a model fits on one GPU of a tensor-parallel group:
+ * weights, activation peak and reserve, KV-cache capacity, and how many
+ * sequences of a given context run at once.
+ *
+ * Everything comes from the engine's memory model, sim_memory_compute()
+ * (engine.h), which is also what sim_batch_simulate() admits sequences by; this
+ * file only adds the per-context rule on top of it, so capacity planning and the
+ * batch simulation cannot disagree:
+ *   blocks_per_seq(C)    = ceil(C / block_size)           (vLLM's paged KV cache)
+ *   max_seqs_at_context  = min(max_num_seqs, floor(kv_blocks / blocks_per_seq(C)))
+ * and 0 when the engine would not start (fits == 0: the weights do not fit, or
+ * one max_model_len sequence does not fit in the KV cache) or C > max_model_len.
+ * docs/capacity-planning.md works examples. Pure: no I/O, no allocation.
+ */
+#ifndef SIM_CAPACITY_H
+#define SIM_CAPACITY_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "hw.h"
+#include "model.h"
+#include "step.h"
+
+typedef struct sim_capacity {
+    sim_memory mem;              /* the engine's memory budget of one GPU */
+    int64_t context_tokens;      /* C, tokens held per sequence */
+    int64_t blocks_per_seq;      /* ceil(C / block_size) */
+    int64_t max_seqs_by_kv;      /* floor(kv_blocks / blocks_per_seq), before the cap */
+    int64_t max_seqs_at_context; /* the rule above */
+    int fits;                    /* mem.fits: the engine starts */
+} sim_capacity;
+
+/*
+ * Largest number of sequences holding context_tokens tokens each that the
+ * engine runs at once, from an already computed memory budget (the rule at the
+ * top of this file). context_tokens must be >= 1 (asserted). Cheap enough to
+ * call per sweep point.
+ */
+int64_t sim_capacity_max_seqs(const sim_memory *mem, const sim_sched_resolved *s,
+                              int64_t context_tokens);
+
+/*
+ * Memory budget (sim_memory_compute) and the per-context figures for one GPU at
+ * run->tp. The inputs must be validated and s resolved (sim_sched_resolve);
+ * context_tokens >= 1.
+ */
+void sim_capacity_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                          const sim_run_cfg *run, const sim_sched_resolved *s,
+                          int64_t context_tokens, sim_capacity *out /* OUT */);
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * sweep.h - one point of a configuration sweep (model, hardware, TP, batch,
+ * context) and the figures derived from its predicted time, plus the order of
+ * the points, the "a:b" range syntax, SLO filtering and the latency/throughput
+ * Pareto frontier.
+ *
+ * A point is timed by the same code as `predict` and `latency`:
+ *   decode:  one step of batch sequences decoding one token at context C
+ *            time = alpha x roofline + beta_s + host(batch)      (= TPOT)
+ *            tokens/s = batch / time
+ *   prefill: one step prefilling batch prompts of C tokens
+ *            time = alpha x roofline + beta_s + host(batch)      (= TTFT)
+ *            tokens/s = batch x C / time                          (prompt tokens)
+ *   offline: sim_batch_simulate() of batch prompts of L tokens generating O each
+ *            time = the batch's latency; tokens/s = batch x O / time (output tokens)
+ *            TPOT = decode time / decode steps; TTFT = prefill time (the last
+ *            sequence's first token when nothing is preempted: an upper bound)
+ * and then, for every kind:
+ *   tokens/s per GPU       = tokens/s / tp
+ *   cost per million tokens = price per GPU-hour x tp / 3600 / (tokens/s) x 1e6
+ * Memory uses the engine's model (engine.h) through capacity.h: a decode point
+ * fits when batch <= sim_capacity_max_seqs(C + 1) (the new token's KV too), a
+ * prefill point when batch <= sim_capacity_max_seqs(C), an offline point when
+ * the simulation runs. Points that do not fit keep their time (what it would
+ * be) and are marked. Pure: no I/O, no allocation; callers own every buffer.
+ */
+#ifndef SIM_SWEEP_H
+#define SIM_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "hw.h"
+#include "model.h"
+#include "status.h"
+#include "step.h"
+
+typedef enum sim_sweep_kind {
+    SIM_SWEEP_DECODE = 0,
+    SIM_SWEEP_PREFILL = 1,
+    SIM_SWEEP_OFFLINE = 2,
+    SIM_SWEEP_KIND_COUNT
+} sim_sweep_kind;
+
+/* Why a point does or does not run. XX(ENUM, "name") */
+#define SIM_SWEEP_STATUS_MAP(XX)                                                                   \
+    XX(OK, "ok")               /* fits */                                                          \
+    XX(NO_MEMORY, "no_memory") /* the engine does not start: weights or one max-length sequence */ \
+    XX(KV_FULL, "kv_full")     /* batch above the KV capacity at this context or max_num_seqs */   \
+    XX(TOO_LONG, "too_long")   /* context above max_model_len (or the model's positions) */        \
+    XX(BAD_TP, "bad_tp")       /* the model cannot be sharded over tp GPUs */
+
+typedef enum sim_sweep_status {
+#define XX(e, name) SIM_SWEEP_##e,
+    SIM_SWEEP_STATUS_MAP(XX)
+#undef XX
+        SIM_SWEEP_STATUS_COUNT
+} sim_sweep_status;
+
+/* "decode", "prefill", "offline"; "ok", "kv_full", ... */
+const char *sim_sweep_kind_name(sim_sweep_kind k);
+const char *sim_sweep_status_name(sim_sweep_status s);
+/* Parses a kind name; returns SIM_EINVAL for anything else. */
+sim_status sim_sweep_kind_parse(const char *name, sim_sweep_kind *out /* OUT */);
+
+/* One evaluated point. Figures that do not apply to the kind are NaN. */
+typedef struct sim_sweep_row {
+    sim_sweep_kind kind;
+    int64_t tp;
+    int64_t batch;          /* sequences */
+    int64_t context_tokens; /* decode: cached tokens per sequence; prefill: prompt tokens */
+    int64_t prompt_tokens;  /* offline: L; prefill: C; decode: -1 */
+    int64_t output_tokens;  /* offline: O; else -1 */
+    double time_s;          /* step time (decode, prefill) or batch latency (offline) */
+    double tpot_s;          /* time per output token (decode, offline) */
+    double ttft_s;          /* time to first token (prefill, offline) */
+    double tokens_per_s;    /* all tp GPUs */
+    double tokens_per_s_per_gpu;
+    double cost_per_mtok_usd; /* NaN without a price */
+    sim_bound bound;          /* of the step (offline: a decode step at the mean context) */
+    sim_sweep_status status;
+    int meets_slo; /* fits and every given SLO that applies holds */
+} sim_sweep_row;
+
+/* Service-level objectives; a value <= 0 means none. */
+typedef struct sim_sweep_slo {
+    double tpot_s;
+    double ttft_s;
+} sim_sweep_slo;
+
+/* The TP, batch and context axes of a sweep (caller-owned arrays). */
+typedef struct sim_sweep_axes {
+    const int64_t *tp;
+    size_t n_tp;
+    const int64_t *batch;
+    size_t n_batch;
+    const int64_t *context;
+    size_t n_context;
+} sim_sweep_axes;
+
+/* Points per (model, hardware): n_tp x n_batch x n_context. */
+int64_t sim_sweep_count(const sim_sweep_axes *ax);
+
+/*
+ * The i-th point (0 <= i < sim_sweep_count) in sweep order: TP outermost, then
+ * batch, then context innermost (the order of the command's flags).
+ */
+void sim_sweep_at(const sim_sweep_axes *ax, int64_t i, int64_t *tp /* OUT */,
+                  int64_t *batch /* OUT */, int64_t *context /* OUT */);
+
+/*
+ * Parses an axis: a comma-separated list of integers and ranges "a:b", where a
+ * range is a, 2a, 4a, ... up to b (powers of two when a is one: "1:256"). Every
+ * value must be in [min, max]. Fills up to cap values and sets *n; fails with
+ * SIM_EINVAL (syntax), SIM_ERANGE (out of [min, max], a > b) or SIM_ENOMEM (more
+ * than cap values), with a message.
+ */
+sim_status sim_sweep_parse_list(const char *spec, int64_t min, int64_t max, int64_t *out /* OUT */,
+                                size_t cap, size_t *n /* OUT */, struct sim_err *err /* OUT */);
+
+/* Everything a point needs besides its own coordinates; the caller fills it once per (model,
+ * hardware, TP). sched and mem come from sim_sched_resolve() and sim_memory_compute() at
+ * run->tp. tp_ok is 0 when the model cannot be sharded over run->tp (then only status is set). */
+typedef struct sim_sweep_ctx {
+    const sim_model *m;
+    const sim_hw *hw;
+    const sim_run_cfg *run; /* tp, dtypes, alpha and beta_s of the hardware's calibration */
+    const sim_engine *e;    /* scheduler, memory and host time */
+    const sim_sched_resolved *sched;
+    const sim_memory *mem;
+    int host_time; /* 1: add the engine's host time per step (as `latency` does) */
+    int tp_ok;
+} sim_sweep_ctx;
+
+/* A decode step of batch sequences at context C. Fills every field but cost and SLO. */
+void sim_sweep_decode(const sim_sweep_ctx *c, int64_t batch, int64_t context,
+                      sim_sweep_row *out /* OUT */);
+
+/* A prefill step of batch prompts of C tokens. Fills every field but cost and SLO. */
+void sim_sweep_prefill(const sim_sweep_ctx *c, int64_t batch, int64_t prompt,
+                       sim_sweep_row *out /* OUT */);
+
+/*
+ * An offline batch (sim_batch_simulate with the caller's scratch). When the
+ * simulation refuses the batch, status says why and the times are NaN. Fills
+ * every field but cost and SLO.
+ */
+void sim_sweep_offline(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, int64_t output,
+                       sim_batch_work *work, sim_sweep_row *out /* OUT */);
+
+/* price x tp / 3600 / tokens_per_s x 1e6, USD per million tokens; NaN when price <= 0. */
+double sim_sweep_cost_per_mtok(double usd_per_gpu_hour, int64_t tp, double tokens_per_s);
+
+/* Sets cost_per_mtok_usd and meets_slo: fits, and tpot <= slo.tpot_s and ttft <= slo.ttft_s for
+ * each objective given whose figure the kind has (a decode point has no TTFT). */
+void sim_sweep_finish(sim_sweep_row *r, const sim_sweep_slo *slo, double usd_per_gpu_hour);
+
+/* The latency a Pareto frontier trades against throughput: TTFT for prefill, else TPOT. */
+double sim_sweep_latency_s(const sim_sweep_row *r);
+
+/* 1 when a is a better --best choice than b: higher tokens/s per GPU, then lower latency. */
+int sim_sweep_better(const sim_sweep_row *a, const sim_sweep_row *b);
+
+/* A point for the frontier: lower latency and higher throughput are better. */
+typedef struct sim_pareto_point {
+    double latency_s;
+    double throughput; /* tokens/s per GPU */
+    int64_t id;        /* caller's index of the point */
+} sim_pareto_point;
+
+/*
+ * Adds p to the frontier front[0..*n) kept in order of increasing latency (and
+ * so decreasing throughput): p is dropped when a member is at least as good on
+ * both axes (an equal point keeps the first), and members p dominates are
+ * removed. Returns 1 when p joined, 0 when it was dominated, -1 when it would
+ * join but the frontier already holds cap points (nothing changes). The result
+ * does not depend on insertion order except among equal points.
+ */
+int sim_pareto_insert(sim_pareto_point *front, size_t *n, size_t cap, sim_pareto_point p);
+
+#endif

@@ -1,0 +1,458 @@
+/* kernel_tables.c - aic and vidur kernel tables to kernel samples (see kernel_tables.h). */
+#include "kernel_tables.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+/* Bounds of the strict field checks: generous, but they reject garbage and overflow. */
+#define MAX_DIM        (INT64_C(1) << 31) /* GEMM dimensions, tokens, sequence lengths */
+#define MAX_HEADS      INT64_C(4096)
+#define MAX_GPUS       INT64_C(1024)
+#define MAX_LATENCY_MS 1e7 /* about three hours: no single kernel takes longer */
+#define MS_TO_S        1e-3
+
+static const struct {
+    const char *name;
+    sim_kfam fam;
+} ksrc[] = {
+#define XX(e, name, fam) {name, SIM_KFAM_##fam},
+    SIM_KSRC_MAP(XX)
+#undef XX
+};
+
+static const char *const kfam[] = {
+#define XX(e, name) name,
+    SIM_KFAM_MAP(XX)
+#undef XX
+};
+
+static const char *const aic_names[SIM_AIC_TABLE_COUNT] = {
+    "gemm_perf", "generation_attention_perf", "context_attention_perf", "custom_allreduce_perf"};
+
+/* Attention kernels vLLM runs by default: FlashAttention 3 (Hopper) and 2 (Ampere). */
+static const char *const attn_kernels[] = {"vllm_flash_attn_fa3", "vllm_flash_attn"};
+
+const char *sim_kfam_name(sim_kfam f) { return f >= 0 && f < SIM_KFAM_COUNT ? kfam[f] : "?"; }
+
+const char *sim_ksrc_name(sim_ksrc s) { return s >= 0 && s < SIM_KSRC_COUNT ? ksrc[s].name : "?"; }
+
+sim_kfam sim_ksrc_family(sim_ksrc s) { return ksrc[s].fam; }
+
+const char *sim_aic_table_name(sim_aic_table t)
+{
+    return t >= 0 && t < SIM_AIC_TABLE_COUNT ? aic_names[t] : "?";
+}
+
+void sim_kset_init(sim_kset *set)
+{
+    set->v = NULL;
+    set->n = set->cap = 0;
+}
+
+void sim_kset_free(sim_kset *set)
+{
+    free(set->v);
+    sim_kset_init(set);
+}
+
+static void set_err(struct sim_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void set_err(struct sim_err *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    va_end(ap);
+}
+
+/* Appends a copy of *s; SIM_ENOMEM when the array cannot grow. */
+static sim_status push(sim_kset *set, const sim_ksample *s, struct sim_err *err)
+{
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 1024;
+        sim_ksample *v = realloc(set->v, cap * sizeof(*v));
+        if (!v) {
+            set_err(err, "out of memory (%zu kernel samples)", set->n);
+            return SIM_ENOMEM;
+        }
+        set->v = v;
+        set->cap = cap;
+    }
+    set->v[set->n++] = *s;
+    return SIM_OK;
+}
+
+/* Looks up every name of cols[] (NULL-terminated) into idx[]; a missing column is an error. */
+static sim_status require_all(const sim_csv *c, const char *const *cols, int *idx,
+                              struct sim_err *err)
+{
+    for (int i = 0; cols[i]; i++) {
+        sim_status st = sim_csv_require(c, cols[i], &idx[i], err);
+        if (st != SIM_OK)
+            return st;
+    }
+    return SIM_OK;
+}
+
+static int field_is(const sim_csv *c, int col, const char *want)
+{
+    return strcmp(sim_csv_field(c, col), want) == 0;
+}
+
+static int is_attn_kernel(const char *s)
+{
+    for (size_t i = 0; i < sizeof(attn_kernels) / sizeof(attn_kernels[0]); i++)
+        if (strcmp(s, attn_kernels[i]) == 0)
+            return 1;
+    return 0;
+}
+
+enum { G_DEV, G_DTYPE, G_M, G_N, G_K, G_LAT, G_NCOL };
+static const char *const gemm_cols[] = {"device", "gemm_dtype", "m", "n", "k", "latency", NULL};
+
+/* gemm_perf: bf16 and per-tensor fp8 rows. */
+static sim_status gemm_row(const sim_csv *c, const int *col, sim_ksample *s, int *keep,
+                           struct sim_err *err)
+{
+    int64_t m, n, k;
+    double lat;
+    *keep = 1;
+    if (field_is(c, col[G_DTYPE], "bfloat16")) {
+        s->src = SIM_KSRC_AIC_GEMM;
+        s->dtype = SIM_DTYPE_BF16;
+    } else if (field_is(c, col[G_DTYPE], "fp8")) {
+        s->src = SIM_KSRC_AIC_GEMM_FP8;
+        s->dtype = SIM_DTYPE_FP8;
+    } else {
+        *keep = 0;
+        return SIM_OK;
+    }
+    sim_status st = sim_csv_i64(c, col[G_M], 1, MAX_DIM, &m, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[G_N], 1, MAX_DIM, &n, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[G_K], 1, MAX_DIM, &k, err);
+    if (st == SIM_OK)
+        st = sim_csv_double(c, col[G_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    if (st != SIM_OK)
+        return st;
+    s->m = (double)m;
+    s->n = (double)n;
+    s->k = (double)k;
+    s->tokens = s->m;
+    s->measured_s = lat * MS_TO_S;
+    return SIM_OK;
+}
+
+enum { A_DEV, A_SRC, A_B, A_ISL, A_H, A_KV, A_HD, A_BEAM, A_ADT, A_KVDT, A_STEP, A_LAT, A_NCOL };
+static const char *const attn_cols[] = {
+    "device",     "kernel_source",       "batch_size", "isl",
+    "num_heads",  "num_key_value_heads", "head_dim",   "beam_width",
+    "attn_dtype", "kv_cache_dtype",      "step",       "latency",
+    NULL};
+
+/*
+ * generation_attention_perf (decode: isl 1, step = past KV length, so ctx = step + 1 keys
+ * with the new token's) and context_attention_perf (prefill: step 0, isl prompt tokens).
+ * window_size is absent from the A100 tables; where present it must be 0.
+ */
+static sim_status attn_row(const sim_csv *c, const int *col, int win_col, int decode,
+                           sim_ksample *s, int *keep, struct sim_err *err)
+{
+    int64_t b, isl, h, kv, hd, beam, step, win = 0;
+    double lat;
+    *keep = 0;
+    if (!is_attn_kernel(sim_csv_field(c, col[A_SRC])) || !field_is(c, col[A_ADT], "bfloat16") ||
+        !field_is(c, col[A_KVDT], "bfloat16"))
+        return SIM_OK;
+    sim_status st = sim_csv_i64(c, col[A_B], 1, MAX_DIM, &b, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[A_ISL], 1, MAX_DIM, &isl, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[A_H], 1, MAX_HEADS, &h, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[A_KV], 1, MAX_HEADS, &kv, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[A_HD], 1, MAX_HEADS, &hd, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[A_BEAM], 1, MAX_HEADS, &beam, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[A_STEP], 0, MAX_DIM, &step, err);
+    if (st == SIM_OK && win_col >= 0)
+        st = sim_csv_i64(c, win_col, 0, MAX_DIM, &win, err);
+    if (st == SIM_OK)
+        st = sim_csv_double(c, col[A_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    if (st != SIM_OK)
+        return st;
+    if (beam != 1 || win != 0 || (decode ? isl != 1 : step != 0))
+        return SIM_OK;
+    *keep = 1;
+    s->src = decode ? SIM_KSRC_AIC_DECODE : SIM_KSRC_AIC_PREFILL;
+    s->batch = (double)b;
+    s->ctx = decode ? (double)(step + 1) : (double)isl;
+    s->heads = (double)h;
+    s->kv_heads = (double)kv;
+    s->head_dim = (double)hd;
+    s->tokens = decode ? s->batch : s->batch * (double)isl;
+    s->measured_s = lat * MS_TO_S;
+    return SIM_OK;
+}
+
+enum { R_DEV, R_SRC, R_DTYPE, R_N, R_SIZE, R_LAT, R_NCOL };
+static const char *const ar_cols[] = {
+    "device", "kernel_source", "allreduce_dtype", "num_gpus", "message_size", "latency", NULL};
+
+/* custom_allreduce_perf: the CUDA-graph variant (what vLLM replays), bf16 elements. */
+static sim_status ar_row(const sim_csv *c, const int *col, sim_ksample *s, int *keep,
+                         struct sim_err *err)
+{
+    int64_t n, elems;
+    double lat;
+    *keep = 0;
+    if (!field_is(c, col[R_SRC], "vLLM_custom_graph") || !field_is(c, col[R_DTYPE], "bfloat16"))
+        return SIM_OK;
+    sim_status st = sim_csv_i64(c, col[R_N], 2, MAX_GPUS, &n, err);
+    if (st == SIM_OK)
+        st = sim_csv_i64(c, col[R_SIZE], 1, MAX_DIM * 16, &elems, err);
+    if (st == SIM_OK)
+        st = sim_csv_double(c, col[R_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    if (st != SIM_OK)
+        return st;
+    *keep = 1;
+    s->src = SIM_KSRC_AIC_CUSTOM_AR;
+    s->n_gpus = (int)n;
+    s->bytes = 2.0 * (double)elems;
+    s->tokens = s->bytes / (2.0 * SIM_KTAB_AR_HIDDEN);
+    s->measured_s = lat * MS_TO_S;
+    return SIM_OK;
+}
+
+sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *device, int gpu,
+                             sim_kset *set, size_t *n_skipped, struct sim_err *err)
+{
+    sim_csv *c = NULL;
+    int col[A_NCOL];
+    int win_col = -1;
+    *n_skipped = 0;
+    sim_status st = sim_csv_open(path, &c, err);
+    if (st != SIM_OK)
+        return st;
+    const char *const *cols = t == SIM_AIC_GEMM        ? gemm_cols
+                              : t == SIM_AIC_CUSTOM_AR ? ar_cols
+                                                       : attn_cols;
+    st = require_all(c, cols, col, err);
+    if (st != SIM_OK)
+        goto cleanup;
+    win_col = sim_csv_column(c, "window_size");
+    for (;;) {
+        int has_row = 0, keep = 0;
+        st = sim_csv_next(c, &has_row, err);
+        if (st != SIM_OK || !has_row)
+            break;
+        /* The device column comes first in every aic table (index 0 of each column list). */
+        if (!field_is(c, col[0], device)) {
+            set_err(err, "%s:%lld: device: table of another GPU (expected '%s', got '%s')", path,
+                    (long long)sim_csv_line(c), device, sim_csv_field(c, col[0]));
+            st = SIM_EPARSE;
+            break;
+        }
+        sim_ksample s;
+        memset(&s, 0, sizeof(s));
+        s.gpu = gpu;
+        s.dtype = SIM_DTYPE_BF16;
+        s.line = sim_csv_line(c);
+        switch (t) {
+        case SIM_AIC_GEMM:
+            st = gemm_row(c, col, &s, &keep, err);
+            break;
+        case SIM_AIC_DECODE:
+        case SIM_AIC_PREFILL:
+            st = attn_row(c, col, win_col, t == SIM_AIC_DECODE, &s, &keep, err);
+            break;
+        case SIM_AIC_CUSTOM_AR:
+        default:
+            st = ar_row(c, col, &s, &keep, err);
+            break;
+        }
+        if (st == SIM_OK && keep)
+            st = push(set, &s, err);
+        if (st != SIM_OK)
+            break;
+        *n_skipped += !keep;
+    }
+cleanup:
+    sim_csv_free(c);
+    return st;
+}
+
+enum { V_H, V_KV, V_D, V_F, V_GATED, V_TOK, V_TP, V_QKV, V_O, V_UP, V_DOWN, V_NCOL };
+static const char *const vidur_cols[] = {"n_head",
+                                         "n_kv_head",
+                                         "n_embd",
+                                         "n_expanded_embd",
+                                         "use_gated_mlp",
+                                         "num_tokens",
+                                         "num_tensor_parallel_workers",
+                                         "time_stats.attn_pre_proj.median",
+                                         "time_stats.attn_post_proj.median",
+                                         "time_stats.mlp_up_proj.median",
+                                         "time_stats.mlp_down_proj.median",
+                                         NULL};
+
+/* The row's architecture column must equal the config's figure. */
+static sim_status check_arch(const sim_csv *c, int col, int64_t want, const char *key,
+                             struct sim_err *err)
+{
+    int64_t v;
+    sim_status st = sim_csv_i64(c, col, 1, MAX_DIM, &v, err);
+    if (st == SIM_OK && v != want) {
+        set_err(err, "%s:%lld: %s: %lld does not match the model config (%s = %lld)",
+                sim_csv_path(c), (long long)sim_csv_line(c), sim_csv_column_name(c, col),
+                (long long)v, key, (long long)want);
+        st = SIM_EINVAL;
+    }
+    return st;
+}
+
+sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu, sim_kset *set,
+                                   size_t *n_skipped, struct sim_err *err)
+{
+    sim_csv *c = NULL;
+    int col[V_NCOL];
+    *n_skipped = 0;
+    sim_status st = sim_csv_open(path, &c, err);
+    if (st != SIM_OK)
+        return st;
+    st = require_all(c, vidur_cols, col, err);
+    if (st != SIM_OK)
+        goto cleanup;
+    if (m->n_experts > 0) {
+        set_err(err, "%s: model %s is a mixture of experts; vidur profiles dense MLPs", path,
+                m->id);
+        st = SIM_EINVAL;
+        goto cleanup;
+    }
+    for (;;) {
+        int has_row = 0;
+        int64_t tok, tp;
+        double t[4];
+        st = sim_csv_next(c, &has_row, err);
+        if (st != SIM_OK || !has_row)
+            break;
+        st = check_arch(c, col[V_H], m->n_heads, "num_attention_heads", err);
+        if (st == SIM_OK)
+            st = check_arch(c, col[V_KV], m->n_kv_heads, "num_key_value_heads", err);
+        if (st == SIM_OK)
+            st = check_arch(c, col[V_D], m->d_model, "hidden_size", err);
+        if (st == SIM_OK)
+            st = check_arch(c, col[V_F], m->d_ff, "intermediate_size", err);
+        if (st == SIM_OK && !field_is(c, col[V_GATED], "True")) {
+            set_err(err, "%s:%lld: use_gated_mlp: expected True (a gated SiLU MLP), got '%s'", path,
+                    (long long)sim_csv_line(c), sim_csv_field(c, col[V_GATED]));
+            st = SIM_EINVAL;
+        }
+        if (st == SIM_OK)
+            st = sim_csv_i64(c, col[V_TOK], 1, MAX_DIM, &tok, err);
+        if (st == SIM_OK)
+            st = sim_csv_i64(c, col[V_TP], 1, MAX_GPUS, &tp, err);
+        for (int i = 0; i < 4 && st == SIM_OK; i++)
+            st = sim_csv_double(c, col[V_QKV + i], 0x1p-60, MAX_LATENCY_MS, &t[i], err);
+        if (st == SIM_OK && (m->n_heads % tp != 0 || m->d_ff % tp != 0)) {
+            set_err(err,
+                    "%s:%lld: num_tensor_parallel_workers: %lld does not divide the heads (%lld) "
+                    "and intermediate size (%lld)",
+                    path, (long long)sim_csv_line(c), (long long)tp, (long long)m->n_heads,
+                    (long long)m->d_ff);
+            st = SIM_EINVAL;
+        }
+        if (st != SIM_OK)
+            break;
+        /* Column-parallel QKV and gate/up, row-parallel O and down (docs/model.md, Operators);
+         * vLLM keeps max(1, K / tp) KV heads per GPU. */
+        const int64_t hg = m->n_heads / tp, kg = m->n_kv_heads / tp > 0 ? m->n_kv_heads / tp : 1;
+        const int64_t dh = m->head_dim, d = m->d_model, fg = m->d_ff / tp;
+        const int64_t shape[4][2] = {{d, (hg + 2 * kg) * dh}, {hg * dh, d}, {d, 2 * fg}, {fg, d}};
+        static const sim_ksrc srcs[4] = {SIM_KSRC_VIDUR_QKV, SIM_KSRC_VIDUR_O, SIM_KSRC_VIDUR_UP,
+                                         SIM_KSRC_VIDUR_DOWN};
+        for (int i = 0; i < 4 && st == SIM_OK; i++) {
+            sim_ksample s;
+            memset(&s, 0, sizeof(s));
+            s.src = srcs[i];
+            s.gpu = gpu;
+            s.dtype = SIM_DTYPE_FP16;
+            s.m = (double)tok;
+            s.k = (double)shape[i][0];
+            s.n = (double)shape[i][1];
+            s.tokens = s.m;
+            s.measured_s = t[i] * MS_TO_S;
+            s.line = sim_csv_line(c);
+            st = push(set, &s, err);
+        }
+        if (st != SIM_OK)
+            break;
+    }
+cleanup:
+    sim_csv_free(c);
+    return st;
+}
+
+enum { N_SIZE, N_WORKERS, N_PER_NODE, N_COLL, N_LAT, N_NCOL };
+static const char *const vnet_cols[] = {
+    "size", "num_workers", "devices_per_node", "collective", "time_stats.all_reduce.median", NULL};
+
+sim_status sim_kset_load_vidur_allreduce(const char *path, int gpu, sim_kset *set,
+                                         size_t *n_skipped, struct sim_err *err)
+{
+    sim_csv *c = NULL;
+    int col[N_NCOL];
+    *n_skipped = 0;
+    sim_status st = sim_csv_open(path, &c, err);
+    if (st != SIM_OK)
+        return st;
+    st = require_all(c, vnet_cols, col, err);
+    if (st != SIM_OK)
+        goto cleanup;
+    for (;;) {
+        int has_row = 0;
+        int64_t size, n, per_node;
+        double lat;
+        st = sim_csv_next(c, &has_row, err);
+        if (st != SIM_OK || !has_row)
+            break;
+        st = sim_csv_i64(c, col[N_SIZE], 1, MAX_DIM * 16, &size, err);
+        if (st == SIM_OK)
+            st = sim_csv_i64(c, col[N_WORKERS], 1, MAX_GPUS, &n, err);
+        if (st == SIM_OK)
+            st = sim_csv_i64(c, col[N_PER_NODE], 1, MAX_GPUS, &per_node, err);
+        if (st == SIM_OK)
+            st = sim_csv_double(c, col[N_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+        if (st != SIM_OK)
+            break;
+        /* Multi-node rows cross InfiniBand, which no profile figure describes. */
+        if (n < 2 || per_node != n || !field_is(c, col[N_COLL], "all_reduce")) {
+            (*n_skipped)++;
+            continue;
+        }
+        sim_ksample s;
+        memset(&s, 0, sizeof(s));
+        s.src = SIM_KSRC_VIDUR_AR;
+        s.gpu = gpu;
+        s.dtype = SIM_DTYPE_FP16;
+        s.n_gpus = (int)n;
+        s.bytes = (double)size;
+        s.tokens = s.bytes / (2.0 * SIM_KTAB_AR_HIDDEN);
+        s.measured_s = lat * MS_TO_S;
+        s.line = sim_csv_line(c);
+        st = push(set, &s, err);
+        if (st != SIM_OK)
+            break;
+    }
+cleanup:
+    sim_csv_free(c);
+    return st;
+}

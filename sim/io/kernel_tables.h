@@ -1,0 +1,147 @@
+/*
+ * kernel_tables.h - measured single-kernel times from the aic and vidur tables
+ * (../shared/data/kernels, described in ../shared/data/README.md), read with
+ * csv.h into kernel samples that `llmstep validate-kernels` predicts with the
+ * rooflines of kernels.h (docs/validate-kernels.md has the method).
+ *
+ * Table -> operator (one sample per row unless said otherwise; latency ms -> s):
+ *   aic gemm_perf, gemm_dtype bfloat16      GEMM m x k -> n (family gemm)
+ *   aic gemm_perf, gemm_dtype fp8           per-tensor fp8 GEMM (family gemm_fp8);
+ *                                           fp8_block rows are skipped
+ *   vidur mlp.csv, per row four GEMMs       attn_pre_proj = fused QKV, attn_post_proj = O,
+ *                                           mlp_up_proj = gate+up, mlp_down_proj, at
+ *                                           num_tokens and TP, shapes from the model config
+ *   aic generation_attention_perf           paged decode attention, batch x (step + 1) keys
+ *   aic context_attention_perf              causal prefill attention over isl tokens (step 0)
+ *   aic custom_allreduce_perf               vLLM custom all-reduce, CUDA graph, bf16:
+ *                                           bytes = 2 x message_size (elements)
+ *   vidur network all_reduce.csv            NCCL all-reduce within one node
+ *                                           (devices_per_node == num_workers), bytes = size
+ * Attention rows are kept for the kernels vLLM picks (FlashAttention 3 on H100,
+ * FlashAttention 2 on A100), bf16 KV cache, no sliding window, beam width 1.
+ * Rows outside these filters are counted as skipped, never guessed at.
+ *
+ * Every sample carries a token count for the range tables: GEMM m, decode
+ * batch (one new token per sequence), prefill batch x isl, and all-reduce
+ * bytes / (2 x SIM_KTAB_AR_HIDDEN), the tokens of a bf16 hidden state of a
+ * 70B-class model, the models that run under TP.
+ */
+#ifndef SIM_KERNEL_TABLES_H
+#define SIM_KERNEL_TABLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "status.h"
+
+/* Hidden size that converts an all-reduce message into tokens for the range tables. */
+#define SIM_KTAB_AR_HIDDEN 8192
+
+/* Operator families: XX(ENUM, "name"). */
+#define SIM_KFAM_MAP(XX)                                                                           \
+    XX(GEMM, "gemm")                                                                               \
+    XX(GEMM_FP8, "gemm_fp8")                                                                       \
+    XX(ATTN_DECODE, "attn_decode")                                                                 \
+    XX(ATTN_PREFILL, "attn_prefill")                                                               \
+    XX(ALLREDUCE, "allreduce")
+
+typedef enum sim_kfam {
+#define XX(e, name) SIM_KFAM_##e,
+    SIM_KFAM_MAP(XX)
+#undef XX
+        SIM_KFAM_COUNT
+} sim_kfam;
+
+/* Sources of samples: XX(ENUM, "name", family). */
+#define SIM_KSRC_MAP(XX)                                                                           \
+    XX(AIC_GEMM, "aic:gemm_perf", GEMM)                                                            \
+    XX(AIC_GEMM_FP8, "aic:gemm_perf:fp8", GEMM_FP8)                                                \
+    XX(VIDUR_QKV, "vidur:attn_pre_proj", GEMM)                                                     \
+    XX(VIDUR_O, "vidur:attn_post_proj", GEMM)                                                      \
+    XX(VIDUR_UP, "vidur:mlp_up_proj", GEMM)                                                        \
+    XX(VIDUR_DOWN, "vidur:mlp_down_proj", GEMM)                                                    \
+    XX(AIC_DECODE, "aic:generation_attention_perf", ATTN_DECODE)                                   \
+    XX(AIC_PREFILL, "aic:context_attention_perf", ATTN_PREFILL)                                    \
+    XX(AIC_CUSTOM_AR, "aic:custom_allreduce_perf", ALLREDUCE)                                      \
+    XX(VIDUR_AR, "vidur:all_reduce", ALLREDUCE)
+
+typedef enum sim_ksrc {
+#define XX(e, name, fam) SIM_KSRC_##e,
+    SIM_KSRC_MAP(XX)
+#undef XX
+        SIM_KSRC_COUNT
+} sim_ksrc;
+
+/* The aic tables this module reads. */
+typedef enum sim_aic_table {
+    SIM_AIC_GEMM = 0,      /* gemm_perf */
+    SIM_AIC_DECODE = 1,    /* generation_attention_perf */
+    SIM_AIC_PREFILL = 2,   /* context_attention_perf */
+    SIM_AIC_CUSTOM_AR = 3, /* custom_allreduce_perf */
+    SIM_AIC_TABLE_COUNT
+} sim_aic_table;
+
+/* One measured kernel. Only the fields of its family are meaningful; the rest are 0. */
+typedef struct sim_ksample {
+    sim_ksrc src;
+    int gpu;           /* the caller's index of the GPU the table was measured on */
+    sim_dtype dtype;   /* GEMM weights and inputs */
+    double m, n, k;    /* GEMM: tokens, output features, input features */
+    double batch;      /* attention: sequences */
+    double ctx;        /* attention: keys attended per sequence (decode), prompt tokens (prefill) */
+    double heads;      /* attention: query heads on this GPU */
+    double kv_heads;   /* attention: KV heads on this GPU */
+    double head_dim;   /* attention: head dimension */
+    int n_gpus;        /* all-reduce: GPUs */
+    double bytes;      /* all-reduce: message, bytes */
+    double tokens;     /* token count for the range tables (see above) */
+    double measured_s; /* measured kernel time, seconds */
+    int64_t line;      /* line of the row in its file */
+} sim_ksample;
+
+/* A growable array of samples, owned by the caller. */
+typedef struct sim_kset {
+    sim_ksample *v;
+    size_t n, cap;
+} sim_kset;
+
+void sim_kset_init(sim_kset *set);
+/* Frees the samples; the set is empty afterwards. Accepts an initialized, empty set. */
+void sim_kset_free(sim_kset *set);
+
+const char *sim_kfam_name(sim_kfam f);
+const char *sim_ksrc_name(sim_ksrc s);
+sim_kfam sim_ksrc_family(sim_ksrc s);
+/* File name stem of an aic table ("gemm_perf"). */
+const char *sim_aic_table_name(sim_aic_table t);
+
+/*
+ * Appends the samples of the aic table at path (kind t) to set, tagged with
+ * gpu. Every row's "device" must equal device (the table belongs to one GPU).
+ * *n_skipped (OUT) counts rows outside the filters of the header comment.
+ * Returns SIM_OK, or SIM_EPARSE/SIM_EIO/SIM_ENOMEM with "<path>:<line>: ..." in
+ * err; on failure the samples already appended stay in set (the caller frees).
+ */
+sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *device, int gpu,
+                             sim_kset *set, size_t *n_skipped /* OUT */,
+                             struct sim_err *err /* OUT */);
+
+/*
+ * Appends four GEMM samples per row of a vidur mlp.csv, with shapes from the
+ * model m sharded over the row's TP degree (docs/model.md "Operators"):
+ *   attn_pre_proj  k = d, n = (Hg + 2 Kg) dh      attn_post_proj  k = Hg dh, n = d
+ *   mlp_up_proj    k = d, n = 2 F / tp            mlp_down_proj   k = F / tp, n = d
+ * Each row's n_head, n_kv_head, n_embd, n_expanded_embd and use_gated_mlp must
+ * agree with m (SIM_EINVAL otherwise: the folder was matched to the wrong
+ * config), and tp must divide H and F.
+ */
+sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu, sim_kset *set,
+                                   size_t *n_skipped /* OUT */, struct sim_err *err /* OUT */);
+
+/* Appends the single-node rows of a vidur network all_reduce.csv. */
+sim_status sim_kset_load_vidur_allreduce(const char *path, int gpu, sim_kset *set,
+                                         size_t *n_skipped /* OUT */,
+                                         struct sim_err *err /* OUT */);
+
+#endif

@@ -1,0 +1,125 @@
+#!/bin/sh
+# Sweep, capacity and plot commands end to end (tests/sweep.cmake).
+# usage: sweep_cli.sh LLMSTEP CHECK_IMAGE SOURCE_DIR
+set -u
+bin=$1
+check_image=$2
+src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi; }
+
+# --- row count and order: models x hw x tp x batch x context, context innermost ---
+"$bin" sweep --model llama-3.1-8b,llama-2-7b --hw h100-sxm,a100-sxm-80gb --tp 1,2 --batch 1:8 \
+    --context 512,1024,2048 >"$tmp/all.csv" 2>"$tmp/err" || bad "sweep exit $?"
+expect "rows (2 x 2 x 2 x 4 x 3 + header)" "$(wc -l <"$tmp/all.csv" | tr -d ' ')" 97
+expect "stderr empty" "$(cat "$tmp/err")" ""
+expect "row 1" "$(sed -n 2p "$tmp/all.csv" | cut -d, -f1-6)" "llama-3.1-8b,h100-sxm,decode,1,1,512"
+expect "row 2 (context next)" "$(sed -n 3p "$tmp/all.csv" | cut -d, -f1-6)" "llama-3.1-8b,h100-sxm,decode,1,1,1024"
+expect "row 4 (then batch)" "$(sed -n 5p "$tmp/all.csv" | cut -d, -f1-6)" "llama-3.1-8b,h100-sxm,decode,1,2,512"
+expect "row 13 (then tp)" "$(sed -n 14p "$tmp/all.csv" | cut -d, -f1-6)" "llama-3.1-8b,h100-sxm,decode,2,1,512"
+expect "row 25 (then hardware)" "$(sed -n 26p "$tmp/all.csv" | cut -d, -f1-6)" "llama-3.1-8b,a100-sxm-80gb,decode,1,1,512"
+expect "last row" "$(tail -n 1 "$tmp/all.csv" | cut -d, -f1-6)" "llama-2-7b,a100-sxm-80gb,decode,2,8,2048"
+expect "columns" "$(awk -F, '{print NF}' "$tmp/all.csv" | sort -u)" 19
+
+# --- configurations that do not fit are marked, not dropped ---
+"$bin" sweep --model mixtral-8x7b,llama-2-7b --hw h100-sxm --tp 1,3 --batch 1 --context 4096 \
+    >"$tmp/nofit.csv" || bad "sweep nofit exit $?"
+expect "nofit rows" "$(wc -l <"$tmp/nofit.csv" | tr -d ' ')" 5
+expect "mixtral tp1" "$(sed -n 2p "$tmp/nofit.csv" | cut -d, -f4,14,15)" "1,false,no_memory"
+expect "mixtral tp3" "$(sed -n 3p "$tmp/nofit.csv" | cut -d, -f4,14,15)" "3,false,bad_tp"
+expect "llama2 at its limit" "$(sed -n 4p "$tmp/nofit.csv" | cut -d, -f4,14,15)" "1,false,too_long"
+"$bin" sweep --model llama-3.1-70b --hw h100-sxm --tp 4 --batch 64,128 --context 4096 \
+    --max-model-len 8192 >"$tmp/kv.csv" || bad "sweep kv exit $?"
+expect "kv full" "$(cut -d, -f5,14,15 "$tmp/kv.csv" | tail -n 2 | tr '\n' ' ')" "64,true,ok 128,false,kv_full "
+
+# --- --best: the highest tokens/s per GPU among fitting rows with tpot <= SLO (brute force) ---
+"$bin" sweep --model llama-3.1-8b --hw h100-sxm --tp 1,2,4 --batch 1:256 --context 1024,4096 \
+    --slo-tpot-ms 12 --gpu-hour-usd 2.5 >"$tmp/full.csv" || bad "sweep full exit $?"
+want=$(awk -F, 'NR > 1 && $14 == "true" && $10 <= 0.012 && $13 > best { best = $13; row = $4 "," $5 "," $6 }
+    END { print row }' "$tmp/full.csv")
+"$bin" sweep --model llama-3.1-8b --hw h100-sxm --tp 1,2,4 --batch 1:256 --context 1024,4096 \
+    --slo-tpot-ms 12 --gpu-hour-usd 2.5 --best >"$tmp/best.csv" || bad "sweep best exit $?"
+expect "best rows" "$(wc -l <"$tmp/best.csv" | tr -d ' ')" 2
+expect "best config" "$(sed -n 2p "$tmp/best.csv" | cut -d, -f4-6)" "$want"
+expect "best meets slo" "$(sed -n 2p "$tmp/best.csv" | cut -d, -f18)" true
+expect "slo rows" "$(awk -F, 'NR > 1 && $18 == "true"' "$tmp/full.csv" | wc -l | tr -d ' ')" \
+    "$(awk -F, 'NR > 1 && $14 == "true" && $10 <= 0.012' "$tmp/full.csv" | wc -l | tr -d ' ')"
+# cost per million tokens = 2.5 x tp / 3600 / tokens_per_s x 1e6
+# (relative 1e-5: tokens/s is printed to a thousandth)
+expect "cost" "$(awk -F, 'NR > 1 && $12 != "" { d = $19 / (2.5 * $4 / 3600 / $12 * 1e6) - 1;
+    if (d < 0) d = -d; if (d > 1e-5) n++ } END { print n + 0 }' "$tmp/full.csv")" 0
+"$bin" sweep --model llama-3.1-8b --hw h100-sxm --tp 1 --batch 1:256 --slo-tpot-ms 1 --best \
+    >"$tmp/none.csv" 2>"$tmp/none.err" || bad "sweep best none exit $?"
+expect "best none" "$(cat "$tmp/none.err")" "llmstep: sweep: no configuration of llama-3.1-8b on h100-sxm fits and meets the SLOs"
+
+# --- --pareto: exactly the fitting rows no other fitting row dominates (brute force) ---
+"$bin" sweep --model llama-3.1-8b --hw h100-sxm --tp 1,2,4 --batch 1:256 --context 1024,4096 \
+    --pareto >"$tmp/pareto.csv" || bad "sweep pareto exit $?"
+awk -F, 'NR > 1 && $14 == "true" { n++; lat[n] = $10 + 0; thr[n] = $13 + 0; key[n] = $4 "," $5 "," $6 }
+    END { for (i = 1; i <= n; i++) { d = 0
+            for (j = 1; j <= n; j++) if (lat[j] <= lat[i] && thr[j] >= thr[i] &&
+                (lat[j] < lat[i] || thr[j] > thr[i] || j < i)) d = 1
+            if (!d) print key[i] } }' "$tmp/full.csv" | sort >"$tmp/want_front"
+tail -n +2 "$tmp/pareto.csv" | cut -d, -f4-6 | sort >"$tmp/got_front"
+if cmp -s "$tmp/want_front" "$tmp/got_front" && [ -s "$tmp/got_front" ]; then ok; else
+    bad "pareto frontier differs from brute force"; diff "$tmp/want_front" "$tmp/got_front"; fi
+expect "pareto order" "$(tail -n +2 "$tmp/pareto.csv" | cut -d, -f10 | sort -c -g 2>&1 && echo sorted)" sorted
+
+# --- offline and prefill kinds, JSON and table formats ---
+"$bin" sweep --model llama-2-7b --hw h100-sxm --tp 1 --batch 1,4 --kind offline --prompt-tokens 128 \
+    --output-tokens 16 --format json >"$tmp/off.json" || bad "offline exit $?"
+expect "offline json rows" "$(grep -c '^{"model":.*"kind":"offline"' "$tmp/off.json")" 2
+expect "offline json end" "$(tail -n 1 "$tmp/off.json")" "]}"
+"$bin" sweep --model llama-2-7b --hw h100-sxm --tp 1 --batch 2 --context 512 --kind prefill \
+    --format table >"$tmp/pre.txt" || bad "prefill exit $?"
+expect "prefill table" "$(wc -l <"$tmp/pre.txt" | tr -d ' ')" 2
+
+# --- calibration folder: <hw-id>.json applies to that hardware only ---
+mkdir -p "$tmp/cal"
+cp "$src/tests/data/calib_ok.json" "$tmp/cal/h100-sxm.json" 2>/dev/null
+sed 's/"test-gpu"/"h100-sxm"/' "$src/tests/data/calib_ok.json" >"$tmp/cal/h100-sxm.json"
+"$bin" sweep --model llama-2-7b --hw h100-sxm,a100-sxm-80gb --tp 1 --batch 1 --context 512 \
+    --calibration "$tmp/cal" >"$tmp/cal.csv" || bad "calibration dir exit $?"
+expect "calibrated column" "$(tail -n +2 "$tmp/cal.csv" | cut -d, -f2,17 | tr '\n' ' ')" \
+    "h100-sxm,true a100-sxm-80gb,false "
+
+# --- capacity: JSON keys, --tp all ---
+"$bin" capacity --model llama-3.1-70b --hw h100-sxm --tp 2 --max-model-len 8192 --format json \
+    >"$tmp/cap.json" || bad "capacity exit $?"
+for k in '"weights_bytes_per_gpu":70555025408' '"kv_bytes_per_token_per_gpu":163840' \
+    '"kv_capacity_tokens":23840' '"max_seqs_at_context":5' '"fits":true' '"smallest_tp_that_fits":2'; do
+    if grep -qF "$k" "$tmp/cap.json"; then ok; else bad "capacity json lacks $k"; fi
+done
+"$bin" capacity --model llama-3.1-70b --hw h100-sxm --tp all --format json >"$tmp/capall.json" ||
+    bad "capacity all exit $?"
+expect "capacity tps" "$(grep -o '"tp":[0-9]*' "$tmp/capall.json" | tr '\n' ' ')" '"tp":1 "tp":2 "tp":4 "tp":8 '
+
+# --- plots: every command writes a valid SVG and PNG ---
+for ext in svg png; do
+    "$bin" plot roofline --hw h100-sxm --model llama-3.1-8b --prefill 2x1024 --decode 32x2048 \
+        --out "$tmp/roof.$ext" >/dev/null || bad "plot roofline $ext exit $?"
+    "$bin" plot sweep --model llama-3.1-8b --hw h100-sxm --tp 1,2 --batch 1:64 --context 2048 \
+        --out "$tmp/sweep.$ext" >/dev/null || bad "plot sweep $ext exit $?"
+    "$bin" plot validate --measurements "$src/measurements/example.jsonl" \
+        --out "$tmp/validate.$ext" >/dev/null || bad "plot validate $ext exit $?"
+    for p in roof sweep validate; do
+        if "$check_image" "$tmp/$p.$ext" "$ext" >"$tmp/ci" 2>&1; then ok; else
+            bad "$p.$ext: $(cat "$tmp/ci")"; fi
+    done
+done
+expect "png size" "$("$check_image" "$tmp/sweep.png" png)" "png 1500x620"
+expect "no temporary files left" "$(ls "$tmp" | grep -c '\.tmp\.')" 0
+# Without gnuplot: exit 1, one line naming the package, no output file.
+LLMSTEP_GNUPLOT=/nonexistent/gnuplot "$bin" plot roofline --hw h100-sxm --model llama-3.1-8b \
+    --decode 1x128 --out "$tmp/none.svg" >/dev/null 2>"$tmp/gp.err"
+expect "no gnuplot exit" "$?" 1
+if grep -q "apt-get install gnuplot-nox" "$tmp/gp.err" && [ ! -e "$tmp/none.svg" ]; then ok; else
+    bad "no gnuplot message: $(cat "$tmp/gp.err")"; fi
+
+echo "sweep_cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
