@@ -38,6 +38,10 @@ demo: build
 	@echo
 	@echo "== Llama-3.1-8B on H100 SXM, TP 2: decode step of 64 sequences at context 2048"
 	./$(BUILD)/llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 64x2048
+	@echo
+	@echo "== The same decode step as vLLM V0 would take it, with the shipped H100 calibration"
+	./$(BUILD)/llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 64x2048 \
+	    --calibration calibrations/h100-sxm.json | head -n 6
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

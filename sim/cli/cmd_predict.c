@@ -77,7 +77,10 @@ static void print_table(const sim_predict_report *r)
     fmt_time(t1, sizeof(t1), c->step_s);
     fmt_time(t2, sizeof(t2), c->roofline_s);
     printf("  step time        %s", t1);
-    if (r->calib_path)
+    if (r->calib_path && r->engine)
+        printf("   = %.4g x roofline + %.4g s + host %.4g s (calibration %s, engine %s)\n",
+               r->cfg->alpha, r->cfg->beta_s, r->host_s, r->calib_path, r->engine);
+    else if (r->calib_path)
         printf("   = %.4g x roofline + %.4g s (calibration %s)\n", r->cfg->alpha, r->cfg->beta_s,
                r->calib_path);
     else
@@ -283,6 +286,20 @@ int cmd_predict(int argc, char **argv)
 
     sim_step_cost cost, tp1;
     sim_step_cost_compute(&m, &hw, &cfg, &step, &cost);
+    /* A calibration fitted with an engine's host time as a known offset predicts vLLM step
+     * times only with that host time added (docs/calibration.md). */
+    sim_engine eng;
+    const char *engine_id = NULL;
+    double host_s = 0.0;
+    if (calib_path && cal.engine[0] && strcmp(cal.engine, "none") != 0) {
+        char epath[4096];
+        rc = cli_load_engine(cal.engine, &eng, epath, sizeof(epath));
+        if (rc != CLI_OK)
+            return rc;
+        engine_id = eng.id;
+        host_s = sim_engine_host_s(&eng, cfg.tp, cost.seqs);
+        cost.step_s += host_s;
+    }
     if (cfg.tp > 1) {
         sim_run_cfg c1 = cfg;
         c1.tp = 1;
@@ -341,6 +358,8 @@ int cmd_predict(int argc, char **argv)
         .tp1 = cfg.tp > 1 ? &tp1 : NULL,
         .weights_bytes_per_gpu = sim_model_weight_bytes_per_gpu(&m, cfg.tp, cfg.dtype),
         .kv_bytes_per_token_per_gpu = sim_model_kv_bytes_per_token(&m, cfg.tp, cfg.kv_dtype),
+        .engine = engine_id,
+        .host_s = host_s,
         .notes = notes,
         .n_notes = n_notes,
     };

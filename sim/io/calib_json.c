@@ -33,6 +33,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     if (st == SIM_OK)
         st = sim_j_str(ctx, root, "hardware", 1, c->hardware, sizeof(c->hardware), NULL);
     if (st == SIM_OK)
+        st = sim_j_str(ctx, root, "engine", 0, c->engine, sizeof(c->engine), NULL);
+    if (st == SIM_OK)
         st = sim_j_num(ctx, root, "alpha", 1, 1e-6, 1e6, &c->alpha, NULL);
     if (st == SIM_OK)
         st = sim_j_num(ctx, root, "beta_s", 1, -1e3, 1e3, &c->beta_s, NULL);

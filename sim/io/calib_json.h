@@ -14,6 +14,7 @@
 
 typedef struct sim_calib {
     char hardware[128];
+    char engine[64]; /* engine profile whose host time the fit took as known; "" or "none" */
     double alpha;
     double beta_s;
     double alpha_stderr;  /* NaN when absent */

@@ -61,6 +61,11 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
         cJSON_AddStringToObject(o, "calibration", r->calib_path);
     else
         cJSON_AddNullToObject(o, "calibration");
+    num(o, "host_time_s", r->host_s, &bad);
+    if (r->engine)
+        cJSON_AddStringToObject(o, "engine", r->engine);
+    else
+        cJSON_AddNullToObject(o, "engine");
     num(o, "tokens", c->tokens, &bad);
     num(o, "sequences", c->seqs, &bad);
     num(o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu, &bad);

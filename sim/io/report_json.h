@@ -23,6 +23,8 @@ typedef struct sim_predict_report {
     const sim_step_cost *tp1; /* the same step at tp 1, or NULL when tp == 1 */
     double weights_bytes_per_gpu;
     double kv_bytes_per_token_per_gpu;
+    const char *engine; /* engine whose host time is in step_time_s, or NULL */
+    double host_s;      /* that host time, seconds (0 without an engine) */
     const char *const *notes;
     int n_notes;
 } sim_predict_report;
