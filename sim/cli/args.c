@@ -146,6 +146,41 @@ int cli_parse_gemm(const char *s, sim_gemm_model *out)
     return 0;
 }
 
+int cli_parse_roofline(const char *s, sim_roofline_mode *out)
+{
+    if (strcmp(s, "op") == 0)
+        *out = SIM_ROOFLINE_OP;
+    else if (strcmp(s, "step") == 0)
+        *out = SIM_ROOFLINE_STEP;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s)
+{
+    if (strcmp(name, "max-num-seqs") == 0)
+        return cli_parse_i64(arg, 1, 1 << 20, &s->max_num_seqs);
+    if (strcmp(name, "max-num-batched-tokens") == 0)
+        return cli_parse_i64(arg, 1, INT64_C(1) << 30, &s->max_num_batched_tokens);
+    if (strcmp(name, "max-model-len") == 0)
+        return cli_parse_i64(arg, 1, INT64_C(1) << 30, &s->max_model_len);
+    if (strcmp(name, "gpu-memory-utilization") == 0)
+        return cli_parse_double(arg, 1e-3, 1.0, &s->gpu_memory_utilization);
+    if (strcmp(name, "block-size") == 0)
+        return cli_parse_i64(arg, 1, 1 << 20, &s->block_size);
+    if (strcmp(name, "chunked-prefill") == 0) {
+        if (strcmp(arg, "on") == 0)
+            s->enable_chunked_prefill = 1;
+        else if (strcmp(arg, "off") == 0)
+            s->enable_chunked_prefill = 0;
+        else
+            return -1;
+        return 0;
+    }
+    return -1;
+}
+
 int cli_load_model(const char *name, sim_model *m, char *path, size_t cap)
 {
     struct sim_err err;

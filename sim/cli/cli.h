@@ -47,6 +47,17 @@ int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *er
 /* "flat" or "tile-wave" -> *out; returns -1 otherwise. */
 int cli_parse_gemm(const char *s, sim_gemm_model *out);
 
+/* "op" or "step" -> *out; returns -1 otherwise. */
+int cli_parse_roofline(const char *s, sim_roofline_mode *out);
+
+/*
+ * Parses the value of a scheduler option into *s, by its long name without dashes:
+ * max-num-seqs (1..2^20), max-num-batched-tokens and max-model-len (1..2^30),
+ * gpu-memory-utilization (1e-3..1), block-size (1..2^20), chunked-prefill (on|off).
+ * Returns 0, or -1 for a bad value or a name that is not a scheduler option.
+ */
+int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s);
+
 /* Resolve and load by id or path; print the error and return CLI_BAD_INPUT on failure. */
 int cli_load_model(const char *name, sim_model *m, char *path_out, size_t cap);
 int cli_load_hw(const char *name, sim_hw *hw, char *path_out, size_t cap);

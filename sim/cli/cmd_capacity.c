@@ -194,19 +194,15 @@ int cmd_capacity(int argc, char **argv)
             spec.kv_dtype = optarg;
             break;
         case OPT_LEN:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_model_len);
-            break;
         case OPT_UTIL:
-            bad = cli_parse_double(optarg, 1e-3, 1.0, &spec.sched.gpu_memory_utilization);
+        case OPT_SEQS:
+            bad = cli_parse_sched_opt(opts[c - OPT_MODEL].name, optarg, &spec.sched) != 0;
             break;
         case OPT_CONTEXT:
             bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &context);
             break;
         case OPT_FORMAT:
             format = optarg;
-            break;
-        case OPT_SEQS:
-            bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.max_num_seqs);
             break;
         case OPT_ENGINE:
             spec.engine = optarg;

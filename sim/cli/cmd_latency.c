@@ -125,27 +125,12 @@ int cmd_latency(int argc, char **argv)
             bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &output);
             break;
         case OPT_SEQS:
-            bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.max_num_seqs);
-            break;
         case OPT_TOKENS:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_num_batched_tokens);
-            break;
         case OPT_LEN:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &spec.sched.max_model_len);
-            break;
         case OPT_UTIL:
-            bad = cli_parse_double(optarg, 1e-3, 1.0, &spec.sched.gpu_memory_utilization);
-            break;
         case OPT_BLOCK:
-            bad = cli_parse_i64(optarg, 1, 1 << 20, &spec.sched.block_size);
-            break;
         case OPT_CHUNK:
-            if (strcmp(optarg, "on") == 0)
-                spec.sched.enable_chunked_prefill = 1;
-            else if (strcmp(optarg, "off") == 0)
-                spec.sched.enable_chunked_prefill = 0;
-            else
-                bad = 1;
+            bad = cli_parse_sched_opt(opts[c - OPT_MODEL].name, optarg, &spec.sched) != 0;
             break;
         case OPT_FORMAT:
             format = optarg;
@@ -154,12 +139,7 @@ int cmd_latency(int argc, char **argv)
             bad = cli_parse_gemm(optarg, &spec.gemm) != 0;
             break;
         case OPT_ROOFLINE:
-            if (strcmp(optarg, "op") == 0)
-                spec.mode = SIM_ROOFLINE_OP;
-            else if (strcmp(optarg, "step") == 0)
-                spec.mode = SIM_ROOFLINE_STEP;
-            else
-                bad = 1;
+            bad = cli_parse_roofline(optarg, &spec.mode) != 0;
             break;
         case 'h':
             usage(stdout);

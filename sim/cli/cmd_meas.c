@@ -171,12 +171,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_tex
             o->no_host = 1;
             break;
         case OPT_ROOFLINE:
-            if (strcmp(optarg, "op") == 0)
-                o->mode = SIM_ROOFLINE_OP;
-            else if (strcmp(optarg, "step") == 0)
-                o->mode = SIM_ROOFLINE_STEP;
-            else
-                bad = 1;
+            bad = cli_parse_roofline(optarg, &o->mode) != 0;
             break;
         case OPT_WEIGHT:
             if (strcmp(optarg, "relative") == 0)

@@ -856,14 +856,14 @@ int cmd_plot(int argc, char **argv)
             break;
         case OPT_LEN:
         case OPT_SEQS:
-            if (cli_parse_i64(optarg, 1, INT64_C(1) << 30,
-                              c == OPT_LEN ? &sched.max_model_len : &sched.max_num_seqs) != 0) {
+            if (cli_parse_sched_opt(c == OPT_LEN ? "max-model-len" : "max-num-seqs", optarg,
+                                    &sched) != 0) {
                 cli_error("plot: %s '%s': expected a positive integer", argv[optind - 2], optarg);
                 return CLI_USAGE;
             }
             break;
         case OPT_UTIL:
-            if (cli_parse_double(optarg, 1e-3, 1.0, &sched.gpu_memory_utilization) != 0) {
+            if (cli_parse_sched_opt("gpu-memory-utilization", optarg, &sched) != 0) {
                 cli_error("plot: --gpu-memory-utilization '%s': expected a number in (0, 1]",
                           optarg);
                 return CLI_USAGE;

@@ -211,11 +211,7 @@ int cmd_predict(int argc, char **argv)
             }
             break;
         case OPT_ROOFLINE:
-            if (strcmp(optarg, "op") == 0)
-                cfg.mode = SIM_ROOFLINE_OP;
-            else if (strcmp(optarg, "step") == 0)
-                cfg.mode = SIM_ROOFLINE_STEP;
-            else {
+            if (cli_parse_roofline(optarg, &cfg.mode) != 0) {
                 cli_error("predict: --roofline '%s': expected op or step", optarg);
                 return CLI_USAGE;
             }

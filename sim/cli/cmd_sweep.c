@@ -436,13 +436,9 @@ int cmd_sweep(int argc, char **argv)
             o.engine = optarg;
             break;
         case OPT_SEQS:
-            bad = cli_parse_i64(optarg, 1, 1 << 20, &o.sched.max_num_seqs);
-            break;
         case OPT_LEN:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &o.sched.max_model_len);
-            break;
         case OPT_UTIL:
-            bad = cli_parse_double(optarg, 1e-3, 1.0, &o.sched.gpu_memory_utilization);
+            bad = cli_parse_sched_opt(opts[c - OPT_MODEL].name, optarg, &o.sched) != 0;
             break;
         case OPT_NO_HOST:
             o.host_time = 0;
