@@ -1,9 +1,10 @@
 /* csv.c - strict reader of plain or gzip-compressed kernel tables (see csv.h). */
 #include "csv.h"
 
+#include "errf.h"
+
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,6 @@ struct sim_csv {
     int64_t line; /* 1-based number of the line in buf */
 };
 
-static void set_err(struct sim_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_err(struct sim_err *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-    va_end(ap);
-}
-
 /*
  * Reads one line (without its "\n" or "\r\n") into c->buf. *eof is 1 when the
  * stream ended before any byte of a new line. A gzip stream that ends early or
@@ -48,13 +38,13 @@ static sim_status read_line(sim_csv *c, int *eof, struct sim_err *err)
     for (;;) {
         if (c->cap - len < 2) {
             if (c->cap >= CSV_MAX_LINE_BYTES) {
-                set_err(err, "%s:%lld: line longer than %u bytes", c->path,
-                        (long long)(c->line + 1), CSV_MAX_LINE_BYTES);
+                sim_io_errf(err, "%s:%lld: line longer than %u bytes", c->path,
+                            (long long)(c->line + 1), CSV_MAX_LINE_BYTES);
                 return SIM_EPARSE;
             }
             char *nb = realloc(c->buf, c->cap * 2);
             if (!nb) {
-                set_err(err, "%s: out of memory", c->path);
+                sim_io_errf(err, "%s: out of memory", c->path);
                 return SIM_ENOMEM;
             }
             c->buf = nb;
@@ -68,8 +58,8 @@ static sim_status read_line(sim_csv *c, int *eof, struct sim_err *err)
                 size_t pl = strlen(c->path);
                 if (strncmp(zmsg, c->path, pl) == 0 && zmsg[pl] == ':' && zmsg[pl + 1] == ' ')
                     zmsg += pl + 2;
-                set_err(err, "%s:%lld: read error: %s", c->path, (long long)(c->line + 1),
-                        zerr == Z_ERRNO ? strerror(errno) : zmsg);
+                sim_io_errf(err, "%s:%lld: read error: %s", c->path, (long long)(c->line + 1),
+                            zerr == Z_ERRNO ? strerror(errno) : zmsg);
                 return SIM_EIO;
             }
             if (len == 0) {
@@ -135,14 +125,14 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     *out = NULL;
     sim_csv *c = calloc(1, sizeof(*c));
     if (!c) {
-        set_err(err, "%s: out of memory", path);
+        sim_io_errf(err, "%s: out of memory", path);
         return SIM_ENOMEM;
     }
     c->cap = 4096;
     c->path = malloc(strlen(path) + 1);
     c->buf = malloc(c->cap);
     if (!c->path || !c->buf) {
-        set_err(err, "%s: out of memory", path);
+        sim_io_errf(err, "%s: out of memory", path);
         st = SIM_ENOMEM;
         goto cleanup;
     }
@@ -150,7 +140,7 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     errno = 0;
     c->gz = gzopen(path, "rb");
     if (!c->gz) {
-        set_err(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+        sim_io_errf(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
         st = SIM_EIO;
         goto cleanup;
     }
@@ -160,18 +150,18 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     if (st != SIM_OK)
         goto cleanup;
     if (eof) {
-        set_err(err, "%s:1: empty file (expected a header line of column names)", path);
+        sim_io_errf(err, "%s:1: empty file (expected a header line of column names)", path);
         st = SIM_EPARSE;
         goto cleanup;
     }
     if (strchr(c->buf, '"')) {
-        set_err(err, "%s:1: quoted fields are not supported", path);
+        sim_io_errf(err, "%s:1: quoted fields are not supported", path);
         st = SIM_EPARSE;
         goto cleanup;
     }
     int n = count_fields(c->buf);
     if (n > CSV_MAX_COLUMNS) {
-        set_err(err, "%s:1: %d columns (expected at most %d)", path, n, CSV_MAX_COLUMNS);
+        sim_io_errf(err, "%s:1: %d columns (expected at most %d)", path, n, CSV_MAX_COLUMNS);
         st = SIM_EPARSE;
         goto cleanup;
     }
@@ -179,7 +169,7 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     c->hdr = malloc((size_t)n * sizeof(char *));
     c->fields = malloc((size_t)n * sizeof(char *));
     if (!c->hdr_buf || !c->hdr || !c->fields) {
-        set_err(err, "%s: out of memory", path);
+        sim_io_errf(err, "%s: out of memory", path);
         st = SIM_ENOMEM;
         goto cleanup;
     }
@@ -188,8 +178,8 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     for (int i = 0; i < c->n_cols; i++)
         for (int j = 0; j < i; j++)
             if (c->hdr[i][0] && strcmp(c->hdr[i], c->hdr[j]) == 0) {
-                set_err(err, "%s:1: %s: duplicate column (columns %d and %d)", path, c->hdr[i],
-                        j + 1, i + 1);
+                sim_io_errf(err, "%s:1: %s: duplicate column (columns %d and %d)", path, c->hdr[i],
+                            j + 1, i + 1);
                 st = SIM_EPARSE;
                 goto cleanup;
             }
@@ -216,7 +206,7 @@ sim_status sim_csv_require(const sim_csv *c, const char *name, int *col, struct 
 {
     *col = sim_csv_column(c, name);
     if (*col < 0) {
-        set_err(err, "%s:1: %s: missing column", c->path, name);
+        sim_io_errf(err, "%s:1: %s: missing column", c->path, name);
         return SIM_EPARSE;
     }
     return SIM_OK;
@@ -230,18 +220,18 @@ sim_status sim_csv_next(sim_csv *c, int *has_row, struct sim_err *err)
     if (st != SIM_OK || eof)
         return st;
     if (!c->buf[0]) {
-        set_err(err, "%s:%lld: empty line (expected %d fields)", c->path, (long long)c->line,
-                c->n_cols);
+        sim_io_errf(err, "%s:%lld: empty line (expected %d fields)", c->path, (long long)c->line,
+                    c->n_cols);
         return SIM_EPARSE;
     }
     if (strchr(c->buf, '"')) {
-        set_err(err, "%s:%lld: quoted fields are not supported", c->path, (long long)c->line);
+        sim_io_errf(err, "%s:%lld: quoted fields are not supported", c->path, (long long)c->line);
         return SIM_EPARSE;
     }
     int n = count_fields(c->buf);
     if (n != c->n_cols) {
-        set_err(err, "%s:%lld: %d fields (expected %d as in the header)", c->path,
-                (long long)c->line, n, c->n_cols);
+        sim_io_errf(err, "%s:%lld: %d fields (expected %d as in the header)", c->path,
+                    (long long)c->line, n, c->n_cols);
         return SIM_EPARSE;
     }
     split(c->buf, c->fields, c->n_cols);
@@ -278,13 +268,13 @@ sim_status sim_csv_double(const sim_csv *c, int col, double min, double max, dou
     errno = 0;
     double v = decimal_chars(s) ? strtod(s, &end) : (double)NAN;
     if (!end || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-        set_err(err, "%s:%lld: %s: not a number (expected a finite decimal number, got '%s')",
-                c->path, (long long)c->line, c->hdr[col], s);
+        sim_io_errf(err, "%s:%lld: %s: not a number (expected a finite decimal number, got '%s')",
+                    c->path, (long long)c->line, c->hdr[col], s);
         return SIM_EPARSE;
     }
     if (v < min || v > max) {
-        set_err(err, "%s:%lld: %s: out of range (expected %.17g to %.17g, got '%s')", c->path,
-                (long long)c->line, c->hdr[col], min, max, s);
+        sim_io_errf(err, "%s:%lld: %s: out of range (expected %.17g to %.17g, got '%s')", c->path,
+                    (long long)c->line, c->hdr[col], min, max, s);
         return SIM_EPARSE;
     }
     *out = v;
@@ -304,13 +294,13 @@ sim_status sim_csv_i64(const sim_csv *c, int col, int64_t min, int64_t max, int6
         ok = *end == '\0' && errno != ERANGE;
     }
     if (!ok) {
-        set_err(err, "%s:%lld: %s: not an integer (expected a decimal integer, got '%s')", c->path,
-                (long long)c->line, c->hdr[col], s);
+        sim_io_errf(err, "%s:%lld: %s: not an integer (expected a decimal integer, got '%s')",
+                    c->path, (long long)c->line, c->hdr[col], s);
         return SIM_EPARSE;
     }
     if (v < min || v > max) {
-        set_err(err, "%s:%lld: %s: out of range (expected %lld to %lld, got '%s')", c->path,
-                (long long)c->line, c->hdr[col], (long long)min, (long long)max, s);
+        sim_io_errf(err, "%s:%lld: %s: out of range (expected %lld to %lld, got '%s')", c->path,
+                    (long long)c->line, c->hdr[col], (long long)min, (long long)max, s);
         return SIM_EPARSE;
     }
     *out = (int64_t)v;

@@ -1,7 +1,8 @@
 /* kernel_tables.c - aic and vidur kernel tables to kernel samples (see kernel_tables.h). */
 #include "kernel_tables.h"
 
-#include <stdarg.h>
+#include "errf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,17 +60,6 @@ void sim_kset_free(sim_kset *set)
     sim_kset_init(set);
 }
 
-static void set_err(struct sim_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_err(struct sim_err *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-    va_end(ap);
-}
-
 /* Appends a copy of *s; SIM_ENOMEM when the array cannot grow. */
 static sim_status push(sim_kset *set, const sim_ksample *s, struct sim_err *err)
 {
@@ -77,7 +67,7 @@ static sim_status push(sim_kset *set, const sim_ksample *s, struct sim_err *err)
         size_t cap = set->cap ? set->cap * 2 : 1024;
         sim_ksample *v = realloc(set->v, cap * sizeof(*v));
         if (!v) {
-            set_err(err, "out of memory (%zu kernel samples)", set->n);
+            sim_io_errf(err, "out of memory (%zu kernel samples)", set->n);
             return SIM_ENOMEM;
         }
         set->v = v;
@@ -256,8 +246,8 @@ sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *devi
             break;
         /* The device column comes first in every aic table (index 0 of each column list). */
         if (!field_is(c, col[0], device)) {
-            set_err(err, "%s:%lld: device: table of another GPU (expected '%s', got '%s')", path,
-                    (long long)sim_csv_line(c), device, sim_csv_field(c, col[0]));
+            sim_io_errf(err, "%s:%lld: device: table of another GPU (expected '%s', got '%s')",
+                        path, (long long)sim_csv_line(c), device, sim_csv_field(c, col[0]));
             st = SIM_EPARSE;
             break;
         }
@@ -311,9 +301,9 @@ static sim_status check_arch(const sim_csv *c, int col, int64_t want, const char
     int64_t v;
     sim_status st = sim_csv_i64(c, col, 1, MAX_DIM, &v, err);
     if (st == SIM_OK && v != want) {
-        set_err(err, "%s:%lld: %s: %lld does not match the model config (%s = %lld)",
-                sim_csv_path(c), (long long)sim_csv_line(c), sim_csv_column_name(c, col),
-                (long long)v, key, (long long)want);
+        sim_io_errf(err, "%s:%lld: %s: %lld does not match the model config (%s = %lld)",
+                    sim_csv_path(c), (long long)sim_csv_line(c), sim_csv_column_name(c, col),
+                    (long long)v, key, (long long)want);
         st = SIM_EINVAL;
     }
     return st;
@@ -332,8 +322,8 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
     if (st != SIM_OK)
         goto cleanup;
     if (m->n_experts > 0) {
-        set_err(err, "%s: model %s is a mixture of experts; vidur profiles dense MLPs", path,
-                m->id);
+        sim_io_errf(err, "%s: model %s is a mixture of experts; vidur profiles dense MLPs", path,
+                    m->id);
         st = SIM_EINVAL;
         goto cleanup;
     }
@@ -352,8 +342,8 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
         if (st == SIM_OK)
             st = check_arch(c, col[V_F], m->d_ff, "intermediate_size", err);
         if (st == SIM_OK && !field_is(c, col[V_GATED], "True")) {
-            set_err(err, "%s:%lld: use_gated_mlp: expected True (a gated SiLU MLP), got '%s'", path,
-                    (long long)sim_csv_line(c), sim_csv_field(c, col[V_GATED]));
+            sim_io_errf(err, "%s:%lld: use_gated_mlp: expected True (a gated SiLU MLP), got '%s'",
+                        path, (long long)sim_csv_line(c), sim_csv_field(c, col[V_GATED]));
             st = SIM_EINVAL;
         }
         if (st == SIM_OK)
@@ -363,11 +353,12 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
         for (int i = 0; i < 4 && st == SIM_OK; i++)
             st = sim_csv_double(c, col[V_QKV + i], 0x1p-60, MAX_LATENCY_MS, &t[i], err);
         if (st == SIM_OK && (m->n_heads % tp != 0 || m->d_ff % tp != 0)) {
-            set_err(err,
-                    "%s:%lld: num_tensor_parallel_workers: %lld does not divide the heads (%lld) "
-                    "and intermediate size (%lld)",
-                    path, (long long)sim_csv_line(c), (long long)tp, (long long)m->n_heads,
-                    (long long)m->d_ff);
+            sim_io_errf(
+                err,
+                "%s:%lld: num_tensor_parallel_workers: %lld does not divide the heads (%lld) "
+                "and intermediate size (%lld)",
+                path, (long long)sim_csv_line(c), (long long)tp, (long long)m->n_heads,
+                (long long)m->d_ff);
             st = SIM_EINVAL;
         }
         if (st != SIM_OK)
