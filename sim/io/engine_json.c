@@ -53,8 +53,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     for (size_t i = 0; st == SIM_OK && i < N(figs); i++) {
         int status;
         char src[256];
-        st = sim_j_figure(ctx, root, figs[i].key, 1, figs[i].min, figs[i].max, &v[i], &status, src,
-                          sizeof(src), NULL);
+        st = sim_j_figure(ctx, root, figs[i].key, 1, figs[i].min, figs[i].max, 0, &v[i], &status,
+                          src, sizeof(src), NULL);
         /* Counts must be whole numbers. */
         if (st == SIM_OK && i != 2 && i < 6 && v[i] != floor(v[i]))
             st = sim_j_fail(ctx, figs[i].key, "not an integer (got %.17g)", v[i]);

@@ -37,28 +37,6 @@ static sim_status parse_prov(const sim_jctx *ctx, const cJSON *obj, sim_prov *ou
                       word);
 }
 
-static sim_status parse_figure(const sim_jctx *parent, const cJSON *fig, const char *key,
-                               sim_hw *hw, int f)
-{
-    if (!cJSON_IsObject(fig))
-        return sim_j_fail(parent, key,
-                          "wrong type (expected an object {\"value\", \"status\", \"source\"})");
-    char prefix[96];
-    snprintf(prefix, sizeof(prefix), "%s.", key);
-    sim_jctx ctx = *parent;
-    ctx.scope = sim_j_locate(parent, key);
-    ctx.prefix = prefix;
-    static const char *const keys[] = {"value", "status", "source", "note"};
-    sim_status st = sim_j_check_keys(&ctx, fig, keys, N(keys), NULL, 0, 1);
-    if (st == SIM_OK)
-        st = sim_j_num(&ctx, fig, "value", 1, -HUGE_VAL, HUGE_VAL, &hw->v[f], NULL);
-    if (st == SIM_OK && !(hw->v[f] > 0.0))
-        return sim_j_fail(&ctx, "value", "must be > 0 (got %.17g)", hw->v[f]);
-    if (st == SIM_OK)
-        st = parse_prov(&ctx, fig, &hw->prov[f], hw->src[f]);
-    return st;
-}
-
 static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_hw *hw)
 {
     if (!cJSON_IsArray(arr))
@@ -175,16 +153,14 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     if (st != SIM_OK)
         return st;
     for (int f = 0; f < SIM_HWF_COUNT; f++) {
-        const char *key = sim_hw_field_key((sim_hw_field)f);
-        const cJSON *fig = cJSON_GetObjectItemCaseSensitive(root, key);
-        if (!fig) {
-            if (sim_hw_field_required((sim_hw_field)f))
-                return sim_j_fail(ctx, key, "required figure missing");
-            continue;
-        }
-        st = parse_figure(ctx, fig, key, hw, f);
+        int status, present;
+        st = sim_j_figure(ctx, root, sim_hw_field_key((sim_hw_field)f),
+                          sim_hw_field_required((sim_hw_field)f), -HUGE_VAL, HUGE_VAL, 1, &hw->v[f],
+                          &status, hw->src[f], sizeof(hw->src[f]), &present);
         if (st != SIM_OK)
             return st;
+        if (present)
+            hw->prov[f] = prov_vals[status];
     }
     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(root, "allreduce");
     if (ar) {

@@ -339,13 +339,13 @@ sim_status sim_j_check_keys(const sim_jctx *ctx, const cJSON *obj, const char *c
 }
 
 sim_status sim_j_figure(const sim_jctx *parent, const cJSON *obj, const char *key, int required,
-                        double min, double max, double *value, int *status, char *source,
-                        size_t cap, int *present)
+                        double min, double max, int positive, double *value, int *status,
+                        char *source, size_t cap, int *present)
 {
     static const char *const keys[] = {"value", "status", "source", "note"};
     static const char *const words[] = {"datasheet", "measured", "derived", "estimated"};
-    int p;
-    const cJSON *fig = get(obj, key, &p);
+    const cJSON *fig = cJSON_GetObjectItemCaseSensitive(obj, key);
+    int p = fig != NULL;
     if (present)
         *present = p;
     if (!p)
@@ -362,6 +362,8 @@ sim_status sim_j_figure(const sim_jctx *parent, const cJSON *obj, const char *ke
     sim_status st = sim_j_check_keys(&ctx, fig, keys, 4, NULL, 0, 1);
     if (st == SIM_OK)
         st = sim_j_num(&ctx, fig, "value", 1, min, max, value, NULL);
+    if (st == SIM_OK && positive && !(*value > 0.0))
+        return sim_j_fail(&ctx, "value", "must be > 0 (got %.17g)", *value);
     if (st == SIM_OK)
         st = sim_j_str(&ctx, fig, "status", 1, word, sizeof(word), NULL);
     if (st == SIM_OK)

@@ -91,13 +91,14 @@ sim_status sim_j_str(const sim_jctx *ctx, const struct cJSON *obj, const char *k
 
 /*
  * Reads a figure object {"value": number, "status": word, "source": string, "note"?}
- * at key: value in [min, max]; status one of datasheet, measured, derived,
- * estimated (its index 0..3 goes to *status); source copied into source (cap).
- * Absent: *present = 0, an error only when required.
+ * at key: value in [min, max], and > 0 when positive; status one of datasheet,
+ * measured, derived, estimated (its index 0..3 goes to *status); source copied
+ * into source (cap). Absent: *present = 0, an error only when required. JSON null
+ * is not absent: it is a figure of the wrong type.
  */
 sim_status sim_j_figure(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
-                        double min, double max, double *value, int *status, char *source,
-                        size_t cap, int *present);
+                        double min, double max, int positive, double *value, int *status,
+                        char *source, size_t cap, int *present);
 
 /*
  * Walks obj's children: rejects duplicate keys always; rejects keys not in
