@@ -286,34 +286,17 @@ static double predicted(const cli_row_pred *p, double alpha, double beta_s)
     return alpha * p->roofline_s + beta_s * p->n_steps + p->host_s;
 }
 
-/* The value of a grouping field as text; NULL for an unknown field. */
+/* Fields that --holdout and the group tables may use: the filter fields that describe a
+ * configuration (not id, source or the measured value). */
 static const char *field_str(const sim_meas_row *r, const char *field, char *buf, size_t cap)
 {
-    long long v;
-    if (strcmp(field, "model") == 0)
-        return r->model;
-    if (strcmp(field, "hardware") == 0)
-        return r->hardware;
-    if (strcmp(field, "kind") == 0)
-        return sim_meas_kind_name(r->kind);
-    if (strcmp(field, "dtype") == 0)
-        return sim_dtype_name(r->dtype);
-    if (strcmp(field, "engine") == 0)
-        return r->engine;
-    if (strcmp(field, "tp") == 0)
-        v = (long long)r->tp;
-    else if (strcmp(field, "batch") == 0)
-        v = (long long)r->batch;
-    else if (strcmp(field, "prompt_tokens") == 0)
-        v = (long long)r->prompt_tokens;
-    else if (strcmp(field, "output_tokens") == 0)
-        v = (long long)r->output_tokens;
-    else if (strcmp(field, "context_tokens") == 0)
-        v = (long long)r->context_tokens;
-    else
-        return NULL;
-    snprintf(buf, cap, "%lld", v);
-    return buf;
+    static const char *const allowed[] = {
+        "model", "hardware", "kind",          "dtype",         "engine",
+        "tp",    "batch",    "prompt_tokens", "output_tokens", "context_tokens"};
+    for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+        if (strcmp(field, allowed[i]) == 0)
+            return sim_meas_field_str(r, field, buf, cap);
+    return NULL;
 }
 
 static int check_one_hardware(const sim_meas_set *set, const char *cmd)

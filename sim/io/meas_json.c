@@ -639,6 +639,41 @@ sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct 
     return SIM_OK;
 }
 
+const char *sim_meas_field_str(const sim_meas_row *r, const char *field, char *buf, size_t cap)
+{
+    int fi = find_field(field, strlen(field));
+    if (fi < 0)
+        return NULL;
+    const char *base = (const char *)r + fields[fi].off;
+    switch (fields[fi].type) {
+    case FT_STR:
+        return base;
+    case FT_INT: {
+        int64_t v;
+        memcpy(&v, base, sizeof(v));
+        snprintf(buf, cap, "%lld", (long long)v);
+        return buf;
+    }
+    case FT_NUM: {
+        double v;
+        memcpy(&v, base, sizeof(v));
+        snprintf(buf, cap, "%.17g", v);
+        return buf;
+    }
+    case FT_DTYPE: {
+        sim_dtype v;
+        memcpy(&v, base, sizeof(v));
+        return sim_dtype_name(v);
+    }
+    case FT_KIND: {
+        sim_meas_kind v;
+        memcpy(&v, base, sizeof(v));
+        return sim_meas_kind_name(v);
+    }
+    }
+    return NULL;
+}
+
 int sim_meas_filter_match(const sim_meas_filter *f, const sim_meas_row *r)
 {
     /* Hand-built filters are checked too: both strings must be terminated. */

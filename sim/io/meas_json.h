@@ -102,6 +102,14 @@ void sim_meas_set_free(sim_meas_set *s);
 sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *err /* OUT */);
 
 /* "prefill", "decode", "step", "offline_batch"; "?" for out-of-range values. */
+/*
+ * The value of a row's field as text, for grouping: strings as they are, integers
+ * in decimal ("-1" when absent), dtype and kind by name, measured_s with %.17g.
+ * Fields are those of the filters. Returns NULL for an unknown field; the result
+ * points into the row or into buf.
+ */
+const char *sim_meas_field_str(const sim_meas_row *r, const char *field, char *buf, size_t cap);
+
 const char *sim_meas_kind_name(sim_meas_kind k);
 
 /* Parses a kind name into *out; returns SIM_EINVAL (and leaves *out alone) otherwise. */
