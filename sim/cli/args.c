@@ -90,17 +90,7 @@ void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-const char *cli_data_dir(void)
-{
-    const char *d = getenv("LLMSTEP_DATA_DIR");
-    if (d && *d)
-        return d;
-#ifdef LLMSTEP_DATA_DIR
-    return LLMSTEP_DATA_DIR;
-#else
-    return ".";
-#endif
-}
+const char *cli_data_dir(void) { return sim_deploy_data_dir(); }
 
 /* A number on the command line starts with a digit, or '-' or '.' and a digit: no blanks,
  * no '+' (strtoll and strtod would take " 5" and "+5"). */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "calib_json.h"
+#include "deploy.h"
 #include "engine.h"
 #include "hw.h"
 #include "model.h"
@@ -46,7 +47,7 @@ int cli_getopt_fail(const char *cmd, int c, char *const argv[]);
 int cli_bad_value(const char *cmd, const char *name, const char *value);
 int cli_no_operands(const char *cmd, int argc, char *const argv[]);
 
-/* The folder holding models/ and hwprofiles/: $LLMSTEP_DATA_DIR or the build's source dir. */
+/* The folder holding models/ and hwprofiles/ (sim_deploy_data_dir). */
 const char *cli_data_dir(void);
 
 /*
@@ -108,10 +109,6 @@ const char *cli_weight_format(const sim_model *m, const sim_run_cfg *cfg);
 /* Refuses (CLI_BAD_INPUT, message printed) a TP above the profile's n_gpus_per_node. */
 int cli_check_tp_node(const sim_hw *hw, int64_t tp, const char *who);
 
-/* Smallest TP of 1, 2, 4, ... up to n_gpus_per_node that is legal and fits; -1 if none. */
-int64_t cli_smallest_tp_that_fits(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                  const sim_run_cfg *cfg, const sim_sched_resolved *s);
-
 /*
  * Refuses (CLI_BAD_INPUT) a configuration whose weights, activation peak, reserve and
  * the KV cache of one max_model_len sequence do not fit the usable memory (mem.fits
@@ -121,14 +118,6 @@ int64_t cli_smallest_tp_that_fits(const sim_engine *e, const sim_model *m, const
 int cli_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                      const sim_run_cfg *cfg, const sim_sched_cfg *sc, const sim_sched_resolved *s,
                      const sim_memory *mem, const char *who);
-
-/*
- * Largest max_model_len (a multiple of the block size, or the model's limit) at which the
- * engine starts at cfg->tp with the other scheduler options of sc; 0 when none does.
- */
-int64_t cli_largest_fitting_len(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                const sim_run_cfg *cfg, const sim_sched_cfg *sc,
-                                const sim_sched_resolved *s);
 
 /* Everything one prediction run needs: the names given and the loaded, resolved inputs. */
 typedef struct cli_run_spec {
@@ -175,17 +164,8 @@ struct sim_meas_row;
 int cli_predict_row(const struct sim_meas_row *row, const char *engine, sim_roofline_mode mode,
                     sim_gemm_model gemm, int no_host, cli_row_pred *out);
 
-/* A served workload: the requests and the simulation's scratch, all heap, owned. */
-typedef struct cli_serve {
-    sim_request *req;
-    int64_t n;           /* requests simulated, warm-up included */
-    int64_t warmup;      /* the first warmup requests are left out of the statistics */
-    int64_t concurrency; /* closed loop clients; 0 = open loop */
-    int32_t *queue, *running;
-    sim_itl_entry *itl;
-    int64_t itl_cap;
-    double *scratch;
-} cli_serve;
+/* A served workload (deploy.h). */
+typedef sim_served cli_serve;
 
 /*
  * Builds the requests of a workload: generated from spec (closed or Poisson/gamma) or

@@ -372,7 +372,7 @@ int cmd_capacity(int argc, char **argv)
                 sim_run_cfg tpc = run.cfg;
                 tpc.tp = (int)results[i].tp;
                 fit_len =
-                    cli_largest_fitting_len(&run.engine, &run.model, &run.hw, &tpc, &spec.sched, s);
+                    sim_deploy_largest_len(&run.engine, &run.model, &run.hw, &tpc, &spec.sched, s);
             }
             print_table_tp(&results[i], s, fit_len);
         }

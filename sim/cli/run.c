@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "deploy.h"
 #include "engine_json.h"
 #include "meas_json.h"
 #include "paths.h"
@@ -87,49 +88,9 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
 int cli_resolve_dtypes(const sim_model *m, const char *dtype_s, const char *kv_s, const char *who,
                        sim_run_cfg *cfg)
 {
-    /* vLLM's own spellings: "auto" is the default; fp8_e4m3 and fp8_e5m2 KV caches are fp8
-     * (both one byte per element). */
-    if (dtype_s && strcmp(dtype_s, "auto") == 0)
-        dtype_s = NULL;
-    if (kv_s && strcmp(kv_s, "auto") == 0)
-        kv_s = NULL;
-    if (kv_s && (strcmp(kv_s, "fp8_e4m3") == 0 || strcmp(kv_s, "fp8_e5m2") == 0))
-        kv_s = "fp8";
-    const sim_dtype d16 = sim_model_dtype16(m);
-    sim_dtype d = d16;
-    if (dtype_s && sim_dtype_parse(dtype_s, &d) != SIM_OK) {
-        cli_error("%s--dtype '%s': expected fp16, bf16 or fp8", who, dtype_s);
-        return CLI_USAGE;
-    }
-    if (d == SIM_DTYPE_FP32) {
-        cli_error("%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
-        return CLI_USAGE;
-    }
-    const sim_quant *q = &m->quant;
-    if (q->method != SIM_QUANT_NONE && d == SIM_DTYPE_FP8) {
-        /* A quantized checkpoint brings its own weight format. --dtype fp8 agrees with an
-         * 8-bit float one (measurement rows spell fp8 checkpoints that way) and otherwise
-         * conflicts; --dtype fp16/bf16 sets the activation type, as vLLM's --dtype does. */
-        int fp8_ckpt =
-            q->weight_bits == 8 && (q->math == SIM_GEMM_MATH_FP8 || q->method == SIM_QUANT_FP8);
-        if (!fp8_ckpt) {
-            cli_error("%s--dtype fp8: %s is already quantized (%s, from its quantization_config); "
-                      "--dtype only sets its 16-bit activation type (fp16 or bf16)",
-                      who, m->id, q->name);
-            return CLI_USAGE;
-        }
-        d = d16;
-    }
-    cfg->dtype = d;
-    /* vLLM's kv_cache_dtype "auto": the 16-bit type the model runs in, also under fp8 weights;
-     * an fp8 KV cache only when asked for. */
-    cfg->kv_dtype = d == SIM_DTYPE_FP8 ? d16 : d;
-    if (kv_s && sim_dtype_parse(kv_s, &cfg->kv_dtype) != SIM_OK) {
-        cli_error("%s--kv-dtype '%s': expected fp16, bf16 or fp8", who, kv_s);
-        return CLI_USAGE;
-    }
-    if (cfg->kv_dtype == SIM_DTYPE_FP32) {
-        cli_error("%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
+    struct sim_err err;
+    if (sim_deploy_resolve_dtypes(m, dtype_s, kv_s, who, cfg, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
         return CLI_USAGE;
     }
     return CLI_OK;
@@ -137,91 +98,31 @@ int cli_resolve_dtypes(const sim_model *m, const char *dtype_s, const char *kv_s
 
 const char *cli_weight_format(const sim_model *m, const sim_run_cfg *cfg)
 {
-    return m->quant.method != SIM_QUANT_NONE ? m->quant.name : sim_dtype_name(cfg->dtype);
+    return sim_deploy_weight_format(m, cfg);
 }
 
 int cli_check_tp_node(const sim_hw *hw, int64_t tp, const char *who)
 {
-    const double n = hw->v[SIM_HWF_N_GPUS_PER_NODE];
-    if ((double)tp > n) {
-        cli_error("%sTP %lld exceeds the %.0f GPUs of one %s node: tensor parallelism across "
-                  "nodes is not modelled",
-                  who, (long long)tp, n, hw->id);
+    struct sim_err err;
+    if (sim_deploy_check_tp_node(hw, tp, who, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
         return CLI_BAD_INPUT;
     }
     return CLI_OK;
-}
-
-int64_t cli_smallest_tp_that_fits(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                  const sim_run_cfg *cfg, const sim_sched_resolved *s)
-{
-    for (int64_t tp = 1; (double)tp <= hw->v[SIM_HWF_N_GPUS_PER_NODE]; tp *= 2) {
-        struct sim_err err;
-        if (sim_model_check_tp(m, (int)tp, &err) != SIM_OK)
-            continue;
-        sim_run_cfg c = *cfg;
-        c.tp = (int)tp;
-        sim_memory mem;
-        sim_memory_compute(e, m, hw, &c, s, &mem);
-        if (mem.fits)
-            return tp;
-    }
-    return -1;
-}
-
-int64_t cli_largest_fitting_len(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                const sim_run_cfg *cfg, const sim_sched_cfg *sc,
-                                const sim_sched_resolved *s)
-{
-    /* Not monotonic in general (a long max_model_len turns chunked prefill on, which shrinks
-     * the activation peak), so every multiple of block_size is tried, longest first: a few
-     * thousand memory budgets, well under a millisecond. */
-    sim_sched_cfg c = *sc;
-    for (int64_t len = m->max_pos; len >= 1;) {
-        c.max_model_len = len;
-        sim_sched_resolved r;
-        struct sim_err err;
-        if (sim_sched_resolve(e, m, hw, &c, &r, &err) == SIM_OK) {
-            sim_memory mem;
-            sim_memory_compute(e, m, hw, cfg, &r, &mem);
-            if (mem.fits)
-                return len;
-        }
-        len = len % s->block_size ? len - len % s->block_size : len - s->block_size;
-    }
-    return 0;
 }
 
 int cli_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                      const sim_run_cfg *cfg, const sim_sched_cfg *sc, const sim_sched_resolved *s,
                      const sim_memory *mem, const char *who)
 {
-    if (mem->fits)
-        return CLI_OK;
-    const double block = (double)s->block_size * mem->kv_bytes_per_token;
-    const double seq_kv = ceil((double)s->max_model_len / (double)s->block_size) * block;
-    const double need = mem->weights_bytes + mem->activation_bytes + mem->reserve_bytes + seq_kv;
-    const int64_t best = cli_smallest_tp_that_fits(e, m, hw, cfg, s);
-    char tail[160];
-    if (best > 0)
-        snprintf(tail, sizeof(tail), "smallest TP that fits: %lld", (long long)best);
-    else
-        snprintf(tail, sizeof(tail), "no TP up to %.0f fits", hw->v[SIM_HWF_N_GPUS_PER_NODE]);
-    char len_hint[96] = "";
-    const int64_t len = cli_largest_fitting_len(e, m, hw, cfg, sc, s);
-    if (len > 0)
-        snprintf(len_hint, sizeof(len_hint), ", or --max-model-len %lld at this TP",
-                 (long long)len);
-    cli_error("%s%s does not fit on %s at TP %d: weights %.2f GB + activations %.2f GB + "
-              "reserve %.2f GB + the KV cache of one %lld-token sequence %.2f GB exceed the "
-              "usable %.2f GB by %.2f GB; %s%s%s",
-              who, m->id, hw->id, cfg->tp, mem->weights_bytes / SIM_GB,
-              mem->activation_bytes / SIM_GB, mem->reserve_bytes / SIM_GB,
-              (long long)s->max_model_len, seq_kv / SIM_GB, mem->usable_bytes / SIM_GB,
-              (need - mem->usable_bytes) / SIM_GB, tail, len_hint,
-              /* A serving simulation cannot go on without its KV cache. */
-              strcmp(who, "serve: ") == 0 ? "" : " (--ignore-memory to go on)");
-    return CLI_BAD_INPUT;
+    struct sim_err err;
+    /* A serving simulation cannot go on without its KV cache. */
+    const char *hint = strcmp(who, "serve: ") == 0 ? "" : " (--ignore-memory to go on)";
+    if (sim_deploy_check_memory(e, m, hw, cfg, sc, s, mem, who, hint, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
 }
 
 int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r)

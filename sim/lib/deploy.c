@@ -1,0 +1,276 @@
+/* deploy.c - checks, defaults and served workloads shared by the library and the CLI
+ * (see deploy.h). */
+#define _GNU_SOURCE /* dladdr */
+#include "deploy.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "errf.h"
+#include "trace_json.h"
+#include "units.h"
+
+/* <dir of the object holding this code>/../share/llmstep, when it has models/. */
+static int installed_data_dir(char *out, size_t cap)
+{
+    Dl_info info;
+    if (!dladdr((void *)(size_t)&sim_deploy_data_dir, &info) || !info.dli_fname)
+        return 0;
+    char self[PATH_MAX];
+    if (!realpath(info.dli_fname, self))
+        return 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    char probe[PATH_MAX + 64];
+    struct stat sb;
+    int n = snprintf(probe, sizeof(probe), "%s/../share/llmstep/models", self);
+    if (n < 0 || (size_t)n >= sizeof(probe) || stat(probe, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return 0;
+    n = snprintf(out, cap, "%s/../share/llmstep", self);
+    return n > 0 && (size_t)n < cap;
+}
+
+const char *sim_deploy_data_dir(void)
+{
+    const char *d = getenv("LLMSTEP_DATA_DIR");
+    if (d && *d)
+        return d;
+    static char installed[PATH_MAX + 32];
+    static int probed;
+    if (!probed) {
+        if (!installed_data_dir(installed, sizeof(installed)))
+            installed[0] = '\0';
+        probed = 1;
+    }
+    if (installed[0])
+        return installed;
+#ifdef LLMSTEP_DATA_DIR
+    return LLMSTEP_DATA_DIR;
+#else
+    return ".";
+#endif
+}
+
+sim_status sim_deploy_resolve_dtypes(const sim_model *m, const char *dtype_s, const char *kv_s,
+                                     const char *who, sim_run_cfg *cfg, struct sim_err *err)
+{
+    /* vLLM's own spellings: "auto" is the default; fp8_e4m3 and fp8_e5m2 KV caches are fp8
+     * (both one byte per element). */
+    if (dtype_s && strcmp(dtype_s, "auto") == 0)
+        dtype_s = NULL;
+    if (kv_s && strcmp(kv_s, "auto") == 0)
+        kv_s = NULL;
+    if (kv_s && (strcmp(kv_s, "fp8_e4m3") == 0 || strcmp(kv_s, "fp8_e5m2") == 0))
+        kv_s = "fp8";
+    const sim_dtype d16 = sim_model_dtype16(m);
+    sim_dtype d = d16;
+    if (dtype_s && sim_dtype_parse(dtype_s, &d) != SIM_OK) {
+        sim_io_errf(err, "%s--dtype '%s': expected fp16, bf16 or fp8", who, dtype_s);
+        return SIM_EINVAL;
+    }
+    if (d == SIM_DTYPE_FP32) {
+        sim_io_errf(err, "%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
+        return SIM_EINVAL;
+    }
+    const sim_quant *q = &m->quant;
+    if (q->method != SIM_QUANT_NONE && d == SIM_DTYPE_FP8) {
+        /* A quantized checkpoint brings its own weight format. --dtype fp8 agrees with an
+         * 8-bit float one (measurement rows spell fp8 checkpoints that way) and otherwise
+         * conflicts; --dtype fp16/bf16 sets the activation type, as vLLM's --dtype does. */
+        int fp8_ckpt =
+            q->weight_bits == 8 && (q->math == SIM_GEMM_MATH_FP8 || q->method == SIM_QUANT_FP8);
+        if (!fp8_ckpt) {
+            sim_io_errf(err,
+                      "%s--dtype fp8: %s is already quantized (%s, from its "
+                      "quantization_config); --dtype only sets its 16-bit activation type "
+                      "(fp16 or bf16)",
+                      who, m->id, q->name);
+            return SIM_EINVAL;
+        }
+        d = d16;
+    }
+    cfg->dtype = d;
+    /* vLLM's kv_cache_dtype "auto": the 16-bit type the model runs in, also under fp8 weights;
+     * an fp8 KV cache only when asked for. */
+    cfg->kv_dtype = d == SIM_DTYPE_FP8 ? d16 : d;
+    if (kv_s && sim_dtype_parse(kv_s, &cfg->kv_dtype) != SIM_OK) {
+        sim_io_errf(err, "%s--kv-dtype '%s': expected fp16, bf16 or fp8", who, kv_s);
+        return SIM_EINVAL;
+    }
+    if (cfg->kv_dtype == SIM_DTYPE_FP32) {
+        sim_io_errf(err, "%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+const char *sim_deploy_weight_format(const sim_model *m, const sim_run_cfg *cfg)
+{
+    return m->quant.method != SIM_QUANT_NONE ? m->quant.name : sim_dtype_name(cfg->dtype);
+}
+
+sim_status sim_deploy_check_tp_node(const sim_hw *hw, int64_t tp, const char *who,
+                                    struct sim_err *err)
+{
+    const double n = hw->v[SIM_HWF_N_GPUS_PER_NODE];
+    if ((double)tp > n) {
+        sim_io_errf(err,
+                  "%sTP %lld exceeds the %.0f GPUs of one %s node: tensor parallelism across "
+                  "nodes is not modelled",
+                  who, (long long)tp, n, hw->id);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+int64_t sim_deploy_smallest_tp(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                               const sim_run_cfg *cfg, const sim_sched_resolved *s)
+{
+    for (int64_t tp = 1; (double)tp <= hw->v[SIM_HWF_N_GPUS_PER_NODE]; tp *= 2) {
+        struct sim_err err;
+        if (sim_model_check_tp(m, (int)tp, &err) != SIM_OK)
+            continue;
+        sim_run_cfg c = *cfg;
+        c.tp = (int)tp;
+        sim_memory mem;
+        sim_memory_compute(e, m, hw, &c, s, &mem);
+        if (mem.fits)
+            return tp;
+    }
+    return -1;
+}
+
+int64_t sim_deploy_largest_len(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                               const sim_run_cfg *cfg, const sim_sched_cfg *sc,
+                               const sim_sched_resolved *s)
+{
+    /* Not monotonic in general (a long max_model_len turns chunked prefill on, which shrinks
+     * the activation peak), so every multiple of block_size is tried, longest first: a few
+     * thousand memory budgets, well under a millisecond. */
+    sim_sched_cfg c = *sc;
+    for (int64_t len = m->max_pos; len >= 1;) {
+        c.max_model_len = len;
+        sim_sched_resolved r;
+        struct sim_err err;
+        if (sim_sched_resolve(e, m, hw, &c, &r, &err) == SIM_OK) {
+            sim_memory mem;
+            sim_memory_compute(e, m, hw, cfg, &r, &mem);
+            if (mem.fits)
+                return len;
+        }
+        len = len % s->block_size ? len - len % s->block_size : len - s->block_size;
+    }
+    return 0;
+}
+
+sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                                   const sim_run_cfg *cfg, const sim_sched_cfg *sc,
+                                   const sim_sched_resolved *s, const sim_memory *mem,
+                                   const char *who, const char *hint, struct sim_err *err)
+{
+    if (mem->fits)
+        return SIM_OK;
+    const double block = (double)s->block_size * mem->kv_bytes_per_token;
+    const double seq_kv = ceil((double)s->max_model_len / (double)s->block_size) * block;
+    const double need = mem->weights_bytes + mem->activation_bytes + mem->reserve_bytes + seq_kv;
+    const int64_t best = sim_deploy_smallest_tp(e, m, hw, cfg, s);
+    char tail[160];
+    if (best > 0)
+        snprintf(tail, sizeof(tail), "smallest TP that fits: %lld", (long long)best);
+    else
+        snprintf(tail, sizeof(tail), "no TP up to %.0f fits", hw->v[SIM_HWF_N_GPUS_PER_NODE]);
+    char len_hint[96] = "";
+    const int64_t len = sim_deploy_largest_len(e, m, hw, cfg, sc, s);
+    if (len > 0)
+        snprintf(len_hint, sizeof(len_hint), ", or --max-model-len %lld at this TP",
+                 (long long)len);
+    sim_io_errf(err,
+              "%s%s does not fit on %s at TP %d: weights %.2f GB + activations %.2f GB + "
+              "reserve %.2f GB + the KV cache of one %lld-token sequence %.2f GB exceed the "
+              "usable %.2f GB by %.2f GB; %s%s%s",
+              who, m->id, hw->id, cfg->tp, mem->weights_bytes / SIM_GB,
+              mem->activation_bytes / SIM_GB, mem->reserve_bytes / SIM_GB,
+              (long long)s->max_model_len, seq_kv / SIM_GB, mem->usable_bytes / SIM_GB,
+              (need - mem->usable_bytes) / SIM_GB, tail, len_hint, hint ? hint : "");
+    return SIM_ERANGE;
+}
+
+sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec,
+                              const char *trace_path, struct sim_err *err)
+{
+    memset(sv, 0, sizeof(*sv));
+    if (spec->arrival == SIM_ARRIVAL_TRACE) {
+        sim_status st = sim_trace_load(trace_path, &sv->req, &sv->n, err);
+        if (st != SIM_OK)
+            return st;
+    } else {
+        int64_t measured =
+            spec->num_requests > 0 ? spec->num_requests : sim_workload_default_requests(spec);
+        sv->warmup =
+            spec->warmup_requests >= 0 ? spec->warmup_requests : sim_workload_default_warmup(spec);
+        sv->n = measured + sv->warmup;
+        sv->concurrency = spec->arrival == SIM_ARRIVAL_CLOSED ? spec->concurrency : 0;
+        sv->req = calloc((size_t)sv->n, sizeof(*sv->req));
+        if (!sv->req) {
+            sim_io_errf(err, "out of memory for %lld requests", (long long)sv->n);
+            return SIM_ENOMEM;
+        }
+        sim_workload_generate(spec, sv->req, sv->n);
+    }
+    for (int64_t i = 0; i < sv->n; i++)
+        sv->itl_cap += sv->req[i].output_tokens;
+    sv->queue = malloc((size_t)(sv->n + 1) * sizeof(*sv->queue));
+    sv->running = malloc((size_t)sv->n * sizeof(*sv->running));
+    sv->itl = malloc((size_t)sv->itl_cap * sizeof(*sv->itl));
+    sv->scratch = malloc((size_t)sv->n * sizeof(*sv->scratch));
+    if (!sv->queue || !sv->running || !sv->itl || !sv->scratch) {
+        sim_io_errf(err, "out of memory for %lld requests", (long long)sv->n);
+        return SIM_ENOMEM;
+    }
+    return SIM_OK;
+}
+
+sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                          const sim_run_cfg *cfg, const sim_sched_resolved *s, sim_served *sv,
+                          sim_serve_observer obs, void *obs_ctx, sim_serve_result *res,
+                          struct sim_err *err)
+{
+    struct sim_err e2;
+    sim_workload w = {sv->req, sv->n, sv->concurrency};
+    sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap};
+    sim_status rc = sim_serve_simulate(e, m, hw, cfg, s, &w, &scr, obs, obs_ctx, res, &e2);
+    if (rc != SIM_OK)
+        sim_io_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
+    return rc;
+}
+
+sim_status sim_served_stats(const sim_model *m, const sim_hw *hw, sim_served *sv,
+                            const sim_serve_result *res, double slo_ttft_s, double slo_tpot_s,
+                            sim_serve_stats *st, struct sim_err *err)
+{
+    /* The warm-up requests' tokens stay in the ITL list: they share steps with the measured
+     * ones, and ITL is a property of the steps. */
+    if (sim_serve_stats_compute(sv->req + sv->warmup, sv->n - sv->warmup, sv->itl, res->n_itl,
+                                slo_ttft_s, slo_tpot_s, sv->scratch, st) != SIM_OK) {
+        sim_io_errf(err, "%s on %s: no request was measured", m->id, hw->id);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+void sim_served_free(sim_served *sv)
+{
+    free(sv->req);
+    free(sv->queue);
+    free(sv->running);
+    free(sv->itl);
+    free(sv->scratch);
+    memset(sv, 0, sizeof(*sv));
+}

@@ -1,0 +1,97 @@
+/*
+ * deploy.h - the checks and defaults between loading files and simulating: the data folder
+ * ids resolve in, dtype resolution, the node and memory checks with their messages, and a
+ * served workload's requests and scratch. Shared by the public library (llmstep.h) and
+ * the command-line tool, so both give the same answers and the same messages. Internal:
+ * not installed.
+ */
+#ifndef SIM_DEPLOY_H
+#define SIM_DEPLOY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "hw.h"
+#include "model.h"
+#include "serve.h"
+#include "status.h"
+#include "step.h"
+
+/*
+ * The folder holding models/, hwprofiles/, engines/ and calibrations/: $LLMSTEP_DATA_DIR
+ * when set; else share/llmstep next to the installed binary or library (<prefix>/bin or
+ * <prefix>/lib[64] -> <prefix>/share/llmstep) when it exists; else the source tree the
+ * build came from. The result is static storage.
+ */
+const char *sim_deploy_data_dir(void);
+
+/*
+ * Resolves dtype_s and kv_s (NULL or "auto" = not given) for model m into cfg->dtype and
+ * cfg->kv_dtype (see cli.h, cli_resolve_dtypes, for the rules). who prefixes messages.
+ * SIM_EINVAL with a message on failure.
+ */
+sim_status sim_deploy_resolve_dtypes(const sim_model *m, const char *dtype_s, const char *kv_s,
+                                     const char *who, sim_run_cfg *cfg, struct sim_err *err);
+
+/* "awq-int4-g128" for a quantized model, else the dtype name ("bf16"). */
+const char *sim_deploy_weight_format(const sim_model *m, const sim_run_cfg *cfg);
+
+/* SIM_EINVAL ("<who>TP n exceeds the N GPUs of one <hw> node ...") above one node. */
+sim_status sim_deploy_check_tp_node(const sim_hw *hw, int64_t tp, const char *who,
+                                    struct sim_err *err);
+
+/* Smallest TP of 1, 2, 4, ... up to n_gpus_per_node that is legal and fits; -1 if none. */
+int64_t sim_deploy_smallest_tp(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                               const sim_run_cfg *cfg, const sim_sched_resolved *s);
+
+/* Largest max_model_len (a multiple of the block size, or the model's limit) at which the
+ * engine starts at cfg->tp with the other options of sc; 0 when none does. */
+int64_t sim_deploy_largest_len(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                               const sim_run_cfg *cfg, const sim_sched_cfg *sc,
+                               const sim_sched_resolved *s);
+
+/*
+ * SIM_ERANGE when mem does not fit, with a message saying by how much, the smallest TP
+ * that fits and the longest max_model_len that fits at this TP; hint is appended (e.g.
+ * " (--ignore-memory to go on)").
+ */
+sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                                   const sim_run_cfg *cfg, const sim_sched_cfg *sc,
+                                   const sim_sched_resolved *s, const sim_memory *mem,
+                                   const char *who, const char *hint, struct sim_err *err);
+
+/* A served workload: the requests and the simulation's scratch, all heap, owned. */
+typedef struct sim_served {
+    sim_request *req;
+    int64_t n;           /* requests simulated, warm-up included */
+    int64_t warmup;      /* the first warmup requests are left out of the statistics */
+    int64_t concurrency; /* closed loop clients; 0 = open loop */
+    int32_t *queue, *running;
+    sim_itl_entry *itl;
+    int64_t itl_cap;
+    double *scratch;
+} sim_served;
+
+/*
+ * Builds the requests of a workload: generated from spec (closed or Poisson/gamma) or read
+ * from trace_path (spec->arrival == SIM_ARRIVAL_TRACE). SIM_EIO/SIM_EPARSE/SIM_EINVAL for
+ * a bad trace, SIM_ENOMEM; sim_served_free releases what was built, also after a failure.
+ */
+sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec,
+                              const char *trace_path, struct sim_err *err);
+
+/* Serves the prepared workload; obs may be NULL. Messages read "<model> on <hw> at TP n: ...". */
+sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                          const sim_run_cfg *cfg, const sim_sched_resolved *s, sim_served *sv,
+                          sim_serve_observer obs, void *obs_ctx, sim_serve_result *res,
+                          struct sim_err *err);
+
+/* Statistics of the measured requests of a served workload under the SLOs (<= 0: none). */
+sim_status sim_served_stats(const sim_model *m, const sim_hw *hw, sim_served *sv,
+                            const sim_serve_result *res, double slo_ttft_s, double slo_tpot_s,
+                            sim_serve_stats *st, struct sim_err *err);
+
+void sim_served_free(sim_served *sv);
+
+#endif
