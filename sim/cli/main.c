@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmstep.h"
 
 static const struct {
     const char *name;
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("llmstep 0.1.0\n");
+        printf("llmstep %s\n", LLMSTEP_VERSION);
         return CLI_OK;
     }
     int dup = repeated_option(argc, argv);

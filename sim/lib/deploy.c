@@ -15,7 +15,8 @@
 #include "trace_json.h"
 #include "units.h"
 
-/* <dir of the object holding this code>/../share/llmstep, when it has models/. */
+/* share/llmstep next to the object holding this code (<prefix>/bin, <prefix>/lib or
+ * <prefix>/lib/<multiarch>), when it has models/. */
 static int installed_data_dir(char *out, size_t cap)
 {
     Dl_info info;
@@ -28,13 +29,17 @@ static int installed_data_dir(char *out, size_t cap)
     if (!slash)
         return 0;
     *slash = '\0';
-    char probe[PATH_MAX + 64];
-    struct stat sb;
-    int n = snprintf(probe, sizeof(probe), "%s/../share/llmstep/models", self);
-    if (n < 0 || (size_t)n >= sizeof(probe) || stat(probe, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return 0;
-    n = snprintf(out, cap, "%s/../share/llmstep", self);
-    return n > 0 && (size_t)n < cap;
+    static const char *const up[] = {"/..", "/../.."};
+    for (size_t i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+        char probe[PATH_MAX + 64];
+        struct stat sb;
+        int n = snprintf(probe, sizeof(probe), "%s%s/share/llmstep/models", self, up[i]);
+        if (n < 0 || (size_t)n >= sizeof(probe) || stat(probe, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        n = snprintf(out, cap, "%s%s/share/llmstep", self, up[i]);
+        return n > 0 && (size_t)n < cap;
+    }
+    return 0;
 }
 
 const char *sim_deploy_data_dir(void)

@@ -1,0 +1,366 @@
+/*
+ * llmstep.h - the public C API of llmstep: predicts how long one step of an LLM inference
+ * engine (vLLM) takes on a GPU, how long an offline batch takes, how a server behaves under
+ * load (TTFT, TPOT), and how much fits in memory.
+ *
+ * How it works (docs/model.md states every formula): from a model's HuggingFace config.json
+ * it counts the FLOPs and HBM bytes of every operator of one step on each GPU, turns them
+ * into time with a roofline over a hardware profile's measured figures, adds the engine's
+ * host time per step, and scales by a calibration: step = alpha x roofline + beta_s (+ host).
+ * The offline batch and the serving run simulate the engine's scheduler step by step.
+ *
+ * Contract
+ *  - Units: SI base units in double everywhere; the unit is in every field name
+ *    (_s seconds, _bytes, _flops, _per_s, _frac in 0..1). Counts are int64_t.
+ *  - Errors: every function that can fail returns an llmstep_status (0 = LLMSTEP_OK) and,
+ *    when err is not NULL, fills it with the code and a one-line message that names the
+ *    file, line and field at fault when a file is ("models/x.json:3:5: hidden_size: ...").
+ *    Outputs are written only on success.
+ *  - Ownership: a context owns the models, profiles, engines and calibrations it loads (the
+ *    const pointers stay valid until llmstep_ctx_free) and loads each file once however many
+ *    times it is named. A deployment is the caller's: llmstep_deploy_free releases it.
+ *    Strings returned by the library are owned by the object they come from.
+ *  - Thread-safety: no global state. A context may be used by one thread at a time (its
+ *    cache changes as files load). A deployment's const functions (llmstep_step,
+ *    llmstep_step_grid, llmstep_capacity, llmstep_deploy_get_info) may run in many threads
+ *    at once; llmstep_batch and llmstep_serve use the deployment's scratch, so one thread
+ *    at a time per deployment. Different deployments are independent.
+ *  - Data: ids ("llama-3.1-8b", "h100-sxm", "vllm-v1") resolve to <data_dir>/models,
+ *    hwprofiles, engines and calibrations; a name containing '/' or ending in ".json" is
+ *    a path.
+ *
+ * Versioning: LLMSTEP_VERSION is the release; LLMSTEP_ABI_VERSION changes whenever a
+ * structure or signature here changes incompatibly (it is the shared library's SONAME
+ * number). Compare llmstep_abi_version() with LLMSTEP_ABI_VERSION at run time.
+ */
+#ifndef LLMSTEP_H
+#define LLMSTEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LLMSTEP_VERSION_MAJOR 0
+#define LLMSTEP_VERSION_MINOR 2
+#define LLMSTEP_VERSION_PATCH 0
+#define LLMSTEP_VERSION "0.2.0"
+#define LLMSTEP_ABI_VERSION 1
+
+#if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
+#define LLMSTEP_API __attribute__((visibility("default")))
+#else
+#define LLMSTEP_API
+#endif
+
+/* The release ("0.2.0") and the ABI number of the library actually loaded. */
+LLMSTEP_API const char *llmstep_version(void);
+LLMSTEP_API int llmstep_abi_version(void);
+
+/* Status codes (the same values as the library's internal ones). */
+typedef enum llmstep_status {
+    LLMSTEP_OK = 0,
+    LLMSTEP_EINVAL = 1, /* invalid argument (a bad option, an impossible layout) */
+    LLMSTEP_EPARSE = 2, /* a file is not what it should be (JSON syntax, unknown key) */
+    LLMSTEP_ERANGE = 3, /* a value out of range (does not fit, too long, not finite) */
+    LLMSTEP_EIO = 4,    /* a file could not be read */
+    LLMSTEP_ENOMEM = 5, /* out of memory */
+    LLMSTEP_EFIT = 6,   /* a fit failed */
+    LLMSTEP_STATUS_COUNT
+} llmstep_status;
+
+/* A short name for a status ("invalid argument"); never NULL. */
+LLMSTEP_API const char *llmstep_status_name(llmstep_status s);
+
+/* What went wrong: the code and a one-line message. */
+typedef struct llmstep_error {
+    llmstep_status code;
+    char message[512];
+} llmstep_error;
+
+/* ---- Context: where data lives, and the cache of loaded files ---------------------------- */
+
+typedef struct llmstep_ctx llmstep_ctx;
+typedef struct llmstep_model llmstep_model;
+typedef struct llmstep_hw llmstep_hw;
+typedef struct llmstep_engine llmstep_engine;
+typedef struct llmstep_calibration llmstep_calibration;
+
+/*
+ * A new context reading ids from data_dir (NULL: $LLMSTEP_DATA_DIR; else share/llmstep of the
+ * prefix the shared library (or the program) is installed in, found from its own path; else
+ * the source tree the library was built from). A statically linked program is not in the
+ * library's prefix: give it data_dir or $LLMSTEP_DATA_DIR. NULL on failure (err filled).
+ */
+LLMSTEP_API llmstep_ctx *llmstep_ctx_new(const char *data_dir, llmstep_error *err /* OUT */);
+/* Frees the context and everything it loaded. NULL is allowed. */
+LLMSTEP_API void llmstep_ctx_free(llmstep_ctx *ctx);
+/* The folder ids resolve in. */
+LLMSTEP_API const char *llmstep_ctx_data_dir(const llmstep_ctx *ctx);
+/* Files loaded so far (each loaded once, whatever the number of requests). */
+LLMSTEP_API size_t llmstep_ctx_n_loaded(const llmstep_ctx *ctx);
+
+/* Loads (or finds in the cache) a model config, a hardware profile, an engine profile or a
+ * calibration by id or path. The result is owned by the context. */
+LLMSTEP_API llmstep_status llmstep_model_load(llmstep_ctx *ctx, const char *name,
+                                              const llmstep_model **out /* OUT */,
+                                              llmstep_error *err /* OUT */);
+LLMSTEP_API llmstep_status llmstep_hw_load(llmstep_ctx *ctx, const char *name,
+                                           const llmstep_hw **out /* OUT */,
+                                           llmstep_error *err /* OUT */);
+LLMSTEP_API llmstep_status llmstep_engine_load(llmstep_ctx *ctx, const char *name,
+                                               const llmstep_engine **out /* OUT */,
+                                               llmstep_error *err /* OUT */);
+LLMSTEP_API llmstep_status llmstep_calibration_load(llmstep_ctx *ctx, const char *name,
+                                                    const llmstep_calibration **out /* OUT */,
+                                                    llmstep_error *err /* OUT */);
+
+/* Facts of a loaded model. */
+typedef struct llmstep_model_info {
+    char id[128];
+    int64_t n_layers;
+    int64_t d_model;
+    int64_t n_heads;
+    int64_t n_kv_heads;
+    int64_t head_dim;
+    int64_t vocab_size;
+    int64_t max_position_embeddings;
+    int64_t n_experts; /* 0: dense */
+    double params;     /* parameters, all of them (embedding and LM head included) */
+    double kv_bytes_per_token_16bit; /* KV cache per token on one GPU at TP 1, 16-bit */
+} llmstep_model_info;
+LLMSTEP_API void llmstep_model_get_info(const llmstep_model *m, llmstep_model_info *out /* OUT */);
+/* Id of a hardware profile, engine or calibration's hardware. */
+LLMSTEP_API const char *llmstep_hw_id(const llmstep_hw *hw);
+LLMSTEP_API const char *llmstep_engine_id(const llmstep_engine *e);
+LLMSTEP_API const char *llmstep_calibration_hw_id(const llmstep_calibration *c);
+/* alpha and beta_s of a calibration. */
+LLMSTEP_API void llmstep_calibration_get(const llmstep_calibration *c, double *alpha /* OUT */,
+                                         double *beta_s /* OUT */);
+
+/* ---- Deployment: a model on a GPU type at a parallel layout, with an engine -------------- */
+
+typedef struct llmstep_deploy llmstep_deploy;
+
+/* What to deploy. Fill with llmstep_deploy_spec_init, then set what differs. */
+typedef struct llmstep_deploy_spec {
+    const char *model;       /* id or path (required) */
+    const char *hw;          /* id or path (required) */
+    const char *engine;      /* NULL: the calibration's engine, else "vllm-v1" */
+    const char *calibration; /* NULL: uncalibrated (alpha 1, beta_s 0) */
+    const char *dtype;       /* NULL or "auto": the model's; "fp16", "bf16", "fp8" */
+    const char *kv_dtype;    /* NULL or "auto": vLLM's auto; "fp16", "bf16", "fp8" */
+    int64_t tp;              /* tensor-parallel GPUs (default 1) */
+    /* Scheduler settings; 0 (or -1 for the switches) takes the engine's default for the
+     * version, usage context and GPU, as vLLM does. */
+    int64_t max_num_seqs;
+    int64_t max_num_batched_tokens;
+    int64_t max_model_len;
+    int64_t block_size;
+    double gpu_memory_utilization_frac;
+    int chunked_prefill; /* -1 default, 0 off, 1 on */
+    int usage;           /* -1 default, 0 the LLM class (offline), 1 the OpenAI server */
+    int roofline_step;   /* 0: sum of per-operator maxima (default); 1: one max per step */
+    int gemm_tile_wave;  /* 0: flat GEMM efficiency (default); 1: tile and wave quantization */
+    int ignore_memory;   /* 1: open even when the model does not fit (capacity studies) */
+} llmstep_deploy_spec;
+
+LLMSTEP_API void llmstep_deploy_spec_init(llmstep_deploy_spec *spec /* OUT */);
+
+/*
+ * Loads (through the context's cache) and checks everything, resolves the engine's
+ * defaults and the memory budget. Fails with LLMSTEP_ERANGE when the model does not fit
+ * (unless ignore_memory), LLMSTEP_EINVAL for an impossible layout (TP not dividing the
+ * heads, more GPUs than one node has) or a bad option.
+ */
+LLMSTEP_API llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *spec,
+                                               llmstep_deploy **out /* OUT */,
+                                               llmstep_error *err /* OUT */);
+LLMSTEP_API void llmstep_deploy_free(llmstep_deploy *d);
+
+/* The resolved settings and the memory budget of one GPU. */
+typedef struct llmstep_deploy_info {
+    char model_id[128];
+    char hw_id[64];
+    char engine_id[64];
+    char weight_format[32]; /* "bf16", "fp8", "awq-int4-g128", ... */
+    char kv_dtype[16];
+    int64_t tp;
+    int64_t max_num_seqs;
+    int64_t max_num_batched_tokens;
+    int64_t max_model_len;
+    int64_t block_size;
+    double gpu_memory_utilization_frac;
+    int chunked_prefill;
+    double alpha;
+    double beta_s;
+    double capacity_bytes;     /* device memory as the engine sees it */
+    double usable_bytes;       /* capacity x gpu_memory_utilization */
+    double weights_bytes;      /* per GPU */
+    double activation_bytes;   /* activation peak of the engine's profiling run */
+    double reserve_bytes;      /* non-torch memory, CUDA graphs */
+    double kv_bytes_per_token; /* per GPU */
+    double kv_budget_bytes;
+    int64_t kv_blocks;
+    int64_t kv_capacity_tokens;
+    int fits; /* the engine starts: weights fit and one max_model_len sequence fits */
+} llmstep_deploy_info;
+LLMSTEP_API void llmstep_deploy_get_info(const llmstep_deploy *d,
+                                         llmstep_deploy_info *out /* OUT */);
+
+/* ---- One step ------------------------------------------------------------------------------ */
+
+/* count sequences that each process new_tokens tokens after context_tokens cached ones.
+ * Prefill: context 0; decode: new_tokens 1; a chunk of a prefill: both > 0. emits: 1 when
+ * each samples a token this step (the last chunk of a prompt, a decode). */
+typedef struct llmstep_group {
+    int64_t count;
+    int64_t new_tokens;
+    int64_t context_tokens;
+    int emits;
+} llmstep_group;
+
+/* One operator of a step on one GPU. */
+typedef struct llmstep_op {
+    const char *name;  /* "qkv_proj", "attn_decode_paged", "allreduce", ... (static) */
+    const char *bound; /* "compute", "memory", "comm" or "none" (static) */
+    double flops;
+    double bytes;     /* HBM bytes (comm operators: message bytes) */
+    double n_kernels; /* kernel launches */
+    double time_s;    /* roofline time, before alpha */
+} llmstep_op;
+
+/* Most operators a step reports. */
+#define LLMSTEP_MAX_OPS 32
+
+typedef struct llmstep_step_result {
+    double step_s;     /* the predicted wall time: gpu_s and host_s (overlapped if async) */
+    double gpu_s;      /* alpha x roofline_s + beta_s */
+    double roofline_s; /* sum over operators (or the step maximum) incl. communication */
+    double host_s;     /* the engine's host time for this step */
+    double comm_s;     /* all-reduce part of roofline_s */
+    double flops;      /* per GPU */
+    double bytes;      /* HBM bytes per GPU */
+    double tokens;     /* new tokens */
+    double seqs;       /* sequences */
+    const char *bound; /* "compute" or "memory": the larger of the step's totals (static) */
+} llmstep_step_result;
+
+/*
+ * Predicts one step of n_groups groups (1..64). ops: NULL, or room for ops_cap operators;
+ * *n_ops (when not NULL) gets the number written, in execution order.
+ */
+LLMSTEP_API llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups,
+                                        size_t n_groups, llmstep_step_result *out /* OUT */,
+                                        llmstep_op *ops /* OUT */, size_t ops_cap,
+                                        size_t *n_ops /* OUT */, llmstep_error *err /* OUT */);
+
+/*
+ * n steps of one group each (count[i] sequences of new_tokens[i] tokens after
+ * context_tokens[i], all sampling), step_s[i] = the predicted wall time: the fast path for
+ * sweeps (a few hundred nanoseconds per point). Fails on the first bad point, naming its
+ * index; step_s is then partly written.
+ */
+LLMSTEP_API llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n,
+                                             const int64_t *count, const int64_t *new_tokens,
+                                             const int64_t *context_tokens,
+                                             double *step_s /* OUT */,
+                                             llmstep_error *err /* OUT */);
+
+/* ---- Capacity ------------------------------------------------------------------------------ */
+
+typedef struct llmstep_capacity_result {
+    int64_t context_tokens;      /* tokens held per sequence (prompt + output) */
+    int64_t blocks_per_seq;      /* ceil(context / block_size) */
+    int64_t max_seqs_by_kv;      /* sequences the KV cache holds */
+    int64_t max_seqs_at_context; /* min(that, max_num_seqs); 0 if the engine does not start */
+    int fits;
+} llmstep_capacity_result;
+
+/* How many sequences of context_tokens (>= 1) tokens run at once. */
+LLMSTEP_API llmstep_status llmstep_capacity(const llmstep_deploy *d, int64_t context_tokens,
+                                            llmstep_capacity_result *out /* OUT */,
+                                            llmstep_error *err /* OUT */);
+
+/* ---- Offline batch ------------------------------------------------------------------------- */
+
+typedef struct llmstep_batch_result {
+    double latency_s; /* the whole batch */
+    double prefill_s;
+    double decode_s;
+    double roofline_sum_s;
+    double host_sum_s;
+    int64_t n_steps;
+    int64_t n_prefill_steps;
+    int64_t n_decode_steps;
+    int64_t preemptions;
+    double peak_kv_frac;
+} llmstep_batch_result;
+
+/* batch prompts of prompt_tokens tokens, each generating output_tokens, added at once (the
+ * LLM class's generate()). batch <= 4096. */
+LLMSTEP_API llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_tokens,
+                                         int64_t output_tokens, llmstep_batch_result *out /* OUT */,
+                                         llmstep_error *err /* OUT */);
+
+/* ---- Serving ------------------------------------------------------------------------------- */
+
+typedef enum llmstep_arrival {
+    LLMSTEP_ARRIVAL_CLOSED = 0,  /* concurrency clients, each sends its next on completion */
+    LLMSTEP_ARRIVAL_POISSON = 1, /* open loop: gamma inter-arrivals (shape = burstiness) */
+    LLMSTEP_ARRIVAL_TRACE = 2,   /* open loop: a JSONL trace (arrival_s, prompt_tokens,
+                                    output_tokens per line) */
+    LLMSTEP_ARRIVAL_COUNT
+} llmstep_arrival;
+
+/* A workload. Fill with llmstep_workload_init (the defaults of `llmstep serve`). */
+typedef struct llmstep_workload {
+    llmstep_arrival arrival;
+    int64_t concurrency;    /* closed loop clients */
+    double rate_per_s;      /* open loop mean request rate */
+    double burstiness;      /* gamma shape of the inter-arrival times (1: Poisson) */
+    int64_t prompt_tokens;  /* mean prompt length */
+    int64_t output_tokens;  /* mean output length */
+    double range_ratio;     /* lengths uniform in [L(1-r), L(1+r)], 0 <= r < 1 */
+    int64_t num_requests;   /* measured requests (0: closed 10 x concurrency, open 1000) */
+    int64_t warmup_requests; /* sent first and left out (-1: none, as benchmark clients) */
+    uint64_t seed;
+    const char *trace_path; /* LLMSTEP_ARRIVAL_TRACE */
+    double slo_ttft_s;      /* goodput: TTFT limit (0: none) */
+    double slo_tpot_s;      /* goodput: TPOT limit (0: none) */
+} llmstep_workload;
+
+LLMSTEP_API void llmstep_workload_init(llmstep_workload *w /* OUT */);
+
+typedef struct llmstep_dist {
+    double mean, p50, p90, p99;
+} llmstep_dist;
+
+typedef struct llmstep_serve_result {
+    llmstep_dist ttft_s; /* first token - arrival */
+    llmstep_dist tpot_s; /* (finish - first token) / (output tokens - 1) */
+    llmstep_dist itl_s;  /* time between consecutive tokens */
+    llmstep_dist e2e_s;  /* finish - arrival */
+    double request_throughput_per_s;
+    double output_tokens_per_s;
+    double goodput_per_s; /* requests per second meeting both SLOs */
+    double duration_s;    /* first arrival to last finish */
+    double kv_peak_frac;
+    int64_t queue_peak;
+    int64_t preemptions;
+    int64_t n_requests; /* measured */
+    int64_t n_steps;
+} llmstep_serve_result;
+
+/* Simulates the engine serving the workload, request by request and step by step. */
+LLMSTEP_API llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
+                                         llmstep_serve_result *out /* OUT */,
+                                         llmstep_error *err /* OUT */);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,642 @@
+/*
+ * llmstep.c - the public C API (include/llmstep.h) on simcore, simio and deploy.c: a
+ * context that loads each file once, deployments that hold the resolved settings, and the
+ * predictions. Allocation and file access happen here, at the edge; the numbers come from
+ * the pure core.
+ */
+#include "llmstep.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib_json.h"
+#include "capacity.h"
+#include "deploy.h"
+#include "engine.h"
+#include "engine_json.h"
+#include "hw.h"
+#include "hw_json.h"
+#include "model.h"
+#include "model_json.h"
+#include "paths.h"
+#include "serve.h"
+#include "step.h"
+
+_Static_assert((int)LLMSTEP_OK == (int)SIM_OK && (int)LLMSTEP_EINVAL == (int)SIM_EINVAL &&
+                   (int)LLMSTEP_EPARSE == (int)SIM_EPARSE &&
+                   (int)LLMSTEP_ERANGE == (int)SIM_ERANGE && (int)LLMSTEP_EIO == (int)SIM_EIO &&
+                   (int)LLMSTEP_ENOMEM == (int)SIM_ENOMEM && (int)LLMSTEP_EFIT == (int)SIM_EFIT &&
+                   (int)LLMSTEP_STATUS_COUNT == (int)SIM_STATUS_COUNT,
+               "llmstep_status mirrors sim_status");
+_Static_assert(sizeof(((llmstep_error *)0)->message) == sizeof(((struct sim_err *)0)->msg),
+               "one message size");
+
+#define PATH_CAP 4096
+
+struct llmstep_model {
+    sim_model m;
+};
+struct llmstep_hw {
+    sim_hw hw;
+};
+struct llmstep_engine {
+    sim_engine e;
+};
+struct llmstep_calibration {
+    sim_calib c;
+};
+
+/* One loaded file: its kind, resolved path and object. */
+typedef struct entry {
+    int kind;
+    char path[PATH_CAP];
+    void *obj;
+} entry;
+
+enum { K_MODEL, K_HW, K_ENGINE, K_CALIB };
+
+struct llmstep_ctx {
+    char data_dir[PATH_CAP];
+    entry *entries;
+    size_t n, cap;
+};
+
+struct llmstep_deploy {
+    const llmstep_model *model;
+    const llmstep_hw *hw;
+    const llmstep_engine *engine;
+    sim_run_cfg cfg;
+    sim_sched_cfg sc;
+    sim_sched_resolved s;
+    sim_memory mem;
+    sim_batch_work *work;
+};
+
+static llmstep_status fail(llmstep_error *err, sim_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static llmstep_status fail(llmstep_error *err, sim_status st, const char *fmt, ...)
+{
+    if (err) {
+        err->code = (llmstep_status)st;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof(err->message), fmt, ap);
+        va_end(ap);
+    }
+    return (llmstep_status)st;
+}
+
+static llmstep_status fail_err(llmstep_error *err, sim_status st, const struct sim_err *e)
+{
+    return fail(err, st, "%s", e->msg);
+}
+
+static void ok(llmstep_error *err)
+{
+    if (err) {
+        err->code = LLMSTEP_OK;
+        err->message[0] = '\0';
+    }
+}
+
+const char *llmstep_version(void) { return LLMSTEP_VERSION; }
+
+int llmstep_abi_version(void) { return LLMSTEP_ABI_VERSION; }
+
+const char *llmstep_status_name(llmstep_status s)
+{
+    return sim_strerror((unsigned)s < (unsigned)SIM_STATUS_COUNT ? (sim_status)s : SIM_EINVAL);
+}
+
+llmstep_ctx *llmstep_ctx_new(const char *data_dir, llmstep_error *err)
+{
+    llmstep_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx) {
+        fail(err, SIM_ENOMEM, "out of memory");
+        return NULL;
+    }
+    const char *d = data_dir && *data_dir ? data_dir : sim_deploy_data_dir();
+    if ((size_t)snprintf(ctx->data_dir, sizeof(ctx->data_dir), "%s", d) >= sizeof(ctx->data_dir)) {
+        free(ctx);
+        fail(err, SIM_EINVAL, "data_dir: longer than %d bytes", PATH_CAP - 1);
+        return NULL;
+    }
+    ok(err);
+    return ctx;
+}
+
+void llmstep_ctx_free(llmstep_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    for (size_t i = 0; i < ctx->n; i++)
+        free(ctx->entries[i].obj);
+    free(ctx->entries);
+    free(ctx);
+}
+
+const char *llmstep_ctx_data_dir(const llmstep_ctx *ctx) { return ctx->data_dir; }
+
+size_t llmstep_ctx_n_loaded(const llmstep_ctx *ctx) { return ctx->n; }
+
+static const char *const kind_dir[] = {"models", "hwprofiles", "engines", "calibrations"};
+static const size_t kind_size[] = {sizeof(llmstep_model), sizeof(llmstep_hw),
+                                   sizeof(llmstep_engine), sizeof(llmstep_calibration)};
+
+/* The object of kind loaded from name: from the cache, else loaded and cached. */
+static llmstep_status load(llmstep_ctx *ctx, int kind, const char *name, const void **out,
+                           llmstep_error *err)
+{
+    struct sim_err e;
+    char path[PATH_CAP];
+    if (!ctx || !name || !out)
+        return fail(err, SIM_EINVAL, "%s: NULL argument", kind_dir[kind]);
+    sim_status st = sim_path_resolve(ctx->data_dir, kind_dir[kind], name, path, sizeof(path), &e);
+    if (st != SIM_OK)
+        return fail_err(err, st, &e);
+    for (size_t i = 0; i < ctx->n; i++)
+        if (ctx->entries[i].kind == kind && strcmp(ctx->entries[i].path, path) == 0) {
+            *out = ctx->entries[i].obj;
+            ok(err);
+            return LLMSTEP_OK;
+        }
+    void *obj = calloc(1, kind_size[kind]);
+    if (!obj)
+        return fail(err, SIM_ENOMEM, "out of memory");
+    switch (kind) {
+    case K_MODEL:
+        st = sim_model_load(path, name, &((llmstep_model *)obj)->m, &e);
+        break;
+    case K_HW:
+        st = sim_hw_load(path, &((llmstep_hw *)obj)->hw, &e);
+        break;
+    case K_ENGINE:
+        st = sim_engine_load(path, &((llmstep_engine *)obj)->e, &e);
+        break;
+    default:
+        st = sim_calib_load(path, &((llmstep_calibration *)obj)->c, &e);
+        break;
+    }
+    if (st != SIM_OK) {
+        free(obj);
+        return fail_err(err, st, &e);
+    }
+    if (ctx->n == ctx->cap) {
+        size_t cap = ctx->cap ? 2 * ctx->cap : 16;
+        entry *grown = realloc(ctx->entries, cap * sizeof(*grown));
+        if (!grown) {
+            free(obj);
+            return fail(err, SIM_ENOMEM, "out of memory");
+        }
+        ctx->entries = grown;
+        ctx->cap = cap;
+    }
+    entry *en = &ctx->entries[ctx->n++];
+    en->kind = kind;
+    memcpy(en->path, path, sizeof(path));
+    en->obj = obj;
+    *out = obj;
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+llmstep_status llmstep_model_load(llmstep_ctx *ctx, const char *name, const llmstep_model **out,
+                                  llmstep_error *err)
+{
+    return load(ctx, K_MODEL, name, (const void **)out, err);
+}
+
+llmstep_status llmstep_hw_load(llmstep_ctx *ctx, const char *name, const llmstep_hw **out,
+                               llmstep_error *err)
+{
+    return load(ctx, K_HW, name, (const void **)out, err);
+}
+
+llmstep_status llmstep_engine_load(llmstep_ctx *ctx, const char *name, const llmstep_engine **out,
+                                   llmstep_error *err)
+{
+    return load(ctx, K_ENGINE, name, (const void **)out, err);
+}
+
+llmstep_status llmstep_calibration_load(llmstep_ctx *ctx, const char *name,
+                                        const llmstep_calibration **out, llmstep_error *err)
+{
+    return load(ctx, K_CALIB, name, (const void **)out, err);
+}
+
+void llmstep_model_get_info(const llmstep_model *mm, llmstep_model_info *out)
+{
+    const sim_model *m = &mm->m;
+    memset(out, 0, sizeof(*out));
+    snprintf(out->id, sizeof(out->id), "%s", m->id);
+    out->n_layers = m->n_layers;
+    out->d_model = m->d_model;
+    out->n_heads = m->n_heads;
+    out->n_kv_heads = m->n_kv_heads;
+    out->head_dim = m->head_dim;
+    out->vocab_size = m->vocab;
+    out->max_position_embeddings = m->max_pos;
+    out->n_experts = m->n_experts;
+    sim_param_count pc;
+    sim_model_params(m, &pc);
+    out->params = pc.total;
+    out->kv_bytes_per_token_16bit = sim_model_kv_bytes_per_token(m, 1, SIM_DTYPE_BF16);
+}
+
+const char *llmstep_hw_id(const llmstep_hw *hw) { return hw->hw.id; }
+
+const char *llmstep_engine_id(const llmstep_engine *e) { return e->e.id; }
+
+const char *llmstep_calibration_hw_id(const llmstep_calibration *c) { return c->c.hardware; }
+
+void llmstep_calibration_get(const llmstep_calibration *c, double *alpha, double *beta_s)
+{
+    *alpha = c->c.alpha;
+    *beta_s = c->c.beta_s;
+}
+
+void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
+{
+    memset(spec, 0, sizeof(*spec));
+    spec->tp = 1;
+    spec->chunked_prefill = -1;
+    spec->usage = -1;
+}
+
+/* The scheduler options of spec as the core takes them (unset = -1). */
+static llmstep_status sched_of(const llmstep_deploy_spec *spec, sim_sched_cfg *c,
+                               llmstep_error *err)
+{
+    sim_sched_cfg_unset(c);
+    const struct {
+        const char *name;
+        int64_t v;
+        int64_t *dst;
+    } ints[] = {{"max_num_seqs", spec->max_num_seqs, &c->max_num_seqs},
+                {"max_num_batched_tokens", spec->max_num_batched_tokens,
+                 &c->max_num_batched_tokens},
+                {"max_model_len", spec->max_model_len, &c->max_model_len},
+                {"block_size", spec->block_size, &c->block_size}};
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+        if (ints[i].v < 0 || ints[i].v > (INT64_C(1) << 30))
+            return fail(err, SIM_ERANGE, "%s: expected 0 (default) to 2^30, got %lld",
+                        ints[i].name, (long long)ints[i].v);
+        if (ints[i].v > 0)
+            *ints[i].dst = ints[i].v;
+    }
+    const double g = spec->gpu_memory_utilization_frac;
+    if (!(g == 0.0 || (g >= 1e-3 && g <= 1.0)))
+        return fail(err, SIM_ERANGE,
+                    "gpu_memory_utilization_frac: expected 0 (default) or 0.001 to 1, got %g", g);
+    if (g > 0.0)
+        c->gpu_memory_utilization = g;
+    if (spec->chunked_prefill < -1 || spec->chunked_prefill > 1)
+        return fail(err, SIM_EINVAL, "chunked_prefill: expected -1, 0 or 1, got %d",
+                    spec->chunked_prefill);
+    c->enable_chunked_prefill = spec->chunked_prefill;
+    if (spec->usage < -1 || spec->usage > 1)
+        return fail(err, SIM_EINVAL, "usage: expected -1, 0 (llm) or 1 (server), got %d",
+                    spec->usage);
+    c->usage = spec->usage < 0 ? -1 : spec->usage == 0 ? SIM_USAGE_LLM : SIM_USAGE_SERVER;
+    return LLMSTEP_OK;
+}
+
+llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *spec,
+                                   llmstep_deploy **out, llmstep_error *err)
+{
+    if (!ctx || !spec || !out)
+        return fail(err, SIM_EINVAL, "deploy: NULL argument");
+    *out = NULL;
+    if (!spec->model || !spec->hw)
+        return fail(err, SIM_EINVAL, "deploy: model and hw are required");
+    if (spec->tp < 1 || spec->tp > 4096)
+        return fail(err, SIM_ERANGE, "tp: expected 1 to 4096, got %lld", (long long)spec->tp);
+    llmstep_deploy d = {0};
+    const llmstep_calibration *cal = NULL;
+    llmstep_status st = llmstep_model_load(ctx, spec->model, &d.model, err);
+    if (st == LLMSTEP_OK)
+        st = llmstep_hw_load(ctx, spec->hw, &d.hw, err);
+    if (st == LLMSTEP_OK && spec->calibration)
+        st = llmstep_calibration_load(ctx, spec->calibration, &cal, err);
+    if (st != LLMSTEP_OK)
+        return st;
+    if (cal && strcmp(cal->c.hardware, d.hw->hw.id) != 0)
+        return fail(err, SIM_EINVAL, "%s: hardware: calibration is for '%s', not '%s'",
+                    spec->calibration, cal->c.hardware, d.hw->hw.id);
+    /* A calibration was fitted with one engine's host time and schedule: use that engine
+     * unless spec->engine names one, and refuse a different one (as the CLI does). */
+    const char *cal_engine =
+        cal && cal->c.engine[0] && strcmp(cal->c.engine, "none") != 0 ? cal->c.engine : NULL;
+    if (spec->engine && cal_engine && strcmp(spec->engine, cal_engine) != 0)
+        return fail(err, SIM_EINVAL, "engine %s, but %s was fitted with engine %s", spec->engine,
+                    spec->calibration, cal_engine);
+    const char *engine = spec->engine ? spec->engine : cal_engine ? cal_engine : "vllm-v1";
+    st = llmstep_engine_load(ctx, engine, &d.engine, err);
+    if (st != LLMSTEP_OK)
+        return st;
+    if (spec->roofline_step < 0 || spec->roofline_step > 1 || spec->gemm_tile_wave < 0 ||
+        spec->gemm_tile_wave > 1)
+        return fail(err, SIM_EINVAL, "roofline_step and gemm_tile_wave: expected 0 or 1");
+    const sim_model *m = &d.model->m;
+    const sim_hw *hw = &d.hw->hw;
+    const sim_engine *e = &d.engine->e;
+    d.cfg = (sim_run_cfg){(int)spec->tp,
+                          m->dtype,
+                          m->dtype,
+                          spec->roofline_step ? SIM_ROOFLINE_STEP : SIM_ROOFLINE_OP,
+                          cal ? cal->c.alpha : 1.0,
+                          cal ? cal->c.beta_s : 0.0,
+                          spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT};
+    struct sim_err e2;
+    sim_status s2 = sim_deploy_resolve_dtypes(m, spec->dtype, spec->kv_dtype, "", &d.cfg, &e2);
+    if (s2 == SIM_OK)
+        s2 = sim_deploy_check_tp_node(hw, spec->tp, "", &e2);
+    if (s2 == SIM_OK)
+        s2 = sim_model_check_tp(m, d.cfg.tp, &e2);
+    if (s2 != SIM_OK)
+        return fail_err(err, s2, &e2);
+    st = sched_of(spec, &d.sc, err);
+    if (st != LLMSTEP_OK)
+        return st;
+    s2 = sim_sched_resolve(e, m, hw, &d.sc, &d.s, &e2);
+    if (s2 != SIM_OK)
+        return fail(err, s2, "%s: %s", m->id, e2.msg);
+    sim_memory_compute(e, m, hw, &d.cfg, &d.s, &d.mem);
+    if (!spec->ignore_memory) {
+        s2 = sim_deploy_check_memory(e, m, hw, &d.cfg, &d.sc, &d.s, &d.mem, "",
+                                     " (ignore_memory to go on)", &e2);
+        if (s2 != SIM_OK)
+            return fail_err(err, s2, &e2);
+    }
+    llmstep_deploy *h = malloc(sizeof(*h));
+    if (h)
+        h->work = malloc(sizeof(*h->work));
+    if (!h || !h->work) {
+        free(h);
+        return fail(err, SIM_ENOMEM, "out of memory");
+    }
+    sim_batch_work *work = h->work;
+    *h = d;
+    h->work = work;
+    *out = h;
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+void llmstep_deploy_free(llmstep_deploy *d)
+{
+    if (!d)
+        return;
+    free(d->work);
+    free(d);
+}
+
+void llmstep_deploy_get_info(const llmstep_deploy *d, llmstep_deploy_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    snprintf(out->model_id, sizeof(out->model_id), "%s", d->model->m.id);
+    snprintf(out->hw_id, sizeof(out->hw_id), "%s", d->hw->hw.id);
+    snprintf(out->engine_id, sizeof(out->engine_id), "%s", d->engine->e.id);
+    snprintf(out->weight_format, sizeof(out->weight_format), "%s",
+             sim_deploy_weight_format(&d->model->m, &d->cfg));
+    snprintf(out->kv_dtype, sizeof(out->kv_dtype), "%s", sim_dtype_name(d->cfg.kv_dtype));
+    out->tp = d->cfg.tp;
+    out->max_num_seqs = d->s.max_num_seqs;
+    out->max_num_batched_tokens = d->s.max_num_batched_tokens;
+    out->max_model_len = d->s.max_model_len;
+    out->block_size = d->s.block_size;
+    out->gpu_memory_utilization_frac = d->s.gpu_memory_utilization;
+    out->chunked_prefill = d->s.enable_chunked_prefill;
+    out->alpha = d->cfg.alpha;
+    out->beta_s = d->cfg.beta_s;
+    out->capacity_bytes = d->mem.capacity_bytes;
+    out->usable_bytes = d->mem.usable_bytes;
+    out->weights_bytes = d->mem.weights_bytes;
+    out->activation_bytes = d->mem.activation_bytes;
+    out->reserve_bytes = d->mem.reserve_bytes;
+    out->kv_bytes_per_token = d->mem.kv_bytes_per_token;
+    out->kv_budget_bytes = d->mem.kv_budget_bytes;
+    out->kv_blocks = d->mem.kv_blocks;
+    out->kv_capacity_tokens = d->mem.kv_capacity_tokens;
+    out->fits = d->mem.fits;
+}
+
+/* The wall time of a costed step: GPU time and the engine's host time. */
+static double wall_of(const llmstep_deploy *d, const sim_step_cost *c, double *host_s)
+{
+    *host_s = sim_engine_host_s(&d->engine->e, d->cfg.tp, c->seqs);
+    return sim_engine_step_wall_s(&d->engine->e, c->step_s, *host_s);
+}
+
+static llmstep_status check_finite(const char *what, double v, llmstep_error *err)
+{
+    if (!isfinite(v))
+        return fail(err, SIM_ERANGE, "%s is not a finite number (numerical failure)", what);
+    return LLMSTEP_OK;
+}
+
+llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups,
+                            size_t n_groups, llmstep_step_result *out, llmstep_op *ops,
+                            size_t ops_cap, size_t *n_ops, llmstep_error *err)
+{
+    if (!d || !groups || !out)
+        return fail(err, SIM_EINVAL, "step: NULL argument");
+    if (n_groups < 1 || n_groups > SIM_STEP_MAX_GROUPS)
+        return fail(err, SIM_EINVAL, "step: expected 1 to %d groups, got %zu", SIM_STEP_MAX_GROUPS,
+                    n_groups);
+    sim_step st = {0};
+    st.n_groups = (int)n_groups;
+    for (size_t i = 0; i < n_groups; i++)
+        st.groups[i] = (sim_group){groups[i].count, groups[i].new_tokens,
+                                   groups[i].context_tokens, groups[i].emits ? 1 : 0};
+    struct sim_err e;
+    sim_status s = sim_step_check(&d->model->m, &d->cfg, &st, &e);
+    if (s != SIM_OK)
+        return fail_err(err, s, &e);
+    sim_step_cost c;
+    sim_step_cost_compute(&d->model->m, &d->hw->hw, &d->cfg, &st, &c);
+    double host = 0.0;
+    const double wall = wall_of(d, &c, &host);
+    llmstep_status ls = check_finite("step_s", wall, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    *out = (llmstep_step_result){wall,     c.step_s, c.roofline_s, host,
+                                 c.comm_s, c.flops,  c.bytes,      c.tokens,
+                                 c.seqs,   sim_bound_name(c.bound)};
+    size_t k = 0;
+    for (int i = 0; ops && i < SIM_OP_COUNT && k < ops_cap; i++) {
+        const sim_op_cost *o = &c.ops[i];
+        ops[k++] = (llmstep_op){sim_op_name((sim_op_kind)i), sim_bound_name(o->bound), o->flops,
+                                o->bytes, o->n_kernels, o->time_s};
+    }
+    if (n_ops)
+        *n_ops = k;
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n, const int64_t *count,
+                                 const int64_t *new_tokens, const int64_t *context_tokens,
+                                 double *step_s, llmstep_error *err)
+{
+    if (!d || (n > 0 && (!count || !new_tokens || !context_tokens || !step_s)))
+        return fail(err, SIM_EINVAL, "step_grid: NULL argument");
+    const sim_model *m = &d->model->m;
+    sim_step st = {0};
+    st.n_groups = 1;
+    for (size_t i = 0; i < n; i++) {
+        st.groups[0] = (sim_group){count[i], new_tokens[i], context_tokens[i], 1};
+        struct sim_err e;
+        sim_status s = sim_step_check(m, &d->cfg, &st, &e);
+        if (s != SIM_OK)
+            return fail(err, s, "point %zu: %s", i, e.msg);
+        sim_step_cost c;
+        sim_step_cost_compute(m, &d->hw->hw, &d->cfg, &st, &c);
+        double host;
+        step_s[i] = wall_of(d, &c, &host);
+        if (!isfinite(step_s[i]))
+            return fail(err, SIM_ERANGE, "point %zu: step_s is not a finite number", i);
+    }
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+llmstep_status llmstep_capacity(const llmstep_deploy *d, int64_t context_tokens,
+                                llmstep_capacity_result *out, llmstep_error *err)
+{
+    if (!d || !out)
+        return fail(err, SIM_EINVAL, "capacity: NULL argument");
+    if (context_tokens < 1 || context_tokens > (INT64_C(1) << 40))
+        return fail(err, SIM_ERANGE, "context_tokens: expected 1 to 2^40, got %lld",
+                    (long long)context_tokens);
+    sim_capacity c;
+    sim_capacity_compute(&d->engine->e, &d->model->m, &d->hw->hw, &d->cfg, &d->s, context_tokens,
+                         &c);
+    *out = (llmstep_capacity_result){c.context_tokens, c.blocks_per_seq, c.max_seqs_by_kv,
+                                     c.max_seqs_at_context, c.fits};
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_tokens,
+                             int64_t output_tokens, llmstep_batch_result *out, llmstep_error *err)
+{
+    if (!d || !out)
+        return fail(err, SIM_EINVAL, "batch: NULL argument");
+    if (batch < 1 || batch > SIM_BATCH_MAX_SEQS || prompt_tokens < 1 || output_tokens < 1 ||
+        prompt_tokens > (INT64_C(1) << 30) || output_tokens > (INT64_C(1) << 30))
+        return fail(err, SIM_ERANGE,
+                    "batch: expected 1 to %d sequences of 1 to 2^30 prompt and output tokens",
+                    SIM_BATCH_MAX_SEQS);
+    sim_batch b = {batch, prompt_tokens, output_tokens};
+    sim_batch_result r;
+    struct sim_err e;
+    const sim_model *m = &d->model->m;
+    sim_status s =
+        sim_batch_simulate(&d->engine->e, m, &d->hw->hw, &d->cfg, &d->s, &b, d->work, &r, &e);
+    if (s != SIM_OK)
+        return fail(err, s, "%s on %s at TP %d: %s", m->id, d->hw->hw.id, d->cfg.tp, e.msg);
+    llmstep_status ls = check_finite("latency_s", r.latency_s, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    *out = (llmstep_batch_result){r.latency_s,      r.prefill_s,       r.decode_s,
+                                  r.roofline_sum_s, r.host_sum_s,      r.n_steps,
+                                  r.n_prefill_steps, r.n_decode_steps, r.preemptions,
+                                  r.peak_kv_frac};
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+void llmstep_workload_init(llmstep_workload *w)
+{
+    memset(w, 0, sizeof(*w));
+    w->arrival = LLMSTEP_ARRIVAL_CLOSED;
+    w->concurrency = 1;
+    w->rate_per_s = 1.0;
+    w->burstiness = 1.0;
+    w->prompt_tokens = 1024;
+    w->output_tokens = 128;
+    w->warmup_requests = -1;
+}
+
+/* The workload as the core takes it, with the CLI's ranges. */
+static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *spec,
+                                  llmstep_error *err)
+{
+    if ((unsigned)w->arrival >= (unsigned)LLMSTEP_ARRIVAL_COUNT)
+        return fail(err, SIM_EINVAL, "arrival: expected 0 (closed), 1 (poisson) or 2 (trace)");
+    if (w->arrival == LLMSTEP_ARRIVAL_TRACE && !w->trace_path)
+        return fail(err, SIM_EINVAL, "trace_path: required for a trace workload");
+    if (w->concurrency < 1 || w->concurrency > (1 << 20))
+        return fail(err, SIM_ERANGE, "concurrency: expected 1 to 2^20, got %lld",
+                    (long long)w->concurrency);
+    if (!(w->rate_per_s >= 1e-6 && w->rate_per_s <= 1e7))
+        return fail(err, SIM_ERANGE, "rate_per_s: expected 1e-6 to 1e7, got %g", w->rate_per_s);
+    if (!(w->burstiness >= 1e-3 && w->burstiness <= 1e3))
+        return fail(err, SIM_ERANGE, "burstiness: expected 0.001 to 1000, got %g", w->burstiness);
+    if (w->prompt_tokens < 1 || w->prompt_tokens > (1 << 24) || w->output_tokens < 1 ||
+        w->output_tokens > (1 << 24))
+        return fail(err, SIM_ERANGE, "prompt_tokens and output_tokens: expected 1 to 2^24");
+    if (!(w->range_ratio >= 0.0 && w->range_ratio < 1.0))
+        return fail(err, SIM_ERANGE, "range_ratio: expected 0 <= r < 1, got %g", w->range_ratio);
+    if (w->num_requests < 0 || w->num_requests > (1 << 24) || w->warmup_requests < -1 ||
+        w->warmup_requests > (1 << 24))
+        return fail(err, SIM_ERANGE, "num_requests and warmup_requests: expected up to 2^24");
+    if (!(w->slo_ttft_s >= 0.0 && w->slo_ttft_s < 1e9 && w->slo_tpot_s >= 0.0 &&
+          w->slo_tpot_s < 1e9))
+        return fail(err, SIM_ERANGE, "slo_ttft_s and slo_tpot_s: expected >= 0 (0: none)");
+    *spec = (sim_workload_spec){(sim_arrival)w->arrival, w->concurrency,    w->rate_per_s,
+                                w->burstiness,           w->prompt_tokens,  w->output_tokens,
+                                w->range_ratio,          w->num_requests,   w->warmup_requests,
+                                w->seed};
+    return LLMSTEP_OK;
+}
+
+static llmstep_dist dist_of(sim_dist d) { return (llmstep_dist){d.mean, d.p50, d.p90, d.p99}; }
+
+llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
+                             llmstep_serve_result *out, llmstep_error *err)
+{
+    if (!d || !w || !out)
+        return fail(err, SIM_EINVAL, "serve: NULL argument");
+    sim_workload_spec spec;
+    llmstep_status ls = workload_of(w, &spec, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    const sim_model *m = &d->model->m;
+    const sim_hw *hw = &d->hw->hw;
+    struct sim_err e;
+    sim_served sv;
+    sim_serve_result res;
+    sim_serve_stats st;
+    sim_status s = sim_served_prepare(&sv, &spec, w->trace_path, &e);
+    if (s == SIM_OK)
+        s = sim_served_run(&d->engine->e, m, hw, &d->cfg, &d->s, &sv, NULL, NULL, &res, &e);
+    if (s == SIM_OK)
+        s = sim_served_stats(m, hw, &sv, &res, w->slo_ttft_s, w->slo_tpot_s, &st, &e);
+    sim_served_free(&sv);
+    if (s != SIM_OK)
+        return fail_err(err, s, &e);
+    ls = check_finite("ttft_s", st.ttft_s.mean + st.e2e_s.p99 + st.tpot_s.mean, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    *out = (llmstep_serve_result){dist_of(st.ttft_s),
+                                  dist_of(st.tpot_s),
+                                  dist_of(st.itl_s),
+                                  dist_of(st.e2e_s),
+                                  st.request_throughput_per_s,
+                                  st.output_tokens_per_s,
+                                  st.goodput_per_s,
+                                  st.duration_s,
+                                  res.peak_kv_frac,
+                                  res.queue_peak,
+                                  res.preemptions,
+                                  st.n_requests,
+                                  res.n_steps};
+    ok(err);
+    return LLMSTEP_OK;
+}
