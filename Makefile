@@ -8,7 +8,10 @@ ASAN_BUILD ?= build-asan
 WERROR   ?= $(if $(CI),ON,OFF)
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # gnuplot-nox draws `llmstep plot` (run as a program; its tests need it too).
-DEB_PKGS := cmake make gcc pkg-config libcjson-dev libgsl-dev zlib1g-dev gnuplot-nox
+# The Python package (python/) and its tests: NumPy, pytest, and setuptools/wheel/venv for an
+# offline `pip install ./python`.
+DEB_PKGS := cmake make gcc pkg-config libcjson-dev libgsl-dev zlib1g-dev gnuplot-nox \
+            python3-numpy python3-pytest python3-setuptools python3-wheel python3-venv
 # clang (libFuzzer runtime in libclang-rt-14-dev) and valgrind for the CI jobs of issue 10.
 CI_PKGS  := clang libclang-rt-14-dev valgrind
 

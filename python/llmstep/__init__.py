@@ -1,0 +1,304 @@
+"""llmstep from Python: predicted vLLM step, batch and serving latency, and memory, on a GPU.
+
+A thin layer over the C library (include/llmstep.h) through ctypes. Units are SI base units
+and every key names its unit (``_s`` seconds, ``_bytes``, ``_per_s``, ``_frac``).
+
+    >>> import llmstep
+    >>> d = llmstep.deploy("llama-3.1-8b", "h100-sxm", tp=1)
+    >>> d.step([(32, 1, 1024)])["step_s"]                    # one decode step, seconds
+    >>> d.step_grid(count=batches, context_tokens=contexts)  # NumPy arrays in and out
+    >>> d.serve(concurrency=64, prompt_tokens=1024, output_tokens=128)["ttft_s"]["p90"]
+    >>> d.capacity(1152)["max_seqs_at_context"]
+
+Errors raise ``llmstep.Error`` (a ``ValueError``) with the library's one-line message, which
+names the file, line and field at fault.
+"""
+
+import ctypes
+
+from . import _lib
+
+__all__ = ["Context", "Deployment", "Error", "deploy", "serve", "version", "default_context"]
+
+
+class Error(ValueError):
+    """A failure reported by the library; ``code`` is the llmstep_status value."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def _check(status, err):
+    if status != 0:
+        raise Error(status, err.message.decode("utf-8", "replace"))
+
+
+def _enc(s):
+    return None if s is None else str(s).encode()
+
+
+def _struct_dict(st):
+    out = {}
+    for name, _ in st._fields_:
+        v = getattr(st, name)
+        if isinstance(v, bytes):
+            v = v.decode()
+        elif isinstance(v, _lib.Dist):
+            v = {"mean": v.mean, "p50": v.p50, "p90": v.p90, "p99": v.p99}
+        out[name] = v
+    return out
+
+
+def version():
+    """The C library's release ("0.2.0")."""
+    return _lib.lib.llmstep_version().decode()
+
+
+class Context:
+    """Where data lives (``data_dir``; None: $LLMSTEP_DATA_DIR or the installed data) and a
+    cache that loads each model, profile, engine and calibration file once."""
+
+    def __init__(self, data_dir=None):
+        err = _lib.Error()
+        self._h = _lib.lib.llmstep_ctx_new(_enc(data_dir), ctypes.byref(err))
+        if not self._h:
+            raise Error(err.code, err.message.decode())
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _lib.lib.llmstep_ctx_free(h)
+
+    @property
+    def data_dir(self):
+        return _lib.lib.llmstep_ctx_data_dir(self._h).decode()
+
+    @property
+    def n_loaded(self):
+        """Files loaded so far."""
+        return _lib.lib.llmstep_ctx_n_loaded(self._h)
+
+    def model_info(self, model):
+        """Architecture facts of a model (id or path): layers, heads, parameters, KV bytes."""
+        h = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_model_load(self._h, _enc(model), ctypes.byref(h),
+                                           ctypes.byref(err)), err)
+        info = _lib.ModelInfo()
+        _lib.lib.llmstep_model_get_info(h, ctypes.byref(info))
+        return _struct_dict(info)
+
+    def deploy(self, model, hw, tp=1, engine=None, calibration=None, dtype=None,
+               kv_dtype=None, usage=None, max_num_seqs=None, max_num_batched_tokens=None,
+               max_model_len=None, block_size=None, gpu_memory_utilization=None,
+               chunked_prefill=None, roofline="op", gemm="flat", ignore_memory=False):
+        """A model on a GPU type at tensor-parallel degree ``tp`` with an engine (default
+        ``vllm-v1``, or the calibration's). ``usage`` is "llm" (offline, the default of the
+        LLM class) or "server" (the OpenAI server's defaults). Scheduler settings left None
+        take the engine's defaults for the version and GPU, as vLLM does."""
+        return Deployment(self, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
+                          max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
+                          gpu_memory_utilization, chunked_prefill, roofline, gemm,
+                          ignore_memory)
+
+
+_default = None
+
+
+def default_context():
+    """The context module-level functions use (created on first use)."""
+    global _default
+    if _default is None:
+        _default = Context()
+    return _default
+
+
+def _as_i64(name, a, n):
+    import numpy as np
+
+    arr = np.ascontiguousarray(np.broadcast_to(np.asarray(a, dtype=np.int64), (n,)))
+    return arr
+
+
+class Deployment:
+    """A deployment (see Context.deploy). Not for use by two threads at once."""
+
+    def __init__(self, ctx, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
+                 max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
+                 gpu_memory_utilization, chunked_prefill, roofline, gemm, ignore_memory):
+        self._ctx = ctx  # keeps the loaded files alive
+        spec = _lib.DeploySpec()
+        _lib.lib.llmstep_deploy_spec_init(ctypes.byref(spec))
+        self._keep = [_enc(x) for x in (model, hw, engine, calibration, dtype, kv_dtype)]
+        (spec.model, spec.hw, spec.engine, spec.calibration, spec.dtype,
+         spec.kv_dtype) = self._keep
+        spec.tp = int(tp)
+        for name, v in (("max_num_seqs", max_num_seqs),
+                        ("max_num_batched_tokens", max_num_batched_tokens),
+                        ("max_model_len", max_model_len), ("block_size", block_size)):
+            if v is not None:
+                if int(v) < 1:
+                    raise Error(3, f"{name}: expected >= 1, got {v}")
+                setattr(spec, name, int(v))
+        if gpu_memory_utilization is not None:
+            if not 0.0 < float(gpu_memory_utilization) <= 1.0:
+                raise Error(3, f"gpu_memory_utilization: expected 0 < u <= 1, got "
+                               f"{gpu_memory_utilization}")
+            spec.gpu_memory_utilization_frac = float(gpu_memory_utilization)
+        spec.chunked_prefill = -1 if chunked_prefill is None else int(bool(chunked_prefill))
+        usages = {None: -1, "llm": 0, "server": 1}
+        if usage not in usages:
+            raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")
+        spec.usage = usages[usage]
+        if roofline not in ("op", "step") or gemm not in ("flat", "tile-wave"):
+            raise Error(1, "roofline: 'op' or 'step'; gemm: 'flat' or 'tile-wave'")
+        spec.roofline_step = int(roofline == "step")
+        spec.gemm_tile_wave = int(gemm == "tile-wave")
+        spec.ignore_memory = int(bool(ignore_memory))
+        self._h = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_deploy_open(ctx._h, ctypes.byref(spec), ctypes.byref(self._h),
+                                            ctypes.byref(err)), err)
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _lib.lib.llmstep_deploy_free(h)
+
+    @property
+    def info(self):
+        """The resolved settings and the memory budget of one GPU."""
+        out = _lib.DeployInfo()
+        _lib.lib.llmstep_deploy_get_info(self._h, ctypes.byref(out))
+        d = _struct_dict(out)
+        d["fits"] = bool(d["fits"])
+        d["chunked_prefill"] = bool(d["chunked_prefill"])
+        return d
+
+    def step(self, groups, ops=False):
+        """One step of ``groups``: (count, new_tokens, context_tokens[, emits]) tuples.
+        Returns step_s (the predicted wall time), gpu_s, roofline_s, host_s, comm_s, flops,
+        bytes, tokens, seqs and bound; with ops=True also ``ops``, one dict per operator."""
+        n = len(groups)
+        arr = (_lib.Group * max(n, 1))()
+        for i, g in enumerate(groups):
+            emits = g[3] if len(g) > 3 else 1
+            arr[i] = _lib.Group(int(g[0]), int(g[1]), int(g[2]), int(bool(emits)))
+        res = _lib.StepResult()
+        err = _lib.Error()
+        op_arr = (_lib.Op * _lib.MAX_OPS)() if ops else None
+        n_ops = ctypes.c_size_t(0)
+        _check(_lib.lib.llmstep_step(self._h, arr, n, ctypes.byref(res), op_arr,
+                                     _lib.MAX_OPS if ops else 0, ctypes.byref(n_ops),
+                                     ctypes.byref(err)), err)
+        out = _struct_dict(res)
+        if ops:
+            out["ops"] = [_struct_dict(op_arr[i]) for i in range(n_ops.value)]
+        return out
+
+    def step_grid(self, count, context_tokens, new_tokens=1):
+        """Predicted wall time (seconds) of steps of one group each, for every point of the
+        broadcast of ``count``, ``new_tokens`` and ``context_tokens`` (NumPy arrays or
+        scalars): one call into C for the whole grid. Returns a float64 array of that
+        shape."""
+        import numpy as np
+
+        shape = np.broadcast_shapes(np.shape(count), np.shape(new_tokens),
+                                    np.shape(context_tokens))
+        n = int(np.prod(shape, dtype=np.int64))
+        c = _as_i64("count", np.broadcast_to(count, shape).ravel(), n)
+        t = _as_i64("new_tokens", np.broadcast_to(new_tokens, shape).ravel(), n)
+        x = _as_i64("context_tokens", np.broadcast_to(context_tokens, shape).ravel(), n)
+        out = np.empty(n, dtype=np.float64)
+        err = _lib.Error()
+        ptr = ctypes.POINTER(ctypes.c_int64)
+        _check(_lib.lib.llmstep_step_grid(
+            self._h, n, c.ctypes.data_as(ptr), t.ctypes.data_as(ptr), x.ctypes.data_as(ptr),
+            out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), ctypes.byref(err)), err)
+        return out.reshape(shape)
+
+    def capacity(self, context_tokens):
+        """How many sequences holding ``context_tokens`` tokens each run at once."""
+        res = _lib.CapacityResult()
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_capacity(self._h, int(context_tokens), ctypes.byref(res),
+                                         ctypes.byref(err)), err)
+        d = _struct_dict(res)
+        d["fits"] = bool(d["fits"])
+        return d
+
+    def batch(self, batch, prompt_tokens, output_tokens):
+        """An offline batch (the LLM class's generate()): latency_s and its parts."""
+        res = _lib.BatchResult()
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_batch(self._h, int(batch), int(prompt_tokens),
+                                      int(output_tokens), ctypes.byref(res),
+                                      ctypes.byref(err)), err)
+        return _struct_dict(res)
+
+    def serve(self, concurrency=None, request_rate=None, trace=None, prompt_tokens=1024,
+              output_tokens=128, burstiness=1.0, range_ratio=0.0, num_requests=0,
+              warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0):
+        """Simulates the engine serving a workload: exactly one of ``concurrency`` (closed
+        loop), ``request_rate`` (open loop, gamma arrivals of shape ``burstiness``) or
+        ``trace`` (a JSONL file). The defaults are those of ``llmstep serve``. Returns the
+        keys of ``llmstep serve --format json``: ttft_s, tpot_s, itl_s, e2e_s (each with mean,
+        p50, p90, p99), request_throughput_per_s, output_tokens_per_s, goodput_per_s,
+        duration_s, kv_peak_frac, queue_peak, preemptions, n_requests, n_steps."""
+        given = [x is not None for x in (concurrency, request_rate, trace)]
+        if sum(given) != 1:
+            raise Error(1, "serve: give exactly one of concurrency, request_rate, trace")
+        w = _lib.Workload()
+        _lib.lib.llmstep_workload_init(ctypes.byref(w))
+        trace_b = None
+        if concurrency is not None:
+            w.arrival, w.concurrency = 0, int(concurrency)
+        elif request_rate is not None:
+            w.arrival, w.rate_per_s = 1, float(request_rate)
+        else:
+            trace_b = _enc(trace)
+            w.arrival, w.trace_path = 2, trace_b
+        w.prompt_tokens, w.output_tokens = int(prompt_tokens), int(output_tokens)
+        w.burstiness, w.range_ratio = float(burstiness), float(range_ratio)
+        w.num_requests = int(num_requests)
+        w.warmup_requests = -1 if warmup_requests is None else int(warmup_requests)
+        w.seed = int(seed)
+        w.slo_ttft_s, w.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
+        res = _lib.ServeResult()
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_serve(self._h, ctypes.byref(w), ctypes.byref(res),
+                                      ctypes.byref(err)), err)
+        return _struct_dict(res)
+
+
+def deploy(model, hw, tp=1, **kw):
+    """Context.deploy on the default context."""
+    return default_context().deploy(model, hw, tp=tp, **kw)
+
+
+def serve(model, hw, tp=1, engine=None, calibration=None, usage="server", **workload):
+    """One serving simulation: deploy(model, hw, tp, ...) then Deployment.serve(**workload).
+    The OpenAI server's defaults apply unless ``usage="llm"``."""
+    d = deploy(model, hw, tp=tp, engine=engine, calibration=calibration, usage=usage)
+    return d.serve(**workload)
+
+
+def to_frame(rows):
+    """A list of result dicts (or one) as a pandas DataFrame, nested statistics flattened to
+    ``ttft_s_p90`` style columns. Needs pandas."""
+    import pandas as pd
+
+    if isinstance(rows, dict):
+        rows = [rows]
+    flat = []
+    for r in rows:
+        f = {}
+        for k, v in r.items():
+            if isinstance(v, dict):
+                for kk, vv in v.items():
+                    f[f"{k}_{kk}"] = vv
+            elif not isinstance(v, list):
+                f[k] = v
+        flat.append(f)
+    return pd.DataFrame(flat)

@@ -1,0 +1,127 @@
+"""Tests of the Python package against outside oracles: the CLI's own output for the same
+question, published architecture facts, hand-derived figures, and the C library's errors."""
+
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import llmstep
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+CLI = os.environ.get("LLMSTEP_CLI", os.path.join(SRC, "build", "llmstep"))
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return llmstep.Context(os.environ.get("LLMSTEP_DATA_DIR", SRC))
+
+
+def cli_json(*args):
+    out = subprocess.run([CLI, *args, "--format", "json"], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("workload,cli_args", [
+    (dict(concurrency=16, prompt_tokens=1024, output_tokens=128),
+     ["--concurrency", "16", "--prompt-tokens", "1024", "--output-tokens", "128"]),
+    (dict(request_rate=8.0, prompt_tokens=512, output_tokens=256, range_ratio=0.5,
+          num_requests=300, seed=7, burstiness=0.5),
+     ["--request-rate", "8", "--prompt-tokens", "512", "--output-tokens", "256",
+      "--range-ratio", "0.5", "--num-requests", "300", "--seed", "7", "--burstiness", "0.5"]),
+])
+def test_serve_matches_the_cli(ctx, workload, cli_args):
+    """llmstep.serve returns the numbers `llmstep serve --format json` prints."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    want = cli_json("serve", "--model", "qwen3-32b", "--hw", "h100-sxm", "--tp", "2",
+                    "--engine", "vllm-v1-0.12", *cli_args)
+    d = ctx.deploy("qwen3-32b", "h100-sxm", tp=2, engine="vllm-v1-0.12", usage="server")
+    got = d.serve(**workload)
+    for key in ("ttft_s", "tpot_s", "itl_s", "e2e_s"):
+        for stat in ("mean", "p50", "p90", "p99"):
+            assert got[key][stat] == pytest.approx(want[key][stat], rel=1e-9), (key, stat)
+    for key in ("request_throughput_per_s", "output_tokens_per_s", "kv_peak_frac"):
+        assert got[key] == pytest.approx(want[key], rel=1e-9), key
+    for key in ("queue_peak", "preemptions"):
+        assert got[key] == want[key], key
+
+
+def test_model_facts(ctx):
+    """Llama-3.1-8B: 8.03e9 parameters (Meta's model card); KV bytes per token at 16 bits:
+    2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131072."""
+    info = ctx.model_info("llama-3.1-8b")
+    assert info["params"] == pytest.approx(8.03e9, rel=0.01)
+    assert info["kv_bytes_per_token_16bit"] == 131072.0
+    n = ctx.n_loaded
+    ctx.model_info("llama-3.1-8b")
+    assert ctx.n_loaded == n  # loaded once
+
+
+def test_grid_is_the_step(ctx):
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm")
+    batches = np.array([1, 7, 64, 256])
+    contexts = np.array([[128], [4096], [32768]])
+    grid = d.step_grid(count=batches, context_tokens=contexts)
+    assert grid.shape == (3, 4)
+    for i, c in enumerate(contexts[:, 0]):
+        for j, b in enumerate(batches):
+            assert grid[i, j] == d.step([(int(b), 1, int(c))])["step_s"]
+    prefill = d.step_grid(count=1, new_tokens=[512, 2048], context_tokens=0)
+    assert prefill[1] > prefill[0] > 0.0
+    # A decode step reads at least the 16.06e9 bytes of weights at the H100's 3.35e12 B/s.
+    assert grid.min() > 16.06e9 / 3.35e12
+
+
+def test_step_ops_sum_to_the_roofline(ctx):
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", tp=2)
+    r = d.step([(32, 1, 1024), (1, 512, 0)], ops=True)
+    assert sum(op["time_s"] for op in r["ops"]) == pytest.approx(r["roofline_s"], rel=1e-9)
+    assert any(op["name"] == "allreduce" and op["time_s"] > 0 for op in r["ops"])
+
+
+def test_capacity_rule(ctx):
+    """min(max_num_seqs, floor(kv_blocks / ceil(C / block_size)))."""
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")
+    info = d.info
+    cap = d.capacity(1152)
+    per_seq = -(-1152 // info["block_size"])
+    assert cap["max_seqs_at_context"] == min(info["max_num_seqs"],
+                                             info["kv_blocks"] // per_seq)
+
+
+def test_batch(ctx):
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm")
+    r = d.batch(8, 1024, 128)
+    assert r["n_prefill_steps"] + r["n_decode_steps"] == r["n_steps"]
+    assert r["latency_s"] > 127 * 16.06e9 / 3.35e12
+
+
+def test_errors_name_the_problem(ctx):
+    with pytest.raises(llmstep.Error, match="no-such-model"):
+        ctx.deploy("no-such-model", "h100-sxm")
+    with pytest.raises(llmstep.Error, match="model_misspelled.json:.*num_hidden_layer"):
+        ctx.model_info(os.path.join(SRC, "tests", "data", "model_misspelled.json"))
+    with pytest.raises(llmstep.Error, match="does not fit"):
+        ctx.deploy("llama-3.1-70b", "h100-sxm", tp=1)
+    with pytest.raises(llmstep.Error, match="exceeds the 8 GPUs"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", tp=16)
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm")
+    with pytest.raises(llmstep.Error, match="point 1"):
+        d.step_grid(count=[1, 1], context_tokens=[10, 10**7])
+    with pytest.raises(llmstep.Error, match="exactly one"):
+        d.serve(concurrency=4, request_rate=2.0)
+    with pytest.raises(llmstep.Error, match="concurrency"):
+        d.serve(concurrency=0)
+
+
+def test_to_frame():
+    pd = pytest.importorskip("pandas")
+    d = llmstep.deploy("llama-3.1-8b", "h100-sxm", usage="server")
+    df = llmstep.to_frame([d.serve(concurrency=c, num_requests=50) for c in (4, 8)])
+    assert isinstance(df, pd.DataFrame)
+    assert list(df["ttft_s_p90"] > 0) == [True, True]
