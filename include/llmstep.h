@@ -46,8 +46,8 @@ extern "C" {
 #define LLMSTEP_VERSION_MAJOR 0
 #define LLMSTEP_VERSION_MINOR 2
 #define LLMSTEP_VERSION_PATCH 0
-#define LLMSTEP_VERSION "0.2.0"
-#define LLMSTEP_ABI_VERSION 1
+#define LLMSTEP_VERSION       "0.2.0"
+#define LLMSTEP_ABI_VERSION   1
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
 #define LLMSTEP_API __attribute__((visibility("default")))
@@ -127,8 +127,8 @@ typedef struct llmstep_model_info {
     int64_t head_dim;
     int64_t vocab_size;
     int64_t max_position_embeddings;
-    int64_t n_experts; /* 0: dense */
-    double params;     /* parameters, all of them (embedding and LM head included) */
+    int64_t n_experts;               /* 0: dense */
+    double params;                   /* parameters, all of them (embedding and LM head included) */
     double kv_bytes_per_token_16bit; /* KV cache per token on one GPU at TP 1, 16-bit */
 } llmstep_model_info;
 LLMSTEP_API void llmstep_model_get_info(const llmstep_model *m, llmstep_model_info *out /* OUT */);
@@ -318,13 +318,13 @@ typedef enum llmstep_arrival {
 /* A workload. Fill with llmstep_workload_init (the defaults of `llmstep serve`). */
 typedef struct llmstep_workload {
     llmstep_arrival arrival;
-    int64_t concurrency;    /* closed loop clients */
-    double rate_per_s;      /* open loop mean request rate */
-    double burstiness;      /* gamma shape of the inter-arrival times (1: Poisson) */
-    int64_t prompt_tokens;  /* mean prompt length */
-    int64_t output_tokens;  /* mean output length */
-    double range_ratio;     /* lengths uniform in [L(1-r), L(1+r)], 0 <= r < 1 */
-    int64_t num_requests;   /* measured requests (0: closed 10 x concurrency, open 1000) */
+    int64_t concurrency;     /* closed loop clients */
+    double rate_per_s;       /* open loop mean request rate */
+    double burstiness;       /* gamma shape of the inter-arrival times (1: Poisson) */
+    int64_t prompt_tokens;   /* mean prompt length */
+    int64_t output_tokens;   /* mean output length */
+    double range_ratio;      /* lengths uniform in [L(1-r), L(1+r)], 0 <= r < 1 */
+    int64_t num_requests;    /* measured requests (0: closed 10 x concurrency, open 1000) */
     int64_t warmup_requests; /* sent first and left out (-1: none, as benchmark clients) */
     uint64_t seed;
     const char *trace_path; /* LLMSTEP_ARRIVAL_TRACE */

@@ -93,10 +93,10 @@ sim_status sim_deploy_resolve_dtypes(const sim_model *m, const char *dtype_s, co
             q->weight_bits == 8 && (q->math == SIM_GEMM_MATH_FP8 || q->method == SIM_QUANT_FP8);
         if (!fp8_ckpt) {
             sim_io_errf(err,
-                      "%s--dtype fp8: %s is already quantized (%s, from its "
-                      "quantization_config); --dtype only sets its 16-bit activation type "
-                      "(fp16 or bf16)",
-                      who, m->id, q->name);
+                        "%s--dtype fp8: %s is already quantized (%s, from its "
+                        "quantization_config); --dtype only sets its 16-bit activation type "
+                        "(fp16 or bf16)",
+                        who, m->id, q->name);
             return SIM_EINVAL;
         }
         d = d16;
@@ -127,9 +127,9 @@ sim_status sim_deploy_check_tp_node(const sim_hw *hw, int64_t tp, const char *wh
     const double n = hw->v[SIM_HWF_N_GPUS_PER_NODE];
     if ((double)tp > n) {
         sim_io_errf(err,
-                  "%sTP %lld exceeds the %.0f GPUs of one %s node: tensor parallelism across "
-                  "nodes is not modelled",
-                  who, (long long)tp, n, hw->id);
+                    "%sTP %lld exceeds the %.0f GPUs of one %s node: tensor parallelism across "
+                    "nodes is not modelled",
+                    who, (long long)tp, n, hw->id);
         return SIM_EINVAL;
     }
     return SIM_OK;
@@ -197,18 +197,18 @@ sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, cons
         snprintf(len_hint, sizeof(len_hint), ", or --max-model-len %lld at this TP",
                  (long long)len);
     sim_io_errf(err,
-              "%s%s does not fit on %s at TP %d: weights %.2f GB + activations %.2f GB + "
-              "reserve %.2f GB + the KV cache of one %lld-token sequence %.2f GB exceed the "
-              "usable %.2f GB by %.2f GB; %s%s%s",
-              who, m->id, hw->id, cfg->tp, mem->weights_bytes / SIM_GB,
-              mem->activation_bytes / SIM_GB, mem->reserve_bytes / SIM_GB,
-              (long long)s->max_model_len, seq_kv / SIM_GB, mem->usable_bytes / SIM_GB,
-              (need - mem->usable_bytes) / SIM_GB, tail, len_hint, hint ? hint : "");
+                "%s%s does not fit on %s at TP %d: weights %.2f GB + activations %.2f GB + "
+                "reserve %.2f GB + the KV cache of one %lld-token sequence %.2f GB exceed the "
+                "usable %.2f GB by %.2f GB; %s%s%s",
+                who, m->id, hw->id, cfg->tp, mem->weights_bytes / SIM_GB,
+                mem->activation_bytes / SIM_GB, mem->reserve_bytes / SIM_GB,
+                (long long)s->max_model_len, seq_kv / SIM_GB, mem->usable_bytes / SIM_GB,
+                (need - mem->usable_bytes) / SIM_GB, tail, len_hint, hint ? hint : "");
     return SIM_ERANGE;
 }
 
-sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec,
-                              const char *trace_path, struct sim_err *err)
+sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, const char *trace_path,
+                              struct sim_err *err)
 {
     memset(sv, 0, sizeof(*sv));
     if (spec->arrival == SIM_ARRIVAL_TRACE) {

@@ -78,8 +78,8 @@ typedef struct sim_served {
  * from trace_path (spec->arrival == SIM_ARRIVAL_TRACE). SIM_EIO/SIM_EPARSE/SIM_EINVAL for
  * a bad trace, SIM_ENOMEM; sim_served_free releases what was built, also after a failure.
  */
-sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec,
-                              const char *trace_path, struct sim_err *err);
+sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, const char *trace_path,
+                              struct sim_err *err);
 
 /* Serves the prepared workload; obs may be NULL. Messages read "<model> on <hw> at TP n: ...". */
 sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw *hw,

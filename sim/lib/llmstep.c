@@ -276,15 +276,15 @@ static llmstep_status sched_of(const llmstep_deploy_spec *spec, sim_sched_cfg *c
         const char *name;
         int64_t v;
         int64_t *dst;
-    } ints[] = {{"max_num_seqs", spec->max_num_seqs, &c->max_num_seqs},
-                {"max_num_batched_tokens", spec->max_num_batched_tokens,
-                 &c->max_num_batched_tokens},
-                {"max_model_len", spec->max_model_len, &c->max_model_len},
-                {"block_size", spec->block_size, &c->block_size}};
+    } ints[] = {
+        {"max_num_seqs", spec->max_num_seqs, &c->max_num_seqs},
+        {"max_num_batched_tokens", spec->max_num_batched_tokens, &c->max_num_batched_tokens},
+        {"max_model_len", spec->max_model_len, &c->max_model_len},
+        {"block_size", spec->block_size, &c->block_size}};
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
         if (ints[i].v < 0 || ints[i].v > (INT64_C(1) << 30))
-            return fail(err, SIM_ERANGE, "%s: expected 0 (default) to 2^30, got %lld",
-                        ints[i].name, (long long)ints[i].v);
+            return fail(err, SIM_ERANGE, "%s: expected 0 (default) to 2^30, got %lld", ints[i].name,
+                        (long long)ints[i].v);
         if (ints[i].v > 0)
             *ints[i].dst = ints[i].v;
     }
@@ -439,9 +439,9 @@ static llmstep_status check_finite(const char *what, double v, llmstep_error *er
     return LLMSTEP_OK;
 }
 
-llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups,
-                            size_t n_groups, llmstep_step_result *out, llmstep_op *ops,
-                            size_t ops_cap, size_t *n_ops, llmstep_error *err)
+llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups, size_t n_groups,
+                            llmstep_step_result *out, llmstep_op *ops, size_t ops_cap,
+                            size_t *n_ops, llmstep_error *err)
 {
     if (!d || !groups || !out)
         return fail(err, SIM_EINVAL, "step: NULL argument");
@@ -451,8 +451,8 @@ llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups
     sim_step st = {0};
     st.n_groups = (int)n_groups;
     for (size_t i = 0; i < n_groups; i++)
-        st.groups[i] = (sim_group){groups[i].count, groups[i].new_tokens,
-                                   groups[i].context_tokens, groups[i].emits ? 1 : 0};
+        st.groups[i] = (sim_group){groups[i].count, groups[i].new_tokens, groups[i].context_tokens,
+                                   groups[i].emits ? 1 : 0};
     struct sim_err e;
     sim_status s = sim_step_check(&d->model->m, &d->cfg, &st, &e);
     if (s != SIM_OK)
@@ -464,14 +464,17 @@ llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups
     llmstep_status ls = check_finite("step_s", wall, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    *out = (llmstep_step_result){wall,     c.step_s, c.roofline_s, host,
-                                 c.comm_s, c.flops,  c.bytes,      c.tokens,
-                                 c.seqs,   sim_bound_name(c.bound)};
+    *out = (llmstep_step_result){wall,    c.step_s, c.roofline_s, host,   c.comm_s,
+                                 c.flops, c.bytes,  c.tokens,     c.seqs, sim_bound_name(c.bound)};
     size_t k = 0;
     for (int i = 0; ops && i < SIM_OP_COUNT && k < ops_cap; i++) {
         const sim_op_cost *o = &c.ops[i];
-        ops[k++] = (llmstep_op){sim_op_name((sim_op_kind)i), sim_bound_name(o->bound), o->flops,
-                                o->bytes, o->n_kernels, o->time_s};
+        ops[k++] = (llmstep_op){sim_op_name((sim_op_kind)i),
+                                sim_bound_name(o->bound),
+                                o->flops,
+                                o->bytes,
+                                o->n_kernels,
+                                o->time_s};
     }
     if (n_ops)
         *n_ops = k;
@@ -543,10 +546,9 @@ llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_to
     llmstep_status ls = check_finite("latency_s", r.latency_s, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    *out = (llmstep_batch_result){r.latency_s,      r.prefill_s,       r.decode_s,
-                                  r.roofline_sum_s, r.host_sum_s,      r.n_steps,
-                                  r.n_prefill_steps, r.n_decode_steps, r.preemptions,
-                                  r.peak_kv_frac};
+    *out = (llmstep_batch_result){r.latency_s,   r.prefill_s,   r.decode_s,        r.roofline_sum_s,
+                                  r.host_sum_s,  r.n_steps,     r.n_prefill_steps, r.n_decode_steps,
+                                  r.preemptions, r.peak_kv_frac};
     ok(err);
     return LLMSTEP_OK;
 }
@@ -589,10 +591,10 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
     if (!(w->slo_ttft_s >= 0.0 && w->slo_ttft_s < 1e9 && w->slo_tpot_s >= 0.0 &&
           w->slo_tpot_s < 1e9))
         return fail(err, SIM_ERANGE, "slo_ttft_s and slo_tpot_s: expected >= 0 (0: none)");
-    *spec = (sim_workload_spec){(sim_arrival)w->arrival, w->concurrency,    w->rate_per_s,
-                                w->burstiness,           w->prompt_tokens,  w->output_tokens,
-                                w->range_ratio,          w->num_requests,   w->warmup_requests,
-                                w->seed};
+    *spec = (sim_workload_spec){
+        (sim_arrival)w->arrival, w->concurrency,   w->rate_per_s,  w->burstiness,
+        w->prompt_tokens,        w->output_tokens, w->range_ratio, w->num_requests,
+        w->warmup_requests,      w->seed};
     return LLMSTEP_OK;
 }
 
