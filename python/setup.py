@@ -9,6 +9,7 @@ the package finds the library at import time (docs/python.md).
 
 import glob
 import os
+import re
 import shutil
 
 from setuptools import setup
@@ -20,8 +21,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 def _version():
     with open(os.path.join(here, "..", "include", "llmstep.h"), encoding="utf-8") as f:
         for line in f:
-            if line.startswith("#define LLMSTEP_VERSION \""):
-                return line.split('"')[1]
+            m = re.match(r'#define LLMSTEP_VERSION\s+"([^"]+)"', line)
+            if m:
+                return m.group(1)
     raise RuntimeError("LLMSTEP_VERSION not found in include/llmstep.h")
 
 

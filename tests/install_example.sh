@@ -28,7 +28,7 @@ prefix=$(cd "$tmp/prefix" && pwd -P)
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 check "pkg-config knows llmstep" pkg-config --exists llmstep
 check "pkg-config version is the header's" sh -c \
-    "pkg-config --modversion llmstep | grep -qx \"\$(sed -n 's/^#define LLMSTEP_VERSION \"\\(.*\\)\"/\\1/p' '$prefix/include/llmstep.h')\""
+    "pkg-config --modversion llmstep | grep -qx \"\$(sed -n 's/^#define LLMSTEP_VERSION *\"\\(.*\\)\"/\\1/p' '$prefix/include/llmstep.h')\""
 cc=${CC:-cc}
 # shellcheck disable=SC2046
 check "compile with pkg-config (shared)" $cc -std=c11 -Wall -Wextra -Werror "$src/examples/predict.c" \
