@@ -9,6 +9,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What an id of a folder names, for messages. */
+static const char *noun(const char *kind)
+{
+    if (strcmp(kind, "models") == 0)
+        return "model";
+    if (strcmp(kind, "engines") == 0)
+        return "engine";
+    if (strcmp(kind, "calibrations") == 0)
+        return "calibration";
+    return "hardware";
+}
+
 static int is_path(const char *name)
 {
     size_t n = strlen(name);
@@ -19,8 +31,7 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
                             size_t cap, struct sim_err *err)
 {
     if (!name || !*name) {
-        snprintf(err->msg, sizeof(err->msg), "empty %s name",
-                 strcmp(kind, "models") == 0 ? "model" : "hardware");
+        snprintf(err->msg, sizeof(err->msg), "empty %s name", noun(kind));
         return SIM_EINVAL;
     }
     if (is_path(name)) {
@@ -51,8 +62,8 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
         for (int i = 0; i < n && used + 70 < sizeof(list); i++)
             used +=
                 (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", ids[i]);
-        snprintf(err->msg, sizeof(err->msg), "unknown %s id '%s' (known: %s)",
-                 strcmp(kind, "models") == 0 ? "model" : "hardware", name, n > 0 ? list : "none");
+        snprintf(err->msg, sizeof(err->msg), "unknown %s id '%s' (known: %s)", noun(kind), name,
+                 n > 0 ? list : "none");
         return SIM_EINVAL;
     }
     return SIM_OK;

@@ -13,7 +13,7 @@
 
 #include "status.h"
 
-/* kind is "models" or "hwprofiles". Writes the file path to out. */
+/* kind is "models", "hwprofiles", "engines" or "calibrations". Writes the file path to out. */
 sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *name, char *out,
                             size_t cap, struct sim_err *err /* OUT */);
 
