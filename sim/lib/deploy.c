@@ -207,6 +207,39 @@ sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, cons
     return SIM_ERANGE;
 }
 
+sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
+                           struct sim_err *err)
+{
+    memset(d, 0, sizeof(*d));
+    const sim_engine *e = NULL;
+    sim_status st = sim_cache_model(c, in->model, &d->m, &d->model_path, err);
+    if (st == SIM_OK)
+        st = sim_cache_hw(c, in->hw, &d->hw, NULL, err);
+    if (st == SIM_OK)
+        st = sim_cache_engine(c, in->engine, &e, NULL, err);
+    if (st != SIM_OK)
+        return st;
+    d->e = *e;
+    if (in->no_host)
+        d->e.host_step_s = d->e.host_step_tp_s = d->e.host_per_seq_s = 0.0;
+    d->cfg = (sim_run_cfg){(int)in->tp, d->m->dtype, d->m->dtype, in->mode,
+                           in->alpha,   in->beta_s,  in->gemm};
+    st = sim_deploy_resolve_dtypes(d->m, in->dtype, in->kv_dtype, "", &d->cfg, err);
+    if (st == SIM_OK)
+        st = sim_deploy_check_tp_node(d->hw, in->tp, "", err);
+    if (st != SIM_OK)
+        return st;
+    struct sim_err e2;
+    d->sc = in->sched;
+    if ((st = sim_model_check_tp(d->m, d->cfg.tp, &e2)) != SIM_OK ||
+        (st = sim_sched_resolve(&d->e, d->m, d->hw, &d->sc, &d->s, &e2)) != SIM_OK) {
+        sim_io_errf(err, "%s: %s", d->model_path, e2.msg);
+        return st;
+    }
+    sim_memory_compute(&d->e, d->m, d->hw, &d->cfg, &d->s, &d->mem);
+    return SIM_OK;
+}
+
 sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, const char *trace_path,
                               struct sim_err *err)
 {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache.h"
 #include "engine.h"
 #include "hw.h"
 #include "model.h"
@@ -60,6 +61,39 @@ sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, cons
                                    const sim_run_cfg *cfg, const sim_sched_cfg *sc,
                                    const sim_sched_resolved *s, const sim_memory *mem,
                                    const char *who, const char *hint, struct sim_err *err);
+
+/* What to open: names as given (ids or paths) and settings; the engine is already chosen. */
+typedef struct sim_deploy_in {
+    const char *model, *hw, *engine;
+    const char *dtype, *kv_dtype; /* NULL or "auto": the defaults */
+    int64_t tp;
+    sim_sched_cfg sched; /* unset fields take the engine's defaults */
+    sim_roofline_mode mode;
+    sim_gemm_model gemm;
+    double alpha, beta_s;
+    int no_host; /* 1: the engine's host time is left out (set to 0) */
+} sim_deploy_in;
+
+/* An opened deployment: the loaded inputs (owned by the cache) and the resolved settings. */
+typedef struct sim_deployment {
+    const sim_model *m;
+    const sim_hw *hw;
+    sim_engine e; /* a copy: no_host changes it */
+    const char *model_path;
+    sim_run_cfg cfg;
+    sim_sched_cfg sc;
+    sim_sched_resolved s;
+    sim_memory mem;
+} sim_deployment;
+
+/*
+ * Loads (through the cache) and checks everything and resolves the engine's defaults and the
+ * memory budget, without judging whether it fits (sim_deploy_check_memory does). Messages as
+ * the CLI prints them: the loaders', the dtype and node checks', "<model path>: <problem>"
+ * for an illegal TP or scheduler setting.
+ */
+sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
+                           struct sim_err *err);
 
 /* A served workload: the requests and the simulation's scratch, all heap, owned. */
 typedef struct sim_served {

@@ -34,44 +34,19 @@ _Static_assert((int)LLMSTEP_OK == (int)SIM_OK && (int)LLMSTEP_EINVAL == (int)SIM
 _Static_assert(sizeof(((llmstep_error *)0)->message) == sizeof(((struct sim_err *)0)->msg),
                "one message size");
 
-#define PATH_CAP 4096
-
-struct llmstep_model {
-    sim_model m;
-};
-struct llmstep_hw {
-    sim_hw hw;
-};
-struct llmstep_engine {
-    sim_engine e;
-};
-struct llmstep_calibration {
-    sim_calib c;
-};
-
-/* One loaded file: its kind, resolved path and object. */
-typedef struct entry {
-    int kind;
-    char path[PATH_CAP];
-    void *obj;
-} entry;
-
-enum { K_MODEL, K_HW, K_ENGINE, K_CALIB };
+/* The handles are the cache's objects: an llmstep_model * is a sim_model *, and so on (the
+ * public structs are never defined, only converted back). */
+#define MODEL(h)  ((const sim_model *)(const void *)(h))
+#define HW(h)     ((const sim_hw *)(const void *)(h))
+#define ENGINE(h) ((const sim_engine *)(const void *)(h))
+#define CALIB(h)  ((const sim_calib *)(const void *)(h))
 
 struct llmstep_ctx {
-    char data_dir[PATH_CAP];
-    entry *entries;
-    size_t n, cap;
+    sim_cache *cache;
 };
 
 struct llmstep_deploy {
-    const llmstep_model *model;
-    const llmstep_hw *hw;
-    const llmstep_engine *engine;
-    sim_run_cfg cfg;
-    sim_sched_cfg sc;
-    sim_sched_resolved s;
-    sim_memory mem;
+    sim_deployment d;
     sim_batch_work *work;
 };
 
@@ -115,14 +90,12 @@ const char *llmstep_status_name(llmstep_status s)
 llmstep_ctx *llmstep_ctx_new(const char *data_dir, llmstep_error *err)
 {
     llmstep_ctx *ctx = calloc(1, sizeof(*ctx));
-    if (!ctx) {
-        fail(err, SIM_ENOMEM, "out of memory");
-        return NULL;
-    }
     const char *d = data_dir && *data_dir ? data_dir : sim_deploy_data_dir();
-    if ((size_t)snprintf(ctx->data_dir, sizeof(ctx->data_dir), "%s", d) >= sizeof(ctx->data_dir)) {
+    if (ctx)
+        ctx->cache = sim_cache_alloc(d);
+    if (!ctx || !ctx->cache) {
         free(ctx);
-        fail(err, SIM_EINVAL, "data_dir: longer than %d bytes", PATH_CAP - 1);
+        fail(err, SIM_ENOMEM, "out of memory (or a data_dir longer than 4095 bytes)");
         return NULL;
     }
     ok(err);
@@ -133,73 +106,18 @@ void llmstep_ctx_free(llmstep_ctx *ctx)
 {
     if (!ctx)
         return;
-    for (size_t i = 0; i < ctx->n; i++)
-        free(ctx->entries[i].obj);
-    free(ctx->entries);
+    sim_cache_free(ctx->cache);
     free(ctx);
 }
 
-const char *llmstep_ctx_data_dir(const llmstep_ctx *ctx) { return ctx->data_dir; }
+const char *llmstep_ctx_data_dir(const llmstep_ctx *ctx) { return sim_cache_data_dir(ctx->cache); }
 
-size_t llmstep_ctx_n_loaded(const llmstep_ctx *ctx) { return ctx->n; }
+size_t llmstep_ctx_n_loaded(const llmstep_ctx *ctx) { return sim_cache_size(ctx->cache); }
 
-static const char *const kind_dir[] = {"models", "hwprofiles", "engines", "calibrations"};
-static const size_t kind_size[] = {sizeof(llmstep_model), sizeof(llmstep_hw),
-                                   sizeof(llmstep_engine), sizeof(llmstep_calibration)};
-
-/* The object of kind loaded from name: from the cache, else loaded and cached. */
-static llmstep_status load(llmstep_ctx *ctx, int kind, const char *name, const void **out,
-                           llmstep_error *err)
+static llmstep_status loaded(sim_status st, const struct sim_err *e, llmstep_error *err)
 {
-    struct sim_err e;
-    char path[PATH_CAP];
-    if (!ctx || !name || !out)
-        return fail(err, SIM_EINVAL, "%s: NULL argument", kind_dir[kind]);
-    sim_status st = sim_path_resolve(ctx->data_dir, kind_dir[kind], name, path, sizeof(path), &e);
     if (st != SIM_OK)
-        return fail_err(err, st, &e);
-    for (size_t i = 0; i < ctx->n; i++)
-        if (ctx->entries[i].kind == kind && strcmp(ctx->entries[i].path, path) == 0) {
-            *out = ctx->entries[i].obj;
-            ok(err);
-            return LLMSTEP_OK;
-        }
-    void *obj = calloc(1, kind_size[kind]);
-    if (!obj)
-        return fail(err, SIM_ENOMEM, "out of memory");
-    switch (kind) {
-    case K_MODEL:
-        st = sim_model_load(path, name, &((llmstep_model *)obj)->m, &e);
-        break;
-    case K_HW:
-        st = sim_hw_load(path, &((llmstep_hw *)obj)->hw, &e);
-        break;
-    case K_ENGINE:
-        st = sim_engine_load(path, &((llmstep_engine *)obj)->e, &e);
-        break;
-    default:
-        st = sim_calib_load(path, &((llmstep_calibration *)obj)->c, &e);
-        break;
-    }
-    if (st != SIM_OK) {
-        free(obj);
-        return fail_err(err, st, &e);
-    }
-    if (ctx->n == ctx->cap) {
-        size_t cap = ctx->cap ? 2 * ctx->cap : 16;
-        entry *grown = realloc(ctx->entries, cap * sizeof(*grown));
-        if (!grown) {
-            free(obj);
-            return fail(err, SIM_ENOMEM, "out of memory");
-        }
-        ctx->entries = grown;
-        ctx->cap = cap;
-    }
-    entry *en = &ctx->entries[ctx->n++];
-    en->kind = kind;
-    memcpy(en->path, path, sizeof(path));
-    en->obj = obj;
-    *out = obj;
+        return fail_err(err, st, e);
     ok(err);
     return LLMSTEP_OK;
 }
@@ -207,30 +125,54 @@ static llmstep_status load(llmstep_ctx *ctx, int kind, const char *name, const v
 llmstep_status llmstep_model_load(llmstep_ctx *ctx, const char *name, const llmstep_model **out,
                                   llmstep_error *err)
 {
-    return load(ctx, K_MODEL, name, (const void **)out, err);
+    if (!ctx || !name || !out)
+        return fail(err, SIM_EINVAL, "model: NULL argument");
+    struct sim_err e;
+    const sim_model *m = NULL;
+    sim_status st = sim_cache_model(ctx->cache, name, &m, NULL, &e);
+    *out = (const llmstep_model *)(const void *)m;
+    return loaded(st, &e, err);
 }
 
 llmstep_status llmstep_hw_load(llmstep_ctx *ctx, const char *name, const llmstep_hw **out,
                                llmstep_error *err)
 {
-    return load(ctx, K_HW, name, (const void **)out, err);
+    if (!ctx || !name || !out)
+        return fail(err, SIM_EINVAL, "hw: NULL argument");
+    struct sim_err e;
+    const sim_hw *hw = NULL;
+    sim_status st = sim_cache_hw(ctx->cache, name, &hw, NULL, &e);
+    *out = (const llmstep_hw *)(const void *)hw;
+    return loaded(st, &e, err);
 }
 
 llmstep_status llmstep_engine_load(llmstep_ctx *ctx, const char *name, const llmstep_engine **out,
                                    llmstep_error *err)
 {
-    return load(ctx, K_ENGINE, name, (const void **)out, err);
+    if (!ctx || !name || !out)
+        return fail(err, SIM_EINVAL, "engine: NULL argument");
+    struct sim_err e;
+    const sim_engine *en = NULL;
+    sim_status st = sim_cache_engine(ctx->cache, name, &en, NULL, &e);
+    *out = (const llmstep_engine *)(const void *)en;
+    return loaded(st, &e, err);
 }
 
 llmstep_status llmstep_calibration_load(llmstep_ctx *ctx, const char *name,
                                         const llmstep_calibration **out, llmstep_error *err)
 {
-    return load(ctx, K_CALIB, name, (const void **)out, err);
+    if (!ctx || !name || !out)
+        return fail(err, SIM_EINVAL, "calibration: NULL argument");
+    struct sim_err e;
+    const sim_calib *c = NULL;
+    sim_status st = sim_cache_calib(ctx->cache, name, &c, NULL, &e);
+    *out = (const llmstep_calibration *)(const void *)c;
+    return loaded(st, &e, err);
 }
 
 void llmstep_model_get_info(const llmstep_model *mm, llmstep_model_info *out)
 {
-    const sim_model *m = &mm->m;
+    const sim_model *m = MODEL(mm);
     memset(out, 0, sizeof(*out));
     snprintf(out->id, sizeof(out->id), "%s", m->id);
     out->n_layers = m->n_layers;
@@ -247,16 +189,16 @@ void llmstep_model_get_info(const llmstep_model *mm, llmstep_model_info *out)
     out->kv_bytes_per_token_16bit = sim_model_kv_bytes_per_token(m, 1, SIM_DTYPE_BF16);
 }
 
-const char *llmstep_hw_id(const llmstep_hw *hw) { return hw->hw.id; }
+const char *llmstep_hw_id(const llmstep_hw *hw) { return HW(hw)->id; }
 
-const char *llmstep_engine_id(const llmstep_engine *e) { return e->e.id; }
+const char *llmstep_engine_id(const llmstep_engine *e) { return ENGINE(e)->id; }
 
-const char *llmstep_calibration_hw_id(const llmstep_calibration *c) { return c->c.hardware; }
+const char *llmstep_calibration_hw_id(const llmstep_calibration *c) { return CALIB(c)->hardware; }
 
 void llmstep_calibration_get(const llmstep_calibration *c, double *alpha, double *beta_s)
 {
-    *alpha = c->c.alpha;
-    *beta_s = c->c.beta_s;
+    *alpha = CALIB(c)->alpha;
+    *beta_s = CALIB(c)->beta_s;
 }
 
 void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
@@ -315,73 +257,58 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
         return fail(err, SIM_EINVAL, "deploy: model and hw are required");
     if (spec->tp < 1 || spec->tp > 4096)
         return fail(err, SIM_ERANGE, "tp: expected 1 to 4096, got %lld", (long long)spec->tp);
-    llmstep_deploy d = {0};
-    const llmstep_calibration *cal = NULL;
-    llmstep_status st = llmstep_model_load(ctx, spec->model, &d.model, err);
-    if (st == LLMSTEP_OK)
-        st = llmstep_hw_load(ctx, spec->hw, &d.hw, err);
-    if (st == LLMSTEP_OK && spec->calibration)
-        st = llmstep_calibration_load(ctx, spec->calibration, &cal, err);
-    if (st != LLMSTEP_OK)
-        return st;
-    if (cal && strcmp(cal->c.hardware, d.hw->hw.id) != 0)
-        return fail(err, SIM_EINVAL, "%s: hardware: calibration is for '%s', not '%s'",
-                    spec->calibration, cal->c.hardware, d.hw->hw.id);
-    /* A calibration was fitted with one engine's host time and schedule: use that engine
-     * unless spec->engine names one, and refuse a different one (as the CLI does). */
-    const char *cal_engine =
-        cal && cal->c.engine[0] && strcmp(cal->c.engine, "none") != 0 ? cal->c.engine : NULL;
-    if (spec->engine && cal_engine && strcmp(spec->engine, cal_engine) != 0)
-        return fail(err, SIM_EINVAL, "engine %s, but %s was fitted with engine %s", spec->engine,
-                    spec->calibration, cal_engine);
-    const char *engine = spec->engine ? spec->engine : cal_engine ? cal_engine : "vllm-v1";
-    st = llmstep_engine_load(ctx, engine, &d.engine, err);
-    if (st != LLMSTEP_OK)
-        return st;
     if (spec->roofline_step < 0 || spec->roofline_step > 1 || spec->gemm_tile_wave < 0 ||
         spec->gemm_tile_wave > 1)
         return fail(err, SIM_EINVAL, "roofline_step and gemm_tile_wave: expected 0 or 1");
-    const sim_model *m = &d.model->m;
-    const sim_hw *hw = &d.hw->hw;
-    const sim_engine *e = &d.engine->e;
-    d.cfg = (sim_run_cfg){(int)spec->tp,
-                          m->dtype,
-                          m->dtype,
-                          spec->roofline_step ? SIM_ROOFLINE_STEP : SIM_ROOFLINE_OP,
-                          cal ? cal->c.alpha : 1.0,
-                          cal ? cal->c.beta_s : 0.0,
-                          spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT};
-    struct sim_err e2;
-    sim_status s2 = sim_deploy_resolve_dtypes(m, spec->dtype, spec->kv_dtype, "", &d.cfg, &e2);
-    if (s2 == SIM_OK)
-        s2 = sim_deploy_check_tp_node(hw, spec->tp, "", &e2);
-    if (s2 == SIM_OK)
-        s2 = sim_model_check_tp(m, d.cfg.tp, &e2);
-    if (s2 != SIM_OK)
-        return fail_err(err, s2, &e2);
-    st = sched_of(spec, &d.sc, err);
-    if (st != LLMSTEP_OK)
-        return st;
-    s2 = sim_sched_resolve(e, m, hw, &d.sc, &d.s, &e2);
-    if (s2 != SIM_OK)
-        return fail(err, s2, "%s: %s", m->id, e2.msg);
-    sim_memory_compute(e, m, hw, &d.cfg, &d.s, &d.mem);
-    if (!spec->ignore_memory) {
-        s2 = sim_deploy_check_memory(e, m, hw, &d.cfg, &d.sc, &d.s, &d.mem, "",
-                                     " (ignore_memory to go on)", &e2);
-        if (s2 != SIM_OK)
-            return fail_err(err, s2, &e2);
+    struct sim_err e;
+    sim_status st;
+    const sim_calib *cal = NULL;
+    const sim_hw *hw = NULL;
+    if (spec->calibration) {
+        if ((st = sim_cache_hw(ctx->cache, spec->hw, &hw, NULL, &e)) != SIM_OK ||
+            (st = sim_cache_calib(ctx->cache, spec->calibration, &cal, NULL, &e)) != SIM_OK)
+            return fail_err(err, st, &e);
+        if (strcmp(cal->hardware, hw->id) != 0)
+            return fail(err, SIM_EINVAL, "%s: hardware: calibration is for '%s', not '%s'",
+                        spec->calibration, cal->hardware, hw->id);
     }
-    llmstep_deploy *h = malloc(sizeof(*h));
+    /* A calibration was fitted with one engine's host time and schedule: use that engine
+     * unless spec->engine names one, and refuse a different one (as the CLI does). */
+    const char *cal_engine =
+        cal && cal->engine[0] && strcmp(cal->engine, "none") != 0 ? cal->engine : NULL;
+    if (spec->engine && cal_engine && strcmp(spec->engine, cal_engine) != 0)
+        return fail(err, SIM_EINVAL, "engine %s, but %s was fitted with engine %s", spec->engine,
+                    spec->calibration, cal_engine);
+    sim_deploy_in in = {0};
+    in.model = spec->model;
+    in.hw = spec->hw;
+    in.engine = spec->engine ? spec->engine : cal_engine ? cal_engine : "vllm-v1";
+    in.dtype = spec->dtype;
+    in.kv_dtype = spec->kv_dtype;
+    in.tp = spec->tp;
+    in.mode = spec->roofline_step ? SIM_ROOFLINE_STEP : SIM_ROOFLINE_OP;
+    in.gemm = spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT;
+    in.alpha = cal ? cal->alpha : 1.0;
+    in.beta_s = cal ? cal->beta_s : 0.0;
+    llmstep_status ls = sched_of(spec, &in.sched, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    llmstep_deploy *h = calloc(1, sizeof(*h));
     if (h)
         h->work = malloc(sizeof(*h->work));
     if (!h || !h->work) {
         free(h);
         return fail(err, SIM_ENOMEM, "out of memory");
     }
-    sim_batch_work *work = h->work;
-    *h = d;
-    h->work = work;
+    sim_deployment *d = &h->d;
+    st = sim_deploy_open(ctx->cache, &in, d, &e);
+    if (st == SIM_OK && !spec->ignore_memory)
+        st = sim_deploy_check_memory(&d->e, d->m, d->hw, &d->cfg, &d->sc, &d->s, &d->mem, "",
+                                     " (ignore_memory to go on)", &e);
+    if (st != SIM_OK) {
+        llmstep_deploy_free(h);
+        return fail_err(err, st, &e);
+    }
     *out = h;
     ok(err);
     return LLMSTEP_OK;
@@ -398,38 +325,38 @@ void llmstep_deploy_free(llmstep_deploy *d)
 void llmstep_deploy_get_info(const llmstep_deploy *d, llmstep_deploy_info *out)
 {
     memset(out, 0, sizeof(*out));
-    snprintf(out->model_id, sizeof(out->model_id), "%s", d->model->m.id);
-    snprintf(out->hw_id, sizeof(out->hw_id), "%s", d->hw->hw.id);
-    snprintf(out->engine_id, sizeof(out->engine_id), "%s", d->engine->e.id);
+    snprintf(out->model_id, sizeof(out->model_id), "%s", d->d.m->id);
+    snprintf(out->hw_id, sizeof(out->hw_id), "%s", d->d.hw->id);
+    snprintf(out->engine_id, sizeof(out->engine_id), "%s", d->d.e.id);
     snprintf(out->weight_format, sizeof(out->weight_format), "%s",
-             sim_deploy_weight_format(&d->model->m, &d->cfg));
-    snprintf(out->kv_dtype, sizeof(out->kv_dtype), "%s", sim_dtype_name(d->cfg.kv_dtype));
-    out->tp = d->cfg.tp;
-    out->max_num_seqs = d->s.max_num_seqs;
-    out->max_num_batched_tokens = d->s.max_num_batched_tokens;
-    out->max_model_len = d->s.max_model_len;
-    out->block_size = d->s.block_size;
-    out->gpu_memory_utilization_frac = d->s.gpu_memory_utilization;
-    out->chunked_prefill = d->s.enable_chunked_prefill;
-    out->alpha = d->cfg.alpha;
-    out->beta_s = d->cfg.beta_s;
-    out->capacity_bytes = d->mem.capacity_bytes;
-    out->usable_bytes = d->mem.usable_bytes;
-    out->weights_bytes = d->mem.weights_bytes;
-    out->activation_bytes = d->mem.activation_bytes;
-    out->reserve_bytes = d->mem.reserve_bytes;
-    out->kv_bytes_per_token = d->mem.kv_bytes_per_token;
-    out->kv_budget_bytes = d->mem.kv_budget_bytes;
-    out->kv_blocks = d->mem.kv_blocks;
-    out->kv_capacity_tokens = d->mem.kv_capacity_tokens;
-    out->fits = d->mem.fits;
+             sim_deploy_weight_format(d->d.m, &d->d.cfg));
+    snprintf(out->kv_dtype, sizeof(out->kv_dtype), "%s", sim_dtype_name(d->d.cfg.kv_dtype));
+    out->tp = d->d.cfg.tp;
+    out->max_num_seqs = d->d.s.max_num_seqs;
+    out->max_num_batched_tokens = d->d.s.max_num_batched_tokens;
+    out->max_model_len = d->d.s.max_model_len;
+    out->block_size = d->d.s.block_size;
+    out->gpu_memory_utilization_frac = d->d.s.gpu_memory_utilization;
+    out->chunked_prefill = d->d.s.enable_chunked_prefill;
+    out->alpha = d->d.cfg.alpha;
+    out->beta_s = d->d.cfg.beta_s;
+    out->capacity_bytes = d->d.mem.capacity_bytes;
+    out->usable_bytes = d->d.mem.usable_bytes;
+    out->weights_bytes = d->d.mem.weights_bytes;
+    out->activation_bytes = d->d.mem.activation_bytes;
+    out->reserve_bytes = d->d.mem.reserve_bytes;
+    out->kv_bytes_per_token = d->d.mem.kv_bytes_per_token;
+    out->kv_budget_bytes = d->d.mem.kv_budget_bytes;
+    out->kv_blocks = d->d.mem.kv_blocks;
+    out->kv_capacity_tokens = d->d.mem.kv_capacity_tokens;
+    out->fits = d->d.mem.fits;
 }
 
 /* The wall time of a costed step: GPU time and the engine's host time. */
 static double wall_of(const llmstep_deploy *d, const sim_step_cost *c, double *host_s)
 {
-    *host_s = sim_engine_host_s(&d->engine->e, d->cfg.tp, c->seqs);
-    return sim_engine_step_wall_s(&d->engine->e, c->step_s, *host_s);
+    *host_s = sim_engine_host_s(&d->d.e, d->d.cfg.tp, c->seqs);
+    return sim_engine_step_wall_s(&d->d.e, c->step_s, *host_s);
 }
 
 static llmstep_status check_finite(const char *what, double v, llmstep_error *err)
@@ -454,11 +381,11 @@ llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups
         st.groups[i] = (sim_group){groups[i].count, groups[i].new_tokens, groups[i].context_tokens,
                                    groups[i].emits ? 1 : 0};
     struct sim_err e;
-    sim_status s = sim_step_check(&d->model->m, &d->cfg, &st, &e);
+    sim_status s = sim_step_check(d->d.m, &d->d.cfg, &st, &e);
     if (s != SIM_OK)
         return fail_err(err, s, &e);
     sim_step_cost c;
-    sim_step_cost_compute(&d->model->m, &d->hw->hw, &d->cfg, &st, &c);
+    sim_step_cost_compute(d->d.m, d->d.hw, &d->d.cfg, &st, &c);
     double host = 0.0;
     const double wall = wall_of(d, &c, &host);
     llmstep_status ls = check_finite("step_s", wall, err);
@@ -488,17 +415,17 @@ llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n, const int64_
 {
     if (!d || (n > 0 && (!count || !new_tokens || !context_tokens || !step_s)))
         return fail(err, SIM_EINVAL, "step_grid: NULL argument");
-    const sim_model *m = &d->model->m;
+    const sim_model *m = d->d.m;
     sim_step st = {0};
     st.n_groups = 1;
     for (size_t i = 0; i < n; i++) {
         st.groups[0] = (sim_group){count[i], new_tokens[i], context_tokens[i], 1};
         struct sim_err e;
-        sim_status s = sim_step_check(m, &d->cfg, &st, &e);
+        sim_status s = sim_step_check(m, &d->d.cfg, &st, &e);
         if (s != SIM_OK)
             return fail(err, s, "point %zu: %s", i, e.msg);
         sim_step_cost c;
-        sim_step_cost_compute(m, &d->hw->hw, &d->cfg, &st, &c);
+        sim_step_cost_compute(m, d->d.hw, &d->d.cfg, &st, &c);
         double host;
         step_s[i] = wall_of(d, &c, &host);
         if (!isfinite(step_s[i]))
@@ -517,8 +444,7 @@ llmstep_status llmstep_capacity(const llmstep_deploy *d, int64_t context_tokens,
         return fail(err, SIM_ERANGE, "context_tokens: expected 1 to 2^40, got %lld",
                     (long long)context_tokens);
     sim_capacity c;
-    sim_capacity_compute(&d->engine->e, &d->model->m, &d->hw->hw, &d->cfg, &d->s, context_tokens,
-                         &c);
+    sim_capacity_compute(&d->d.e, d->d.m, d->d.hw, &d->d.cfg, &d->d.s, context_tokens, &c);
     *out = (llmstep_capacity_result){c.context_tokens, c.blocks_per_seq, c.max_seqs_by_kv,
                                      c.max_seqs_at_context, c.fits};
     ok(err);
@@ -538,11 +464,10 @@ llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_to
     sim_batch b = {batch, prompt_tokens, output_tokens};
     sim_batch_result r;
     struct sim_err e;
-    const sim_model *m = &d->model->m;
-    sim_status s =
-        sim_batch_simulate(&d->engine->e, m, &d->hw->hw, &d->cfg, &d->s, &b, d->work, &r, &e);
+    const sim_model *m = d->d.m;
+    sim_status s = sim_batch_simulate(&d->d.e, m, d->d.hw, &d->d.cfg, &d->d.s, &b, d->work, &r, &e);
     if (s != SIM_OK)
-        return fail(err, s, "%s on %s at TP %d: %s", m->id, d->hw->hw.id, d->cfg.tp, e.msg);
+        return fail(err, s, "%s on %s at TP %d: %s", m->id, d->d.hw->id, d->d.cfg.tp, e.msg);
     llmstep_status ls = check_finite("latency_s", r.latency_s, err);
     if (ls != LLMSTEP_OK)
         return ls;
@@ -609,15 +534,15 @@ llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
     llmstep_status ls = workload_of(w, &spec, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    const sim_model *m = &d->model->m;
-    const sim_hw *hw = &d->hw->hw;
+    const sim_model *m = d->d.m;
+    const sim_hw *hw = d->d.hw;
     struct sim_err e;
     sim_served sv;
     sim_serve_result res;
     sim_serve_stats st;
     sim_status s = sim_served_prepare(&sv, &spec, w->trace_path, &e);
     if (s == SIM_OK)
-        s = sim_served_run(&d->engine->e, m, hw, &d->cfg, &d->s, &sv, NULL, NULL, &res, &e);
+        s = sim_served_run(&d->d.e, m, hw, &d->d.cfg, &d->d.s, &sv, NULL, NULL, &res, &e);
     if (s == SIM_OK)
         s = sim_served_stats(m, hw, &sv, &res, w->slo_ttft_s, w->slo_tpot_s, &st, &e);
     sim_served_free(&sv);

@@ -1,0 +1,140 @@
+/* cache.c - files loaded once (see cache.h). */
+#include "cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_json.h"
+#include "errf.h"
+#include "hw_json.h"
+#include "model_json.h"
+#include "paths.h"
+
+#define PATH_CAP 4096
+
+enum { K_MODEL, K_HW, K_ENGINE, K_CALIB, K_COUNT };
+
+typedef struct entry {
+    int kind;
+    char path[PATH_CAP];
+    void *obj;
+} entry;
+
+struct sim_cache {
+    char data_dir[PATH_CAP];
+    entry *e;
+    size_t n, cap;
+};
+
+static const char *const kind_dir[K_COUNT] = {"models", "hwprofiles", "engines", "calibrations"};
+static const size_t kind_size[K_COUNT] = {sizeof(sim_model), sizeof(sim_hw), sizeof(sim_engine),
+                                          sizeof(sim_calib)};
+
+sim_cache *sim_cache_alloc(const char *data_dir)
+{
+    sim_cache *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    size_t n = strlen(data_dir);
+    if (n >= sizeof(c->data_dir)) {
+        free(c);
+        return NULL;
+    }
+    memcpy(c->data_dir, data_dir, n + 1);
+    return c;
+}
+
+void sim_cache_free(sim_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        free(c->e[i].obj);
+    free(c->e);
+    free(c);
+}
+
+const char *sim_cache_data_dir(const sim_cache *c) { return c->data_dir; }
+
+size_t sim_cache_size(const sim_cache *c) { return c->n; }
+
+static sim_status load(sim_cache *c, int kind, const char *name, const void **out,
+                       const char **path_out, struct sim_err *err)
+{
+    char path[PATH_CAP];
+    sim_status st = sim_path_resolve(c->data_dir, kind_dir[kind], name, path, sizeof(path), err);
+    if (st != SIM_OK)
+        return st;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->e[i].kind == kind && strcmp(c->e[i].path, path) == 0) {
+            *out = c->e[i].obj;
+            if (path_out)
+                *path_out = c->e[i].path;
+            return SIM_OK;
+        }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        entry *grown = realloc(c->e, cap * sizeof(*grown));
+        if (!grown) {
+            sim_io_errf(err, "out of memory");
+            return SIM_ENOMEM;
+        }
+        c->e = grown;
+        c->cap = cap;
+    }
+    void *obj = calloc(1, kind_size[kind]);
+    if (!obj) {
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    switch (kind) {
+    case K_MODEL:
+        st = sim_model_load(path, name, obj, err);
+        break;
+    case K_HW:
+        st = sim_hw_load(path, obj, err);
+        break;
+    case K_ENGINE:
+        st = sim_engine_load(path, obj, err);
+        break;
+    default:
+        st = sim_calib_load(path, obj, err);
+        break;
+    }
+    if (st != SIM_OK) {
+        free(obj);
+        return st;
+    }
+    entry *e = &c->e[c->n++];
+    e->kind = kind;
+    memcpy(e->path, path, sizeof(path));
+    e->obj = obj;
+    *out = obj;
+    if (path_out)
+        *path_out = e->path;
+    return SIM_OK;
+}
+
+sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out,
+                           const char **path, struct sim_err *err)
+{
+    return load(c, K_MODEL, name, (const void **)out, path, err);
+}
+
+sim_status sim_cache_hw(sim_cache *c, const char *name, const sim_hw **out, const char **path,
+                        struct sim_err *err)
+{
+    return load(c, K_HW, name, (const void **)out, path, err);
+}
+
+sim_status sim_cache_engine(sim_cache *c, const char *name, const sim_engine **out,
+                            const char **path, struct sim_err *err)
+{
+    return load(c, K_ENGINE, name, (const void **)out, path, err);
+}
+
+sim_status sim_cache_calib(sim_cache *c, const char *name, const sim_calib **out,
+                           const char **path, struct sim_err *err)
+{
+    return load(c, K_CALIB, name, (const void **)out, path, err);
+}

@@ -1,0 +1,39 @@
+/*
+ * cache.h - model configs, hardware profiles, engine profiles and calibrations loaded once
+ * each: the first request for a name resolves it (paths.h) and loads the file; later ones
+ * for the same resolved path return the loaded object. Used by the library's context and by
+ * the measurement predictions, which name the same few files for hundreds of rows.
+ * Objects stay valid until sim_cache_free. Not thread-safe.
+ */
+#ifndef SIM_CACHE_H
+#define SIM_CACHE_H
+
+#include <stddef.h>
+
+#include "calib_json.h"
+#include "engine.h"
+#include "hw.h"
+#include "model.h"
+#include "status.h"
+
+typedef struct sim_cache sim_cache;
+
+/* A cache resolving ids in data_dir (copied). NULL when out of memory. */
+sim_cache *sim_cache_alloc(const char *data_dir);
+void sim_cache_free(sim_cache *c);
+const char *sim_cache_data_dir(const sim_cache *c);
+/* Files loaded so far. */
+size_t sim_cache_size(const sim_cache *c);
+
+/* The object loaded from name (an id or a path); *path (when not NULL) gets the resolved
+ * path, owned by the cache. The loaders' errors (file:line:col: field: ...) on failure. */
+sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out,
+                           const char **path, struct sim_err *err);
+sim_status sim_cache_hw(sim_cache *c, const char *name, const sim_hw **out, const char **path,
+                        struct sim_err *err);
+sim_status sim_cache_engine(sim_cache *c, const char *name, const sim_engine **out,
+                            const char **path, struct sim_err *err);
+sim_status sim_cache_calib(sim_cache *c, const char *name, const sim_calib **out,
+                           const char **path, struct sim_err *err);
+
+#endif
