@@ -36,7 +36,7 @@ check "compile with pkg-config (shared)" $cc -std=c11 -Wall -Wextra -Werror "$sr
 # shellcheck disable=SC2046
 check "compile with pkg-config (static)" $cc -std=c11 -Wall -Wextra -Werror "$src/examples/predict.c" \
     $(pkg-config --cflags llmstep) "$prefix/lib/libllmstep.a" \
-    $(pkg-config --libs libcjson zlib) -lm -ldl -o "$tmp/predict-static"
+    $(pkg-config --libs libcjson zlib gsl) -lm -ldl -o "$tmp/predict-static"
 cd "$tmp" || exit 1
 # A statically linked program cannot tell where the library was installed: it is given the
 # folder (here through $LLMSTEP_DATA_DIR; llmstep_ctx_new takes it too).

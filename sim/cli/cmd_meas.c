@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "calib_fit.h"
-#include "calib_nl.h"
 #include "cli.h"
 #include "meas_json.h"
+#include "meas_pred.h"
 #include "metrics.h"
 
 #define MAX_FILES   64
@@ -23,12 +23,10 @@ typedef struct meas_opts {
     int n_files;
     const char *select[MAX_FILTERS], *exclude[MAX_FILTERS];
     int n_select, n_exclude;
-    const char *engine, *format, *out, *calibration, *holdout;
-    sim_roofline_mode mode;
-    sim_gemm_model gemm;
-    int no_host;
-    int engine_given; /* --engine overrides the engine that rows name by engine_version */
-    sim_fit_opts fit;
+    const char *format, *out, *calibration, *holdout;
+    /* engine, engine_given (--engine overrides the engine that rows name by engine_version),
+     * mode, gemm, no_host and the fit options */
+    sim_meas_opts p;
 } meas_opts;
 
 enum {
@@ -121,10 +119,10 @@ static const char validate_usage[] =
 static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_text, int *done)
 {
     memset(o, 0, sizeof(*o));
-    o->engine = "vllm-v0";
+    o->p.engine = "vllm-v0";
     o->format = "table";
-    o->mode = SIM_ROOFLINE_OP;
-    sim_fit_opts_default(&o->fit);
+    o->p.mode = SIM_ROOFLINE_OP;
+    sim_fit_opts_default(&o->p.fit);
     *done = 0;
     int c;
     optind = 1;
@@ -155,8 +153,8 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_tex
                 o->exclude[o->n_exclude++] = optarg;
             break;
         case OPT_ENGINE:
-            o->engine = optarg;
-            o->engine_given = 1;
+            o->p.engine = optarg;
+            o->p.engine_given = 1;
             break;
         case OPT_FORMAT:
             o->format = optarg;
@@ -171,33 +169,33 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_tex
             o->holdout = optarg;
             break;
         case OPT_NO_HOST:
-            o->no_host = 1;
+            o->p.no_host = 1;
             break;
         case OPT_ROOFLINE:
-            bad = cli_parse_roofline(optarg, &o->mode) != 0;
+            bad = cli_parse_roofline(optarg, &o->p.mode) != 0;
             break;
         case OPT_WEIGHT:
             if (strcmp(optarg, "relative") == 0)
-                o->fit.weight = SIM_FIT_RELATIVE;
+                o->p.fit.weight = SIM_FIT_RELATIVE;
             else if (strcmp(optarg, "absolute") == 0)
-                o->fit.weight = SIM_FIT_ABSOLUTE;
+                o->p.fit.weight = SIM_FIT_ABSOLUTE;
             else
                 bad = 1;
             break;
         case OPT_AMIN:
-            bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_min);
+            bad = cli_parse_double(optarg, 0.0, 1e6, &o->p.fit.alpha_min);
             break;
         case OPT_AMAX:
-            bad = cli_parse_double(optarg, 0.0, 1e6, &o->fit.alpha_max);
+            bad = cli_parse_double(optarg, 0.0, 1e6, &o->p.fit.alpha_max);
             break;
         case OPT_BMIN:
-            bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_min_s);
+            bad = cli_parse_double(optarg, -1e3, 1e3, &o->p.fit.beta_min_s);
             break;
         case OPT_BMAX:
-            bad = cli_parse_double(optarg, -1e3, 1e3, &o->fit.beta_max_s);
+            bad = cli_parse_double(optarg, -1e3, 1e3, &o->p.fit.beta_max_s);
             break;
         case OPT_GEMM:
-            bad = cli_parse_gemm(optarg, &o->gemm) != 0;
+            bad = cli_parse_gemm(optarg, &o->p.gemm) != 0;
             break;
         case 'h':
             fputs(usage_text, stdout);
@@ -219,7 +217,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_tex
         cli_error("%s: --format '%s': expected table or json", cmd, o->format);
         return CLI_USAGE;
     }
-    if (!(o->fit.alpha_min <= o->fit.alpha_max) || !(o->fit.beta_min_s <= o->fit.beta_max_s)) {
+    if (!(o->p.fit.alpha_min <= o->p.fit.alpha_max) || !(o->p.fit.beta_min_s <= o->p.fit.beta_max_s)) {
         cli_error("%s: bounds: minimum above maximum", cmd);
         return CLI_USAGE;
     }
@@ -254,160 +252,42 @@ static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set)
     return CLI_OK;
 }
 
-/*
- * The engine profile of a row (MEASUREMENTS.md): --engine when given; else from the row's
- * engine_version for vLLM (before 0.8.0 the V0 engine; 0.8-0.13 vllm-v1-0.12; later vllm-v1); else
- * the default, which for measurement files stays the V0 engine.
- */
-static const char *row_engine(const meas_opts *o, const sim_meas_row *r)
+/* Prints a failure of the shared prediction code and returns its exit code: numerical
+ * failures and lack of memory exit 3, the rest is bad input. */
+static int meas_fail(sim_status st, const struct sim_err *err)
 {
-    if (o->engine_given || !r->engine_version[0] || (r->engine[0] && strcmp(r->engine, "vllm")))
-        return o->engine;
-    int major = 0, minor = 0;
-    if (sscanf(r->engine_version, "%d.%d", &major, &minor) != 2)
-        return o->engine;
-    if (major == 0 && minor < 8)
-        return "vllm-v0";
-    /* Async scheduling became the default after 0.13 (docs/engine.md). */
-    return major == 0 && minor < 14 ? "vllm-v1-0.12" : "vllm-v1";
+    cli_error("%s", err->msg);
+    return st == SIM_EFIT || st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
 }
 
-/* A serving simulation shared by the rows that measured statistics of the same run. */
-typedef struct serve_group {
-    cli_run run;
-    cli_serve sv;
-    int have; /* st and res hold the run at (alpha, beta_s) */
-    double alpha, beta_s;
-    sim_serve_stats st;
-    sim_serve_result res;
-} serve_group;
-
-/* Everything needed to predict every row at any (alpha, beta_s). */
-typedef struct meas_pred {
-    const sim_meas_set *set;
-    cli_row_pred *p; /* linear rows: the uncalibrated parts */
-    int *group;      /* per row: its serving group, or -1 */
-    serve_group *g;
-    int n_groups;
-} meas_pred;
-
-static int same_setup(const sim_meas_row *a, const sim_meas_row *b)
-{
-    return strcmp(a->hardware, b->hardware) == 0 && strcmp(a->model, b->model) == 0 &&
-           a->tp == b->tp && a->dtype == b->dtype && a->kv_dtype == b->kv_dtype &&
-           strcmp(a->engine, b->engine) == 0 && strcmp(a->engine_version, b->engine_version) == 0 &&
-           memcmp(&a->sched, &b->sched, sizeof(a->sched)) == 0 &&
-           memcmp(&a->workload, &b->workload, sizeof(a->workload)) == 0 &&
-           strcmp(a->trace, b->trace) == 0;
-}
-
-/* Opens the run and the workload of a serving row. */
-static int open_group(const meas_opts *o, const sim_meas_row *row, serve_group *g)
-{
-    cli_run_spec spec;
-    cli_run_spec_init(&spec);
-    spec.model = row->model;
-    spec.hw = row->hardware;
-    spec.engine = row_engine(o, row);
-    spec.tp = row->tp;
-    spec.dtype = sim_dtype_name(row->dtype);
-    spec.kv_dtype = sim_dtype_name(row->kv_dtype);
-    spec.mode = o->mode;
-    spec.gemm = o->gemm;
-    spec.sched = row->sched;
-    spec.sched.usage = SIM_USAGE_SERVER;
-    cli_error_context("%s:%d: %s: ", row->file, row->line, row->id);
-    int rc = cli_run_open(&spec, &g->run);
-    if (rc == CLI_OK && o->no_host)
-        g->run.engine.host_step_s = g->run.engine.host_step_tp_s = g->run.engine.host_per_seq_s =
-            0.0;
-    if (rc == CLI_OK)
-        rc = cli_serve_prepare(&g->sv, &row->workload, row->trace);
-    cli_error_context(NULL);
-    return rc;
-}
-
-static void meas_pred_free(meas_pred *mp)
-{
-    for (int k = 0; k < mp->n_groups; k++) {
-        cli_serve_free(&mp->g[k].sv);
-        cli_run_close(&mp->g[k].run);
-    }
-    free(mp->g);
-    free(mp->group);
-    free(mp->p);
-    memset(mp, 0, sizeof(*mp));
-}
-
-/* Predicts every row (uncalibrated parts; serving rows get their simulation ready). */
-static int predict_all(const meas_opts *o, const sim_meas_set *set, meas_pred *mp)
+/* Predicts every row; prints the error on failure. */
+static int predict_all(const meas_opts *o, const sim_meas_set *set, sim_cache **cache,
+                       sim_meas_pred *mp)
 {
     memset(mp, 0, sizeof(*mp));
-    mp->set = set;
-    mp->p = calloc(set->n, sizeof(*mp->p));
-    mp->group = malloc(set->n * sizeof(*mp->group));
-    mp->g = calloc(set->n, sizeof(*mp->g));
-    if (!mp->p || !mp->group || !mp->g) {
+    *cache = sim_cache_alloc(cli_data_dir());
+    if (!*cache) {
         cli_error("out of memory");
         return CLI_NUMERIC;
     }
-    for (size_t i = 0; i < set->n; i++) {
-        const sim_meas_row *r = &set->rows[i];
-        mp->group[i] = -1;
-        if (r->kind == SIM_MEAS_SERVING) {
-            for (size_t j = 0; j < i && mp->group[i] < 0; j++)
-                if (mp->group[j] >= 0 && same_setup(&set->rows[j], r))
-                    mp->group[i] = mp->group[j];
-            if (mp->group[i] < 0) {
-                mp->group[i] = mp->n_groups++;
-                int rc = open_group(o, r, &mp->g[mp->group[i]]);
-                if (rc != CLI_OK)
-                    return rc;
-            }
-            continue;
-        }
-        int rc = cli_predict_row(r, row_engine(o, r), o->mode, o->gemm, o->no_host, &mp->p[i]);
-        if (rc != CLI_OK)
-            return rc;
-        if (!isfinite(mp->p[i].roofline_s) || !isfinite(mp->p[i].host_s)) {
-            cli_error("%s:%d: %s: prediction is not a finite number", r->file, r->line, r->id);
-            return CLI_NUMERIC;
-        }
-    }
-    return CLI_OK;
+    struct sim_err err;
+    sim_status st = sim_meas_predict_all(&o->p, set, *cache, mp, &err);
+    return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
 }
 
-/* Row i's prediction at (alpha, beta_s), seconds; non-zero (with a message) on failure. */
-static int predict_row(meas_pred *mp, size_t i, double alpha, double beta_s, double *out)
+static int predict_row(sim_meas_pred *mp, size_t i, double alpha, double beta_s, double *out)
 {
-    const cli_row_pred *p = &mp->p[i];
-    if (mp->group[i] < 0) {
-        *out = alpha * p->roofline_s + beta_s * p->n_steps + p->host_s;
-        return CLI_OK;
-    }
-    serve_group *g = &mp->g[mp->group[i]];
-    if (!g->have || g->alpha != alpha || g->beta_s != beta_s) {
-        g->run.cfg.alpha = alpha;
-        g->run.cfg.beta_s = beta_s;
-        g->have = 0;
-        const sim_meas_row *r = &mp->set->rows[i];
-        cli_error_context("%s:%d: %s: ", r->file, r->line, r->id);
-        int rc = cli_serve_run(&g->run, &g->sv, 0.0, 0.0, NULL, NULL, &g->res, &g->st);
-        cli_error_context(NULL);
-        if (rc != CLI_OK)
-            return rc;
-        g->have = 1;
-        g->alpha = alpha;
-        g->beta_s = beta_s;
-    }
-    mp->p[i].preemptions = g->res.preemptions;
-    *out = sim_serve_stats_metric(&g->st, mp->set->rows[i].metric);
-    if (!isfinite(*out)) {
-        const sim_meas_row *r = &mp->set->rows[i];
-        cli_error("%s:%d: %s: prediction is not a finite number", r->file, r->line, r->id);
-        return CLI_NUMERIC;
-    }
-    return CLI_OK;
+    struct sim_err err;
+    sim_status st = sim_meas_predict_row(mp, i, alpha, beta_s, out, &err);
+    return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
+}
+
+static int fit_rows(const meas_opts *o, sim_meas_pred *mp, const unsigned char *mask,
+                    sim_fit_result *res, const char *cmd)
+{
+    struct sim_err err;
+    sim_status st = sim_meas_fit(&o->p, mp, mask, cmd, res, &err);
+    return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
 }
 
 /* Fields that --holdout and the group tables may use: the filter fields that describe a
@@ -437,72 +317,6 @@ static int check_one_hardware(const sim_meas_set *set, const char *cmd)
 }
 
 /* The nonlinear fit's view of the masked rows. */
-typedef struct nl_rows {
-    meas_pred *mp;
-    size_t *idx;
-} nl_rows;
-
-static int nl_pred(void *ctx, size_t k, double alpha, double beta_s, double *pred_s)
-{
-    nl_rows *nr = ctx;
-    return predict_row(nr->mp, nr->idx[k], alpha, beta_s, pred_s);
-}
-
-/*
- * Fits on the rows whose mask is set: by linear least squares when every row is linear in
- * alpha and beta_s, else (serving rows) by nonlinear least squares started from the
- * linear rows' fit, or from (1, 0).
- */
-static int fit_rows(const meas_opts *o, meas_pred *mp, const unsigned char *mask,
-                    sim_fit_result *res, const char *cmd)
-{
-    const sim_meas_set *set = mp->set;
-    sim_fit_row *rows = malloc(set->n * sizeof(*rows));
-    size_t *idx = malloc(set->n * sizeof(*idx));
-    double *meas = malloc(set->n * sizeof(*meas));
-    if (!rows || !idx || !meas) {
-        free(rows);
-        free(idx);
-        free(meas);
-        cli_error("out of memory");
-        return CLI_NUMERIC;
-    }
-    size_t n = 0, n_lin = 0;
-    for (size_t i = 0; i < set->n; i++) {
-        if (mask && !mask[i])
-            continue;
-        idx[n] = i;
-        meas[n++] = set->rows[i].measured_s;
-        if (mp->group[i] < 0) {
-            const cli_row_pred *p = &mp->p[i];
-            rows[n_lin++] =
-                (sim_fit_row){p->roofline_s, p->n_steps, set->rows[i].measured_s, p->host_s};
-        }
-    }
-    struct sim_err err;
-    sim_status st;
-    if (n_lin == n) {
-        st = sim_fit_alpha_beta(rows, n, &o->fit, res, &err);
-    } else {
-        double a0 = 1.0, b0 = 0.0;
-        sim_fit_result lin;
-        if (n_lin >= 2 && sim_fit_alpha_beta(rows, n_lin, &o->fit, &lin, &err) == SIM_OK) {
-            a0 = lin.alpha;
-            b0 = lin.beta_s;
-        }
-        nl_rows nr = {mp, idx};
-        st = sim_fit_alpha_beta_nl(n, meas, nl_pred, &nr, &o->fit, a0, b0, res, &err);
-    }
-    free(rows);
-    free(idx);
-    free(meas);
-    if (st != SIM_OK) {
-        cli_error("%s: %s", cmd, err.msg);
-        return st == SIM_EINVAL && n < 2 ? CLI_BAD_INPUT : CLI_NUMERIC;
-    }
-    return CLI_OK;
-}
-
 int cmd_calibrate(int argc, char **argv)
 {
     meas_opts o;
@@ -519,7 +333,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     sim_meas_set set;
     sim_meas_set_init(&set);
-    meas_pred mp = {0};
+    sim_meas_pred mp = {0};
+    sim_cache *cache = NULL;
     rc = load_rows(&o, "calibrate", &set);
     if (rc == CLI_OK)
         rc = check_one_hardware(&set, "calibrate");
@@ -528,17 +343,17 @@ int cmd_calibrate(int argc, char **argv)
         rc = CLI_BAD_INPUT;
     }
     if (rc == CLI_OK)
-        rc = predict_all(&o, &set, &mp);
+        rc = predict_all(&o, &set, &cache, &mp);
     sim_fit_result res;
     if (rc == CLI_OK)
         rc = fit_rows(&o, &mp, NULL, &res, "calibrate");
     /* The engine the rows were predicted with (each row's, from engine_version). */
-    const char *engine = set.n ? row_engine(&o, &set.rows[0]) : o.engine;
+    const char *engine = set.n ? sim_meas_row_engine(&o.p, &set.rows[0]) : o.p.engine;
     for (size_t i = 1; rc == CLI_OK && i < set.n; i++)
-        if (strcmp(row_engine(&o, &set.rows[i]), engine) != 0) {
+        if (strcmp(sim_meas_row_engine(&o.p, &set.rows[i]), engine) != 0) {
             cli_error("calibrate: rows are predicted with different engines (%s at %s:%d, %s at "
                       "%s:%d); select rows of one engine version or pass --engine",
-                      engine, set.rows[0].file, set.rows[0].line, row_engine(&o, &set.rows[i]),
+                      engine, set.rows[0].file, set.rows[0].line, sim_meas_row_engine(&o.p, &set.rows[i]),
                       set.rows[i].file, set.rows[i].line);
             rc = CLI_BAD_INPUT;
         }
@@ -562,10 +377,10 @@ int cmd_calibrate(int argc, char **argv)
             .alpha_stderr = res.alpha_stderr,
             .beta_stderr_s = res.beta_stderr_s,
             .cov_alpha_beta = res.cov_alpha_beta,
-            .alpha_min = o.fit.alpha_min,
-            .alpha_max = o.fit.alpha_max,
-            .beta_min_s = o.fit.beta_min_s,
-            .beta_max_s = o.fit.beta_max_s,
+            .alpha_min = o.p.fit.alpha_min,
+            .alpha_max = o.p.fit.alpha_max,
+            .beta_min_s = o.p.fit.beta_min_s,
+            .beta_max_s = o.p.fit.beta_max_s,
             .alpha_at_bound = res.alpha_at_bound,
             .beta_at_bound = res.beta_at_bound,
             .n_rows = (long long)res.n_rows,
@@ -579,9 +394,9 @@ int cmd_calibrate(int argc, char **argv)
             .n_select = o.n_select,
             .exclude = o.exclude,
             .n_exclude = o.n_exclude,
-            .engine = o.no_host ? "none" : engine,
-            .roofline_mode = o.mode == SIM_ROOFLINE_STEP ? "step" : "op",
-            .weighting = o.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
+            .engine = o.p.no_host ? "none" : engine,
+            .roofline_mode = o.p.mode == SIM_ROOFLINE_STEP ? "step" : "op",
+            .weighting = o.p.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
             .command = command,
         };
         struct sim_err err;
@@ -602,8 +417,8 @@ int cmd_calibrate(int argc, char **argv)
                    res.beta_at_bound ? "true" : "false", o.out);
         } else {
             printf("llmstep calibrate: %zu rows on %s (engine %s, %s weighting)\n", res.n_rows,
-                   set.rows[0].hardware, o.no_host ? "none" : engine,
-                   o.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative");
+                   set.rows[0].hardware, o.p.no_host ? "none" : engine,
+                   o.p.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative");
             printf("  alpha   %.6g +/- %.2g%s\n", res.alpha, res.alpha_stderr,
                    res.alpha_at_bound ? "   (at a bound)" : "");
             printf("  beta_s  %.6g s +/- %.2g s%s\n", res.beta_s, res.beta_stderr_s,
@@ -613,7 +428,8 @@ int cmd_calibrate(int argc, char **argv)
             printf("  wrote   %s\n", o.out);
         }
     }
-    meas_pred_free(&mp);
+    sim_meas_pred_free(&mp);
+    sim_cache_free(cache);
     sim_meas_set_free(&set);
     return rc;
 }
@@ -628,7 +444,7 @@ typedef struct group_stat {
 
 #define MAX_GROUPS 256
 
-static void print_groups(const char *field, const sim_meas_set *set, const cli_row_pred *p,
+static void print_groups(const char *field, const sim_meas_set *set, const sim_row_pred *p,
                          const double *pred, int json, int *first_field)
 {
     static group_stat g[MAX_GROUPS];
@@ -702,7 +518,8 @@ int cmd_validate(int argc, char **argv)
     }
     sim_meas_set set;
     sim_meas_set_init(&set);
-    meas_pred mp = {0};
+    sim_meas_pred mp = {0};
+    sim_cache *cache = NULL;
     double *pred = NULL, *meas = NULL, *scratch = NULL;
     unsigned char *mask = NULL;
     double alpha = 1.0, beta = 0.0;
@@ -716,7 +533,7 @@ int cmd_validate(int argc, char **argv)
         beta = cal.beta_s;
     }
     if (rc == CLI_OK)
-        rc = predict_all(&o, &set, &mp);
+        rc = predict_all(&o, &set, &cache, &mp);
     if (rc == CLI_OK) {
         pred = malloc(set.n * sizeof(double));
         meas = malloc(set.n * sizeof(double));
@@ -859,7 +676,8 @@ int cmd_validate(int argc, char **argv)
                        fabs(pred[i] - meas[i]) / meas[i] * 100.0);
         }
     }
-    meas_pred_free(&mp);
+    sim_meas_pred_free(&mp);
+    sim_cache_free(cache);
     free(pred);
     free(meas);
     free(scratch);

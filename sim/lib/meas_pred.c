@@ -1,0 +1,279 @@
+/* meas_pred.c - predicting measurement rows and fitting alpha and beta_s (see meas_pred.h). */
+#include "meas_pred.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib_nl.h"
+#include "errf.h"
+
+const char *sim_meas_row_engine(const sim_meas_opts *o, const sim_meas_row *r)
+{
+    if (o->engine_given || !r->engine_version[0] || (r->engine[0] && strcmp(r->engine, "vllm")))
+        return o->engine;
+    int major = 0, minor = 0;
+    if (sscanf(r->engine_version, "%d.%d", &major, &minor) != 2)
+        return o->engine;
+    if (major == 0 && minor < 8)
+        return "vllm-v0";
+    /* Async scheduling became the default after 0.13 (docs/engine.md). */
+    return major == 0 && minor < 14 ? "vllm-v1-0.12" : "vllm-v1";
+}
+
+/* "file:line: id: " and the message. */
+static void row_errf(struct sim_err *err, const sim_meas_row *r, const struct sim_err *e)
+{
+    sim_io_errf(err, "%s:%d: %s: %s", r->file, r->line, r->id, e->msg);
+}
+
+static void deploy_in_of(const sim_meas_row *row, const char *engine, sim_roofline_mode mode,
+                         sim_gemm_model gemm, sim_deploy_in *in)
+{
+    *in = (sim_deploy_in){0};
+    in->model = row->model;
+    in->hw = row->hardware;
+    in->engine = engine;
+    in->tp = row->tp;
+    in->dtype = sim_dtype_name(row->dtype);
+    in->kv_dtype = sim_dtype_name(row->kv_dtype);
+    in->mode = mode;
+    in->gemm = gemm;
+    in->sched = row->sched;
+    in->alpha = 1.0;
+}
+
+sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const char *engine,
+                                sim_roofline_mode mode, sim_gemm_model gemm, int no_host,
+                                sim_batch_work *work, sim_row_pred *out, struct sim_err *err)
+{
+    *out = (sim_row_pred){0};
+    sim_deploy_in in;
+    deploy_in_of(row, engine, mode, gemm, &in);
+    sim_deployment d;
+    struct sim_err e;
+    sim_status st = sim_deploy_open(c, &in, &d, &e);
+    if (st != SIM_OK) {
+        row_errf(err, row, &e);
+        return st;
+    }
+    if (row->kind == SIM_MEAS_OFFLINE_BATCH) {
+        sim_batch b = {row->batch, row->prompt_tokens, row->output_tokens};
+        sim_batch_result r;
+        st = sim_batch_simulate(&d.e, d.m, d.hw, &d.cfg, &d.s, &b, work, &r, &e);
+        if (st != SIM_OK) {
+            sim_io_errf(err, "%s:%d: %s: %s on %s at TP %d: %s", row->file, row->line, row->id,
+                        d.m->id, d.hw->id, d.cfg.tp, e.msg);
+            return st;
+        }
+        out->roofline_s = r.roofline_sum_s;
+        out->n_steps = (double)r.n_steps;
+        out->host_s = no_host ? 0.0 : r.host_sum_s;
+        out->preemptions = r.preemptions;
+    } else {
+        sim_step s = {0};
+        s.n_groups = row->n_groups;
+        for (int i = 0; i < row->n_groups; i++)
+            s.groups[i] = row->groups[i];
+        st = sim_step_check(d.m, &d.cfg, &s, &e);
+        if (st != SIM_OK) {
+            row_errf(err, row, &e);
+            return st;
+        }
+        sim_step_cost cost;
+        sim_step_cost_compute(d.m, d.hw, &d.cfg, &s, &cost);
+        out->roofline_s = cost.roofline_s;
+        out->n_steps = 1.0;
+        out->host_s = no_host ? 0.0 : sim_engine_host_s(&d.e, d.cfg.tp, cost.seqs);
+        out->comm_s = cost.comm_s;
+    }
+    if (!isfinite(out->roofline_s) || !isfinite(out->host_s)) {
+        sim_io_errf(err, "%s:%d: %s: prediction is not a finite number", row->file, row->line,
+                    row->id);
+        return SIM_EFIT;
+    }
+    return SIM_OK;
+}
+
+static int same_setup(const sim_meas_row *a, const sim_meas_row *b)
+{
+    return strcmp(a->hardware, b->hardware) == 0 && strcmp(a->model, b->model) == 0 &&
+           a->tp == b->tp && a->dtype == b->dtype && a->kv_dtype == b->kv_dtype &&
+           strcmp(a->engine, b->engine) == 0 && strcmp(a->engine_version, b->engine_version) == 0 &&
+           memcmp(&a->sched, &b->sched, sizeof(a->sched)) == 0 &&
+           memcmp(&a->workload, &b->workload, sizeof(a->workload)) == 0 &&
+           strcmp(a->trace, b->trace) == 0;
+}
+
+/* Opens the deployment and the workload of a serving row (the OpenAI server's defaults). */
+static sim_status open_group(const sim_meas_opts *o, sim_cache *c, const sim_meas_row *row,
+                             sim_serve_group *g, struct sim_err *err)
+{
+    sim_deploy_in in;
+    deploy_in_of(row, sim_meas_row_engine(o, row), o->mode, o->gemm, &in);
+    in.sched.usage = SIM_USAGE_SERVER;
+    in.no_host = o->no_host;
+    struct sim_err e;
+    sim_status st = sim_deploy_open(c, &in, &g->d, &e);
+    if (st == SIM_OK)
+        st = sim_served_prepare(&g->sv, &row->workload, row->trace, &e);
+    if (st != SIM_OK)
+        row_errf(err, row, &e);
+    return st;
+}
+
+sim_status sim_meas_predict_all(const sim_meas_opts *o, const sim_meas_set *set, sim_cache *c,
+                                sim_meas_pred *mp, struct sim_err *err)
+{
+    memset(mp, 0, sizeof(*mp));
+    mp->set = set;
+    mp->cache = c;
+    mp->p = calloc(set->n ? set->n : 1, sizeof(*mp->p));
+    mp->group = malloc((set->n ? set->n : 1) * sizeof(*mp->group));
+    mp->g = calloc(set->n ? set->n : 1, sizeof(*mp->g));
+    mp->work = malloc(sizeof(*mp->work));
+    if (!mp->p || !mp->group || !mp->g || !mp->work) {
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        const sim_meas_row *r = &set->rows[i];
+        mp->group[i] = -1;
+        if (r->kind == SIM_MEAS_SERVING) {
+            for (size_t j = 0; j < i && mp->group[i] < 0; j++)
+                if (mp->group[j] >= 0 && same_setup(&set->rows[j], r))
+                    mp->group[i] = mp->group[j];
+            if (mp->group[i] < 0) {
+                mp->group[i] = mp->n_groups++;
+                sim_status st = open_group(o, c, r, &mp->g[mp->group[i]], err);
+                if (st != SIM_OK)
+                    return st;
+            }
+            continue;
+        }
+        sim_status st = sim_meas_predict_one(c, r, sim_meas_row_engine(o, r), o->mode, o->gemm,
+                                             o->no_host, mp->work, &mp->p[i], err);
+        if (st != SIM_OK)
+            return st;
+    }
+    return SIM_OK;
+}
+
+sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, double beta_s,
+                                double *out, struct sim_err *err)
+{
+    const sim_row_pred *p = &mp->p[i];
+    const sim_meas_row *r = &mp->set->rows[i];
+    if (mp->group[i] < 0) {
+        *out = alpha * p->roofline_s + beta_s * p->n_steps + p->host_s;
+        return SIM_OK;
+    }
+    sim_serve_group *g = &mp->g[mp->group[i]];
+    if (!g->have || g->alpha != alpha || g->beta_s != beta_s) {
+        g->d.cfg.alpha = alpha;
+        g->d.cfg.beta_s = beta_s;
+        g->have = 0;
+        struct sim_err e;
+        sim_status st = sim_served_run(&g->d.e, g->d.m, g->d.hw, &g->d.cfg, &g->d.s, &g->sv,
+                                       NULL, NULL, &g->res, &e);
+        if (st == SIM_OK)
+            st = sim_served_stats(g->d.m, g->d.hw, &g->sv, &g->res, 0.0, 0.0, &g->st, &e);
+        if (st != SIM_OK) {
+            row_errf(err, r, &e);
+            return st;
+        }
+        g->have = 1;
+        g->alpha = alpha;
+        g->beta_s = beta_s;
+    }
+    mp->p[i].preemptions = g->res.preemptions;
+    *out = sim_serve_stats_metric(&g->st, r->metric);
+    if (!isfinite(*out)) {
+        sim_io_errf(err, "%s:%d: %s: prediction is not a finite number", r->file, r->line, r->id);
+        return SIM_EFIT;
+    }
+    return SIM_OK;
+}
+
+typedef struct nl_rows {
+    sim_meas_pred *mp;
+    size_t *idx;
+    struct sim_err *err; /* the first failure's message */
+} nl_rows;
+
+static int nl_pred(void *ctx, size_t k, double alpha, double beta_s, double *pred_s)
+{
+    nl_rows *nr = ctx;
+    return sim_meas_predict_row(nr->mp, nr->idx[k], alpha, beta_s, pred_s, nr->err) != SIM_OK;
+}
+
+sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigned char *mask,
+                        const char *cmd, sim_fit_result *res, struct sim_err *err)
+{
+    const sim_meas_set *set = mp->set;
+    size_t cap = set->n ? set->n : 1;
+    sim_fit_row *rows = malloc(cap * sizeof(*rows));
+    size_t *idx = malloc(cap * sizeof(*idx));
+    double *meas = malloc(cap * sizeof(*meas));
+    if (!rows || !idx || !meas) {
+        free(rows);
+        free(idx);
+        free(meas);
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    size_t n = 0, n_lin = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (mask && !mask[i])
+            continue;
+        idx[n] = i;
+        meas[n++] = set->rows[i].measured_s;
+        if (mp->group[i] < 0) {
+            const sim_row_pred *p = &mp->p[i];
+            rows[n_lin++] =
+                (sim_fit_row){p->roofline_s, p->n_steps, set->rows[i].measured_s, p->host_s};
+        }
+    }
+    struct sim_err e;
+    char pe_msg[sizeof(e.msg)] = "";
+    sim_status st;
+    if (n_lin == n) {
+        st = sim_fit_alpha_beta(rows, n, &o->fit, res, &e);
+    } else {
+        double a0 = 1.0, b0 = 0.0;
+        sim_fit_result lin;
+        if (n_lin >= 2 && sim_fit_alpha_beta(rows, n_lin, &o->fit, &lin, &e) == SIM_OK) {
+            a0 = lin.alpha;
+            b0 = lin.beta_s;
+        }
+        struct sim_err pe = {{0}};
+        nl_rows nr = {mp, idx, &pe};
+        st = sim_fit_alpha_beta_nl(n, meas, nl_pred, &nr, &o->fit, a0, b0, res, &e);
+        memcpy(pe_msg, pe.msg, sizeof(pe_msg));
+    }
+    free(rows);
+    free(idx);
+    free(meas);
+    if (st != SIM_OK && pe_msg[0]) {
+        sim_io_errf(err, "%s", pe_msg); /* a row's simulation failed inside the fit */
+        return SIM_EFIT;
+    }
+    if (st != SIM_OK) {
+        sim_io_errf(err, "%s: %s", cmd, e.msg);
+        /* Too few rows is the input's fault; anything else is numerical. */
+        return st == SIM_EINVAL && n < 2 ? SIM_EINVAL : SIM_EFIT;
+    }
+    return SIM_OK;
+}
+
+void sim_meas_pred_free(sim_meas_pred *mp)
+{
+    for (int k = 0; k < mp->n_groups; k++)
+        sim_served_free(&mp->g[k].sv);
+    free(mp->g);
+    free(mp->group);
+    free(mp->p);
+    free(mp->work);
+    memset(mp, 0, sizeof(*mp));
+}

@@ -1,0 +1,95 @@
+/*
+ * meas_pred.h - predicting measurement rows (../shared/MEASUREMENTS.md) and fitting alpha and
+ * beta_s to them: what `llmstep validate` and `llmstep calibrate` compute, and what the
+ * library offers for rows in memory or in files. Each row is predicted once without
+ * calibration (a step or an offline batch is linear in alpha and beta_s:
+ * alpha x roofline_s + beta_s x n_steps + host_s); serving rows share one simulation per run
+ * (same setup and workload) and are simulated again for each (alpha, beta_s) a fit tries.
+ * Models, profiles and engines come from a load-once cache, so hundreds of rows naming the
+ * same files load each file once. Messages start with the row's "file:line: id: ".
+ */
+#ifndef SIM_MEAS_PRED_H
+#define SIM_MEAS_PRED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "calib_fit.h"
+#include "deploy.h"
+#include "meas_json.h"
+#include "status.h"
+
+/* How rows are predicted. */
+typedef struct sim_meas_opts {
+    const char *engine; /* the engine profile for rows without a usable engine_version */
+    int engine_given;   /* 1: engine for every row, whatever its engine_version */
+    sim_roofline_mode mode;
+    sim_gemm_model gemm;
+    int no_host; /* 1: the engine's host time is left out */
+    sim_fit_opts fit;
+} sim_meas_opts;
+
+/* The uncalibrated parts of one row's prediction: alpha x roofline_s + beta_s x n_steps +
+ * host_s. */
+typedef struct sim_row_pred {
+    double roofline_s; /* sum of roofline step times */
+    double n_steps;    /* engine steps */
+    double host_s;     /* engine host time (0 with no_host) */
+    double comm_s;     /* all-reduce part of roofline_s (single steps only; batches: 0) */
+    int64_t preemptions;
+} sim_row_pred;
+
+/*
+ * The engine profile of a row (MEASUREMENTS.md): opts->engine when engine_given; else from
+ * the row's engine_version for vLLM (before 0.8.0 the V0 engine; 0.8-0.13 vllm-v1-0.12;
+ * later vllm-v1); else opts->engine.
+ */
+const char *sim_meas_row_engine(const sim_meas_opts *o, const sim_meas_row *r);
+
+/* One step or offline-batch row (not serving), uncalibrated. work: scratch of a batch. */
+sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const char *engine,
+                                sim_roofline_mode mode, sim_gemm_model gemm, int no_host,
+                                sim_batch_work *work, sim_row_pred *out, struct sim_err *err);
+
+/* A serving simulation shared by the rows that measured statistics of the same run. */
+typedef struct sim_serve_group {
+    sim_deployment d;
+    sim_served sv;
+    int have; /* st and res hold the run at (alpha, beta_s) */
+    double alpha, beta_s;
+    sim_serve_stats st;
+    sim_serve_result res;
+} sim_serve_group;
+
+/* Everything needed to predict every row of a set at any (alpha, beta_s). */
+typedef struct sim_meas_pred {
+    const sim_meas_set *set;
+    sim_cache *cache;
+    sim_row_pred *p; /* per row; serving rows: preemptions only */
+    int *group;      /* per row: its serving group, or -1 */
+    sim_serve_group *g;
+    int n_groups;
+    sim_batch_work *work;
+} sim_meas_pred;
+
+/* Predicts every row of set (uncalibrated parts; serving rows get their simulation ready).
+ * On failure mp holds what was built: sim_meas_pred_free it. */
+sim_status sim_meas_predict_all(const sim_meas_opts *o, const sim_meas_set *set, sim_cache *c,
+                                sim_meas_pred *mp, struct sim_err *err);
+
+/* Row i's prediction at (alpha, beta_s), seconds. */
+sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, double beta_s,
+                                double *out, struct sim_err *err);
+
+/*
+ * Fits alpha and beta_s on the rows whose mask is set (NULL: all): by linear least squares
+ * when every row is linear in them, else (serving rows) by nonlinear least squares started
+ * from the linear rows' fit, or from (1, 0). cmd prefixes messages.
+ */
+sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigned char *mask,
+                        const char *cmd, sim_fit_result *res, struct sim_err *err);
+
+void sim_meas_pred_free(sim_meas_pred *mp);
+
+#endif
