@@ -217,7 +217,8 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_tex
         cli_error("%s: --format '%s': expected table or json", cmd, o->format);
         return CLI_USAGE;
     }
-    if (!(o->p.fit.alpha_min <= o->p.fit.alpha_max) || !(o->p.fit.beta_min_s <= o->p.fit.beta_max_s)) {
+    if (!(o->p.fit.alpha_min <= o->p.fit.alpha_max) ||
+        !(o->p.fit.beta_min_s <= o->p.fit.beta_max_s)) {
         cli_error("%s: bounds: minimum above maximum", cmd);
         return CLI_USAGE;
     }
@@ -353,8 +354,8 @@ int cmd_calibrate(int argc, char **argv)
         if (strcmp(sim_meas_row_engine(&o.p, &set.rows[i]), engine) != 0) {
             cli_error("calibrate: rows are predicted with different engines (%s at %s:%d, %s at "
                       "%s:%d); select rows of one engine version or pass --engine",
-                      engine, set.rows[0].file, set.rows[0].line, sim_meas_row_engine(&o.p, &set.rows[i]),
-                      set.rows[i].file, set.rows[i].line);
+                      engine, set.rows[0].file, set.rows[0].line,
+                      sim_meas_row_engine(&o.p, &set.rows[i]), set.rows[i].file, set.rows[i].line);
             rc = CLI_BAD_INPUT;
         }
     /* The fit's figures are written and printed: all must be numbers (the standard errors may

@@ -278,11 +278,28 @@ static void account(sim_state *x, const sim_step *st, int is_prefill)
 /* Decode slots for every running sequence that has finished its prefill, preempting from
  * the tail when blocks run out (vLLM V0 _schedule_running: each sequence needs a free block to
  * be scheduled). Adds the decodes to st and marks them; returns the number scheduled. */
+/* Adds n decodes at context c as sim_step_add_group would one by one: at once when the step
+ * has their group or room for it (then the n calls would all end in the same group), else one
+ * at a time (the merging of a full step rounds each time). */
+static void add_decodes(sim_step *st, int64_t n, int64_t c)
+{
+    int room = st->n_groups < SIM_STEP_MAX_GROUPS;
+    for (int i = 0; !room && i < st->n_groups; i++)
+        room = st->groups[i].new_tokens == 1 && st->groups[i].context_tokens == c &&
+               st->groups[i].emits == 1;
+    if (room) {
+        sim_step_add_group(st, n, 1, c, 1);
+        return;
+    }
+    for (int64_t k = 0; k < n; k++)
+        sim_step_add_group(st, 1, 1, c, 1);
+}
+
 static int64_t schedule_decodes(sim_state *x, sim_step *st)
 {
     sim_batch_work *w = x->w;
     const int64_t bs = x->s->block_size;
-    int64_t n = 0;
+    int64_t n = 0, run_n = 0, run_c = 0; /* a run of consecutive decodes at one context */
     for (int i = 0; i < x->n_running; i++)
         w->decoded[w->running[i]] = 0;
     for (int i = 0; i < x->n_running; i++) {
@@ -301,9 +318,16 @@ static int64_t schedule_decodes(sim_state *x, sim_step *st)
             x->free_blocks--;
         }
         w->decoded[id] = 1;
-        sim_step_add_group(st, 1, 1, w->cached[id], 1);
+        if (run_n > 0 && w->cached[id] != run_c) {
+            add_decodes(st, run_n, run_c);
+            run_n = 0;
+        }
+        run_c = w->cached[id];
+        run_n++;
         n++;
     }
+    if (run_n > 0)
+        add_decodes(st, run_n, run_c);
     return n;
 }
 

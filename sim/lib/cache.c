@@ -115,8 +115,8 @@ static sim_status load(sim_cache *c, int kind, const char *name, const void **ou
     return SIM_OK;
 }
 
-sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out,
-                           const char **path, struct sim_err *err)
+sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out, const char **path,
+                           struct sim_err *err)
 {
     return load(c, K_MODEL, name, (const void **)out, path, err);
 }
@@ -133,8 +133,8 @@ sim_status sim_cache_engine(sim_cache *c, const char *name, const sim_engine **o
     return load(c, K_ENGINE, name, (const void **)out, path, err);
 }
 
-sim_status sim_cache_calib(sim_cache *c, const char *name, const sim_calib **out,
-                           const char **path, struct sim_err *err)
+sim_status sim_cache_calib(sim_cache *c, const char *name, const sim_calib **out, const char **path,
+                           struct sim_err *err)
 {
     return load(c, K_CALIB, name, (const void **)out, path, err);
 }

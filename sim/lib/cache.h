@@ -27,13 +27,13 @@ size_t sim_cache_size(const sim_cache *c);
 
 /* The object loaded from name (an id or a path); *path (when not NULL) gets the resolved
  * path, owned by the cache. The loaders' errors (file:line:col: field: ...) on failure. */
-sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out,
-                           const char **path, struct sim_err *err);
+sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out, const char **path,
+                           struct sim_err *err);
 sim_status sim_cache_hw(sim_cache *c, const char *name, const sim_hw **out, const char **path,
                         struct sim_err *err);
 sim_status sim_cache_engine(sim_cache *c, const char *name, const sim_engine **out,
                             const char **path, struct sim_err *err);
-sim_status sim_cache_calib(sim_cache *c, const char *name, const sim_calib **out,
-                           const char **path, struct sim_err *err);
+sim_status sim_cache_calib(sim_cache *c, const char *name, const sim_calib **out, const char **path,
+                           struct sim_err *err);
 
 #endif

@@ -175,8 +175,8 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
         g->d.cfg.beta_s = beta_s;
         g->have = 0;
         struct sim_err e;
-        sim_status st = sim_served_run(&g->d.e, g->d.m, g->d.hw, &g->d.cfg, &g->d.s, &g->sv,
-                                       NULL, NULL, &g->res, &e);
+        sim_status st = sim_served_run(&g->d.e, g->d.m, g->d.hw, &g->d.cfg, &g->d.s, &g->sv, NULL,
+                                       NULL, &g->res, &e);
         if (st == SIM_OK)
             st = sim_served_stats(g->d.m, g->d.hw, &g->sv, &g->res, 0.0, 0.0, &g->st, &e);
         if (st != SIM_OK) {
