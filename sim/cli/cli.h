@@ -149,21 +149,6 @@ int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r);
 void cli_run_close(cli_run *run);
 int cli_load_engine(const char *name, sim_engine *e, char *path_out, size_t cap);
 
-/* The uncalibrated parts of one measurement's prediction: predicted = alpha x roofline_s +
- * beta_s x n_steps + host_s. */
-typedef struct cli_row_pred {
-    double roofline_s; /* sum of roofline step times */
-    double n_steps;    /* engine steps */
-    double host_s;     /* engine host time (0 with --no-host-time) */
-    double comm_s;     /* all-reduce part of roofline_s (single steps only; batches: 0) */
-    int64_t preemptions;
-} cli_row_pred;
-
-struct sim_meas_row;
-/* Predicts one measurement row; prints "file:line: id: problem" and returns non-zero on failure. */
-int cli_predict_row(const struct sim_meas_row *row, const char *engine, sim_roofline_mode mode,
-                    sim_gemm_model gemm, int no_host, cli_row_pred *out);
-
 /* A served workload (deploy.h). */
 typedef sim_served cli_serve;
 

@@ -25,6 +25,7 @@
 
 #include "calib_json.h"
 #include "cli.h"
+#include "meas_pred.h"
 #include "meas_json.h"
 #include "sweep_cli.h"
 
@@ -632,12 +633,23 @@ static int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration
     FILE *gf[MAX_GROUPS] = {NULL};
     double lo = (double)INFINITY, hi = 0.0, total_ape = 0.0;
     int rc = CLI_OK;
+    sim_cache *cache = sim_cache_alloc(cli_data_dir());
+    sim_batch_work *work = malloc(sizeof(*work));
+    if (!cache || !work) {
+        cli_error("out of memory");
+        rc = CLI_NUMERIC;
+    }
     for (size_t i = 0; i < set->n && rc == CLI_OK; i++) {
         const sim_meas_row *row = &set->rows[i];
-        cli_row_pred p;
-        rc = cli_predict_row(row, engine, SIM_ROOFLINE_OP, SIM_GEMM_FLAT, no_host, &p);
-        if (rc != CLI_OK)
+        sim_row_pred p;
+        struct sim_err e;
+        sim_status st = sim_meas_predict_one(cache, row, engine, SIM_ROOFLINE_OP, SIM_GEMM_FLAT,
+                                             no_host, work, &p, &e);
+        if (st != SIM_OK) {
+            cli_error("%s", e.msg);
+            rc = st == SIM_EFIT || st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
             break;
+        }
         double pred = alpha * p.roofline_s + beta * p.n_steps + p.host_s, m = row->measured_s;
         char buf[64];
         const char *v = group_value(row, field, buf, sizeof(buf));
@@ -671,6 +683,8 @@ static int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration
     }
     for (int k = 0; k < ng; k++)
         fclose(gf[k]);
+    sim_cache_free(cache);
+    free(work);
     if (rc != CLI_OK)
         return rc;
     FILE *bars = job_file(j, "groups.dat");

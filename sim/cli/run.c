@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "deploy.h"
 #include "engine_json.h"
-#include "meas_json.h"
 #include "paths.h"
 #include "units.h"
 
@@ -140,60 +139,4 @@ void cli_run_close(cli_run *run)
 {
     free(run->work);
     run->work = NULL;
-}
-
-int cli_predict_row(const sim_meas_row *row, const char *engine, sim_roofline_mode mode,
-                    sim_gemm_model gemm, int no_host, cli_row_pred *out)
-{
-    *out = (cli_row_pred){0};
-    cli_run_spec spec;
-    cli_run_spec_init(&spec);
-    spec.model = row->model;
-    spec.hw = row->hardware;
-    spec.engine = engine;
-    spec.tp = row->tp;
-    spec.dtype = sim_dtype_name(row->dtype);
-    spec.kv_dtype = sim_dtype_name(row->kv_dtype);
-    spec.mode = mode;
-    spec.gemm = gemm;
-    spec.sched = row->sched;
-    cli_run run;
-    cli_error_context("%s:%d: %s: ", row->file, row->line, row->id);
-    int rc = cli_run_open(&spec, &run);
-    if (rc != CLI_OK) {
-        cli_error_context(NULL);
-        cli_run_close(&run);
-        return rc;
-    }
-    if (row->kind == SIM_MEAS_OFFLINE_BATCH) {
-        sim_batch b = {row->batch, row->prompt_tokens, row->output_tokens};
-        sim_batch_result r;
-        rc = cli_run_batch(&run, &b, &r);
-        if (rc == CLI_OK) {
-            out->roofline_s = r.roofline_sum_s;
-            out->n_steps = (double)r.n_steps;
-            out->host_s = no_host ? 0.0 : r.host_sum_s;
-            out->preemptions = r.preemptions;
-        }
-    } else {
-        sim_step st = {0};
-        st.n_groups = row->n_groups;
-        for (int i = 0; i < row->n_groups; i++)
-            st.groups[i] = row->groups[i];
-        struct sim_err err;
-        if (sim_step_check(&run.model, &run.cfg, &st, &err) != SIM_OK) {
-            cli_error("%s", err.msg);
-            rc = CLI_BAD_INPUT;
-        } else {
-            sim_step_cost c;
-            sim_step_cost_compute(&run.model, &run.hw, &run.cfg, &st, &c);
-            out->roofline_s = c.roofline_s;
-            out->n_steps = 1.0;
-            out->host_s = no_host ? 0.0 : sim_engine_host_s(&run.engine, run.cfg.tp, c.seqs);
-            out->comm_s = c.comm_s;
-        }
-    }
-    cli_error_context(NULL);
-    cli_run_close(&run);
-    return rc;
 }
