@@ -283,41 +283,23 @@ static int predict_row(sim_meas_pred *mp, size_t i, double alpha, double beta_s,
     return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
 }
 
-static int fit_rows(const meas_opts *o, sim_meas_pred *mp, const unsigned char *mask,
-                    sim_fit_result *res, const char *cmd)
+static int fit_rows(const meas_opts *o, sim_meas_pred *mp, sim_fit_result *res, const char *cmd)
 {
     struct sim_err err;
-    sim_status st = sim_meas_fit(&o->p, mp, mask, cmd, res, &err);
+    sim_status st = sim_meas_fit(&o->p, mp, NULL, cmd, res, &err);
     return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
-}
-
-/* Fields that --holdout and the group tables may use: the filter fields that describe a
- * configuration (not id, source or the measured value). */
-static const char *field_str(const sim_meas_row *r, const char *field, char *buf, size_t cap)
-{
-    static const char *const allowed[] = {
-        "model", "hardware",      "kind",          "dtype",          "engine", "tp",
-        "batch", "prompt_tokens", "output_tokens", "context_tokens", "metric", "concurrency"};
-    for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-        if (strcmp(field, allowed[i]) == 0)
-            return sim_meas_field_str(r, field, buf, cap);
-    return NULL;
 }
 
 static int check_one_hardware(const sim_meas_set *set, const char *cmd)
 {
-    for (size_t i = 1; i < set->n; i++)
-        if (strcmp(set->rows[i].hardware, set->rows[0].hardware) != 0) {
-            cli_error("%s: rows name more than one hardware profile ('%s' at %s:%d, '%s' at "
-                      "%s:%d); select one with --select hardware=ID",
-                      cmd, set->rows[0].hardware, set->rows[0].file, set->rows[0].line,
-                      set->rows[i].hardware, set->rows[i].file, set->rows[i].line);
-            return CLI_BAD_INPUT;
-        }
+    struct sim_err err;
+    if (sim_meas_check_one_hw(set, cmd, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_BAD_INPUT;
+    }
     return CLI_OK;
 }
 
-/* The nonlinear fit's view of the masked rows. */
 int cmd_calibrate(int argc, char **argv)
 {
     meas_opts o;
@@ -347,7 +329,7 @@ int cmd_calibrate(int argc, char **argv)
         rc = predict_all(&o, &set, &cache, &mp);
     sim_fit_result res;
     if (rc == CLI_OK)
-        rc = fit_rows(&o, &mp, NULL, &res, "calibrate");
+        rc = fit_rows(&o, &mp, &res, "calibrate");
     /* The engine the rows were predicted with (each row's, from engine_version). */
     const char *engine = set.n ? sim_meas_row_engine(&o.p, &set.rows[0]) : o.p.engine;
     for (size_t i = 1; rc == CLI_OK && i < set.n; i++)
@@ -452,7 +434,7 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
     int ng = 0;
     char buf[64];
     for (size_t i = 0; i < set->n; i++) {
-        const char *v = field_str(&set->rows[i], field, buf, sizeof(buf));
+        const char *v = sim_meas_group_field(&set->rows[i], field, buf, sizeof(buf));
         int k = 0;
         while (k < ng && strcmp(g[k].value, v) != 0)
             k++;
@@ -511,7 +493,7 @@ int cmd_validate(int argc, char **argv)
         return CLI_USAGE;
     }
     char buf[64];
-    if (o.holdout && !field_str(&(sim_meas_row){0}, o.holdout, buf, sizeof(buf))) {
+    if (o.holdout && !sim_meas_group_field(&(sim_meas_row){0}, o.holdout, buf, sizeof(buf))) {
         cli_error("validate: --holdout '%s': expected model, hardware, kind, dtype, engine, tp, "
                   "batch, prompt_tokens, output_tokens, context_tokens, metric or concurrency",
                   o.holdout);
@@ -522,7 +504,6 @@ int cmd_validate(int argc, char **argv)
     sim_meas_pred mp = {0};
     sim_cache *cache = NULL;
     double *pred = NULL, *meas = NULL, *scratch = NULL;
-    unsigned char *mask = NULL;
     double alpha = 1.0, beta = 0.0;
     sim_calib cal;
     rc = load_rows(&o, "validate", &set);
@@ -539,61 +520,24 @@ int cmd_validate(int argc, char **argv)
         pred = malloc(set.n * sizeof(double));
         meas = malloc(set.n * sizeof(double));
         scratch = malloc(set.n * sizeof(double));
-        mask = malloc(set.n);
-        if (!pred || !meas || !scratch || !mask) {
+        if (!pred || !meas || !scratch) {
             cli_error("out of memory");
             rc = CLI_NUMERIC;
         }
     }
     /* Holdout: for each value, fit on the other rows, predict the held-out ones. */
     int n_folds = 0;
-    static struct {
-        char value[160];
-        size_t n;
-        double alpha, beta_s, mape_pct;
-    } folds[MAX_GROUPS];
+    static sim_meas_fold folds[MAX_GROUPS];
     for (size_t i = 0; rc == CLI_OK && i < set.n; i++) {
         meas[i] = set.rows[i].measured_s;
         rc = predict_row(&mp, i, alpha, beta, &pred[i]);
     }
     if (rc == CLI_OK && o.holdout) {
-        rc = check_one_hardware(&set, "validate");
-        unsigned char *done_rows = calloc(set.n, 1);
-        if (!done_rows) {
-            rc = CLI_NUMERIC;
-        }
-        for (size_t i = 0; rc == CLI_OK && i < set.n; i++) {
-            if (done_rows[i])
-                continue;
-            char vb[64], wb[64];
-            const char *v = field_str(&set.rows[i], o.holdout, vb, sizeof(vb));
-            size_t n_in = 0;
-            for (size_t j = 0; j < set.n; j++) {
-                mask[j] = strcmp(field_str(&set.rows[j], o.holdout, wb, sizeof(wb)), v) != 0;
-                n_in += !mask[j];
-            }
-            sim_fit_result res;
-            rc = fit_rows(&o, &mp, mask, &res, "validate --holdout");
-            if (rc != CLI_OK)
-                break;
-            double sum = 0.0;
-            for (size_t j = 0; rc == CLI_OK && j < set.n; j++) {
-                if (mask[j])
-                    continue;
-                rc = predict_row(&mp, j, res.alpha, res.beta_s, &pred[j]);
-                sum += fabs(pred[j] - meas[j]) / meas[j] * 100.0;
-                done_rows[j] = 1;
-            }
-            if (n_folds < MAX_GROUPS) {
-                snprintf(folds[n_folds].value, sizeof(folds[0].value), "%s", v);
-                folds[n_folds].n = n_in;
-                folds[n_folds].alpha = res.alpha;
-                folds[n_folds].beta_s = res.beta_s;
-                folds[n_folds].mape_pct = sum / (double)n_in;
-                n_folds++;
-            }
-        }
-        free(done_rows);
+        struct sim_err err;
+        sim_status st =
+            sim_meas_holdout(&o.p, &mp, o.holdout, pred, folds, MAX_GROUPS, &n_folds, &err);
+        if (st != SIM_OK)
+            rc = meas_fail(st, &err);
     }
     sim_metrics mt;
     if (rc == CLI_OK && sim_metrics_compute(pred, meas, set.n, scratch, &mt) != SIM_OK) {
@@ -682,7 +626,6 @@ int cmd_validate(int argc, char **argv)
     free(pred);
     free(meas);
     free(scratch);
-    free(mask);
     sim_meas_set_free(&set);
     return rc;
 }

@@ -277,3 +277,90 @@ void sim_meas_pred_free(sim_meas_pred *mp)
     free(mp->work);
     memset(mp, 0, sizeof(*mp));
 }
+
+const char *sim_meas_group_field(const sim_meas_row *r, const char *field, char *buf, size_t cap)
+{
+    static const char *const allowed[] = {
+        "model", "hardware",      "kind",          "dtype",          "engine", "tp",
+        "batch", "prompt_tokens", "output_tokens", "context_tokens", "metric", "concurrency"};
+    for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+        if (strcmp(field, allowed[i]) == 0)
+            return sim_meas_field_str(r, field, buf, cap);
+    return NULL;
+}
+
+sim_status sim_meas_check_one_hw(const sim_meas_set *set, const char *cmd, struct sim_err *err)
+{
+    for (size_t i = 1; i < set->n; i++)
+        if (strcmp(set->rows[i].hardware, set->rows[0].hardware) != 0) {
+            sim_io_errf(err,
+                        "%s: rows name more than one hardware profile ('%s' at %s:%d, '%s' at "
+                        "%s:%d); select one with --select hardware=ID",
+                        cmd, set->rows[0].hardware, set->rows[0].file, set->rows[0].line,
+                        set->rows[i].hardware, set->rows[i].file, set->rows[i].line);
+            return SIM_EINVAL;
+        }
+    return SIM_OK;
+}
+
+sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
+                            double *pred, sim_meas_fold *folds, int folds_cap, int *n_folds,
+                            struct sim_err *err)
+{
+    const sim_meas_set *set = mp->set;
+    *n_folds = 0;
+    char probe[64];
+    if (!sim_meas_group_field(&(sim_meas_row){0}, field, probe, sizeof(probe))) {
+        sim_io_errf(err,
+                    "holdout field '%s': expected model, hardware, kind, dtype, engine, tp, "
+                    "batch, prompt_tokens, output_tokens, context_tokens, metric or "
+                    "concurrency",
+                    field);
+        return SIM_EINVAL;
+    }
+    sim_status st = sim_meas_check_one_hw(set, "validate", err);
+    if (st != SIM_OK)
+        return st;
+    size_t cap = set->n ? set->n : 1;
+    unsigned char *done_rows = calloc(cap, 1), *mask = malloc(cap);
+    if (!done_rows || !mask) {
+        free(done_rows);
+        free(mask);
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    for (size_t i = 0; st == SIM_OK && i < set->n; i++) {
+        if (done_rows[i])
+            continue;
+        char vb[64], wb[64];
+        const char *v = sim_meas_group_field(&set->rows[i], field, vb, sizeof(vb));
+        size_t n_in = 0;
+        for (size_t j = 0; j < set->n; j++) {
+            mask[j] = strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) != 0;
+            n_in += !mask[j];
+        }
+        sim_fit_result res;
+        st = sim_meas_fit(o, mp, mask, "validate --holdout", &res, err);
+        if (st != SIM_OK)
+            break;
+        double sum = 0.0;
+        for (size_t j = 0; st == SIM_OK && j < set->n; j++) {
+            if (mask[j])
+                continue;
+            st = sim_meas_predict_row(mp, j, res.alpha, res.beta_s, &pred[j], err);
+            sum += fabs(pred[j] - set->rows[j].measured_s) / set->rows[j].measured_s * 100.0;
+            done_rows[j] = 1;
+        }
+        if (*n_folds < folds_cap) {
+            sim_meas_fold *f = &folds[(*n_folds)++];
+            snprintf(f->value, sizeof(f->value), "%s", v);
+            f->n = n_in;
+            f->alpha = res.alpha;
+            f->beta_s = res.beta_s;
+            f->mape_pct = sum / (double)n_in;
+        }
+    }
+    free(done_rows);
+    free(mask);
+    return st;
+}

@@ -92,4 +92,30 @@ sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigne
 
 void sim_meas_pred_free(sim_meas_pred *mp);
 
+/* A row's value of a field that holdout and group tables may use (model, hardware, kind,
+ * dtype, engine, tp, batch, prompt_tokens, output_tokens, context_tokens, metric,
+ * concurrency); NULL for another field. */
+const char *sim_meas_group_field(const sim_meas_row *r, const char *field, char *buf, size_t cap);
+
+/* SIM_EINVAL ("<cmd>: rows name more than one hardware profile ...") unless every row of set
+ * names the same one. */
+sim_status sim_meas_check_one_hw(const sim_meas_set *set, const char *cmd, struct sim_err *err);
+
+/* One fold of a leave-one-group-out validation. */
+typedef struct sim_meas_fold {
+    char value[160]; /* the held-out value of the field */
+    size_t n;        /* rows held out */
+    double alpha, beta_s, mape_pct;
+} sim_meas_fold;
+
+/*
+ * Leave-one-group-out: for each value of field, fits alpha and beta_s on the other rows and
+ * predicts the held-out ones into pred[] (every row once). Up to folds_cap folds are
+ * reported in folds (*n_folds of them). field must be a sim_meas_group_field name and the
+ * rows of one hardware profile.
+ */
+sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
+                            double *pred, sim_meas_fold *folds, int folds_cap, int *n_folds,
+                            struct sim_err *err);
+
 #endif
