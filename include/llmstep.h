@@ -359,6 +359,79 @@ LLMSTEP_API llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_worklo
                                          llmstep_serve_result *out /* OUT */,
                                          llmstep_error *err /* OUT */);
 
+/* ---- Measurements: validate, calibrate, holdout ------------------------------------------- */
+
+/*
+ * Which measurement rows (../shared/MEASUREMENTS.md JSON Lines files) and how to predict and
+ * fit them. Fill with llmstep_meas_spec_init. Rows from Python or other memory are written to
+ * a file first (the Python package does that for a list of dicts).
+ */
+typedef struct llmstep_meas_spec {
+    const char *const *files; /* n_files paths (1..64) */
+    size_t n_files;
+    const char *const *select; /* "field=value" terms every kept row matches (as --select) */
+    size_t n_select;
+    const char *const *exclude; /* "field=value" terms no kept row matches (as --exclude) */
+    size_t n_exclude;
+    const char *engine; /* NULL: each row's engine_version decides ("vllm-v0" without one) */
+    int no_host;        /* 1: leave the engine's host time out of the predictions */
+    int roofline_step;  /* as in llmstep_deploy_spec */
+    int gemm_tile_wave;
+    int weighting_absolute; /* 0: relative errors (default); 1: seconds */
+    double alpha_min, alpha_max, beta_min_s, beta_max_s; /* box of the fit (defaults: [0.1, 10],
+                                                            [0, 1] s) */
+} llmstep_meas_spec;
+
+LLMSTEP_API void llmstep_meas_spec_init(llmstep_meas_spec *spec /* OUT */);
+
+/* Errors of predictions against measurements. */
+typedef struct llmstep_validation {
+    int64_t n_rows;
+    double mape_pct;
+    double median_ape_pct;
+    double max_ape_pct;
+    double r2;            /* NaN when undefined (fewer than 2 distinct measurements) */
+    double alpha, beta_s; /* applied (validate); the last fold's (holdout) */
+} llmstep_validation;
+
+/* A fitted calibration. */
+typedef struct llmstep_fit {
+    char hardware[128];
+    char engine[64]; /* whose host time the fit took as known; "none" with no_host */
+    double alpha, beta_s;
+    double alpha_stderr, beta_stderr_s; /* NaN with only two rows */
+    int alpha_at_bound, beta_at_bound;
+    int64_t n_rows;
+    llmstep_validation fit; /* the errors of the fit on its own rows */
+} llmstep_fit;
+
+/*
+ * Predicts the selected rows with calibration (NULL: alpha 1, beta_s 0; a calibration must
+ * be for the rows' one hardware profile) and reports the errors. predicted_s and
+ * measured_s: NULL or room for cap rows, filled in file order (the first cap rows).
+ */
+LLMSTEP_API llmstep_status llmstep_validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
+                                            const char *calibration, double *predicted_s /* OUT */,
+                                            double *measured_s /* OUT */, size_t cap,
+                                            llmstep_validation *out /* OUT */,
+                                            llmstep_error *err /* OUT */);
+
+/* Fits alpha and beta_s to the selected rows (one hardware profile, one engine, >= 2 rows). */
+LLMSTEP_API llmstep_status llmstep_calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
+                                             llmstep_fit *out /* OUT */,
+                                             llmstep_error *err /* OUT */);
+
+/*
+ * Leave-one-group-out: for each value of field (model, hardware, kind, dtype, engine, tp,
+ * batch, prompt_tokens, output_tokens, context_tokens, metric, concurrency), a fit on the
+ * other rows predicts the held-out ones; the errors are over every row so predicted.
+ */
+LLMSTEP_API llmstep_status llmstep_holdout(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
+                                           const char *field, double *predicted_s /* OUT */,
+                                           double *measured_s /* OUT */, size_t cap,
+                                           llmstep_validation *out /* OUT */,
+                                           llmstep_error *err /* OUT */);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,10 +3,12 @@
  * published architecture facts and hand-derived figures through it, the cache, errors that
  * name the file and field, and agreement between its entry points.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "llmstep.h"
@@ -190,6 +192,73 @@ static void serving(void)
     llmstep_deploy_free(d);
 }
 
+/* Measurements: validate's errors are those of the rows it returns (recomputed here), a
+ * calibration fitted on the rows reproduces its own reported fit when validated with it, and
+ * holdout predicts every row once. Rows: the bundled measurements/example.jsonl. */
+static void measurements(void)
+{
+    const char *files[] = {SIM_SOURCE_DIR "/measurements/example.jsonl"};
+    const char *sel[] = {"hardware=h100-sxm"};
+    llmstep_meas_spec spec;
+    llmstep_meas_spec_init(&spec);
+    spec.files = files;
+    spec.n_files = 1;
+    spec.select = sel;
+    spec.n_select = 1;
+    double pred[64], meas[64];
+    llmstep_validation v;
+    llmstep_error err;
+    CHECK_INT(llmstep_validate(ctx, &spec, SIM_SOURCE_DIR "/calibrations/h100-sxm.json", pred, meas,
+                               64, &v, &err),
+              LLMSTEP_OK);
+    CHECK(v.n_rows >= 2 && v.n_rows <= 64);
+    double sum = 0.0;
+    for (int64_t i = 0; i < v.n_rows; i++)
+        sum += fabs(pred[i] - meas[i]) / meas[i] * 100.0;
+    CHECK_REL(v.mape_pct, sum / (double)v.n_rows, 1e-12);
+
+    llmstep_fit fit;
+    CHECK_INT(llmstep_calibrate(ctx, &spec, &fit, &err), LLMSTEP_OK);
+    CHECK_STR(fit.hardware, "h100-sxm");
+    CHECK_INT(fit.n_rows, v.n_rows);
+    /* Validating with the fitted figures gives the fit's own errors. */
+    const char *tmpl = "/tmp/llmstep-test-api-calib-XXXXXX";
+    char path[64];
+    snprintf(path, sizeof(path), "%s", tmpl);
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w");
+        fprintf(f,
+                "{\"schema\": \"llmstep-calibration/1\", \"hardware\": \"h100-sxm\", "
+                "\"engine\": \"%s\", \"alpha\": %.17g, \"beta_s\": %.17g}\n",
+                fit.engine, fit.alpha, fit.beta_s);
+        fclose(f);
+        llmstep_validation v2;
+        llmstep_status st = llmstep_validate(ctx, &spec, path, NULL, NULL, 0, &v2, &err);
+        if (st != LLMSTEP_OK)
+            printf("validate with the fitted calibration: %s\n", err.message);
+        CHECK_INT(st, LLMSTEP_OK);
+        CHECK_REL(v2.mape_pct, fit.fit.mape_pct, 1e-9);
+        remove(path);
+    }
+
+    llmstep_validation h;
+    CHECK_INT(llmstep_holdout(ctx, &spec, "model", pred, meas, 64, &h, &err), LLMSTEP_OK);
+    CHECK_INT(h.n_rows, v.n_rows);
+    CHECK_INT(llmstep_holdout(ctx, &spec, "colour", NULL, NULL, 0, &h, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "colour");
+
+    const char *bad_sel[] = {"hardwar=h100-sxm"};
+    spec.select = bad_sel;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &v, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "hardwar");
+    const char *none_sel[] = {"hardware=b200"};
+    spec.select = none_sel;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &v, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "no row matches");
+}
+
 int main(void)
 {
     llmstep_error err;
@@ -204,6 +273,7 @@ int main(void)
     step_ops_and_grid();
     capacity_rule();
     serving();
+    measurements();
     llmstep_ctx_free(ctx);
     return check_report("test_api");
 }

@@ -14,11 +14,16 @@ Errors raise ``llmstep.Error`` (a ``ValueError``) with the library's one-line me
 names the file, line and field at fault.
 """
 
+import contextlib
 import ctypes
+import json
+import os
+import tempfile
 
 from . import _lib
 
-__all__ = ["Context", "Deployment", "Error", "deploy", "serve", "version", "default_context"]
+__all__ = ["Context", "Deployment", "Error", "deploy", "serve", "validate", "calibrate",
+           "to_frame", "version", "default_context"]
 
 
 class Error(ValueError):
@@ -101,6 +106,114 @@ class Context:
                           max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                           gpu_memory_utilization, chunked_prefill, roofline, gemm,
                           ignore_memory)
+
+    # ---- measurements (../shared/MEASUREMENTS.md rows) ----
+
+    @contextlib.contextmanager
+    def _meas_spec(self, measurements, select, exclude, engine, no_host, roofline, gemm,
+                   weighting, alpha_bounds, beta_bounds_s):
+        """The C spec for measurement files, or for rows given as dicts (written to a
+        temporary JSON Lines file, since the library reads files)."""
+        tmp = None
+        try:
+            if isinstance(measurements, (str, os.PathLike)):
+                files = [os.fspath(measurements)]
+            elif measurements and isinstance(measurements[0], dict):
+                fd, tmp = tempfile.mkstemp(prefix="llmstep-rows-", suffix=".jsonl")
+                with os.fdopen(fd, "w") as f:
+                    for row in measurements:
+                        f.write(json.dumps(row) + "\n")
+                files = [tmp]
+            else:
+                files = [os.fspath(x) for x in measurements]
+            spec = _lib.MeasSpec()
+            _lib.lib.llmstep_meas_spec_init(ctypes.byref(spec))
+            keep = []
+
+            def strv(items):
+                arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
+                keep.append(arr)
+                return arr, len(items)
+
+            spec.files, spec.n_files = strv(files)
+            spec.select, spec.n_select = strv(list(select))
+            spec.exclude, spec.n_exclude = strv(list(exclude))
+            eng = _enc(engine)
+            keep.append(eng)
+            spec.engine = eng
+            spec.no_host = int(bool(no_host))
+            if roofline not in ("op", "step") or gemm not in ("flat", "tile-wave"):
+                raise Error(1, "roofline: 'op' or 'step'; gemm: 'flat' or 'tile-wave'")
+            if weighting not in ("relative", "absolute"):
+                raise Error(1, f"weighting: 'relative' or 'absolute', got {weighting!r}")
+            spec.roofline_step = int(roofline == "step")
+            spec.gemm_tile_wave = int(gemm == "tile-wave")
+            spec.weighting_absolute = int(weighting == "absolute")
+            if alpha_bounds is not None:
+                spec.alpha_min, spec.alpha_max = map(float, alpha_bounds)
+            if beta_bounds_s is not None:
+                spec.beta_min_s, spec.beta_max_s = map(float, beta_bounds_s)
+            yield spec, keep
+        finally:
+            if tmp:
+                os.unlink(tmp)
+
+    def _validate(self, fn, extra, measurements, kw):
+        import numpy as np
+
+        opts = dict(select=(), exclude=(), engine=None, no_host=False, roofline="op",
+                    gemm="flat", weighting="relative", alpha_bounds=None, beta_bounds_s=None)
+        unknown = set(kw) - set(opts)
+        if unknown:
+            raise TypeError(f"unexpected arguments: {sorted(unknown)}")
+        opts.update(kw)
+        with self._meas_spec(measurements, **opts) as (spec, _keep):
+            v = _lib.Validation()
+            err = _lib.Error()
+            cap = 1 << 20
+            pred = np.empty(cap)
+            meas = np.empty(cap)
+            dp = ctypes.POINTER(ctypes.c_double)
+            _check(fn(self._h, ctypes.byref(spec), extra, pred.ctypes.data_as(dp),
+                      meas.ctypes.data_as(dp), cap, ctypes.byref(v), ctypes.byref(err)), err)
+        out = _struct_dict(v)
+        n = out["n_rows"]
+        out["predicted_s"] = pred[:n].copy()
+        out["measured_s"] = meas[:n].copy()
+        return out
+
+    def validate(self, measurements, calibration=None, **kw):
+        """Predicts measurement rows (a file, a list of files, or a list of row dicts in the
+        format of MEASUREMENTS.md) and reports MAPE, median and max APE and R^2, with the
+        arrays predicted_s and measured_s. Options: select/exclude ("field=value" terms),
+        engine, no_host, roofline, gemm; calibration applies alpha and beta_s."""
+        return self._validate(_lib.lib.llmstep_validate, _enc(calibration), measurements, kw)
+
+    def holdout(self, measurements, field, **kw):
+        """Leave-one-group-out over ``field`` (e.g. "model"): each group is predicted by alpha
+        and beta_s fitted on the others. Returns what validate returns."""
+        return self._validate(_lib.lib.llmstep_holdout, _enc(field), measurements, kw)
+
+    def calibrate(self, measurements, **kw):
+        """Fits alpha and beta_s to the rows (one hardware profile, one engine): returns
+        hardware, engine, alpha, beta_s, their standard errors, bound flags, n_rows and the
+        fit's own errors ("fit")."""
+        opts = dict(select=(), exclude=(), engine=None, no_host=False, roofline="op",
+                    gemm="flat", weighting="relative", alpha_bounds=None, beta_bounds_s=None)
+        unknown = set(kw) - set(opts)
+        if unknown:
+            raise TypeError(f"unexpected arguments: {sorted(unknown)}")
+        opts.update(kw)
+        with self._meas_spec(measurements, **opts) as (spec, _keep):
+            f = _lib.Fit()
+            err = _lib.Error()
+            _check(_lib.lib.llmstep_calibrate(self._h, ctypes.byref(spec), ctypes.byref(f),
+                                              ctypes.byref(err)), err)
+        out = _struct_dict(f)
+        out["fit"] = _struct_dict(f.fit)
+        out["alpha_at_bound"] = bool(out["alpha_at_bound"])
+        out["beta_at_bound"] = bool(out["beta_at_bound"])
+        return out
 
 
 _default = None
@@ -282,6 +395,16 @@ def serve(model, hw, tp=1, engine=None, calibration=None, usage="server", **work
     The OpenAI server's defaults apply unless ``usage="llm"``."""
     d = deploy(model, hw, tp=tp, engine=engine, calibration=calibration, usage=usage)
     return d.serve(**workload)
+
+
+def validate(measurements, calibration=None, **kw):
+    """Context.validate on the default context."""
+    return default_context().validate(measurements, calibration=calibration, **kw)
+
+
+def calibrate(measurements, **kw):
+    """Context.calibrate on the default context."""
+    return default_context().calibrate(measurements, **kw)
 
 
 def to_frame(rows):

@@ -142,6 +142,27 @@ class ServeResult(ctypes.Structure):
                 ("n_steps", i64)]
 
 
+class MeasSpec(ctypes.Structure):
+    _fields_ = [("files", ctypes.POINTER(cstr)), ("n_files", ctypes.c_size_t),
+                ("select", ctypes.POINTER(cstr)), ("n_select", ctypes.c_size_t),
+                ("exclude", ctypes.POINTER(cstr)), ("n_exclude", ctypes.c_size_t),
+                ("engine", cstr), ("no_host", cint), ("roofline_step", cint),
+                ("gemm_tile_wave", cint), ("weighting_absolute", cint), ("alpha_min", dbl),
+                ("alpha_max", dbl), ("beta_min_s", dbl), ("beta_max_s", dbl)]
+
+
+class Validation(ctypes.Structure):
+    _fields_ = [("n_rows", i64), ("mape_pct", dbl), ("median_ape_pct", dbl),
+                ("max_ape_pct", dbl), ("r2", dbl), ("alpha", dbl), ("beta_s", dbl)]
+
+
+class Fit(ctypes.Structure):
+    _fields_ = [("hardware", ctypes.c_char * 128), ("engine", ctypes.c_char * 64),
+                ("alpha", dbl), ("beta_s", dbl), ("alpha_stderr", dbl),
+                ("beta_stderr_s", dbl), ("alpha_at_bound", cint), ("beta_at_bound", cint),
+                ("n_rows", i64), ("fit", Validation)]
+
+
 P = ctypes.POINTER
 vp = ctypes.c_void_p
 _sigs = {
@@ -165,6 +186,12 @@ _sigs = {
     "llmstep_batch": (cint, [vp, i64, i64, i64, P(BatchResult), P(Error)]),
     "llmstep_workload_init": (None, [P(Workload)]),
     "llmstep_serve": (cint, [vp, P(Workload), P(ServeResult), P(Error)]),
+    "llmstep_meas_spec_init": (None, [P(MeasSpec)]),
+    "llmstep_validate": (cint, [vp, P(MeasSpec), cstr, P(dbl), P(dbl), ctypes.c_size_t,
+                                P(Validation), P(Error)]),
+    "llmstep_calibrate": (cint, [vp, P(MeasSpec), P(Fit), P(Error)]),
+    "llmstep_holdout": (cint, [vp, P(MeasSpec), cstr, P(dbl), P(dbl), ctypes.c_size_t,
+                               P(Validation), P(Error)]),
 }
 for _name, (_res, _args) in _sigs.items():
     _f = getattr(lib, _name)

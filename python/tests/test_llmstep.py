@@ -125,3 +125,35 @@ def test_to_frame():
     df = llmstep.to_frame([d.serve(concurrency=c, num_requests=50) for c in (4, 8)])
     assert isinstance(df, pd.DataFrame)
     assert list(df["ttft_s_p90"] > 0) == [True, True]
+
+
+def test_validate_and_calibrate_match_the_cli(ctx):
+    """Context.validate and .calibrate give the numbers `llmstep validate/calibrate` print, for
+    a file and for the same rows given as dicts; holdout predicts every row once."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    path = os.path.join(SRC, "measurements", "example.jsonl")
+    cal = os.path.join(SRC, "calibrations", "h100-sxm.json")
+    want = cli_json("validate", "--measurements", path, "--select", "hardware=h100-sxm",
+                    "--calibration", cal)
+    got = ctx.validate(path, select=["hardware=h100-sxm"], calibration=cal)
+    assert got["n_rows"] == want["n_rows"]
+    assert got["mape_pct"] == pytest.approx(want["mape_pct"], rel=1e-12)
+    assert list(got["predicted_s"]) == pytest.approx([r["predicted_s"] for r in want["rows"]],
+                                                     rel=1e-12)
+    rows = [json.loads(line) for line in open(path) if line.strip() and line[0] != "#"]
+    from_dicts = ctx.validate(rows, select=["hardware=h100-sxm"], calibration=cal)
+    assert from_dicts["mape_pct"] == got["mape_pct"]
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "c.json")
+        want_fit = cli_json("calibrate", "--measurements", path, "--select",
+                            "hardware=h100-sxm", "--out", out)
+    fit = ctx.calibrate(path, select=["hardware=h100-sxm"])
+    assert fit["alpha"] == pytest.approx(want_fit["alpha"], rel=1e-12)
+    assert fit["beta_s"] == pytest.approx(want_fit["beta_s"], rel=1e-12, abs=1e-15)
+    assert fit["fit"]["mape_pct"] == pytest.approx(want_fit["mape_pct"], rel=1e-12)
+    held = ctx.holdout(path, "model", select=["hardware=h100-sxm"])
+    assert held["n_rows"] == got["n_rows"]
+    with pytest.raises(llmstep.Error, match="no row matches"):
+        ctx.validate(path, select=["hardware=b200"])

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calib_fit.h"
 #include "calib_json.h"
 #include "capacity.h"
 #include "deploy.h"
@@ -19,6 +20,8 @@
 #include "engine_json.h"
 #include "hw.h"
 #include "hw_json.h"
+#include "meas_pred.h"
+#include "metrics.h"
 #include "model.h"
 #include "model_json.h"
 #include "paths.h"
@@ -566,4 +569,226 @@ llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
                                   res.n_steps};
     ok(err);
     return LLMSTEP_OK;
+}
+
+/* ---- Measurements ----------------------------------------------------------------------- */
+
+#define MEAS_MAX_FILES   64
+#define MEAS_MAX_FILTERS 64
+
+void llmstep_meas_spec_init(llmstep_meas_spec *spec)
+{
+    memset(spec, 0, sizeof(*spec));
+    sim_fit_opts f;
+    sim_fit_opts_default(&f);
+    spec->alpha_min = f.alpha_min;
+    spec->alpha_max = f.alpha_max;
+    spec->beta_min_s = f.beta_min_s;
+    spec->beta_max_s = f.beta_max_s;
+}
+
+/* The selected rows of spec's files, and the prediction options. */
+static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set, sim_meas_opts *o,
+                                llmstep_error *err)
+{
+    if (!spec || !spec->files || spec->n_files < 1 || spec->n_files > MEAS_MAX_FILES)
+        return fail(err, SIM_EINVAL, "measurements: expected 1 to %d files", MEAS_MAX_FILES);
+    if (spec->n_select > MEAS_MAX_FILTERS || spec->n_exclude > MEAS_MAX_FILTERS ||
+        (spec->n_select && !spec->select) || (spec->n_exclude && !spec->exclude))
+        return fail(err, SIM_EINVAL, "select/exclude: at most %d terms each", MEAS_MAX_FILTERS);
+    *o = (sim_meas_opts){0};
+    o->engine = spec->engine ? spec->engine : "vllm-v0";
+    o->engine_given = spec->engine != NULL;
+    o->mode = spec->roofline_step ? SIM_ROOFLINE_STEP : SIM_ROOFLINE_OP;
+    o->gemm = spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT;
+    o->no_host = spec->no_host != 0;
+    sim_fit_opts_default(&o->fit);
+    o->fit.weight = spec->weighting_absolute ? SIM_FIT_ABSOLUTE : SIM_FIT_RELATIVE;
+    o->fit.alpha_min = spec->alpha_min;
+    o->fit.alpha_max = spec->alpha_max;
+    o->fit.beta_min_s = spec->beta_min_s;
+    o->fit.beta_max_s = spec->beta_max_s;
+    if (!(o->fit.alpha_min <= o->fit.alpha_max && o->fit.beta_min_s <= o->fit.beta_max_s &&
+          isfinite(o->fit.alpha_min) && isfinite(o->fit.alpha_max) && isfinite(o->fit.beta_min_s) &&
+          isfinite(o->fit.beta_max_s) && o->fit.alpha_min >= 0.0))
+        return fail(err, SIM_ERANGE,
+                    "alpha_min <= alpha_max and beta_min_s <= beta_max_s, "
+                    "finite, alpha_min >= 0");
+    sim_meas_filter sel[MEAS_MAX_FILTERS], exc[MEAS_MAX_FILTERS];
+    struct sim_err e;
+    for (size_t i = 0; i < spec->n_select; i++)
+        if (sim_meas_filter_parse(spec->select[i], &sel[i], &e) != SIM_OK)
+            return fail(err, SIM_EINVAL, "select %s", e.msg);
+    for (size_t i = 0; i < spec->n_exclude; i++)
+        if (sim_meas_filter_parse(spec->exclude[i], &exc[i], &e) != SIM_OK)
+            return fail(err, SIM_EINVAL, "exclude %s", e.msg);
+    for (size_t i = 0; i < spec->n_files; i++) {
+        sim_status st = spec->files[i] ? sim_meas_load(spec->files[i], set, &e) : SIM_EINVAL;
+        if (st != SIM_OK)
+            return spec->files[i] ? fail_err(err, st, &e)
+                                  : fail(err, SIM_EINVAL, "files[%zu]: NULL", i);
+    }
+    sim_meas_select(set, sel, spec->n_select, exc, spec->n_exclude);
+    if (set->n == 0)
+        return fail(err, SIM_EINVAL, "no row matches the selection");
+    return LLMSTEP_OK;
+}
+
+static llmstep_status meas_status(sim_status st, const struct sim_err *e, llmstep_error *err)
+{
+    return st == SIM_OK ? LLMSTEP_OK : fail_err(err, st, e);
+}
+
+/* Errors of pred against the rows into out, and the first cap rows into the arrays. */
+static llmstep_status report(const sim_meas_set *set, const double *pred, double *predicted_s,
+                             double *measured_s, size_t cap, llmstep_validation *out,
+                             llmstep_error *err)
+{
+    double *meas = malloc(set->n * sizeof(*meas)), *scratch = malloc(set->n * sizeof(*scratch));
+    if (!meas || !scratch) {
+        free(meas);
+        free(scratch);
+        return fail(err, SIM_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < set->n; i++)
+        meas[i] = set->rows[i].measured_s;
+    sim_metrics mt;
+    sim_status st = sim_metrics_compute(pred, meas, set->n, scratch, &mt);
+    for (size_t i = 0; i < set->n && i < cap; i++) {
+        if (predicted_s)
+            predicted_s[i] = pred[i];
+        if (measured_s)
+            measured_s[i] = meas[i];
+    }
+    free(meas);
+    free(scratch);
+    if (st != SIM_OK || !isfinite(mt.mape_pct) || !isfinite(mt.max_ape_pct))
+        return fail(err, SIM_EFIT, "the errors are not finite numbers");
+    out->n_rows = (int64_t)mt.n;
+    out->mape_pct = mt.mape_pct;
+    out->median_ape_pct = mt.median_ape_pct;
+    out->max_ape_pct = mt.max_ape_pct;
+    out->r2 = mt.r2;
+    return LLMSTEP_OK;
+}
+
+/* validate (field NULL) or holdout (field set). */
+static llmstep_status validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
+                               const char *calibration, const char *field, double *predicted_s,
+                               double *measured_s, size_t cap, llmstep_validation *out,
+                               llmstep_error *err)
+{
+    if (!ctx || !out)
+        return fail(err, SIM_EINVAL, "validate: NULL argument");
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    sim_meas_opts o;
+    sim_meas_pred mp = {0};
+    double *pred = NULL;
+    double alpha = 1.0, beta_s = 0.0;
+    struct sim_err e;
+    llmstep_status ls = meas_open(spec, &set, &o, err);
+    if (ls == LLMSTEP_OK && calibration) {
+        const sim_calib *cal = NULL;
+        sim_status st = sim_meas_check_one_hw(&set, "validate", &e);
+        if (st == SIM_OK)
+            st = sim_cache_calib(ctx->cache, calibration, &cal, NULL, &e);
+        ls = meas_status(st, &e, err);
+        if (ls == LLMSTEP_OK && strcmp(cal->hardware, set.rows[0].hardware) != 0)
+            ls = fail(err, SIM_EINVAL, "%s: hardware: calibration is for '%s', not '%s'",
+                      calibration, cal->hardware, set.rows[0].hardware);
+        if (ls == LLMSTEP_OK) {
+            alpha = cal->alpha;
+            beta_s = cal->beta_s;
+        }
+    }
+    if (ls == LLMSTEP_OK)
+        ls = meas_status(sim_meas_predict_all(&o, &set, ctx->cache, &mp, &e), &e, err);
+    if (ls == LLMSTEP_OK && !(pred = malloc(set.n * sizeof(*pred))))
+        ls = fail(err, SIM_ENOMEM, "out of memory");
+    for (size_t i = 0; ls == LLMSTEP_OK && i < set.n; i++)
+        ls = meas_status(sim_meas_predict_row(&mp, i, alpha, beta_s, &pred[i], &e), &e, err);
+    if (ls == LLMSTEP_OK && field) {
+        sim_meas_fold fold;
+        int n_folds = 0;
+        ls = meas_status(sim_meas_holdout(&o, &mp, field, pred, &fold, 1, &n_folds, &e), &e, err);
+    }
+    if (ls == LLMSTEP_OK)
+        ls = report(&set, pred, predicted_s, measured_s, cap, out, err);
+    if (ls == LLMSTEP_OK) {
+        out->alpha = alpha;
+        out->beta_s = beta_s;
+        ok(err);
+    }
+    free(pred);
+    sim_meas_pred_free(&mp);
+    sim_meas_set_free(&set);
+    return ls;
+}
+
+llmstep_status llmstep_validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
+                                const char *calibration, double *predicted_s, double *measured_s,
+                                size_t cap, llmstep_validation *out, llmstep_error *err)
+{
+    return validate(ctx, spec, calibration, NULL, predicted_s, measured_s, cap, out, err);
+}
+
+llmstep_status llmstep_holdout(llmstep_ctx *ctx, const llmstep_meas_spec *spec, const char *field,
+                               double *predicted_s, double *measured_s, size_t cap,
+                               llmstep_validation *out, llmstep_error *err)
+{
+    if (!field)
+        return fail(err, SIM_EINVAL, "holdout: field is required");
+    return validate(ctx, spec, NULL, field, predicted_s, measured_s, cap, out, err);
+}
+
+llmstep_status llmstep_calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec, llmstep_fit *out,
+                                 llmstep_error *err)
+{
+    if (!ctx || !out)
+        return fail(err, SIM_EINVAL, "calibrate: NULL argument");
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    sim_meas_opts o;
+    sim_meas_pred mp = {0};
+    struct sim_err e;
+    llmstep_status ls = meas_open(spec, &set, &o, err);
+    if (ls == LLMSTEP_OK)
+        ls = meas_status(sim_meas_check_one_hw(&set, "calibrate", &e), &e, err);
+    if (ls == LLMSTEP_OK && set.n < 2)
+        ls = fail(err, SIM_EINVAL, "calibrate: %zu row selected; alpha and beta need at least 2",
+                  set.n);
+    const char *engine = ls == LLMSTEP_OK ? sim_meas_row_engine(&o, &set.rows[0]) : "";
+    for (size_t i = 1; ls == LLMSTEP_OK && i < set.n; i++)
+        if (strcmp(sim_meas_row_engine(&o, &set.rows[i]), engine) != 0)
+            ls = fail(err, SIM_EINVAL,
+                      "calibrate: rows are predicted with different engines (%s at %s:%d, %s at "
+                      "%s:%d); select rows of one engine version or name the engine",
+                      engine, set.rows[0].file, set.rows[0].line,
+                      sim_meas_row_engine(&o, &set.rows[i]), set.rows[i].file, set.rows[i].line);
+    if (ls == LLMSTEP_OK)
+        ls = meas_status(sim_meas_predict_all(&o, &set, ctx->cache, &mp, &e), &e, err);
+    sim_fit_result res;
+    if (ls == LLMSTEP_OK)
+        ls = meas_status(sim_meas_fit(&o, &mp, NULL, "calibrate", &res, &e), &e, err);
+    if (ls == LLMSTEP_OK) {
+        memset(out, 0, sizeof(*out));
+        snprintf(out->hardware, sizeof(out->hardware), "%s", set.rows[0].hardware);
+        snprintf(out->engine, sizeof(out->engine), "%s", o.no_host ? "none" : engine);
+        out->alpha = res.alpha;
+        out->beta_s = res.beta_s;
+        out->alpha_stderr = res.alpha_stderr;
+        out->beta_stderr_s = res.beta_stderr_s;
+        out->alpha_at_bound = res.alpha_at_bound;
+        out->beta_at_bound = res.beta_at_bound;
+        out->n_rows = (int64_t)res.n_rows;
+        out->fit =
+            (llmstep_validation){(int64_t)res.fit.n,  res.fit.mape_pct, res.fit.median_ape_pct,
+                                 res.fit.max_ape_pct, res.fit.r2,       res.alpha,
+                                 res.beta_s};
+        ok(err);
+    }
+    sim_meas_pred_free(&mp);
+    sim_meas_set_free(&set);
+    return ls;
 }
