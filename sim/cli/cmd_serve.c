@@ -1,5 +1,4 @@
 /* cmd_serve.c - `llmstep serve`: an engine serving a workload, request by request. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +6,7 @@
 
 #include "atomic_write.h"
 #include "cli.h"
+#include "opts.h"
 
 static void usage(FILE *f)
 {
@@ -57,72 +57,6 @@ static void usage(FILE *f)
            "1000 \\\n"
            "      --output-tokens 200 --num-requests 2000 --slo-ttft-ms 500 --slo-tpot-ms 50\n");
 }
-
-enum {
-    OPT_MODEL = 256,
-    OPT_HW,
-    OPT_TP,
-    OPT_DTYPE,
-    OPT_KV,
-    OPT_CALIB,
-    OPT_ENGINE,
-    OPT_SEQS,
-    OPT_TOKENS,
-    OPT_LEN,
-    OPT_UTIL,
-    OPT_BLOCK,
-    OPT_USAGE,
-    OPT_CONC,
-    OPT_RATE,
-    OPT_TRACE,
-    OPT_PROMPT,
-    OPT_OUTPUT,
-    OPT_NREQ,
-    OPT_WARMUP,
-    OPT_BURST,
-    OPT_RANGE,
-    OPT_SEED,
-    OPT_SLO_TTFT,
-    OPT_SLO_TPOT,
-    OPT_TIMELINE,
-    OPT_FORMAT,
-    OPT_ROOFLINE,
-    OPT_GEMM
-};
-
-static const struct option opts[] = {
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"hw", required_argument, NULL, OPT_HW},
-    {"tp", required_argument, NULL, OPT_TP},
-    {"dtype", required_argument, NULL, OPT_DTYPE},
-    {"kv-dtype", required_argument, NULL, OPT_KV},
-    {"calibration", required_argument, NULL, OPT_CALIB},
-    {"engine", required_argument, NULL, OPT_ENGINE},
-    {"max-num-seqs", required_argument, NULL, OPT_SEQS},
-    {"max-num-batched-tokens", required_argument, NULL, OPT_TOKENS},
-    {"max-model-len", required_argument, NULL, OPT_LEN},
-    {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
-    {"block-size", required_argument, NULL, OPT_BLOCK},
-    {"usage", required_argument, NULL, OPT_USAGE},
-    {"concurrency", required_argument, NULL, OPT_CONC},
-    {"request-rate", required_argument, NULL, OPT_RATE},
-    {"trace", required_argument, NULL, OPT_TRACE},
-    {"prompt-tokens", required_argument, NULL, OPT_PROMPT},
-    {"output-tokens", required_argument, NULL, OPT_OUTPUT},
-    {"num-requests", required_argument, NULL, OPT_NREQ},
-    {"warmup-requests", required_argument, NULL, OPT_WARMUP},
-    {"burstiness", required_argument, NULL, OPT_BURST},
-    {"range-ratio", required_argument, NULL, OPT_RANGE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"slo-ttft-ms", required_argument, NULL, OPT_SLO_TTFT},
-    {"slo-tpot-ms", required_argument, NULL, OPT_SLO_TPOT},
-    {"timeline", required_argument, NULL, OPT_TIMELINE},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"roofline", required_argument, NULL, OPT_ROOFLINE},
-    {"gemm", required_argument, NULL, OPT_GEMM},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
 
 /* The timeline CSV, built in memory and written atomically at the end. */
 typedef struct timeline {
@@ -201,108 +135,36 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
     a->wl.warmup_requests = -1;
     a->wl.prompt_tokens = a->wl.output_tokens = -1;
     a->format = "table";
-    *done = 0;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int bad = 0;
-        int64_t seed = 0;
-        switch (c) {
-        case OPT_MODEL:
-            a->spec.model = optarg;
-            break;
-        case OPT_HW:
-            a->spec.hw = optarg;
-            break;
-        case OPT_TP:
-            bad = cli_parse_i64(optarg, 1, 4096, &a->spec.tp);
-            break;
-        case OPT_DTYPE:
-            a->spec.dtype = optarg;
-            break;
-        case OPT_KV:
-            a->spec.kv_dtype = optarg;
-            break;
-        case OPT_CALIB:
-            a->spec.calibration = optarg;
-            break;
-        case OPT_ENGINE:
-            a->spec.engine = optarg;
-            break;
-        case OPT_SEQS:
-        case OPT_TOKENS:
-        case OPT_LEN:
-        case OPT_UTIL:
-        case OPT_BLOCK:
-        case OPT_USAGE:
-            bad = cli_parse_sched_opt(opts[c - OPT_MODEL].name, optarg, &a->spec.sched) != 0;
-            break;
-        case OPT_CONC:
-            bad = cli_parse_i64(optarg, 1, 1 << 20, &a->wl.concurrency);
-            a->have_conc = 1;
-            break;
-        case OPT_RATE:
-            bad = cli_parse_double(optarg, 1e-6, 1e7, &a->wl.rate_per_s);
-            a->have_rate = 1;
-            break;
-        case OPT_TRACE:
-            a->trace = optarg;
-            break;
-        case OPT_PROMPT:
-            bad = cli_parse_i64(optarg, 1, 1 << 24, &a->wl.prompt_tokens);
-            break;
-        case OPT_OUTPUT:
-            bad = cli_parse_i64(optarg, 1, 1 << 24, &a->wl.output_tokens);
-            break;
-        case OPT_NREQ:
-            bad = cli_parse_i64(optarg, 1, 10000000, &a->wl.num_requests);
-            break;
-        case OPT_WARMUP:
-            bad = cli_parse_i64(optarg, 0, 10000000, &a->wl.warmup_requests);
-            break;
-        case OPT_BURST:
-            bad = cli_parse_double(optarg, 1e-3, 1e3, &a->wl.burstiness);
-            break;
-        case OPT_RANGE:
-            bad = cli_parse_double(optarg, 0.0, 0.999, &a->wl.range_ratio);
-            break;
-        case OPT_SEED:
-            bad = cli_parse_i64(optarg, 0, INT64_MAX, &seed);
-            a->wl.seed = (uint64_t)seed;
-            break;
-        case OPT_SLO_TTFT:
-            bad = cli_parse_double(optarg, 1e-6, 1e9, &a->slo_ttft_s);
-            a->slo_ttft_s *= 1e-3;
-            break;
-        case OPT_SLO_TPOT:
-            bad = cli_parse_double(optarg, 1e-6, 1e9, &a->slo_tpot_s);
-            a->slo_tpot_s *= 1e-3;
-            break;
-        case OPT_TIMELINE:
-            a->timeline = optarg;
-            break;
-        case OPT_FORMAT:
-            a->format = optarg;
-            break;
-        case OPT_ROOFLINE:
-            bad = cli_parse_roofline(optarg, &a->spec.mode) != 0;
-            break;
-        case OPT_GEMM:
-            bad = cli_parse_gemm(optarg, &a->spec.gemm) != 0;
-            break;
-        case 'h':
-            usage(stdout);
-            *done = 1;
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("serve", c, argv);
-        }
-        if (bad)
-            return cli_bad_value("serve", opts[c - OPT_MODEL].name, optarg);
-    }
-    if (cli_no_operands("serve", argc, argv) != CLI_OK)
-        return CLI_USAGE;
+    sim_sched_cfg *sc = &a->spec.sched;
+    const cli_opt t[] = {
+        CLI_STR("model", &a->spec.model),
+        CLI_STR("hw", &a->spec.hw),
+        CLI_I64("tp", &a->spec.tp, 1, 4096),
+        CLI_STR("dtype", &a->spec.dtype),
+        CLI_STR("kv-dtype", &a->spec.kv_dtype),
+        CLI_STR("calibration", &a->spec.calibration),
+        CLI_STR("engine", &a->spec.engine),
+        CLI_SCHED_OPTS(sc),
+        CLI_I64_SEEN("concurrency", &a->wl.concurrency, 1, 1 << 20, &a->have_conc),
+        CLI_DBL_SEEN("request-rate", &a->wl.rate_per_s, 1e-6, 1e7, &a->have_rate),
+        CLI_STR("trace", &a->trace),
+        CLI_I64("prompt-tokens", &a->wl.prompt_tokens, 1, 1 << 24),
+        CLI_I64("output-tokens", &a->wl.output_tokens, 1, 1 << 24),
+        CLI_I64("num-requests", &a->wl.num_requests, 1, 10000000),
+        CLI_I64("warmup-requests", &a->wl.warmup_requests, 0, 10000000),
+        CLI_DBL("burstiness", &a->wl.burstiness, 1e-3, 1e3),
+        CLI_DBL("range-ratio", &a->wl.range_ratio, 0.0, 0.999),
+        CLI_U64("seed", &a->wl.seed, 0, 9.3e18),
+        CLI_MS("slo-ttft-ms", &a->slo_ttft_s, 1e-6, 1e9),
+        CLI_MS("slo-tpot-ms", &a->slo_tpot_s, 1e-6, 1e9),
+        CLI_STR("timeline", &a->timeline),
+        CLI_STR("format", &a->format),
+        CLI_ROOFLINE("roofline", &a->spec.mode),
+        CLI_GEMM("gemm", &a->spec.gemm),
+    };
+    int rc = cli_opts_parse("serve", argc, argv, t, CLI_N(t), usage, done);
+    if (rc != CLI_OK || *done)
+        return rc;
     if (!a->spec.model || !a->spec.hw) {
         cli_error("serve: --model and --hw are required (see llmstep serve --help)");
         return CLI_USAGE;

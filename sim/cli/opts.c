@@ -1,0 +1,102 @@
+/* opts.c - the option layer every command shares (see opts.h). */
+#include "opts.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* A range bound as an integer (bounds at or beyond 2^63 are the int64_t limits: converting
+ * them would overflow). */
+static int64_t ibound(double v)
+{
+    if (v >= 9.2e18)
+        return INT64_MAX;
+    if (v <= -9.2e18)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+/* The value of option o from arg into its destination; 0 when good. */
+static int take(const cli_opt *o, const char *arg)
+{
+    switch (o->kind) {
+    case CLI_OPT_STR:
+        *(const char **)o->dst = arg;
+        return 0;
+    case CLI_OPT_I64:
+        return cli_parse_i64(arg, ibound(o->min), ibound(o->max), o->dst);
+    case CLI_OPT_U64: {
+        int64_t v = 0;
+        if (cli_parse_i64(arg, ibound(o->min), ibound(o->max), &v) != 0)
+            return -1;
+        *(uint64_t *)o->dst = (uint64_t)v;
+        return 0;
+    }
+    case CLI_OPT_DBL:
+        return cli_parse_double(arg, o->min, o->max, o->dst);
+    case CLI_OPT_MS: {
+        double ms = 0.0;
+        if (cli_parse_double(arg, o->min, o->max, &ms) != 0)
+            return -1;
+        *(double *)o->dst = ms * 1e-3;
+        return 0;
+    }
+    case CLI_OPT_FLAG:
+        *(int *)o->dst = 1;
+        return 0;
+    case CLI_OPT_SCHED:
+        return cli_parse_sched_opt(o->name, arg, o->dst);
+    case CLI_OPT_ROOFLINE:
+        return cli_parse_roofline(arg, o->dst);
+    case CLI_OPT_GEMM:
+        return cli_parse_gemm(arg, o->dst);
+    case CLI_OPT_LIST: {
+        cli_opt_list *l = o->dst;
+        if (l->n >= l->cap)
+            return -1;
+        l->v[l->n++] = arg;
+        return 0;
+    }
+    case CLI_OPT_CUSTOM:
+        return o->parse(arg, o->dst);
+    default:
+        return -1;
+    }
+}
+
+int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                   void (*usage)(FILE *), int *done)
+{
+    struct option lo[CLI_OPTS_MAX + 2];
+    *done = 0;
+    if (n > CLI_OPTS_MAX) {
+        cli_error("%s: more than %d options (a bug)", cmd, CLI_OPTS_MAX);
+        return CLI_USAGE;
+    }
+    for (int i = 0; i < n; i++)
+        lo[i] = (struct option){t[i].name, t[i].kind == CLI_OPT_FLAG ? no_argument
+                                                                     : required_argument,
+                                NULL, 256 + i};
+    lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[n + 1] = (struct option){NULL, 0, NULL, 0};
+    optind = 1;
+    opterr = 0;
+    int c, idx = -1;
+    while ((c = getopt_long(argc, argv, ":h", lo, &idx)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            *done = 1;
+            return CLI_OK;
+        }
+        if (c < 256 || c >= 256 + n)
+            return cli_getopt_fail(cmd, c, argv);
+        const cli_opt *o = &t[c - 256];
+        if (o->seen)
+            *o->seen = 1;
+        if (take(o, optarg) != 0)
+            return cli_bad_value(cmd, o->name, optarg ? optarg : "");
+    }
+    return cli_no_operands(cmd, argc, argv);
+}

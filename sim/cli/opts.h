@@ -1,0 +1,80 @@
+/*
+ * opts.h - the option layer every command shares: a command describes its options in a
+ * table (name, kind, destination, range) and cli_opts_parse runs getopt_long over it, so
+ * parsing, ranges, --help, missing values, unknown options, invalid values and stray
+ * operands are handled once, and an error names the option getopt matched (its own index),
+ * never one guessed from argv.
+ */
+#ifndef SIM_CLI_OPTS_H
+#define SIM_CLI_OPTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum cli_opt_kind {
+    CLI_OPT_STR = 0,  /* const char **dst = optarg */
+    CLI_OPT_I64,      /* int64_t *dst, whole number in [min, max] */
+    CLI_OPT_U64,      /* uint64_t *dst, whole number in [min, max] (e.g. a seed) */
+    CLI_OPT_DBL,      /* double *dst, finite number in [min, max] */
+    CLI_OPT_MS,       /* double *dst: a number of milliseconds in [min, max], stored in s */
+    CLI_OPT_FLAG,     /* int *dst = 1; takes no value */
+    CLI_OPT_SCHED,    /* sim_sched_cfg *dst: cli_parse_sched_opt by the option's name */
+    CLI_OPT_ROOFLINE, /* sim_roofline_mode *dst: "op" or "step" */
+    CLI_OPT_GEMM,     /* sim_gemm_model *dst: "flat" or "tile-wave" */
+    CLI_OPT_LIST,     /* cli_opt_list *dst: appended (repeatable; main.c knows which) */
+    CLI_OPT_CUSTOM,   /* parse(arg, dst) returns 0 when the value is good */
+    CLI_OPT_KIND_COUNT
+} cli_opt_kind;
+
+/* A repeatable option's values. */
+typedef struct cli_opt_list {
+    const char **v;
+    int n, cap;
+} cli_opt_list;
+
+typedef struct cli_opt {
+    const char *name; /* long name without the dashes */
+    cli_opt_kind kind;
+    void *dst;
+    double min, max;                      /* CLI_OPT_I64/U64/DBL/MS */
+    int *seen;                            /* NULL, or set to 1 when the option is given */
+    int (*parse)(const char *arg, void *dst); /* CLI_OPT_CUSTOM */
+} cli_opt;
+
+/* Table entries (designated initializers: the unused fields stay zero). */
+#define CLI_STR(n, d) {.name = (n), .kind = CLI_OPT_STR, .dst = (d)}
+#define CLI_I64(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_I64, .dst = (d), .min = (lo), .max = (hi)}
+#define CLI_I64_SEEN(n, d, lo, hi, s)                                                              \
+    {.name = (n), .kind = CLI_OPT_I64, .dst = (d), .min = (lo), .max = (hi), .seen = (s)}
+#define CLI_U64(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_U64, .dst = (d), .min = (lo), .max = (hi)}
+#define CLI_DBL(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_DBL, .dst = (d), .min = (lo), .max = (hi)}
+#define CLI_DBL_SEEN(n, d, lo, hi, s)                                                              \
+    {.name = (n), .kind = CLI_OPT_DBL, .dst = (d), .min = (lo), .max = (hi), .seen = (s)}
+#define CLI_MS(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_MS, .dst = (d), .min = (lo), .max = (hi)}
+#define CLI_FLAG(n, d) {.name = (n), .kind = CLI_OPT_FLAG, .dst = (d)}
+#define CLI_SCHED(n, sc) {.name = (n), .kind = CLI_OPT_SCHED, .dst = (sc)}
+#define CLI_ROOFLINE(n, d) {.name = (n), .kind = CLI_OPT_ROOFLINE, .dst = (d)}
+#define CLI_GEMM(n, d) {.name = (n), .kind = CLI_OPT_GEMM, .dst = (d)}
+#define CLI_LIST(n, l) {.name = (n), .kind = CLI_OPT_LIST, .dst = (l)}
+#define CLI_CUSTOM(n, fn, d) {.name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn)}
+/* The scheduler options, in the order the commands list them. */
+#define CLI_SCHED_OPTS(sc)                                                                         \
+    CLI_SCHED("max-num-seqs", sc), CLI_SCHED("max-num-batched-tokens", sc),                        \
+        CLI_SCHED("max-model-len", sc), CLI_SCHED("gpu-memory-utilization", sc),                   \
+        CLI_SCHED("block-size", sc), CLI_SCHED("usage", sc)
+#define CLI_N(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+/* Most options one command has. */
+#define CLI_OPTS_MAX 64
+
+/*
+ * Parses argv[1..] (argv[0] is the command's name) against the n options of t, plus -h and
+ * --help, which print usage to stdout and set *done. Returns CLI_OK, or CLI_USAGE after one
+ * line: "CMD: OPT needs a value", "CMD: unknown option 'OPT' (see llmstep CMD --help)",
+ * "CMD: --NAME 'VALUE': invalid value (see llmstep CMD --help)" or "CMD: unexpected argument
+ * 'ARG'".
+ */
+int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                   void (*usage)(FILE *), int *done);
+
+#endif
