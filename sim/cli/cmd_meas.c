@@ -3,7 +3,6 @@
  * ../shared/MEASUREMENTS.md. Both read measurement files, select rows, and
  * predict each row as alpha x roofline + beta_s x steps + host time.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "calib_fit.h"
 #include "cli.h"
+#include "opts.h"
 #include "meas_json.h"
 #include "meas_pred.h"
 #include "metrics.h"
@@ -28,46 +28,6 @@ typedef struct meas_opts {
      * mode, gemm, no_host and the fit options */
     sim_meas_opts p;
 } meas_opts;
-
-enum {
-    OPT_MEAS = 256,
-    OPT_SELECT,
-    OPT_EXCLUDE,
-    OPT_ENGINE,
-    OPT_FORMAT,
-    OPT_OUT,
-    OPT_CALIB,
-    OPT_HOLDOUT,
-    OPT_ROOFLINE,
-    OPT_NO_HOST,
-    OPT_WEIGHT,
-    OPT_AMIN,
-    OPT_AMAX,
-    OPT_BMIN,
-    OPT_BMAX,
-    OPT_GEMM
-};
-
-static const struct option long_opts[] = {
-    {"measurements", required_argument, NULL, OPT_MEAS},
-    {"select", required_argument, NULL, OPT_SELECT},
-    {"exclude", required_argument, NULL, OPT_EXCLUDE},
-    {"engine", required_argument, NULL, OPT_ENGINE},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"calibration", required_argument, NULL, OPT_CALIB},
-    {"holdout", required_argument, NULL, OPT_HOLDOUT},
-    {"roofline", required_argument, NULL, OPT_ROOFLINE},
-    {"no-host-time", no_argument, NULL, OPT_NO_HOST},
-    {"weighting", required_argument, NULL, OPT_WEIGHT},
-    {"alpha-min", required_argument, NULL, OPT_AMIN},
-    {"alpha-max", required_argument, NULL, OPT_AMAX},
-    {"beta-min-s", required_argument, NULL, OPT_BMIN},
-    {"beta-max-s", required_argument, NULL, OPT_BMAX},
-    {"gemm", required_argument, NULL, OPT_GEMM},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
 
 static const char calibrate_usage[] =
     "usage: llmstep calibrate --measurements FILE... --out CALIB.json [options]\n"
@@ -116,99 +76,59 @@ static const char validate_usage[] =
     "                          as for calibrate\n"
     "  --format table|json     default table; json prints the MEASUREMENTS.md object\n";
 
-static int parse_opts(int argc, char **argv, meas_opts *o, const char *usage_text, int *done)
+static int parse_weighting(const char *arg, void *dst)
+{
+    sim_fit_weight *w = dst;
+    if (strcmp(arg, "relative") == 0)
+        *w = SIM_FIT_RELATIVE;
+    else if (strcmp(arg, "absolute") == 0)
+        *w = SIM_FIT_ABSOLUTE;
+    else
+        return -1;
+    return 0;
+}
+
+static void calibrate_help(FILE *f) { fputs(calibrate_usage, f); }
+static void validate_help(FILE *f) { fputs(validate_usage, f); }
+
+static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *), int *done)
 {
     memset(o, 0, sizeof(*o));
     o->p.engine = "vllm-v0";
     o->format = "table";
     o->p.mode = SIM_ROOFLINE_OP;
     sim_fit_opts_default(&o->p.fit);
-    *done = 0;
-    int c;
-    optind = 1;
-    opterr = 0;
     const char *cmd = argv[0];
-    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case OPT_MEAS:
-            if (o->n_files == MAX_FILES)
-                bad = 1;
-            else
-                o->files[o->n_files++] = optarg;
-            /* More files may follow one --measurements. */
-            while (!bad && optind < argc && argv[optind][0] != '-' && o->n_files < MAX_FILES)
-                o->files[o->n_files++] = argv[optind++];
-            break;
-        case OPT_SELECT:
-            if (o->n_select == MAX_FILTERS)
-                bad = 1;
-            else
-                o->select[o->n_select++] = optarg;
-            break;
-        case OPT_EXCLUDE:
-            if (o->n_exclude == MAX_FILTERS)
-                bad = 1;
-            else
-                o->exclude[o->n_exclude++] = optarg;
-            break;
-        case OPT_ENGINE:
-            o->p.engine = optarg;
-            o->p.engine_given = 1;
-            break;
-        case OPT_FORMAT:
-            o->format = optarg;
-            break;
-        case OPT_OUT:
-            o->out = optarg;
-            break;
-        case OPT_CALIB:
-            o->calibration = optarg;
-            break;
-        case OPT_HOLDOUT:
-            o->holdout = optarg;
-            break;
-        case OPT_NO_HOST:
-            o->p.no_host = 1;
-            break;
-        case OPT_ROOFLINE:
-            bad = cli_parse_roofline(optarg, &o->p.mode) != 0;
-            break;
-        case OPT_WEIGHT:
-            if (strcmp(optarg, "relative") == 0)
-                o->p.fit.weight = SIM_FIT_RELATIVE;
-            else if (strcmp(optarg, "absolute") == 0)
-                o->p.fit.weight = SIM_FIT_ABSOLUTE;
-            else
-                bad = 1;
-            break;
-        case OPT_AMIN:
-            bad = cli_parse_double(optarg, 0.0, 1e6, &o->p.fit.alpha_min);
-            break;
-        case OPT_AMAX:
-            bad = cli_parse_double(optarg, 0.0, 1e6, &o->p.fit.alpha_max);
-            break;
-        case OPT_BMIN:
-            bad = cli_parse_double(optarg, -1e3, 1e3, &o->p.fit.beta_min_s);
-            break;
-        case OPT_BMAX:
-            bad = cli_parse_double(optarg, -1e3, 1e3, &o->p.fit.beta_max_s);
-            break;
-        case OPT_GEMM:
-            bad = cli_parse_gemm(optarg, &o->p.gemm) != 0;
-            break;
-        case 'h':
-            fputs(usage_text, stdout);
-            *done = 1;
-            return CLI_OK;
-        default:
-            return cli_getopt_fail(cmd, c, argv);
-        }
-        if (bad)
-            return cli_bad_value(cmd, long_opts[c - OPT_MEAS].name, optarg);
-    }
-    while (optind < argc && o->n_files < MAX_FILES)
-        o->files[o->n_files++] = argv[optind++];
+    cli_opt_list files = {o->files, 0, MAX_FILES}, sel = {o->select, 0, MAX_FILTERS},
+                 exc = {o->exclude, 0, MAX_FILTERS};
+    sim_fit_opts *fit = &o->p.fit;
+    const cli_opt t[] = {
+        CLI_FILES("measurements", &files),
+        CLI_LIST("select", &sel),
+        CLI_LIST("exclude", &exc),
+        CLI_STR_SEEN("engine", &o->p.engine, &o->p.engine_given),
+        CLI_STR("format", &o->format),
+        CLI_STR("out", &o->out),
+        CLI_STR("calibration", &o->calibration),
+        CLI_STR("holdout", &o->holdout),
+        CLI_FLAG("no-host-time", &o->p.no_host),
+        CLI_ROOFLINE("roofline", &o->p.mode),
+        CLI_CUSTOM("weighting", parse_weighting, &fit->weight),
+        CLI_DBL("alpha-min", &fit->alpha_min, 0.0, 1e6),
+        CLI_DBL("alpha-max", &fit->alpha_max, 0.0, 1e6),
+        CLI_DBL("beta-min-s", &fit->beta_min_s, -1e3, 1e3),
+        CLI_DBL("beta-max-s", &fit->beta_max_s, -1e3, 1e3),
+        CLI_GEMM("gemm", &o->p.gemm),
+    };
+    int first = argc;
+    int rc = cli_opts_parse_operands(cmd, argc, argv, t, CLI_N(t), usage, done, &first);
+    if (rc != CLI_OK || *done)
+        return rc;
+    for (int i = first; i < argc && files.n < MAX_FILES; i++)
+        o->files[files.n++] = argv[i];
+    o->n_files = files.n;
+    o->n_select = sel.n;
+    o->n_exclude = exc.n;
     if (o->n_files == 0) {
         cli_error("%s: give at least one --measurements FILE", cmd);
         return CLI_USAGE;
@@ -303,7 +223,7 @@ static int check_one_hardware(const sim_meas_set *set, const char *cmd)
 int cmd_calibrate(int argc, char **argv)
 {
     meas_opts o;
-    int done, rc = parse_opts(argc, argv, &o, calibrate_usage, &done);
+    int done, rc = parse_opts(argc, argv, &o, calibrate_help, &done);
     if (rc != CLI_OK || done)
         return rc;
     if (!o.out) {
@@ -481,7 +401,7 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
 int cmd_validate(int argc, char **argv)
 {
     meas_opts o;
-    int done, rc = parse_opts(argc, argv, &o, validate_usage, &done);
+    int done, rc = parse_opts(argc, argv, &o, validate_help, &done);
     if (rc != CLI_OK || done)
         return rc;
     if (o.out) {

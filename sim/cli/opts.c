@@ -52,6 +52,7 @@ static int take(const cli_opt *o, const char *arg)
         return cli_parse_roofline(arg, o->dst);
     case CLI_OPT_GEMM:
         return cli_parse_gemm(arg, o->dst);
+    case CLI_OPT_FILES:
     case CLI_OPT_LIST: {
         cli_opt_list *l = o->dst;
         if (l->n >= l->cap)
@@ -66,8 +67,8 @@ static int take(const cli_opt *o, const char *arg)
     }
 }
 
-int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                   void (*usage)(FILE *), int *done)
+static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                 void (*usage)(FILE *), int *done, int *first_operand)
 {
     struct option lo[CLI_OPTS_MAX + 2];
     *done = 0;
@@ -76,9 +77,8 @@ int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int
         return CLI_USAGE;
     }
     for (int i = 0; i < n; i++)
-        lo[i] = (struct option){t[i].name, t[i].kind == CLI_OPT_FLAG ? no_argument
-                                                                     : required_argument,
-                                NULL, 256 + i};
+        lo[i] = (struct option){
+            t[i].name, t[i].kind == CLI_OPT_FLAG ? no_argument : required_argument, NULL, 256 + i};
     lo[n] = (struct option){"help", no_argument, NULL, 'h'};
     lo[n + 1] = (struct option){NULL, 0, NULL, 0};
     optind = 1;
@@ -97,6 +97,28 @@ int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int
             *o->seen = 1;
         if (take(o, optarg) != 0)
             return cli_bad_value(cmd, o->name, optarg ? optarg : "");
+        /* More values may follow a files option, up to the next option. */
+        while (o->kind == CLI_OPT_FILES && optind < argc && argv[optind][0] != '-') {
+            const char *more = argv[optind++];
+            if (take(o, more) != 0)
+                return cli_bad_value(cmd, o->name, more);
+        }
+    }
+    if (first_operand) {
+        *first_operand = optind;
+        return CLI_OK;
     }
     return cli_no_operands(cmd, argc, argv);
+}
+
+int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                   void (*usage)(FILE *), int *done)
+{
+    return parse(cmd, argc, argv, t, n, usage, done, NULL);
+}
+
+int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                            void (*usage)(FILE *), int *done, int *first_operand)
+{
+    return parse(cmd, argc, argv, t, n, usage, done, first_operand);
 }

@@ -22,6 +22,7 @@ typedef enum cli_opt_kind {
     CLI_OPT_ROOFLINE, /* sim_roofline_mode *dst: "op" or "step" */
     CLI_OPT_GEMM,     /* sim_gemm_model *dst: "flat" or "tile-wave" */
     CLI_OPT_LIST,     /* cli_opt_list *dst: appended (repeatable; main.c knows which) */
+    CLI_OPT_FILES,    /* as LIST, and the arguments that follow up to the next option too */
     CLI_OPT_CUSTOM,   /* parse(arg, dst) returns 0 when the value is good */
     CLI_OPT_KIND_COUNT
 } cli_opt_kind;
@@ -36,27 +37,72 @@ typedef struct cli_opt {
     const char *name; /* long name without the dashes */
     cli_opt_kind kind;
     void *dst;
-    double min, max;                      /* CLI_OPT_I64/U64/DBL/MS */
-    int *seen;                            /* NULL, or set to 1 when the option is given */
+    double min, max;                          /* CLI_OPT_I64/U64/DBL/MS */
+    int *seen;                                /* NULL, or set to 1 when the option is given */
     int (*parse)(const char *arg, void *dst); /* CLI_OPT_CUSTOM */
 } cli_opt;
 
 /* Table entries (designated initializers: the unused fields stay zero). */
-#define CLI_STR(n, d) {.name = (n), .kind = CLI_OPT_STR, .dst = (d)}
-#define CLI_I64(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_I64, .dst = (d), .min = (lo), .max = (hi)}
+#define CLI_STR(n, d)                                                                              \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_STR, .dst = (d)                                               \
+    }
+#define CLI_STR_SEEN(n, d, s)                                                                      \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_STR, .dst = (d), .seen = (s)                                  \
+    }
+#define CLI_I64(n, d, lo, hi)                                                                      \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_I64, .dst = (d), .min = (lo), .max = (hi)                     \
+    }
 #define CLI_I64_SEEN(n, d, lo, hi, s)                                                              \
-    {.name = (n), .kind = CLI_OPT_I64, .dst = (d), .min = (lo), .max = (hi), .seen = (s)}
-#define CLI_U64(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_U64, .dst = (d), .min = (lo), .max = (hi)}
-#define CLI_DBL(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_DBL, .dst = (d), .min = (lo), .max = (hi)}
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_I64, .dst = (d), .min = (lo), .max = (hi), .seen = (s)        \
+    }
+#define CLI_U64(n, d, lo, hi)                                                                      \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_U64, .dst = (d), .min = (lo), .max = (hi)                     \
+    }
+#define CLI_DBL(n, d, lo, hi)                                                                      \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_DBL, .dst = (d), .min = (lo), .max = (hi)                     \
+    }
 #define CLI_DBL_SEEN(n, d, lo, hi, s)                                                              \
-    {.name = (n), .kind = CLI_OPT_DBL, .dst = (d), .min = (lo), .max = (hi), .seen = (s)}
-#define CLI_MS(n, d, lo, hi) {.name = (n), .kind = CLI_OPT_MS, .dst = (d), .min = (lo), .max = (hi)}
-#define CLI_FLAG(n, d) {.name = (n), .kind = CLI_OPT_FLAG, .dst = (d)}
-#define CLI_SCHED(n, sc) {.name = (n), .kind = CLI_OPT_SCHED, .dst = (sc)}
-#define CLI_ROOFLINE(n, d) {.name = (n), .kind = CLI_OPT_ROOFLINE, .dst = (d)}
-#define CLI_GEMM(n, d) {.name = (n), .kind = CLI_OPT_GEMM, .dst = (d)}
-#define CLI_LIST(n, l) {.name = (n), .kind = CLI_OPT_LIST, .dst = (l)}
-#define CLI_CUSTOM(n, fn, d) {.name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn)}
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_DBL, .dst = (d), .min = (lo), .max = (hi), .seen = (s)        \
+    }
+#define CLI_MS(n, d, lo, hi)                                                                       \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_MS, .dst = (d), .min = (lo), .max = (hi)                      \
+    }
+#define CLI_FLAG(n, d)                                                                             \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_FLAG, .dst = (d)                                              \
+    }
+#define CLI_SCHED(n, sc)                                                                           \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_SCHED, .dst = (sc)                                            \
+    }
+#define CLI_ROOFLINE(n, d)                                                                         \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_ROOFLINE, .dst = (d)                                          \
+    }
+#define CLI_GEMM(n, d)                                                                             \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_GEMM, .dst = (d)                                              \
+    }
+#define CLI_LIST(n, l)                                                                             \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_LIST, .dst = (l)                                              \
+    }
+#define CLI_FILES(n, l)                                                                            \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_FILES, .dst = (l)                                             \
+    }
+#define CLI_CUSTOM(n, fn, d)                                                                       \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn)                             \
+    }
 /* The scheduler options, in the order the commands list them. */
 #define CLI_SCHED_OPTS(sc)                                                                         \
     CLI_SCHED("max-num-seqs", sc), CLI_SCHED("max-num-batched-tokens", sc),                        \
@@ -76,5 +122,10 @@ typedef struct cli_opt {
  */
 int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                    void (*usage)(FILE *), int *done);
+
+/* cli_opts_parse for a command that takes operands: they are left for the caller, from
+ * argv[*first_operand] on. */
+int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                            void (*usage)(FILE *), int *done, int *first_operand);
 
 #endif
