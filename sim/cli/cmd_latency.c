@@ -1,10 +1,10 @@
 /* cmd_latency.c - `llmstep latency`: what `vllm bench latency` reports for one batch. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "units.h"
 
 static void usage(FILE *f)
@@ -48,129 +48,27 @@ static void usage(FILE *f)
         "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
 }
 
-enum {
-    OPT_MODEL = 256,
-    OPT_HW,
-    OPT_TP,
-    OPT_DTYPE,
-    OPT_KV,
-    OPT_CALIB,
-    OPT_ENGINE,
-    OPT_BATCH,
-    OPT_PROMPT,
-    OPT_OUTPUT,
-    OPT_SEQS,
-    OPT_TOKENS,
-    OPT_LEN,
-    OPT_UTIL,
-    OPT_BLOCK,
-    OPT_CHUNK,
-    OPT_FORMAT,
-    OPT_ROOFLINE,
-    OPT_GEMM,
-    OPT_USAGE,
-    OPT_IGNORE_MEM
-};
-
 int cmd_latency(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"hw", required_argument, NULL, OPT_HW},
-        {"tp", required_argument, NULL, OPT_TP},
-        {"dtype", required_argument, NULL, OPT_DTYPE},
-        {"kv-dtype", required_argument, NULL, OPT_KV},
-        {"calibration", required_argument, NULL, OPT_CALIB},
-        {"engine", required_argument, NULL, OPT_ENGINE},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"prompt-tokens", required_argument, NULL, OPT_PROMPT},
-        {"output-tokens", required_argument, NULL, OPT_OUTPUT},
-        {"max-num-seqs", required_argument, NULL, OPT_SEQS},
-        {"max-num-batched-tokens", required_argument, NULL, OPT_TOKENS},
-        {"max-model-len", required_argument, NULL, OPT_LEN},
-        {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
-        {"block-size", required_argument, NULL, OPT_BLOCK},
-        {"chunked-prefill", required_argument, NULL, OPT_CHUNK},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"roofline", required_argument, NULL, OPT_ROOFLINE},
-        {"gemm", required_argument, NULL, OPT_GEMM},
-        {"usage", required_argument, NULL, OPT_USAGE},
-        {"ignore-memory", no_argument, NULL, OPT_IGNORE_MEM},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     cli_run_spec spec;
     cli_run_spec_init(&spec);
     const char *format = "table";
     int64_t batch = -1, prompt = -1, output = -1;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case OPT_MODEL:
-            spec.model = optarg;
-            break;
-        case OPT_HW:
-            spec.hw = optarg;
-            break;
-        case OPT_TP:
-            bad = cli_parse_i64(optarg, 1, 4096, &spec.tp);
-            break;
-        case OPT_DTYPE:
-            spec.dtype = optarg;
-            break;
-        case OPT_KV:
-            spec.kv_dtype = optarg;
-            break;
-        case OPT_CALIB:
-            spec.calibration = optarg;
-            break;
-        case OPT_ENGINE:
-            spec.engine = optarg;
-            break;
-        case OPT_BATCH:
-            bad = cli_parse_i64(optarg, 1, SIM_BATCH_MAX_SEQS, &batch);
-            break;
-        case OPT_PROMPT:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &prompt);
-            break;
-        case OPT_OUTPUT:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &output);
-            break;
-        case OPT_SEQS:
-        case OPT_TOKENS:
-        case OPT_LEN:
-        case OPT_UTIL:
-        case OPT_BLOCK:
-        case OPT_CHUNK:
-        case OPT_USAGE:
-            bad = cli_parse_sched_opt(opts[c - OPT_MODEL].name, optarg, &spec.sched) != 0;
-            break;
-        case OPT_FORMAT:
-            format = optarg;
-            break;
-        case OPT_GEMM:
-            bad = cli_parse_gemm(optarg, &spec.gemm) != 0;
-            break;
-        case OPT_ROOFLINE:
-            bad = cli_parse_roofline(optarg, &spec.mode) != 0;
-            break;
-        case OPT_IGNORE_MEM:
-            spec.ignore_memory = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("latency", c, argv);
-        }
-        if (bad)
-            return cli_bad_value("latency", opts[c - OPT_MODEL].name, optarg);
-    }
-    if (cli_no_operands("latency", argc, argv) != CLI_OK)
-        return CLI_USAGE;
+    const cli_opt t[] = {
+        CLI_RUN_OPTS(&spec),
+        CLI_I64("batch", &batch, 1, SIM_BATCH_MAX_SEQS),
+        CLI_I64("prompt-tokens", &prompt, 1, (double)(INT64_C(1) << 30)),
+        CLI_I64("output-tokens", &output, 1, (double)(INT64_C(1) << 30)),
+        CLI_SCHED_OPTS(&spec.sched),
+        CLI_SCHED("chunked-prefill", &spec.sched),
+        CLI_STR("format", &format),
+        CLI_ROOFLINE("roofline", &spec.mode),
+        CLI_GEMM("gemm", &spec.gemm),
+        CLI_FLAG("ignore-memory", &spec.ignore_memory),
+    };
+    int done, rc = cli_opts_parse("latency", argc, argv, t, CLI_N(t), usage, &done);
+    if (rc != CLI_OK || done)
+        return rc;
     if (!spec.model || !spec.hw || batch < 0 || prompt < 0 || output < 0) {
         cli_error("latency: --model, --hw, --batch, --prompt-tokens and --output-tokens are "
                   "required (see llmstep latency --help)");
@@ -181,7 +79,7 @@ int cmd_latency(int argc, char **argv)
         return CLI_USAGE;
     }
     cli_run run;
-    int rc = cli_run_open(&spec, &run);
+    rc = cli_run_open(&spec, &run);
     if (rc == CLI_OK && !spec.ignore_memory)
         rc = cli_check_memory(&run.engine, &run.model, &run.hw, &run.cfg, &spec.sched, &run.sched,
                               &run.mem, "latency: ");
