@@ -6,7 +6,6 @@
  * model (sim_memory_compute via sim_capacity_compute), the one the batch
  * simulation admits sequences by.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "capacity.h"
 #include "cli.h"
+#include "opts.h"
 #include "units.h"
 
 static void usage(FILE *f)
@@ -65,24 +65,6 @@ static void usage(FILE *f)
         "--context 4096\n",
         f);
 }
-
-enum {
-    OPT_MODEL = 256,
-    OPT_HW,
-    OPT_TP,
-    OPT_DTYPE,
-    OPT_KV,
-    OPT_LEN,
-    OPT_UTIL,
-    OPT_CONTEXT,
-    OPT_FORMAT,
-    OPT_SEQS,
-    OPT_ENGINE,
-    OPT_USAGE,
-    OPT_BATCHED,
-    OPT_PROMPT,
-    OPT_OUTPUT,
-};
 
 /* TPs that --tp all considers: powers of two up to the profile's n_gpus_per_node (8). */
 static const int64_t all_tps[] = {1, 2, 4, 8, 16, 32, 64};
@@ -168,89 +150,51 @@ static void print_table_tp(const tp_result *t, const sim_sched_resolved *s, int6
         printf("  %-26s %lld tokens\n", "longest max_model_len", (long long)fit_len);
 }
 
+/* --tp N, or --tp all (every legal TP of one node). */
+typedef struct tp_or_all {
+    int64_t *tp;
+    int all;
+} tp_or_all;
+
+static int parse_tp(const char *arg, void *dst)
+{
+    tp_or_all *t = dst;
+    if (strcmp(arg, "all") == 0) {
+        t->all = 1;
+        return 0;
+    }
+    return cli_parse_i64(arg, 1, 4096, t->tp);
+}
+
 int cmd_capacity(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"hw", required_argument, NULL, OPT_HW},
-        {"tp", required_argument, NULL, OPT_TP},
-        {"dtype", required_argument, NULL, OPT_DTYPE},
-        {"kv-dtype", required_argument, NULL, OPT_KV},
-        {"max-model-len", required_argument, NULL, OPT_LEN},
-        {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
-        {"context", required_argument, NULL, OPT_CONTEXT},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"max-num-seqs", required_argument, NULL, OPT_SEQS},
-        {"engine", required_argument, NULL, OPT_ENGINE},
-        {"usage", required_argument, NULL, OPT_USAGE},
-        {"max-num-batched-tokens", required_argument, NULL, OPT_BATCHED},
-        {"prompt-tokens", required_argument, NULL, OPT_PROMPT},
-        {"output-tokens", required_argument, NULL, OPT_OUTPUT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     cli_run_spec spec;
     cli_run_spec_init(&spec);
     const char *format = "table";
-    int all = 0;
     int64_t context = -1, prompt = -1, output = -1;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case OPT_MODEL:
-            spec.model = optarg;
-            break;
-        case OPT_HW:
-            spec.hw = optarg;
-            break;
-        case OPT_TP:
-            if (strcmp(optarg, "all") == 0)
-                all = 1;
-            else
-                bad = cli_parse_i64(optarg, 1, 4096, &spec.tp);
-            break;
-        case OPT_DTYPE:
-            spec.dtype = optarg;
-            break;
-        case OPT_KV:
-            spec.kv_dtype = optarg;
-            break;
-        case OPT_LEN:
-        case OPT_UTIL:
-        case OPT_SEQS:
-        case OPT_USAGE:
-        case OPT_BATCHED:
-            bad = cli_parse_sched_opt(opts[c - OPT_MODEL].name, optarg, &spec.sched) != 0;
-            break;
-        case OPT_PROMPT:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &prompt);
-            break;
-        case OPT_OUTPUT:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &output);
-            break;
-        case OPT_CONTEXT:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &context);
-            break;
-        case OPT_FORMAT:
-            format = optarg;
-            break;
-        case OPT_ENGINE:
-            spec.engine = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("capacity", c, argv);
-        }
-        if (bad)
-            return cli_bad_value("capacity", opts[c - OPT_MODEL].name, optarg);
-    }
-    if (cli_no_operands("capacity", argc, argv) != CLI_OK)
-        return CLI_USAGE;
+    tp_or_all tp = {&spec.tp, 0};
+    sim_sched_cfg *sc = &spec.sched;
+    const cli_opt t[] = {
+        CLI_STR("model", &spec.model),
+        CLI_STR("hw", &spec.hw),
+        CLI_CUSTOM("tp", parse_tp, &tp),
+        CLI_STR("dtype", &spec.dtype),
+        CLI_STR("kv-dtype", &spec.kv_dtype),
+        CLI_SCHED("max-model-len", sc),
+        CLI_SCHED("gpu-memory-utilization", sc),
+        CLI_I64("context", &context, 1, (double)(INT64_C(1) << 30)),
+        CLI_STR("format", &format),
+        CLI_SCHED("max-num-seqs", sc),
+        CLI_STR("engine", &spec.engine),
+        CLI_SCHED("usage", sc),
+        CLI_SCHED("max-num-batched-tokens", sc),
+        CLI_I64("prompt-tokens", &prompt, 1, (double)(INT64_C(1) << 30)),
+        CLI_I64("output-tokens", &output, 1, (double)(INT64_C(1) << 30)),
+    };
+    int done, rc = cli_opts_parse("capacity", argc, argv, t, CLI_N(t), usage, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    const int all = tp.all;
     if (!spec.model || !spec.hw) {
         cli_error("capacity: --model and --hw are required (see llmstep capacity --help)");
         return CLI_USAGE;
@@ -277,7 +221,7 @@ int cmd_capacity(int argc, char **argv)
     int64_t tp_asked = spec.tp;
     spec.tp = 1;
     cli_run run;
-    int rc = cli_run_open(&spec, &run);
+    rc = cli_run_open(&spec, &run);
     if (rc != CLI_OK) {
         cli_run_close(&run);
         return rc;
