@@ -4,12 +4,12 @@
  * million per second, issue 2) is checked by reading its output.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "sweep_cli.h"
 
 static double now_s(void)
@@ -19,80 +19,40 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT] [--sweep]\n"
+               "       llmstep bench --serve [--trace FILE.jsonl]\n\n"
+               "--serve: times the V1 serving simulation (median of repetitions): a closed\n"
+               "loop of 10,000 requests (Llama-3.1-8B, h100-sxm, 1024 in, 128 out, 128\n"
+               "clients; target under 100 ms) and a 300-request trace (the shared\n"
+               "LLMServingSim RTX 4090 trace, or --trace FILE; without either, 300\n"
+               "generated Poisson requests at 10/s; target under 5 ms). Prints medians of\n"
+               "the thread's CPU time (judged against the targets) and of wall time.\n\n"
+               "--sweep: times `llmstep sweep` on 1,048,576 decode configurations (TP\n"
+               "1,2,4,8 x batch 1..256 x context 64..65536): evaluation alone, and with\n"
+               "CSV written to /dev/null.\n\n"
+               "Times COUNT (default 4000000) decode-step predictions on one core, with\n"
+               "batch 1..256 and context 128..8192 varying, and one mixed prefill+decode\n"
+               "step in every 8, and prints predictions per second. Default model\n"
+               "llama-3.1-8b on h100-sxm.\n");
+}
+
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"hw", required_argument, NULL, 'w'},
-        {"tp", required_argument, NULL, 't'},
-        {"n", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {"sweep", no_argument, NULL, 's'},
-        {"serve", no_argument, NULL, 'v'},
-        {"trace", required_argument, NULL, 'r'},
-        {NULL, 0, NULL, 0},
-    };
     int sweep = 0, serve = 0;
     const char *trace = NULL;
     const char *model = "llama-3.1-8b", *hwname = "h100-sxm";
     int64_t tp = 1, n = 4000000;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            model = optarg;
-            break;
-        case 'w':
-            hwname = optarg;
-            break;
-        case 't':
-            if (cli_parse_i64(optarg, 1, 4096, &tp) != 0) {
-                cli_error("bench: --tp '%s': expected an integer >= 1", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case 'n':
-            if (cli_parse_i64(optarg, 1, INT64_C(1) << 40, &n) != 0) {
-                cli_error("bench: --n '%s': expected a positive integer", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case 's':
-            sweep = 1;
-            break;
-        case 'v':
-            serve = 1;
-            break;
-        case 'r':
-            trace = optarg;
-            break;
-        case 'h':
-            printf("usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT] [--sweep]\n"
-                   "       llmstep bench --serve [--trace FILE.jsonl]\n\n"
-                   "--serve: times the V1 serving simulation (median of repetitions): a closed\n"
-                   "loop of 10,000 requests (Llama-3.1-8B, h100-sxm, 1024 in, 128 out, 128\n"
-                   "clients; target under 100 ms) and a 300-request trace (the shared\n"
-                   "LLMServingSim RTX 4090 trace, or --trace FILE; without either, 300\n"
-                   "generated Poisson requests at 10/s; target under 5 ms). Prints medians of\n"
-                   "the thread's CPU time (judged against the targets) and of wall time.\n\n"
-                   "--sweep: times `llmstep sweep` on 1,048,576 decode configurations (TP\n"
-                   "1,2,4,8 x batch 1..256 x context 64..65536): evaluation alone, and with\n"
-                   "CSV written to /dev/null.\n\n"
-                   "Times COUNT (default 4000000) decode-step predictions on one core, with\n"
-                   "batch 1..256 and context 128..8192 varying, and one mixed prefill+decode\n"
-                   "step in every 8, and prints predictions per second. Default model\n"
-                   "llama-3.1-8b on h100-sxm.\n");
-            return CLI_OK;
-        case ':':
-            cli_error("bench: %s needs a value", argv[optind - 1]);
-            return CLI_USAGE;
-        default:
-            cli_error("bench: unknown option '%s'", argv[optind - 1]);
-            return CLI_USAGE;
-        }
-    }
+    const cli_opt t[] = {
+        CLI_STR("model", &model),    CLI_STR("hw", &hwname),
+        CLI_I64("tp", &tp, 1, 4096), CLI_I64("n", &n, 1, (double)(INT64_C(1) << 40)),
+        CLI_FLAG("sweep", &sweep),   CLI_FLAG("serve", &serve),
+        CLI_STR("trace", &trace),
+    };
+    int done, rc = cli_opts_parse("bench", argc, argv, t, CLI_N(t), usage, &done);
+    if (rc != CLI_OK || done)
+        return rc;
     if (sweep + serve > 1) {
         cli_error("bench: give one of --sweep and --serve");
         return CLI_USAGE;
@@ -108,7 +68,7 @@ int cmd_bench(int argc, char **argv)
     sim_model m;
     sim_hw hw;
     char p1[4096], p2[4096];
-    int rc = cli_load_model(model, &m, p1, sizeof(p1));
+    rc = cli_load_model(model, &m, p1, sizeof(p1));
     if (rc == CLI_OK)
         rc = cli_load_hw(hwname, &hw, p2, sizeof(p2));
     if (rc != CLI_OK)
