@@ -1,40 +1,23 @@
 /* cmd_info.c - `llmstep models` and `llmstep hw list|show`. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "paths.h"
 #include "units.h"
 
 #define MAX_IDS 256
 
-/* Parses only --help and --format for the listing commands; returns -1 to continue. */
-static int simple_opts(int argc, char **argv, const char *usage_text, const char **format)
+/* Parses only --help and --format for the listing commands; returns -1 to continue, with
+ * the operands from argv[*first] on. */
+static int simple_opts(int argc, char **argv, const char *usage_text, const char **format,
+                       int *first)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage_text, stdout);
-            return CLI_OK;
-        }
-        if (c == 'f') {
-            *format = optarg;
-            continue;
-        }
-        if (c == ':')
-            cli_error("%s: %s needs a value", argv[0], argv[optind - 1]);
-        else
-            cli_error("%s: unknown option '%s'", argv[0], argv[optind - 1]);
-        return CLI_USAGE;
-    }
+    const cli_opt t[] = {CLI_STR("format", format)};
+    int done, rc = cli_opts_parse_text(argv[0], argc, argv, t, CLI_N(t), usage_text, &done, first);
+    if (rc != CLI_OK || done)
+        return rc;
     if (strcmp(*format, "table") != 0 && strcmp(*format, "json") != 0) {
         cli_error("%s: --format '%s': expected table or json", argv[0], *format);
         return CLI_USAGE;
@@ -77,21 +60,22 @@ static void print_model(const sim_model *m, int json, int first)
 int cmd_models(int argc, char **argv)
 {
     const char *format = "table";
+    int first = argc;
     int rc =
         simple_opts(argc, argv,
                     "usage: llmstep models [ID|PATH...] [--format table|json]\n\n"
                     "Lists the bundled models (or the named ones) with parameter count\n"
                     "(billions), active parameters per token, KV-cache bytes per token at TP 1\n"
                     "in the model's dtype, and layer shapes.\n",
-                    &format);
+                    &format, &first);
     if (rc >= 0)
         return rc;
     int json = strcmp(format, "json") == 0;
     char ids[MAX_IDS][64];
     const char *names[MAX_IDS];
     int n = 0;
-    if (optind < argc) {
-        for (int i = optind; i < argc && n < MAX_IDS; i++)
+    if (first < argc) {
+        for (int i = first; i < argc && n < MAX_IDS; i++)
             names[n++] = argv[i];
     } else {
         n = sim_path_list(cli_data_dir(), "models", ids, MAX_IDS);
@@ -249,25 +233,26 @@ int cmd_hw(int argc, char **argv)
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
     const char *format = "table";
+    int first = argc;
     if (strcmp(argv[1], "list") == 0) {
-        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format);
+        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format, &first);
         if (rc >= 0)
             return rc;
-        if (optind < argc - 1) {
-            cli_error("hw list: unexpected argument '%s'", argv[optind + 1]);
+        if (first < argc - 1) {
+            cli_error("hw list: unexpected argument '%s'", argv[first + 1]);
             return CLI_USAGE;
         }
         return hw_list(strcmp(format, "json") == 0);
     }
     if (strcmp(argv[1], "show") == 0) {
-        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format);
+        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format, &first);
         if (rc >= 0)
             return rc;
-        if (optind != argc - 2) {
+        if (first != argc - 2) {
             cli_error("hw show: expected exactly one ID or PATH");
             return CLI_USAGE;
         }
-        return hw_show(argv[optind + 1]);
+        return hw_show(argv[first + 1]);
     }
     if (strcmp(argv[1], "import") == 0)
         return cmd_hw_import(argc - 1, argv + 1);

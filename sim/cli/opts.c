@@ -68,7 +68,7 @@ static int take(const cli_opt *o, const char *arg)
 }
 
 static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                 void (*usage)(FILE *), int *done, int *first_operand)
+                 void (*usage)(FILE *), const char *usage_text, int *done, int *first_operand)
 {
     struct option lo[CLI_OPTS_MAX + 2];
     *done = 0;
@@ -86,7 +86,10 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
     int c, idx = -1;
     while ((c = getopt_long(argc, argv, ":h", lo, &idx)) != -1) {
         if (c == 'h') {
-            usage(stdout);
+            if (usage)
+                usage(stdout);
+            else
+                fputs(usage_text, stdout);
             *done = 1;
             return CLI_OK;
         }
@@ -114,11 +117,17 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
 int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                    void (*usage)(FILE *), int *done)
 {
-    return parse(cmd, argc, argv, t, n, usage, done, NULL);
+    return parse(cmd, argc, argv, t, n, usage, NULL, done, NULL);
 }
 
 int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                             void (*usage)(FILE *), int *done, int *first_operand)
 {
-    return parse(cmd, argc, argv, t, n, usage, done, first_operand);
+    return parse(cmd, argc, argv, t, n, usage, NULL, done, first_operand);
+}
+
+int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                        const char *usage_text, int *done, int *first_operand)
+{
+    return parse(cmd, argc, argv, t, n, NULL, usage_text, done, first_operand);
 }

@@ -129,8 +129,10 @@ int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int
                    void (*usage)(FILE *), int *done);
 
 /* cli_opts_parse for a command that takes operands: they are left for the caller, from
- * argv[*first_operand] on. */
+ * argv[*first_operand] on. usage may be NULL when usage_text is given instead. */
 int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                             void (*usage)(FILE *), int *done, int *first_operand);
+int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                        const char *usage_text, int *done, int *first_operand);
 
 #endif
