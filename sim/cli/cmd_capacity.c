@@ -156,8 +156,10 @@ typedef struct tp_or_all {
     int all;
 } tp_or_all;
 
-static int parse_tp(const char *arg, void *dst)
+static int parse_tp(const char *arg, void *dst, char *msg, size_t cap)
 {
+    (void)msg;
+    (void)cap;
     tp_or_all *t = dst;
     if (strcmp(arg, "all") == 0) {
         t->all = 1;

@@ -76,8 +76,10 @@ static const char validate_usage[] =
     "                          as for calibrate\n"
     "  --format table|json     default table; json prints the MEASUREMENTS.md object\n";
 
-static int parse_weighting(const char *arg, void *dst)
+static int parse_weighting(const char *arg, void *dst, char *msg, size_t cap)
 {
+    (void)msg;
+    (void)cap;
     sim_fit_weight *w = dst;
     if (strcmp(arg, "relative") == 0)
         *w = SIM_FIT_RELATIVE;

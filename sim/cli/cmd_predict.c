@@ -1,10 +1,10 @@
 /* cmd_predict.c - `llmstep predict`: one step's per-operator cost and time. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "report_json.h"
 #include "units.h"
 
@@ -132,45 +132,21 @@ static void print_table(const sim_predict_report *r)
     }
 }
 
-enum {
-    OPT_MODEL = 256,
-    OPT_HW,
-    OPT_TP,
-    OPT_DTYPE,
-    OPT_KV_DTYPE,
-    OPT_PREFILL,
-    OPT_DECODE,
-    OPT_CHUNK,
-    OPT_CALIB,
-    OPT_FORMAT,
-    OPT_ROOFLINE,
-    OPT_GEMM,
-    OPT_ENGINE,
-    OPT_LEN,
-    OPT_UTIL,
-    OPT_IGNORE_MEM
-};
+/* A step group option (--prefill, --decode, --chunk); the kind is the option's first letter. */
+typedef struct group_arg {
+    sim_step *step;
+    char kind;
+} group_arg;
 
-static const struct option long_opts[] = {
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"hw", required_argument, NULL, OPT_HW},
-    {"tp", required_argument, NULL, OPT_TP},
-    {"dtype", required_argument, NULL, OPT_DTYPE},
-    {"kv-dtype", required_argument, NULL, OPT_KV_DTYPE},
-    {"prefill", required_argument, NULL, OPT_PREFILL},
-    {"decode", required_argument, NULL, OPT_DECODE},
-    {"chunk", required_argument, NULL, OPT_CHUNK},
-    {"calibration", required_argument, NULL, OPT_CALIB},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"roofline", required_argument, NULL, OPT_ROOFLINE},
-    {"gemm", required_argument, NULL, OPT_GEMM},
-    {"engine", required_argument, NULL, OPT_ENGINE},
-    {"max-model-len", required_argument, NULL, OPT_LEN},
-    {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
-    {"ignore-memory", no_argument, NULL, OPT_IGNORE_MEM},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
+static int parse_group(const char *arg, void *dst, char *msg, size_t cap)
+{
+    const group_arg *g = dst;
+    struct sim_err err;
+    if (cli_parse_group(g->kind, arg, g->step, &err) == 0)
+        return 0;
+    snprintf(msg, cap, "%s", err.msg);
+    return -1;
+}
 
 #define MAX_NOTES 24
 
@@ -186,80 +162,33 @@ int cmd_predict(int argc, char **argv)
     int ignore_memory = 0;
     sim_sched_cfg sched_cfg;
     sim_sched_cfg_unset(&sched_cfg);
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        switch (c) {
-        case OPT_MODEL:
-            model_name = optarg;
-            break;
-        case OPT_HW:
-            hw_name = optarg;
-            break;
-        case OPT_TP:
-            if (cli_parse_i64(optarg, 1, 4096, &tp) != 0) {
-                cli_error("predict: --tp '%s': expected an integer >= 1", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_DTYPE:
-            dtype_s = optarg;
-            break;
-        case OPT_KV_DTYPE:
-            kv_dtype_s = optarg;
-            break;
-        case OPT_PREFILL:
-        case OPT_DECODE:
-        case OPT_CHUNK:
-            if (cli_parse_group(c == OPT_PREFILL  ? 'p'
-                                : c == OPT_DECODE ? 'd'
-                                                  : 'c',
-                                optarg, &step, &err) != 0) {
-                cli_error("predict: %s", err.msg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_ENGINE:
-            engine_name = optarg;
-            break;
-        case OPT_CALIB:
-            calib_path = optarg;
-            break;
-        case OPT_FORMAT:
-            format = optarg;
-            break;
-        case OPT_GEMM:
-            if (cli_parse_gemm(optarg, &cfg.gemm) != 0) {
-                cli_error("predict: --gemm '%s': expected flat or tile-wave", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_ROOFLINE:
-            if (cli_parse_roofline(optarg, &cfg.mode) != 0) {
-                cli_error("predict: --roofline '%s': expected op or step", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_LEN:
-        case OPT_UTIL:
-            if (cli_parse_sched_opt(c == OPT_LEN ? "max-model-len" : "gpu-memory-utilization",
-                                    optarg, &sched_cfg) != 0)
-                return cli_bad_value(
-                    "predict", c == OPT_LEN ? "max-model-len" : "gpu-memory-utilization", optarg);
-            break;
-        case OPT_IGNORE_MEM:
-            ignore_memory = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("predict", c, argv);
-        }
-    }
-    if (cli_no_operands("predict", argc, argv) != CLI_OK)
-        return CLI_USAGE;
+    group_arg prefill = {&step, 'p'}, decode = {&step, 'd'}, chunk = {&step, 'c'};
+    const cli_opt t[] = {
+        CLI_STR("model", &model_name),
+        CLI_STR("hw", &hw_name),
+        {.name = "tp",
+         .kind = CLI_OPT_I64,
+         .dst = &tp,
+         .min = 1,
+         .max = 4096,
+         .expect = "an integer >= 1"},
+        CLI_STR("dtype", &dtype_s),
+        CLI_STR("kv-dtype", &kv_dtype_s),
+        CLI_CUSTOM("prefill", parse_group, &prefill),
+        CLI_CUSTOM("decode", parse_group, &decode),
+        CLI_CUSTOM("chunk", parse_group, &chunk),
+        CLI_STR("calibration", &calib_path),
+        CLI_STR("format", &format),
+        {.name = "roofline", .kind = CLI_OPT_ROOFLINE, .dst = &cfg.mode, .expect = "op or step"},
+        {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &cfg.gemm, .expect = "flat or tile-wave"},
+        CLI_STR("engine", &engine_name),
+        CLI_SCHED("max-model-len", &sched_cfg),
+        CLI_SCHED("gpu-memory-utilization", &sched_cfg),
+        CLI_FLAG("ignore-memory", &ignore_memory),
+    };
+    int done, rc = cli_opts_parse("predict", argc, argv, t, CLI_N(t), usage, &done);
+    if (rc != CLI_OK || done)
+        return rc;
     if (!model_name || !hw_name) {
         cli_error("predict: --model and --hw are required (see llmstep predict --help)");
         return CLI_USAGE;
@@ -277,7 +206,7 @@ int cmd_predict(int argc, char **argv)
     sim_hw hw;
     sim_calib cal;
     char mpath[4096], hpath[4096];
-    int rc = cli_load_model(model_name, &m, mpath, sizeof(mpath));
+    rc = cli_load_model(model_name, &m, mpath, sizeof(mpath));
     if (rc == CLI_OK)
         rc = cli_load_hw(hw_name, &hw, hpath, sizeof(hpath));
     if (rc == CLI_OK && calib_path)

@@ -18,9 +18,11 @@ static int64_t ibound(double v)
     return (int64_t)v;
 }
 
-/* The value of option o from arg into its destination; 0 when good. */
-static int take(const cli_opt *o, const char *arg)
+/* The value of option o from arg into its destination; 0 when good (msg: a custom parser's
+ * message, or ""). */
+static int take(const cli_opt *o, const char *arg, char *msg, size_t cap)
 {
+    msg[0] = '\0';
     switch (o->kind) {
     case CLI_OPT_STR:
         *(const char **)o->dst = arg;
@@ -61,10 +63,24 @@ static int take(const cli_opt *o, const char *arg)
         return 0;
     }
     case CLI_OPT_CUSTOM:
-        return o->parse(arg, o->dst);
+        return o->parse(arg, o->dst, msg, cap);
     default:
         return -1;
     }
+}
+
+/* The message for a value option o refused. */
+static int bad_value(const char *cmd, const cli_opt *o, const char *value, const char *msg)
+{
+    if (msg[0]) {
+        cli_error("%s: %s", cmd, msg);
+        return CLI_USAGE;
+    }
+    if (o->expect) {
+        cli_error("%s: --%s '%s': expected %s", cmd, o->name, value, o->expect);
+        return CLI_USAGE;
+    }
+    return cli_bad_value(cmd, o->name, value);
 }
 
 static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
@@ -98,13 +114,14 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
         const cli_opt *o = &t[c - 256];
         if (o->seen)
             *o->seen = 1;
-        if (take(o, optarg) != 0)
-            return cli_bad_value(cmd, o->name, optarg ? optarg : "");
+        char msg[512];
+        if (take(o, optarg, msg, sizeof(msg)) != 0)
+            return bad_value(cmd, o, optarg ? optarg : "", msg);
         /* More values may follow a files option, up to the next option. */
         while (o->kind == CLI_OPT_FILES && optind < argc && argv[optind][0] != '-') {
             const char *more = argv[optind++];
-            if (take(o, more) != 0)
-                return cli_bad_value(cmd, o->name, more);
+            if (take(o, more, msg, sizeof(msg)) != 0)
+                return bad_value(cmd, o, more, msg);
         }
     }
     if (first_operand) {

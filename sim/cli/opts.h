@@ -8,6 +8,7 @@
 #ifndef SIM_CLI_OPTS_H
 #define SIM_CLI_OPTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,9 +38,12 @@ typedef struct cli_opt {
     const char *name; /* long name without the dashes */
     cli_opt_kind kind;
     void *dst;
-    double min, max;                          /* CLI_OPT_I64/U64/DBL/MS */
-    int *seen;                                /* NULL, or set to 1 when the option is given */
-    int (*parse)(const char *arg, void *dst); /* CLI_OPT_CUSTOM */
+    double min, max; /* CLI_OPT_I64/U64/DBL/MS */
+    int *seen;       /* NULL, or set to 1 when the option is given */
+    /* CLI_OPT_CUSTOM: 0 when the value is good; otherwise it may write the whole message
+     * after "CMD: " into msg (cap bytes), else the message is the generic one. */
+    int (*parse)(const char *arg, void *dst, char *msg, size_t cap);
+    const char *expect; /* NULL, or what a bad value should have been ("op or step") */
 } cli_opt;
 
 /* Table entries (designated initializers: the unused fields stay zero). */
@@ -122,6 +126,7 @@ typedef struct cli_opt {
  * Parses argv[1..] (argv[0] is the command's name) against the n options of t, plus -h and
  * --help, which print usage to stdout and set *done. Returns CLI_OK, or CLI_USAGE after one
  * line: "CMD: OPT needs a value", "CMD: unknown option 'OPT' (see llmstep CMD --help)",
+ * "CMD: --NAME 'VALUE': expected EXPECT" (the option's expect), a custom parser's message,
  * "CMD: --NAME 'VALUE': invalid value (see llmstep CMD --help)" or "CMD: unexpected argument
  * 'ARG'".
  */
