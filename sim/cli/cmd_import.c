@@ -3,11 +3,11 @@
  * and the outputs of STREAM/BabelStream, nccl-tests all_reduce_perf and a GEMM
  * sweep (sim/io/hw_import.h; docs/hardware-characterization.md).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "hw_import.h"
 #include "paths.h"
 #include "units.h"
@@ -63,80 +63,40 @@ static void print_result(const sim_import_opts *o, const sim_import_result *r)
         printf("  note: %s\n", r->notes[i]);
 }
 
+/* One more --nccl file, up to SIM_HW_MAX_ALLREDUCE. */
+static int parse_nccl(const char *arg, void *dst, char *msg, size_t cap)
+{
+    cli_opt_list *l = dst;
+    if (l->n == l->cap) {
+        snprintf(msg, cap, "at most %d --nccl files", SIM_HW_MAX_ALLREDUCE);
+        return -1;
+    }
+    l->v[l->n++] = arg;
+    return 0;
+}
+
 int cmd_hw_import(int argc, char **argv)
 {
-    enum {
-        OPT_BASE = 256,
-        OPT_NAME,
-        OPT_STREAM,
-        OPT_NCCL,
-        OPT_GEMM,
-        OPT_OUT,
-        OPT_FORCE,
-        OPT_TABLES,
-        OPT_ATTN
-    };
-    static const struct option opts[] = {
-        {"base", required_argument, NULL, OPT_BASE},
-        {"name", required_argument, NULL, OPT_NAME},
-        {"stream", required_argument, NULL, OPT_STREAM},
-        {"nccl", required_argument, NULL, OPT_NCCL},
-        {"gemm", required_argument, NULL, OPT_GEMM},
-        {"out", required_argument, NULL, OPT_OUT},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"tables", required_argument, NULL, OPT_TABLES},
-        {"attn-kernel", required_argument, NULL, OPT_ATTN},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     sim_import_opts o;
     memset(&o, 0, sizeof(o));
     const char *base = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(import_usage, stdout);
-            return CLI_OK;
-        case OPT_BASE:
-            base = optarg;
-            break;
-        case OPT_NAME:
-            o.name = optarg;
-            break;
-        case OPT_STREAM:
-            o.stream_path = optarg;
-            break;
-        case OPT_NCCL:
-            if (o.n_nccl == SIM_HW_MAX_ALLREDUCE) {
-                cli_error("hw import: at most %d --nccl files", SIM_HW_MAX_ALLREDUCE);
-                return CLI_USAGE;
-            }
-            o.nccl_paths[o.n_nccl++] = optarg;
-            break;
-        case OPT_GEMM:
-            o.gemm_path = optarg;
-            break;
-        case OPT_OUT:
-            o.out_path = optarg;
-            break;
-        case OPT_FORCE:
-            o.force = 1;
-            break;
-        case OPT_TABLES:
-            o.tables_path = optarg;
-            break;
-        case OPT_ATTN:
-            o.attn_kernel = optarg;
-            break;
-        default:
-            return cli_getopt_fail("hw import", c, argv);
-        }
-    }
-    if (cli_no_operands("hw import", argc, argv) != CLI_OK)
-        return CLI_USAGE;
+    cli_opt_list nccl = {o.nccl_paths, 0, SIM_HW_MAX_ALLREDUCE};
+    const cli_opt t[] = {
+        CLI_STR("base", &base),
+        CLI_STR("name", &o.name),
+        CLI_STR("stream", &o.stream_path),
+        CLI_CUSTOM("nccl", parse_nccl, &nccl),
+        CLI_STR("gemm", &o.gemm_path),
+        CLI_STR("out", &o.out_path),
+        CLI_FLAG("force", &o.force),
+        CLI_STR("tables", &o.tables_path),
+        CLI_STR("attn-kernel", &o.attn_kernel),
+    };
+    int done,
+        rc = cli_opts_parse_text("hw import", argc, argv, t, CLI_N(t), import_usage, &done, NULL);
+    if (rc != CLI_OK || done)
+        return rc;
+    o.n_nccl = nccl.n;
     if (!base || !o.name) {
         cli_error("hw import: --base and --name are required (see llmstep hw import --help)");
         return CLI_USAGE;
