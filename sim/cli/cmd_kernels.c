@@ -9,7 +9,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <dirent.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "kernel_tables.h"
 #include "kernels.h"
 #include "metrics.h"
@@ -739,113 +739,96 @@ static const char usage[] =
     "vidur model folders map to models/<id>.json (Meta-Llama-3-8B -> llama-3-8b); folders\n"
     "without a config are skipped and listed in the notes.\n";
 
-int cmd_validate_kernels(int argc, char **argv)
+/* One more --hw, up to one per GPU with tables. */
+static int parse_hw(const char *arg, void *dst, char *msg, size_t cap)
 {
-    static const struct option opts[] = {
-        {"hw", required_argument, NULL, 'w'},     {"data", required_argument, NULL, 'd'},
-        {"gemm", required_argument, NULL, 'g'},   {"format", required_argument, NULL, 'f'},
-        {"tables", required_argument, NULL, 't'}, {"speedup", no_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
-    const char *tables = NULL;
-    static vk_ctx x;
-    memset(&x, 0, sizeof(x));
-    sim_kset_init(&x.set);
+    cli_opt_list *l = dst;
+    if (l->n == l->cap) {
+        snprintf(msg, cap, "at most %d --hw (one per GPU with tables)", N_KGPU);
+        return -1;
+    }
+    l->v[l->n++] = arg;
+    return 0;
+}
+
+/* The command's settings after parsing. */
+typedef struct vk_args {
     const char *hw_names[N_KGPU];
-    int n_hw = 0, json = 0, speedup = 0, c;
-    const char *data = NULL;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w':
-            if (n_hw == N_KGPU) {
-                cli_error("validate-kernels: at most %d --hw (one per GPU with tables)", N_KGPU);
-                return CLI_USAGE;
-            }
-            hw_names[n_hw++] = optarg;
-            break;
-        case 'd':
-            data = optarg;
-            break;
-        case 'g':
-            if (cli_parse_gemm(optarg, &x.gemm) != 0) {
-                cli_error("validate-kernels: --gemm '%s': expected flat or tile-wave", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case 'f':
-            if (strcmp(optarg, "table") != 0 && strcmp(optarg, "json") != 0) {
-                cli_error("validate-kernels: --format '%s': expected table or json", optarg);
-                return CLI_USAGE;
-            }
-            json = strcmp(optarg, "json") == 0;
-            break;
-        case 't':
-            if (strcmp(optarg, "aic") != 0 && strcmp(optarg, "aic-vllm") != 0) {
-                cli_error("validate-kernels: --tables '%s': expected aic or aic-vllm", optarg);
-                return CLI_USAGE;
-            }
-            tables = optarg;
-            break;
-        case 's':
-            speedup = 1;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("validate-kernels", c, argv);
-        }
-    }
-    if (cli_no_operands("validate-kernels", argc, argv) != CLI_OK)
-        return CLI_USAGE;
+    int n_hw, json, speedup;
+    const char *tables, *data;
+} vk_args;
+
+static int parse_vk(int argc, char **argv, vk_ctx *x, vk_args *a, int *done)
+{
+    memset(a, 0, sizeof(*a));
+    const char *format = "table";
+    cli_opt_list hw = {a->hw_names, 0, N_KGPU};
+    const cli_opt t[] = {
+        CLI_CUSTOM("hw", parse_hw, &hw),
+        CLI_STR("data", &a->data),
+        {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &x->gemm, .expect = "flat or tile-wave"},
+        CLI_CHOICE("format", &format, "table|json"),
+        CLI_CHOICE("tables", &a->tables, "aic|aic-vllm"),
+        CLI_FLAG("speedup", &a->speedup),
+    };
+    int rc = cli_opts_parse_text("validate-kernels", argc, argv, t, CLI_N(t), usage, done, NULL);
+    a->n_hw = hw.n;
+    a->json = strcmp(format, "json") == 0;
+    return rc;
+}
+
+/* The data folder and the table set: the V1-era tables when present, else aic and vidur. */
+static int resolve_tables(vk_ctx *x, vk_args *a)
+{
     static char default_data[4096];
-    if (!data) {
+    if (!a->data) {
         snprintf(default_data, sizeof(default_data), "%s/../shared/data/kernels", cli_data_dir());
-        data = default_data;
+        a->data = default_data;
     }
-    x.data = data;
-    if (!is_dir(data)) {
-        cli_error("validate-kernels: kernel data folder '%s' not found (give --data DIR)", data);
+    x->data = a->data;
+    if (!is_dir(a->data)) {
+        cli_error("validate-kernels: kernel data folder '%s' not found (give --data DIR)", a->data);
         return CLI_BAD_INPUT;
     }
-    /* The V1-era tables when present, else the aic and vidur set. */
-    if (!tables) {
+    if (!a->tables) {
         char p[4096];
-        snprintf(p, sizeof(p), "%s/aic-vllm", data);
-        tables = is_dir(p) ? "aic-vllm" : "aic";
+        snprintf(p, sizeof(p), "%s/aic-vllm", a->data);
+        a->tables = is_dir(p) ? "aic-vllm" : "aic";
     }
-    const int vllm = strcmp(tables, "aic-vllm") == 0;
-    const kgpu *kgpus = vllm ? kgpus_vllm : kgpus_aic;
-    const int n_kgpu = vllm ? N_KGPU : (int)(sizeof(kgpus_aic) / sizeof(kgpus_aic[0]));
-    x.tables = tables;
-    if (speedup) {
+    x->tables = a->tables;
+    return CLI_OK;
+}
+
+/* Loads the profiles named (or every one with tables; for --speedup H100, H200, B200) and
+ * matches each to its tables. */
+static int load_profiles(vk_ctx *x, vk_args *a, const kgpu *kgpus, int n_kgpu)
+{
+    if (a->speedup) {
         /* The check compares H100, H200 and B200, in that order (H100 is the reference). */
-        if (!vllm) {
+        if (kgpus != kgpus_vllm) {
             cli_error("validate-kernels: --speedup needs the aic-vllm tables");
             return CLI_USAGE;
         }
-        if (n_hw != 0 && n_hw != SU_N_GPU) {
+        if (a->n_hw != 0 && a->n_hw != SU_N_GPU) {
             cli_error("validate-kernels: --speedup takes no --hw or exactly %d (profiles for %s, "
                       "%s and %s, in that order)",
                       SU_N_GPU, su_gpus[0], su_gpus[1], su_gpus[2]);
             return CLI_USAGE;
         }
-        if (n_hw == 0)
+        if (a->n_hw == 0)
             for (int g = 0; g < SU_N_GPU; g++)
-                hw_names[n_hw++] = su_gpus[g];
+                a->hw_names[a->n_hw++] = su_gpus[g];
     }
-    if (n_hw == 0)
+    if (a->n_hw == 0)
         for (int g = 0; g < n_kgpu; g++)
-            hw_names[n_hw++] = kgpus[g].hw_id;
+            a->hw_names[a->n_hw++] = kgpus[g].hw_id;
     int rc = CLI_OK;
-    for (int i = 0; i < n_hw && rc == CLI_OK; i++) {
-        rc = cli_load_hw(hw_names[i], &x.hw[i], x.hw_path[i], sizeof(x.hw_path[i]));
+    for (int i = 0; i < a->n_hw && rc == CLI_OK; i++) {
+        rc = cli_load_hw(a->hw_names[i], &x->hw[i], x->hw_path[i], sizeof(x->hw_path[i]));
         if (rc != CLI_OK)
             break;
         int k = 0;
-        while (k < n_kgpu && strcmp(kgpus[k].hw_id, x.hw[i].id) != 0)
+        while (k < n_kgpu && strcmp(kgpus[k].hw_id, x->hw[i].id) != 0)
             k++;
         if (k == n_kgpu) {
             char list[512];
@@ -858,79 +841,101 @@ int cmd_validate_kernels(int argc, char **argv)
                                         kgpus[j].hw_id);
             cli_error("validate-kernels: %s: no kernel tables for hardware '%s' (%s tables exist "
                       "for %s)",
-                      x.hw_path[i], x.hw[i].id, tables, list);
-            rc = CLI_BAD_INPUT;
-            break;
+                      x->hw_path[i], x->hw[i].id, a->tables, list);
+            return CLI_BAD_INPUT;
         }
         for (int j = 0; j < i; j++)
-            if (x.gpu[j] == &kgpus[k]) {
-                cli_error("validate-kernels: --hw: '%s' given twice", x.hw[i].id);
+            if (x->gpu[j] == &kgpus[k]) {
+                cli_error("validate-kernels: --hw: '%s' given twice", x->hw[i].id);
                 rc = CLI_USAGE;
             }
-        x.gpu[i] = &kgpus[k];
-        x.n_gpu = i + 1;
+        x->gpu[i] = &kgpus[k];
+        x->n_gpu = i + 1;
     }
-    for (int g = 0; speedup && g < x.n_gpu && rc == CLI_OK; g++)
-        if (strcmp(x.hw[g].id, su_gpus[g]) != 0) {
+    for (int g = 0; a->speedup && g < x->n_gpu && rc == CLI_OK; g++)
+        if (strcmp(x->hw[g].id, su_gpus[g]) != 0) {
             cli_error("validate-kernels: --speedup: profile %d is '%s', expected '%s'", g + 1,
-                      x.hw[g].id, su_gpus[g]);
+                      x->hw[g].id, su_gpus[g]);
             rc = CLI_USAGE;
         }
-    for (int g = 0; g < x.n_gpu && rc == CLI_OK; g++)
-        rc = load_gpu(&x, g);
-    if (speedup) {
-        if (rc == CLI_OK)
-            rc = speedup_report(&x, json);
-        sim_kset_free(&x.set);
-        return rc;
+    for (int g = 0; g < x->n_gpu && rc == CLI_OK; g++)
+        rc = load_gpu(x, g);
+    return rc;
+}
+
+/* Predicts every sample; samples faster than the datasheet peak allows are not
+ * measurements of what their columns say (H200 context_attention_perf has many): dropped
+ * and counted per source. */
+static int predict_samples(vk_ctx *x)
+{
+    /* pred and meas hold the samples, then room for one group; scratch one group. */
+    x->pred = malloc(2 * x->set.n * sizeof(double));
+    x->meas = malloc(2 * x->set.n * sizeof(double));
+    x->scratch = malloc(x->set.n * sizeof(double));
+    x->beyond_l2 = malloc(x->set.n + 1);
+    if (!x->pred || !x->meas || !x->scratch || !x->beyond_l2) {
+        cli_error("validate-kernels: out of memory");
+        return CLI_BAD_INPUT;
     }
-    if (rc == CLI_OK && x.set.n == 0) {
-        cli_error("validate-kernels: no kernel tables under '%s'", data);
-        rc = CLI_BAD_INPUT;
-    }
-    if (rc == CLI_OK) {
-        /* pred and meas hold the samples, then room for one group; scratch one group. */
-        x.pred = malloc(2 * x.set.n * sizeof(double));
-        x.meas = malloc(2 * x.set.n * sizeof(double));
-        x.scratch = malloc(x.set.n * sizeof(double));
-        x.beyond_l2 = malloc(x.set.n + 1);
-        if (!x.pred || !x.meas || !x.scratch || !x.beyond_l2) {
-            cli_error("validate-kernels: out of memory");
-            rc = CLI_BAD_INPUT;
-        }
-    }
-    /* Samples faster than the datasheet peak allows are not measurements of what their
-     * columns say (H200 context_attention_perf has many): dropped and counted per source. */
     size_t kept = 0, n_fast[N_KGPU][SIM_KSRC_COUNT];
     memset(n_fast, 0, sizeof(n_fast));
-    for (size_t i = 0; rc == CLI_OK && i < x.set.n; i++) {
-        const sim_ksample *s = &x.set.v[i];
+    for (size_t i = 0; i < x->set.n; i++) {
+        const sim_ksample *s = &x->set.v[i];
         double floor_s, bytes;
-        const double p = predict(&x.hw[s->gpu], x.gemm, s, &floor_s, &bytes);
+        const double p = predict(&x->hw[s->gpu], x->gemm, s, &floor_s, &bytes);
         if (!isfinite(p) || !(p > 0.0)) {
             cli_error("validate-kernels: %s line %lld: prediction %g s is not a positive number",
                       sim_ksrc_name(s->src), (long long)s->line, p);
-            rc = CLI_NUMERIC;
-            break;
+            return CLI_NUMERIC;
         }
         if (s->measured_s < floor_s) {
             n_fast[s->gpu][s->src]++;
             continue;
         }
-        x.beyond_l2[kept] = bytes > x.hw[s->gpu].v[SIM_HWF_L2];
-        x.meas[kept] = s->measured_s;
-        x.pred[kept] = p;
-        x.set.v[kept++] = *s;
+        x->beyond_l2[kept] = bytes > x->hw[s->gpu].v[SIM_HWF_L2];
+        x->meas[kept] = s->measured_s;
+        x->pred[kept] = p;
+        x->set.v[kept++] = *s;
     }
-    if (rc == CLI_OK)
-        x.set.n = kept;
-    for (int g = 0; g < x.n_gpu; g++)
+    x->set.n = kept;
+    for (int g = 0; g < x->n_gpu; g++)
         for (int k = 0; k < SIM_KSRC_COUNT; k++)
             if (n_fast[g][k])
-                note(&x, "%s %s: %zu samples faster than the datasheet peak left out", x.hw[g].id,
+                note(x, "%s %s: %zu samples faster than the datasheet peak left out", x->hw[g].id,
                      sim_ksrc_name((sim_ksrc)k), n_fast[g][k]);
+    return CLI_OK;
+}
+
+int cmd_validate_kernels(int argc, char **argv)
+{
+    static vk_ctx x;
+    memset(&x, 0, sizeof(x));
+    sim_kset_init(&x.set);
+    vk_args a;
+    int done, rc = parse_vk(argc, argv, &x, &a, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    rc = resolve_tables(&x, &a);
+    if (rc != CLI_OK)
+        return rc;
+    const int vllm = strcmp(a.tables, "aic-vllm") == 0;
+    const kgpu *kgpus = vllm ? kgpus_vllm : kgpus_aic;
+    const int n_kgpu = vllm ? N_KGPU : (int)(sizeof(kgpus_aic) / sizeof(kgpus_aic[0]));
+    rc = load_profiles(&x, &a, kgpus, n_kgpu);
+    if (a.speedup) {
+        if (rc == CLI_OK)
+            rc = speedup_report(&x, a.json);
+        sim_kset_free(&x.set);
+        return rc;
+    }
+    if (rc == CLI_OK && x.set.n == 0) {
+        cli_error("validate-kernels: no kernel tables under '%s'", a.data);
+        rc = CLI_BAD_INPUT;
+    }
     if (rc == CLI_OK)
-        report(&x, json);
+        rc = predict_samples(&x);
+    if (rc == CLI_OK)
+        report(&x, a.json);
     free(x.pred);
     free(x.meas);
     free(x.scratch);

@@ -64,6 +64,16 @@ static int take(const cli_opt *o, const char *arg, char *msg, size_t cap)
     }
     case CLI_OPT_CUSTOM:
         return o->parse(arg, o->dst, msg, cap);
+    case CLI_OPT_CHOICE:
+        for (const char *c = o->choices; *c;) {
+            size_t len = strcspn(c, "|");
+            if (strlen(arg) == len && strncmp(arg, c, len) == 0) {
+                *(const char **)o->dst = arg;
+                return 0;
+            }
+            c += len + (c[len] == '|');
+        }
+        return -1;
     default:
         return -1;
     }
@@ -78,6 +88,19 @@ static int bad_value(const char *cmd, const cli_opt *o, const char *value, const
     }
     if (o->expect) {
         cli_error("%s: --%s '%s': expected %s", cmd, o->name, value, o->expect);
+        return CLI_USAGE;
+    }
+    if (o->kind == CLI_OPT_CHOICE) {
+        /* "a|b|c" reads "a, b or c". */
+        char list[256] = "";
+        size_t used = 0;
+        for (const char *c = o->choices; *c && used < sizeof(list);) {
+            size_t len = strcspn(c, "|");
+            const char *sep = used == 0 ? "" : c[len] ? ", " : " or ";
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%.*s", sep, (int)len, c);
+            c += len + (c[len] == '|');
+        }
+        cli_error("%s: --%s '%s': expected %s", cmd, o->name, value, list);
         return CLI_USAGE;
     }
     return cli_bad_value(cmd, o->name, value);

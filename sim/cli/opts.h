@@ -25,6 +25,7 @@ typedef enum cli_opt_kind {
     CLI_OPT_LIST,     /* cli_opt_list *dst: appended (repeatable; main.c knows which) */
     CLI_OPT_FILES,    /* as LIST, and the arguments that follow up to the next option too */
     CLI_OPT_CUSTOM,   /* parse(arg, dst) returns 0 when the value is good */
+    CLI_OPT_CHOICE,   /* const char **dst = optarg, one of the '|'-separated choices */
     CLI_OPT_KIND_COUNT
 } cli_opt_kind;
 
@@ -43,7 +44,8 @@ typedef struct cli_opt {
     /* CLI_OPT_CUSTOM: 0 when the value is good; otherwise it may write the whole message
      * after "CMD: " into msg (cap bytes), else the message is the generic one. */
     int (*parse)(const char *arg, void *dst, char *msg, size_t cap);
-    const char *expect; /* NULL, or what a bad value should have been ("op or step") */
+    const char *expect;  /* NULL, or what a bad value should have been ("op or step") */
+    const char *choices; /* CLI_OPT_CHOICE: "table|json" */
 } cli_opt;
 
 /* Table entries (designated initializers: the unused fields stay zero). */
@@ -78,6 +80,10 @@ typedef struct cli_opt {
 #define CLI_MS(n, d, lo, hi)                                                                       \
     {                                                                                              \
         .name = (n), .kind = CLI_OPT_MS, .dst = (d), .min = (lo), .max = (hi)                      \
+    }
+#define CLI_CHOICE(n, d, c)                                                                        \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_CHOICE, .dst = (d), .choices = (c)                            \
     }
 #define CLI_FLAG(n, d)                                                                             \
     {                                                                                              \
