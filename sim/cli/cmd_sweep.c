@@ -4,12 +4,12 @@
  * highest-throughput configuration per model and hardware that meets the SLOs;
  * or, with --pareto, the latency/throughput frontier. Formulas: sweep.h.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "sweep_cli.h"
 
 static void usage(FILE *f)
@@ -95,39 +95,6 @@ static void usage(FILE *f)
         "--best\n",
         f);
 }
-
-enum {
-    OPT_MODEL = 256,
-    OPT_HW,
-    OPT_TP,
-    OPT_BATCH,
-    OPT_CONTEXT,
-    OPT_KIND,
-    OPT_PROMPT,
-    OPT_OUTPUT,
-    OPT_CALIB,
-    OPT_SLO_TPOT,
-    OPT_SLO_TTFT,
-    OPT_PRICE,
-    OPT_BEST,
-    OPT_PARETO,
-    OPT_FORMAT,
-    OPT_DTYPE,
-    OPT_KV,
-    OPT_ENGINE,
-    OPT_SEQS,
-    OPT_LEN,
-    OPT_UTIL,
-    OPT_NO_HOST,
-    OPT_CONC,
-    OPT_RATE,
-    OPT_SLO_PCT,
-    OPT_NREQ,
-    OPT_RANGE,
-    OPT_BURST,
-    OPT_SEED,
-    OPT_TOKENS,
-};
 
 #define AXIS_CAP 4096
 /* One serving point simulates about 12 x concurrency requests; this keeps a point under a
@@ -448,260 +415,273 @@ static int parse_axis(const char *opt, const char *spec, int64_t min, int64_t ma
     return CLI_OK;
 }
 
-int cmd_sweep(int argc, char **argv)
+/* The sweep's settings after parsing, before the axes are expanded. */
+typedef struct sweep_args {
+    char *models, *hws, *price_spec;
+    const char *tp_spec, *batch_spec, *ctx_spec, *conc_spec, *rate_spec, *engine, *format;
+    int64_t slo_pct;
+    int best, pareto, no_host;
+    double slo_tpot_s, slo_ttft_s;
+    /* options of --kind serving only, in table order (concurrency .. seed) */
+    int serving_seen[7];
+    enum sweep_select select;
+    enum sweep_format fmt;
+} sweep_args;
+
+static const char *const serving_names[7] = {"concurrency",  "request-rate", "slo-percentile",
+                                             "num-requests", "range-ratio",  "burstiness",
+                                             "seed"};
+
+static int parse_slo_pct(const char *arg, void *dst, char *msg, size_t cap)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"hw", required_argument, NULL, OPT_HW},
-        {"tp", required_argument, NULL, OPT_TP},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"context", required_argument, NULL, OPT_CONTEXT},
-        {"kind", required_argument, NULL, OPT_KIND},
-        {"prompt-tokens", required_argument, NULL, OPT_PROMPT},
-        {"output-tokens", required_argument, NULL, OPT_OUTPUT},
-        {"calibration", required_argument, NULL, OPT_CALIB},
-        {"slo-tpot-ms", required_argument, NULL, OPT_SLO_TPOT},
-        {"slo-ttft-ms", required_argument, NULL, OPT_SLO_TTFT},
-        {"gpu-hour-usd", required_argument, NULL, OPT_PRICE},
-        {"best", no_argument, NULL, OPT_BEST},
-        {"pareto", no_argument, NULL, OPT_PARETO},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"dtype", required_argument, NULL, OPT_DTYPE},
-        {"kv-dtype", required_argument, NULL, OPT_KV},
-        {"engine", required_argument, NULL, OPT_ENGINE},
-        {"max-num-seqs", required_argument, NULL, OPT_SEQS},
-        {"max-model-len", required_argument, NULL, OPT_LEN},
-        {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
-        {"no-host-time", no_argument, NULL, OPT_NO_HOST},
-        {"concurrency", required_argument, NULL, OPT_CONC},
-        {"request-rate", required_argument, NULL, OPT_RATE},
-        {"slo-percentile", required_argument, NULL, OPT_SLO_PCT},
-        {"num-requests", required_argument, NULL, OPT_NREQ},
-        {"range-ratio", required_argument, NULL, OPT_RANGE},
-        {"burstiness", required_argument, NULL, OPT_BURST},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"max-num-batched-tokens", required_argument, NULL, OPT_TOKENS},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    cli_sweep_opts o;
-    cli_sweep_opts_init(&o);
-    char *models = NULL, *hws = NULL;
-    const char *tp_spec = "1,2,4,8", *batch_spec = NULL, *ctx_spec = NULL;
-    const char *conc_spec = NULL, *rate_spec = NULL, *engine = NULL;
-    int64_t slo_pct = 0, seed = 0;
-    int serving_only = 0; /* an option of --kind serving was given (its name for the error) */
-    const char *serving_opt = NULL;
-    const char *format = "csv";
-    enum sweep_select select = SEL_ALL;
-    double slo_tpot_ms = 0.0, slo_ttft_ms = 0.0;
-    char *price_spec = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case OPT_MODEL:
-            models = optarg;
-            break;
-        case OPT_HW:
-            hws = optarg;
-            break;
-        case OPT_TP:
-            tp_spec = optarg;
-            break;
-        case OPT_BATCH:
-            batch_spec = optarg;
-            break;
-        case OPT_CONTEXT:
-            ctx_spec = optarg;
-            break;
-        case OPT_KIND:
-            bad = sim_sweep_kind_parse(optarg, &o.kind) != SIM_OK;
-            break;
-        case OPT_PROMPT:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &o.prompt_tokens);
-            break;
-        case OPT_OUTPUT:
-            bad = cli_parse_i64(optarg, 1, INT64_C(1) << 30, &o.output_tokens);
-            break;
-        case OPT_CALIB:
-            o.calibration = optarg;
-            break;
-        case OPT_SLO_TPOT:
-            bad = cli_parse_double(optarg, 1e-6, 1e9, &slo_tpot_ms);
-            break;
-        case OPT_SLO_TTFT:
-            bad = cli_parse_double(optarg, 1e-6, 1e9, &slo_ttft_ms);
-            break;
-        case OPT_PRICE:
-            price_spec = optarg;
-            break;
-        case OPT_BEST:
-        case OPT_PARETO:
-            if (select != SEL_ALL) {
-                cli_error("sweep: give one of --best and --pareto");
-                return CLI_USAGE;
-            }
-            select = c == OPT_BEST ? SEL_BEST : SEL_PARETO;
-            break;
-        case OPT_FORMAT:
-            format = optarg;
-            break;
-        case OPT_DTYPE:
-            o.dtype = optarg;
-            break;
-        case OPT_KV:
-            o.kv_dtype = optarg;
-            break;
-        case OPT_ENGINE:
-            engine = optarg;
-            break;
-        case OPT_CONC:
-            conc_spec = optarg;
-            break;
-        case OPT_RATE:
-            rate_spec = optarg;
-            break;
-        case OPT_SLO_PCT:
-            if (cli_parse_i64(optarg, 0, 100, &slo_pct) != 0 ||
-                (slo_pct != 50 && slo_pct != 90 && slo_pct != 99)) {
-                cli_error("sweep: --slo-percentile '%s': expected 50, 90 or 99", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_NREQ:
-            bad = cli_parse_i64(optarg, 1, 10000000, &o.num_requests) != 0;
-            break;
-        case OPT_RANGE:
-            bad = cli_parse_double(optarg, 0.0, 0.999, &o.range_ratio) != 0;
-            break;
-        case OPT_BURST:
-            bad = cli_parse_double(optarg, 1e-3, 1e3, &o.burstiness) != 0;
-            break;
-        case OPT_SEED:
-            bad = cli_parse_i64(optarg, 0, INT64_MAX, &seed) != 0;
-            o.seed = (uint64_t)seed;
-            break;
-        case OPT_SEQS:
-        case OPT_LEN:
-        case OPT_UTIL:
-        case OPT_TOKENS:
-            bad = cli_parse_sched_opt(opts[c - OPT_MODEL].name, optarg, &o.sched) != 0;
-            break;
-        case OPT_NO_HOST:
-            o.host_time = 0;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("sweep", c, argv);
-        }
-        if (bad)
-            return cli_bad_value("sweep", opts[c - OPT_MODEL].name, optarg);
-        if (c >= OPT_CONC && c <= OPT_SEED) {
-            serving_only = 1;
-            serving_opt = opts[c - OPT_MODEL].name;
-        }
+    int64_t *v = dst;
+    if (cli_parse_i64(arg, 0, 100, v) != 0 || (*v != 50 && *v != 90 && *v != 99)) {
+        snprintf(msg, cap, "--slo-percentile '%s': expected 50, 90 or 99", arg);
+        return -1;
     }
-    if (cli_no_operands("sweep", argc, argv) != CLI_OK)
+    return 0;
+}
+
+static int parse_kind(const char *arg, void *dst, char *msg, size_t cap)
+{
+    (void)msg;
+    (void)cap;
+    return sim_sweep_kind_parse(arg, dst) != SIM_OK;
+}
+
+static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args *a, int *done)
+{
+    memset(a, 0, sizeof(*a));
+    a->tp_spec = "1,2,4,8";
+    a->format = "csv";
+    int *sv = a->serving_seen;
+    const cli_opt t[] = {
+        CLI_STR("model", &a->models),
+        CLI_STR("hw", &a->hws),
+        CLI_STR("tp", &a->tp_spec),
+        CLI_STR("batch", &a->batch_spec),
+        CLI_STR("context", &a->ctx_spec),
+        CLI_CUSTOM("kind", parse_kind, &o->kind),
+        CLI_I64("prompt-tokens", &o->prompt_tokens, 1, (double)(INT64_C(1) << 30)),
+        CLI_I64("output-tokens", &o->output_tokens, 1, (double)(INT64_C(1) << 30)),
+        CLI_STR("calibration", &o->calibration),
+        CLI_MS("slo-tpot-ms", &a->slo_tpot_s, 1e-6, 1e9),
+        CLI_MS("slo-ttft-ms", &a->slo_ttft_s, 1e-6, 1e9),
+        CLI_STR("gpu-hour-usd", &a->price_spec),
+        CLI_FLAG("best", &a->best),
+        CLI_FLAG("pareto", &a->pareto),
+        CLI_STR("format", &a->format),
+        CLI_STR("dtype", &o->dtype),
+        CLI_STR("kv-dtype", &o->kv_dtype),
+        CLI_STR("engine", &a->engine),
+        CLI_SCHED("max-num-seqs", &o->sched),
+        CLI_SCHED("max-model-len", &o->sched),
+        CLI_SCHED("gpu-memory-utilization", &o->sched),
+        CLI_FLAG("no-host-time", &a->no_host),
+        {.name = "concurrency", .kind = CLI_OPT_STR, .dst = &a->conc_spec, .seen = &sv[0]},
+        {.name = "request-rate", .kind = CLI_OPT_STR, .dst = &a->rate_spec, .seen = &sv[1]},
+        {.name = "slo-percentile",
+         .kind = CLI_OPT_CUSTOM,
+         .dst = &a->slo_pct,
+         .parse = parse_slo_pct,
+         .seen = &sv[2]},
+        {.name = "num-requests",
+         .kind = CLI_OPT_I64,
+         .dst = &o->num_requests,
+         .min = 1,
+         .max = 10000000,
+         .seen = &sv[3]},
+        {.name = "range-ratio",
+         .kind = CLI_OPT_DBL,
+         .dst = &o->range_ratio,
+         .min = 0.0,
+         .max = 0.999,
+         .seen = &sv[4]},
+        {.name = "burstiness",
+         .kind = CLI_OPT_DBL,
+         .dst = &o->burstiness,
+         .min = 1e-3,
+         .max = 1e3,
+         .seen = &sv[5]},
+        {.name = "seed",
+         .kind = CLI_OPT_U64,
+         .dst = &o->seed,
+         .min = 0,
+         .max = 9.3e18,
+         .seen = &sv[6]},
+        CLI_SCHED("max-num-batched-tokens", &o->sched),
+    };
+    int rc = cli_opts_parse("sweep", argc, argv, t, CLI_N(t), usage, done);
+    if (a->no_host)
+        o->host_time = 0;
+    return rc;
+}
+
+/* The lists of names and prices, the format and the dtypes. */
+static int check_sweep_names(cli_sweep_opts *o, sweep_args *a)
+{
+    if (a->best && a->pareto) {
+        cli_error("sweep: give one of --best and --pareto");
         return CLI_USAGE;
-    if (!models || !hws) {
+    }
+    a->select = a->best ? SEL_BEST : a->pareto ? SEL_PARETO : SEL_ALL;
+    if (!a->models || !a->hws) {
         cli_error("sweep: --model and --hw are required (see llmstep sweep --help)");
         return CLI_USAGE;
     }
-    if (cli_split_names(models, o.models, CLI_SWEEP_MAX_NAMES, &o.n_models) != 0 ||
-        cli_split_names(hws, o.hws, CLI_SWEEP_MAX_NAMES, &o.n_hws) != 0) {
+    if (cli_split_names(a->models, o->models, CLI_SWEEP_MAX_NAMES, &o->n_models) != 0 ||
+        cli_split_names(a->hws, o->hws, CLI_SWEEP_MAX_NAMES, &o->n_hws) != 0) {
         cli_error("sweep: --model and --hw take up to %d comma-separated names",
                   CLI_SWEEP_MAX_NAMES);
         return CLI_USAGE;
     }
-    if (price_spec) {
+    if (a->price_spec) {
         /* One price for every GPU, or one per --hw in order. */
         const char *prices[CLI_SWEEP_MAX_NAMES];
         size_t n_prices = 0;
-        int bad = cli_split_names(price_spec, prices, CLI_SWEEP_MAX_NAMES, &n_prices) != 0 ||
-                  (n_prices != 1 && n_prices != o.n_hws);
+        int bad = cli_split_names(a->price_spec, prices, CLI_SWEEP_MAX_NAMES, &n_prices) != 0 ||
+                  (n_prices != 1 && n_prices != o->n_hws);
         for (size_t i = 0; !bad && i < n_prices; i++)
             bad = cli_parse_double(prices[i], 1e-9, 1e9,
-                                   n_prices == 1 ? &o.gpu_hour_usd : &o.gpu_hour_usd_hw[i]) != 0;
+                                   n_prices == 1 ? &o->gpu_hour_usd : &o->gpu_hour_usd_hw[i]) != 0;
         if (bad) {
             cli_error("sweep: --gpu-hour-usd: expected one price > 0, or one per --hw (%zu)",
-                      o.n_hws);
+                      o->n_hws);
             return CLI_USAGE;
         }
     }
-    enum sweep_format fmt;
-    if (strcmp(format, "csv") == 0)
-        fmt = FMT_CSV;
-    else if (strcmp(format, "json") == 0)
-        fmt = FMT_JSON;
-    else if (strcmp(format, "table") == 0)
-        fmt = FMT_TABLE;
+    if (strcmp(a->format, "csv") == 0)
+        a->fmt = FMT_CSV;
+    else if (strcmp(a->format, "json") == 0)
+        a->fmt = FMT_JSON;
+    else if (strcmp(a->format, "table") == 0)
+        a->fmt = FMT_TABLE;
     else {
-        cli_error("sweep: --format '%s': expected csv, json or table", format);
+        cli_error("sweep: --format '%s': expected csv, json or table", a->format);
         return CLI_USAGE;
     }
     sim_dtype dt = SIM_DTYPE_BF16, kdt = SIM_DTYPE_BF16;
-    if ((o.dtype && sim_dtype_parse(o.dtype, &dt) != SIM_OK) ||
-        (o.kv_dtype && sim_dtype_parse(o.kv_dtype, &kdt) != SIM_OK) || dt == SIM_DTYPE_FP32 ||
+    if ((o->dtype && sim_dtype_parse(o->dtype, &dt) != SIM_OK) ||
+        (o->kv_dtype && sim_dtype_parse(o->kv_dtype, &kdt) != SIM_OK) || dt == SIM_DTYPE_FP32 ||
         kdt == SIM_DTYPE_FP32) {
         cli_error("sweep: --dtype and --kv-dtype: expected fp16, bf16 or fp8");
         return CLI_USAGE;
     }
-    const int serving = o.kind == SIM_SWEEP_SERVING,
-              with_lengths = serving || o.kind == SIM_SWEEP_OFFLINE;
-    if (with_lengths && (o.prompt_tokens < 0 || o.output_tokens < 0)) {
+    return CLI_OK;
+}
+
+/* The checks between the options, and the defaults that depend on them. */
+static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
+{
+    int rc = check_sweep_names(o, a);
+    if (rc != CLI_OK)
+        return rc;
+    const int serving = o->kind == SIM_SWEEP_SERVING,
+              with_lengths = serving || o->kind == SIM_SWEEP_OFFLINE;
+    if (with_lengths && (o->prompt_tokens < 0 || o->output_tokens < 0)) {
         cli_error("sweep: --kind %s needs --prompt-tokens and --output-tokens",
-                  sim_sweep_kind_name(o.kind));
+                  sim_sweep_kind_name(o->kind));
         return CLI_USAGE;
     }
-    if (!with_lengths && (o.prompt_tokens >= 0 || o.output_tokens >= 0)) {
+    if (!with_lengths && (o->prompt_tokens >= 0 || o->output_tokens >= 0)) {
         cli_error("sweep: --prompt-tokens and --output-tokens belong to --kind offline and "
                   "serving (decode and prefill take --context)");
         return CLI_USAGE;
     }
-    if (!serving && serving_only) {
-        cli_error("sweep: --%s belongs to --kind serving", serving_opt);
-        return CLI_USAGE;
-    }
-    if (serving && (batch_spec || ctx_spec)) {
+    for (int i = 0; !serving && i < 7; i++)
+        if (a->serving_seen[i]) {
+            cli_error("sweep: --%s belongs to --kind serving", serving_names[i]);
+            return CLI_USAGE;
+        }
+    if (serving && (a->batch_spec || a->ctx_spec)) {
         cli_error("sweep: --kind serving takes --concurrency LIST or --request-rate LIST, not "
                   "--%s",
-                  batch_spec ? "batch" : "context");
+                  a->batch_spec ? "batch" : "context");
         return CLI_USAGE;
     }
-    if (conc_spec && rate_spec) {
+    if (a->conc_spec && a->rate_spec) {
         cli_error("sweep: give one of --concurrency (closed loop) and --request-rate (open "
                   "loop)");
         return CLI_USAGE;
     }
-    if (o.kind == SIM_SWEEP_OFFLINE && ctx_spec) {
+    if (o->kind == SIM_SWEEP_OFFLINE && a->ctx_spec) {
         cli_error("sweep: --kind offline takes --prompt-tokens and --output-tokens, not "
                   "--context");
         return CLI_USAGE;
     }
     if (serving) {
-        batch_spec = conc_spec ? conc_spec : "1:256";
+        a->batch_spec = a->conc_spec ? a->conc_spec : "1:256";
         /* The serving defaults of `llmstep serve`: the V1 engine, vLLM's server context. */
-        if (o.sched.usage < 0)
-            o.sched.usage = SIM_USAGE_SERVER;
+        if (o->sched.usage < 0)
+            o->sched.usage = SIM_USAGE_SERVER;
     }
-    if (!batch_spec)
-        batch_spec = "1:256";
-    if (!ctx_spec)
-        ctx_spec = "2048";
-    o.engine = engine ? engine : serving ? CLI_DEFAULT_ENGINE : "vllm-v0";
-    o.slo.percentile = slo_pct > 0 ? (int)slo_pct : 90;
-    o.slo.tpot_s = slo_tpot_ms * 1e-3;
-    o.slo.ttft_s = slo_ttft_ms * 1e-3;
+    if (!a->batch_spec)
+        a->batch_spec = "1:256";
+    if (!a->ctx_spec)
+        a->ctx_spec = "2048";
+    o->engine = a->engine ? a->engine : serving ? CLI_DEFAULT_ENGINE : "vllm-v0";
+    o->slo.percentile = a->slo_pct > 0 ? (int)a->slo_pct : 90;
+    o->slo.tpot_s = a->slo_tpot_s;
+    o->slo.ttft_s = a->slo_ttft_s;
+    return CLI_OK;
+}
+
+/* The output's header for the format and selection. */
+static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt,
+                         enum sweep_select select)
+{
+    const int serving = o->kind == SIM_SWEEP_SERVING;
+    const char *selection = select == SEL_BEST ? "best" : select == SEL_PARETO ? "pareto" : "all";
+    if (fmt == FMT_CSV) {
+        snprintf(header, cap, "%s", serving ? CLI_SWEEP_SERVING_CSV_HEADER : CLI_SWEEP_CSV_HEADER);
+    } else if (fmt == FMT_JSON && serving) {
+        snprintf(header, cap,
+                 "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"serving\",\"engine\":\"%s\","
+                 "\"arrival\":\"%s\",\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,"
+                 "\"slo_ttft_s\":%.17g,\"slo_percentile\":%d,\"gpu_hour_usd\":%.17g,\"rows\":[",
+                 o->engine, o->n_rates ? "poisson" : "closed", selection,
+                 o->host_time ? "true" : "false", o->slo.tpot_s, o->slo.ttft_s, o->slo.percentile,
+                 o->gpu_hour_usd);
+    } else if (fmt == FMT_JSON) {
+        snprintf(header, cap,
+                 "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"%s\",\"engine\":\"%s\","
+                 "\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,\"slo_ttft_s\":%.17g,"
+                 "\"gpu_hour_usd\":%.17g,\"rows\":[",
+                 sim_sweep_kind_name(o->kind), o->engine, selection,
+                 o->host_time ? "true" : "false", o->slo.tpot_s, o->slo.ttft_s, o->gpu_hour_usd);
+    } else if (serving) {
+        snprintf(header, cap, SERVING_TABLE_FMT, "model", "hardware", "tp", "conc", "rate/s",
+                 "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90", "e2e_p50", "e2e_p90", "tok/s",
+                 "tok/s/gpu", "preem", "status", "cal", "slo", "usd/Mtok");
+    } else {
+        snprintf(header, cap,
+                 "%-16s %-14s %3s %6s %11s %10s %10s %10s %11s %11s %-9s %-8s %-4s %-3s %10s\n",
+                 "model", "hardware", "tp", "batch", "context", "time_ms", "tpot_ms", "ttft_ms",
+                 "tok/s", "tok/s/gpu", "status", "bound", "cal", "slo", "usd/Mtok");
+    }
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    cli_sweep_opts o;
+    cli_sweep_opts_init(&o);
+    sweep_args a;
+    int done, rc = parse_sweep_args(argc, argv, &o, &a, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    rc = check_sweep_args(&o, &a);
+    if (rc != CLI_OK)
+        return rc;
+    const int serving = o.kind == SIM_SWEEP_SERVING;
+    const enum sweep_select select = a.select;
+    const enum sweep_format fmt = a.fmt;
+    const char *tp_spec = a.tp_spec, *batch_spec = a.batch_spec, *ctx_spec = a.ctx_spec,
+               *rate_spec = a.rate_spec;
     int64_t *axes = malloc(3 * AXIS_CAP * sizeof(int64_t));
     double *rates = NULL;
     selector sel = {select, NULL, 0, {0}, NULL, NULL, NULL, NULL, 0, 0, 0};
     writer w = {fmt, {0}, 0, NULL};
-    int rc = axes ? CLI_OK : CLI_NUMERIC;
+    rc = axes ? CLI_OK : CLI_NUMERIC;
     if (rc == CLI_OK)
         rc = parse_axis("--tp", tp_spec, 1, 4096, axes, &o.axes.n_tp);
     if (rc == CLI_OK)
@@ -741,40 +721,7 @@ int cmd_sweep(int argc, char **argv)
     sel.w = &w;
     /* The header waits for the first block, so a load error leaves stdout empty. */
     char header[1024];
-    if (fmt == FMT_CSV) {
-        snprintf(header, sizeof(header), "%s",
-                 serving ? CLI_SWEEP_SERVING_CSV_HEADER : CLI_SWEEP_CSV_HEADER);
-    } else if (fmt == FMT_JSON && serving) {
-        snprintf(header, sizeof(header),
-                 "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"serving\",\"engine\":\"%s\","
-                 "\"arrival\":\"%s\",\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,"
-                 "\"slo_ttft_s\":%.17g,\"slo_percentile\":%d,\"gpu_hour_usd\":%.17g,\"rows\":[",
-                 o.engine, o.n_rates ? "poisson" : "closed",
-                 select == SEL_BEST     ? "best"
-                 : select == SEL_PARETO ? "pareto"
-                                        : "all",
-                 o.host_time ? "true" : "false", o.slo.tpot_s, o.slo.ttft_s, o.slo.percentile,
-                 o.gpu_hour_usd);
-    } else if (fmt == FMT_JSON) {
-        snprintf(header, sizeof(header),
-                 "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"%s\",\"engine\":\"%s\","
-                 "\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,\"slo_ttft_s\":%.17g,"
-                 "\"gpu_hour_usd\":%.17g,\"rows\":[",
-                 sim_sweep_kind_name(o.kind), o.engine,
-                 select == SEL_BEST     ? "best"
-                 : select == SEL_PARETO ? "pareto"
-                                        : "all",
-                 o.host_time ? "true" : "false", o.slo.tpot_s, o.slo.ttft_s, o.gpu_hour_usd);
-    } else if (serving) {
-        snprintf(header, sizeof(header), SERVING_TABLE_FMT, "model", "hardware", "tp", "conc",
-                 "rate/s", "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90", "e2e_p50", "e2e_p90",
-                 "tok/s", "tok/s/gpu", "preem", "status", "cal", "slo", "usd/Mtok");
-    } else {
-        snprintf(header, sizeof(header),
-                 "%-16s %-14s %3s %6s %11s %10s %10s %10s %11s %11s %-9s %-8s %-4s %-3s %10s\n",
-                 "model", "hardware", "tp", "batch", "context", "time_ms", "tpot_ms", "ttft_ms",
-                 "tok/s", "tok/s/gpu", "status", "bound", "cal", "slo", "usd/Mtok");
-    }
+    sweep_header(header, sizeof(header), &o, fmt, select);
     w.header = header;
     cli_sweep_sink sink = {&sel, sel_begin, sel_row, sel_end};
     rc = cli_sweep_run(&o, &sink);
