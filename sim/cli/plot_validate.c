@@ -1,0 +1,162 @@
+/* plot_validate.c - `llmstep plot validate`: predicted against measured (see plot.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+#include "calib_json.h"
+#include "meas_pred.h"
+
+const char *group_value(const sim_meas_row *r, const char *field, char *buf, size_t cap)
+{
+    if (strcmp(field, "model") == 0)
+        return r->model;
+    if (strcmp(field, "hardware") == 0)
+        return r->hardware;
+    if (strcmp(field, "kind") == 0)
+        return sim_meas_kind_name(r->kind);
+    if (strcmp(field, "tp") == 0)
+        snprintf(buf, cap, "TP %lld", (long long)r->tp);
+    else if (strcmp(field, "batch") == 0)
+        snprintf(buf, cap, "batch %lld", (long long)r->batch);
+    else
+        return NULL;
+    return buf;
+}
+
+#define MAX_GROUPS 24
+
+int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration,
+                         const char *engine, int no_host, const char *field)
+{
+    double alpha = 1.0, beta = 0.0;
+    if (calibration) {
+        for (size_t i = 1; i < set->n; i++)
+            if (strcmp(set->rows[i].hardware, set->rows[0].hardware) != 0) {
+                cli_error("plot validate: rows name more than one hardware profile; select one "
+                          "with --select hardware=ID to apply --calibration");
+                return CLI_BAD_INPUT;
+            }
+        sim_calib cal;
+        int rc = cli_load_calib(calibration, set->rows[0].hardware, &cal);
+        if (rc != CLI_OK)
+            return rc;
+        alpha = cal.alpha;
+        beta = cal.beta_s;
+    }
+    char names[MAX_GROUPS][128];
+    double sum_ape[MAX_GROUPS] = {0}, sum_signed[MAX_GROUPS] = {0};
+    int count[MAX_GROUPS] = {0}, ng = 0;
+    FILE *gf[MAX_GROUPS] = {NULL};
+    double lo = (double)INFINITY, hi = 0.0, total_ape = 0.0;
+    int rc = CLI_OK;
+    sim_cache *cache = sim_cache_alloc(cli_data_dir());
+    sim_batch_work *work = malloc(sizeof(*work));
+    if (!cache || !work) {
+        cli_error("out of memory");
+        rc = CLI_NUMERIC;
+    }
+    for (size_t i = 0; i < set->n && rc == CLI_OK; i++) {
+        const sim_meas_row *row = &set->rows[i];
+        sim_row_pred p;
+        struct sim_err e;
+        sim_status st = sim_meas_predict_one(cache, row, engine, SIM_ROOFLINE_OP, SIM_GEMM_FLAT,
+                                             no_host, work, &p, &e);
+        if (st != SIM_OK) {
+            cli_error("%s", e.msg);
+            rc = st == SIM_EFIT || st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
+            break;
+        }
+        double pred = alpha * p.roofline_s + beta * p.n_steps + p.host_s, m = row->measured_s;
+        char buf[64];
+        const char *v = group_value(row, field, buf, sizeof(buf));
+        int k = 0;
+        while (k < ng && strcmp(names[k], v) != 0)
+            k++;
+        if (k == ng) {
+            if (ng == MAX_GROUPS) {
+                k = ng - 1; /* the last group collects the rest */
+                snprintf(names[k], sizeof(names[k]), "other");
+            } else {
+                snprintf(names[k], sizeof(names[k]), "%s", v);
+                char fname[32];
+                snprintf(fname, sizeof(fname), "g%d.dat", k);
+                gf[k] = job_file(j, fname);
+                if (!gf[k]) {
+                    rc = CLI_BAD_INPUT;
+                    break;
+                }
+                ng++;
+            }
+        }
+        fprintf(gf[k], "%.17g %.17g\n", m, pred);
+        double err = (pred - m) / m * 100.0;
+        sum_ape[k] += fabs(err);
+        sum_signed[k] += err;
+        count[k]++;
+        total_ape += fabs(err);
+        lo = fmin(lo, fmin(m, pred));
+        hi = fmax(hi, fmax(m, pred));
+    }
+    for (int k = 0; k < ng; k++)
+        fclose(gf[k]);
+    sim_cache_free(cache);
+    free(work);
+    if (rc != CLI_OK)
+        return rc;
+    FILE *bars = job_file(j, "groups.dat");
+    if (!bars)
+        return CLI_BAD_INPUT;
+    for (int k = 0; k < ng; k++) {
+        char lab[300];
+        gp_label(lab, sizeof(lab), names[k]);
+        fprintf(bars, "\"%s (%d)\" %.17g %.17g\n", lab, count[k], sum_ape[k] / count[k],
+                sum_signed[k] / count[k]);
+    }
+    fclose(bars);
+    FILE *s = j->script;
+    double x_lo = pow(10.0, floor(log10(lo / 1.2) * 4.0) / 4.0),
+           x_hi = pow(10.0, ceil(log10(hi * 1.2) * 4.0) / 4.0);
+    fprintf(s,
+            "set multiplot layout 1,2 title 'Validation: %zu measurements, MAPE %.1f%%, %s' font "
+            "',14'\n",
+            set->n, total_ape / (double)set->n,
+            calibration ? "calibrated (alpha and beta from --calibration)"
+                        : "uncalibrated (alpha = 1, beta = 0)");
+    fprintf(s,
+            "set logscale xy\nset format x '%%g'\nset format y '%%g'\n"
+            "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\nset size ratio -1\n"
+            "set xlabel 'Measured time (s)'\nset ylabel 'Predicted time (s)'\n"
+            "set key top left box opaque width 2 font ',10'\n"
+            "plot x*1.15 w l dt 2 lc rgb '#888888' t '+/-15%%', x*0.85 w l dt 2 lc rgb "
+            "'#888888' notitle, x w l lw 1.5 lc rgb 'black' t 'y = x'",
+            x_lo, x_hi, x_lo, x_hi);
+    for (int k = 0; k < ng; k++) {
+        char lab[300];
+        gp_label(lab, sizeof(lab), names[k]);
+        fprintf(s, ", \\\n  'g%d.dat' u 1:2 w p pt %d ps 1.3 lc %d t '%s'", k, 4 + 2 * (k % 5),
+                k + 1, lab);
+    }
+    fprintf(s, "\n");
+    char fl[64];
+    gp_label(fl, sizeof(fl), field);
+    fprintf(s,
+            "unset logscale\nset size noratio\nset autoscale\nset yrange [*:*]\n"
+            "set style data histograms\nset style histogram clustered gap 1\n"
+            "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset format y '%%g'\n"
+            "set xtics rotate by -35 left nomirror font ',10'\nset grid noxtics ytics\n"
+            "set xlabel '%s (rows)'\nset ylabel 'Error (%%)'\nset key top right box opaque\n"
+            "set xzeroaxis lt -1\n"
+            "plot 'groups.dat' u 2:xtic(1) lc rgb '#1f77b4' t 'MAPE (%%)', '' u 3 lc rgb "
+            "'#ff7f0e' t 'bias: mean signed error (%%)'\nunset multiplot\n",
+            fl);
+    return CLI_OK;
+}
+
+/* ----- plot serving ----- */
+
+/* Measured serving points: x (concurrency or rate), which figure (0 TTFT, 1 TPOT), which
+ * statistic (0 mean, 1 p50, 2 p90, 3 p99), value in seconds, TP. */
