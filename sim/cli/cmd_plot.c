@@ -9,11 +9,11 @@
  * LLMSTEP_GNUPLOT to use another gnuplot binary.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "plot.h"
 
 static void plot_usage(FILE *f)
@@ -62,243 +62,335 @@ static void plot_usage(FILE *f)
 }
 
 /* Paths go into gnuplot's single-quoted strings: refuse the characters that would break them. */
-/* ----- option parsing ----- */
+/* The plots, by the name after `plot`, with the image size in pixels. */
+typedef enum plot_kind {
+    PLOT_ROOFLINE = 0,
+    PLOT_SWEEP,
+    PLOT_VALIDATE,
+    PLOT_SERVING,
+    PLOT_KIND_COUNT
+} plot_kind;
 
-enum {
-    OPT_OUT = 256,
-    OPT_MODEL,
-    OPT_HW,
-    OPT_TP,
-    OPT_DTYPE,
-    OPT_KV,
-    OPT_DECODE,
-    OPT_PREFILL,
-    OPT_CHUNK,
-    OPT_BATCH,
-    OPT_CONTEXT,
-    OPT_CALIB,
-    OPT_ENGINE,
-    OPT_NO_HOST,
-    OPT_MEAS,
-    OPT_SELECT,
-    OPT_EXCLUDE,
-    OPT_GROUP,
-    OPT_LEN,
-    OPT_UTIL,
-    OPT_SEQS,
-    OPT_CONC,
-    OPT_RATE,
-    OPT_PROMPT,
-    OPT_OUTPUT,
-    OPT_NREQ,
-};
+static const struct {
+    const char *name;
+    int width, height;
+} plots[PLOT_KIND_COUNT] = {
+    {"roofline", 1400, 760}, {"sweep", 1500, 620}, {"validate", 1500, 680}, {"serving", 1500, 620}};
 
-int cmd_plot(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, OPT_OUT},
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"hw", required_argument, NULL, OPT_HW},
-        {"tp", required_argument, NULL, OPT_TP},
-        {"dtype", required_argument, NULL, OPT_DTYPE},
-        {"kv-dtype", required_argument, NULL, OPT_KV},
-        {"decode", required_argument, NULL, OPT_DECODE},
-        {"prefill", required_argument, NULL, OPT_PREFILL},
-        {"chunk", required_argument, NULL, OPT_CHUNK},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"context", required_argument, NULL, OPT_CONTEXT},
-        {"calibration", required_argument, NULL, OPT_CALIB},
-        {"engine", required_argument, NULL, OPT_ENGINE},
-        {"no-host-time", no_argument, NULL, OPT_NO_HOST},
-        {"measurements", required_argument, NULL, OPT_MEAS},
-        {"select", required_argument, NULL, OPT_SELECT},
-        {"exclude", required_argument, NULL, OPT_EXCLUDE},
-        {"group", required_argument, NULL, OPT_GROUP},
-        {"max-model-len", required_argument, NULL, OPT_LEN},
-        {"gpu-memory-utilization", required_argument, NULL, OPT_UTIL},
-        {"max-num-seqs", required_argument, NULL, OPT_SEQS},
-        {"concurrency", required_argument, NULL, OPT_CONC},
-        {"request-rate", required_argument, NULL, OPT_RATE},
-        {"prompt-tokens", required_argument, NULL, OPT_PROMPT},
-        {"output-tokens", required_argument, NULL, OPT_OUTPUT},
-        {"num-requests", required_argument, NULL, OPT_NREQ},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        plot_usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? CLI_USAGE : CLI_OK;
-    }
-    const char *what = argv[1];
-    int kind = strcmp(what, "roofline") == 0   ? 0
-               : strcmp(what, "sweep") == 0    ? 1
-               : strcmp(what, "validate") == 0 ? 2
-               : strcmp(what, "serving") == 0  ? 3
-                                               : -1;
-    if (kind < 0) {
-        cli_error("plot: unknown plot '%s' (expected roofline, sweep, validate or serving)", what);
-        return CLI_USAGE;
-    }
-    const char *out = NULL, *model = NULL, *hwname = NULL, *calib = NULL, *engine = NULL;
-    const char *conc_spec = NULL, *rate_spec = NULL;
-    int64_t prompt = -1, output = -1, n_req = 0;
-    const char *dtype = NULL, *kv_dtype = NULL, *tp_spec = NULL, *batch_spec = "1:256";
-    const char *ctx_spec = "2048", *group = "model";
+/* Everything the options give. */
+typedef struct plot_args {
+    plot_kind kind;
+    const char *what; /* the plot's name */
+    const char *out, *model, *hw, *calib, *engine, *conc_spec, *rate_spec;
+    const char *dtype, *kv_dtype, *tp_spec, *batch_spec, *ctx_spec, *group;
+    int64_t prompt, output, n_req;
     const char *files[PLOT_MAX_SEL], *sel[PLOT_MAX_SEL], *exc[PLOT_MAX_SEL];
-    int n_files = 0, n_sel = 0, n_exc = 0, no_host = 0;
-    sim_step st = {0};
+    int n_files, n_sel, n_exc, no_host;
+    sim_step st;
     sim_sched_cfg sched;
-    sim_sched_cfg_unset(&sched);
-    int c;
-    optind = 1;
-    opterr = 0;
-    argc--;
-    argv++;
-    int li = -1; /* index in opts of the long option getopt matched */
-    while ((c = getopt_long(argc, argv, ":h", opts, &li)) != -1) {
-        struct sim_err err;
-        switch (c) {
-        case OPT_OUT:
-            out = optarg;
-            break;
-        case OPT_MODEL:
-            model = optarg;
-            break;
-        case OPT_HW:
-            hwname = optarg;
-            break;
-        case OPT_TP:
-            tp_spec = optarg;
-            break;
-        case OPT_DTYPE:
-            dtype = optarg;
-            break;
-        case OPT_KV:
-            kv_dtype = optarg;
-            break;
-        case OPT_DECODE:
-        case OPT_PREFILL:
-        case OPT_CHUNK:
-            if (cli_parse_group(c == OPT_DECODE    ? 'd'
-                                : c == OPT_PREFILL ? 'p'
-                                                   : 'c',
-                                optarg, &st, &err) != 0) {
-                cli_error("plot: %s", err.msg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_BATCH:
-            batch_spec = optarg;
-            break;
-        case OPT_CONTEXT:
-            ctx_spec = optarg;
-            break;
-        case OPT_CALIB:
-            calib = optarg;
-            break;
-        case OPT_ENGINE:
-            engine = optarg;
-            break;
-        case OPT_NO_HOST:
-            no_host = 1;
-            break;
-        case OPT_MEAS:
-        case OPT_SELECT:
-        case OPT_EXCLUDE: {
-            const char **list = c == OPT_MEAS ? files : c == OPT_SELECT ? sel : exc;
-            int *n = c == OPT_MEAS ? &n_files : c == OPT_SELECT ? &n_sel : &n_exc;
-            if (*n == PLOT_MAX_SEL) {
-                cli_error("plot: at most %d of --%s", PLOT_MAX_SEL, opts[li].name);
-                return CLI_USAGE;
-            }
-            list[(*n)++] = optarg;
-            break;
-        }
-        case OPT_GROUP:
-            group = optarg;
-            break;
-        case OPT_LEN:
-        case OPT_SEQS:
-            if (cli_parse_sched_opt(c == OPT_LEN ? "max-model-len" : "max-num-seqs", optarg,
-                                    &sched) != 0) {
-                cli_error("plot: --%s '%s': expected a positive integer", opts[li].name, optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_UTIL:
-            if (cli_parse_sched_opt("gpu-memory-utilization", optarg, &sched) != 0) {
-                cli_error("plot: --gpu-memory-utilization '%s': expected a number in (0, 1]",
-                          optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case OPT_CONC:
-            conc_spec = optarg;
-            break;
-        case OPT_RATE:
-            rate_spec = optarg;
-            break;
-        case OPT_PROMPT:
-        case OPT_OUTPUT:
-        case OPT_NREQ:
-            if (cli_parse_i64(optarg, 1, c == OPT_NREQ ? 10000000 : INT64_C(1) << 30,
-                              c == OPT_PROMPT   ? &prompt
-                              : c == OPT_OUTPUT ? &output
-                                                : &n_req) != 0) {
-                cli_error("plot: --%s '%s': expected a positive integer", opts[li].name, optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case 'h':
-            plot_usage(stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("plot", c, argv);
-        }
+} plot_args;
+
+typedef struct group_opt {
+    sim_step *step;
+    char kind;
+} group_opt;
+
+static int parse_group_opt(const char *arg, void *dst, char *msg, size_t cap)
+{
+    const group_opt *g = dst;
+    struct sim_err err;
+    if (cli_parse_group(g->kind, arg, g->step, &err) == 0)
+        return 0;
+    snprintf(msg, cap, "%s", err.msg);
+    return -1;
+}
+
+/* A list option of at most PLOT_MAX_SEL values; the list's name is in the message. */
+typedef struct named_list {
+    cli_opt_list l;
+    const char *name;
+} named_list;
+
+static int parse_list(const char *arg, void *dst, char *msg, size_t cap)
+{
+    named_list *n = dst;
+    if (n->l.n == n->l.cap) {
+        snprintf(msg, cap, "at most %d of --%s", PLOT_MAX_SEL, n->name);
+        return -1;
     }
-    if (cli_no_operands("plot", argc, argv) != CLI_OK)
-        return CLI_USAGE;
-    if (!out) {
+    n->l.v[n->l.n++] = arg;
+    return 0;
+}
+
+static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
+{
+    group_opt dec = {&a->st, 'd'}, pre = {&a->st, 'p'}, chu = {&a->st, 'c'};
+    named_list files = {{a->files, 0, PLOT_MAX_SEL}, "measurements"},
+               sel = {{a->sel, 0, PLOT_MAX_SEL}, "select"},
+               exc = {{a->exc, 0, PLOT_MAX_SEL}, "exclude"};
+    const char *positive = "a positive integer";
+    const cli_opt t[] = {
+        CLI_STR("out", &a->out),
+        CLI_STR("model", &a->model),
+        CLI_STR("hw", &a->hw),
+        CLI_STR("tp", &a->tp_spec),
+        CLI_STR("dtype", &a->dtype),
+        CLI_STR("kv-dtype", &a->kv_dtype),
+        CLI_CUSTOM("decode", parse_group_opt, &dec),
+        CLI_CUSTOM("prefill", parse_group_opt, &pre),
+        CLI_CUSTOM("chunk", parse_group_opt, &chu),
+        CLI_STR("batch", &a->batch_spec),
+        CLI_STR("context", &a->ctx_spec),
+        CLI_STR("calibration", &a->calib),
+        CLI_STR("engine", &a->engine),
+        CLI_FLAG("no-host-time", &a->no_host),
+        CLI_CUSTOM("measurements", parse_list, &files),
+        CLI_CUSTOM("select", parse_list, &sel),
+        CLI_CUSTOM("exclude", parse_list, &exc),
+        CLI_STR("group", &a->group),
+        {.name = "max-model-len", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
+        {.name = "gpu-memory-utilization",
+         .kind = CLI_OPT_SCHED,
+         .dst = &a->sched,
+         .expect = "a number in (0, 1]"},
+        {.name = "max-num-seqs", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
+        CLI_STR("concurrency", &a->conc_spec),
+        CLI_STR("request-rate", &a->rate_spec),
+        {.name = "prompt-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->prompt,
+         .min = 1,
+         .max = (double)(INT64_C(1) << 30),
+         .expect = positive},
+        {.name = "output-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->output,
+         .min = 1,
+         .max = (double)(INT64_C(1) << 30),
+         .expect = positive},
+        {.name = "num-requests",
+         .kind = CLI_OPT_I64,
+         .dst = &a->n_req,
+         .min = 1,
+         .max = 10000000,
+         .expect = positive},
+    };
+    /* argv[0] is the plot's name: options follow it. */
+    int rc = cli_opts_parse("plot", argc - 1, argv + 1, t, CLI_N(t), plot_usage, done);
+    a->n_files = files.l.n;
+    a->n_sel = sel.l.n;
+    a->n_exc = exc.l.n;
+    return rc;
+}
+
+/* The checks between the options, and the engine default. */
+static int check_plot_args(plot_args *a)
+{
+    const plot_kind k = a->kind;
+    const char *what = a->what;
+    if (!a->out) {
         cli_error("plot %s: --out FILE.svg|FILE.png is required", what);
         return CLI_USAGE;
     }
-    if (kind != 2 && (!model || !hwname)) {
+    if (k != PLOT_VALIDATE && (!a->model || !a->hw)) {
         cli_error("plot %s: --model and --hw are required", what);
         return CLI_USAGE;
     }
-    if (kind == 0 && st.n_groups == 0) {
+    if (k == PLOT_ROOFLINE && a->st.n_groups == 0) {
         cli_error("plot roofline: give the step with --decode, --prefill or --chunk");
         return CLI_USAGE;
     }
-    if (kind != 3 && (conc_spec || rate_spec || prompt > 0 || output > 0 || n_req > 0)) {
+    if (k != PLOT_SERVING &&
+        (a->conc_spec || a->rate_spec || a->prompt > 0 || a->output > 0 || a->n_req > 0)) {
         cli_error("plot %s: --concurrency, --request-rate, --prompt-tokens, --output-tokens and "
                   "--num-requests belong to plot serving",
                   what);
         return CLI_USAGE;
     }
-    if (kind == 3 && (prompt < 0 || output < 0)) {
+    if (k == PLOT_SERVING && (a->prompt < 0 || a->output < 0)) {
         cli_error("plot serving: --prompt-tokens and --output-tokens are required");
         return CLI_USAGE;
     }
-    if (kind == 3 && conc_spec && rate_spec) {
+    if (k == PLOT_SERVING && a->conc_spec && a->rate_spec) {
         cli_error("plot serving: give one of --concurrency (closed loop) and --request-rate "
                   "(open loop)");
         return CLI_USAGE;
     }
-    if (!engine && kind != 0) /* plot roofline takes the calibration's engine, if any */
-        engine = CLI_DEFAULT_ENGINE;
-    if (kind == 2 && n_files == 0) {
+    if (!a->engine && k != PLOT_ROOFLINE) /* plot roofline takes the calibration's engine */
+        a->engine = CLI_DEFAULT_ENGINE;
+    if (k == PLOT_VALIDATE && a->n_files == 0) {
         cli_error("plot validate: give at least one --measurements FILE");
         return CLI_USAGE;
     }
     char gbuf[8];
-    if (kind == 2 && !group_value(&(sim_meas_row){0}, group, gbuf, sizeof(gbuf))) {
+    if (k == PLOT_VALIDATE && !group_value(&(sim_meas_row){0}, a->group, gbuf, sizeof(gbuf))) {
         cli_error("plot validate: --group '%s': expected model, hardware, tp, batch or kind",
-                  group);
+                  a->group);
         return CLI_USAGE;
     }
+    return CLI_OK;
+}
+
+/* plot roofline: the run and its step, checked. */
+static int open_roofline(const plot_args *a, cli_run *run)
+{
+    cli_run_spec spec;
+    cli_run_spec_init(&spec);
+    spec.model = a->model;
+    spec.hw = a->hw;
+    spec.engine = a->engine;
+    spec.dtype = a->dtype;
+    spec.kv_dtype = a->kv_dtype;
+    spec.calibration = a->calib;
+    spec.sched = a->sched;
+    if (a->tp_spec && cli_parse_i64(a->tp_spec, 1, 4096, &spec.tp) != 0) {
+        cli_error("plot roofline: --tp '%s': expected an integer >= 1", a->tp_spec);
+        return CLI_USAGE;
+    }
+    int rc = cli_run_open(&spec, run);
+    struct sim_err err;
+    if (rc == CLI_OK && sim_step_check(&run->model, &run->cfg, &a->st, &err) != SIM_OK) {
+        cli_error("%s: %s", run->model_path, err.msg);
+        rc = CLI_BAD_INPUT;
+    }
+    return rc;
+}
+
+/* plot sweep and plot serving: the sweep options and axes (axes: 3 x 4096 values). */
+static int open_sweep(const plot_args *a, cli_sweep_opts *so, int64_t *axes, double **rates)
+{
+    const int serving = a->kind == PLOT_SERVING;
+    const char *batch_spec = a->batch_spec, *ctx_spec = a->ctx_spec;
+    cli_sweep_opts_init(so);
+    so->models[0] = a->model;
+    so->n_models = 1;
+    so->hws[0] = a->hw;
+    so->n_hws = 1;
+    so->calibration = a->calib;
+    so->engine = a->engine;
+    so->dtype = a->dtype;
+    so->kv_dtype = a->kv_dtype;
+    so->host_time = !a->no_host;
+    so->sched = a->sched;
+    if (serving) {
+        so->kind = SIM_SWEEP_SERVING;
+        so->prompt_tokens = a->prompt;
+        so->output_tokens = a->output;
+        so->num_requests = a->n_req;
+        if (so->sched.usage < 0)
+            so->sched.usage = SIM_USAGE_SERVER;
+        batch_spec = a->conc_spec ? a->conc_spec : "1:256";
+        ctx_spec = "0";
+        if (a->rate_spec) {
+            *rates = malloc(4096 * sizeof(**rates));
+            if (!*rates)
+                return CLI_NUMERIC;
+            if (cli_sweep_parse_rates("plot serving", a->rate_spec, *rates, 4096, &so->n_rates) !=
+                CLI_OK)
+                return CLI_USAGE;
+            so->rates = *rates;
+        }
+    }
+    struct sim_err err;
+    if (sim_sweep_parse_list(a->tp_spec ? a->tp_spec : "1,2,4,8", 1, 4096, axes, serving ? 8 : 4096,
+                             &so->axes.n_tp, &err) != SIM_OK ||
+        sim_sweep_parse_list(batch_spec, 1, serving ? 65536 : INT64_C(1) << 30, axes + 4096, 4096,
+                             &so->axes.n_batch, &err) != SIM_OK ||
+        sim_sweep_parse_list(ctx_spec, 0, INT64_C(1) << 30, axes + 8192, 1, &so->axes.n_context,
+                             &err) != SIM_OK) {
+        cli_error("plot %s: %s (%s)", a->what, err.msg,
+                  serving ? "--tp takes up to 8 values" : "--context takes one value");
+        return CLI_USAGE;
+    }
+    so->axes.tp = axes;
+    so->axes.batch = axes + 4096;
+    so->axes.context = axes + 8192;
+    sim_dtype dt;
+    if ((a->dtype && sim_dtype_parse(a->dtype, &dt) != SIM_OK) ||
+        (a->kv_dtype && sim_dtype_parse(a->kv_dtype, &dt) != SIM_OK)) {
+        cli_error("plot %s: --dtype and --kv-dtype: expected fp16, bf16 or fp8", a->what);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* The measurement rows of plot validate (and those plot serving overlays). */
+static int load_meas(const plot_args *a, sim_meas_set *set)
+{
+    struct sim_err err;
+    sim_meas_filter fs[PLOT_MAX_SEL], fe[PLOT_MAX_SEL];
+    for (int i = 0; i < a->n_sel; i++)
+        if (sim_meas_filter_parse(a->sel[i], &fs[i], &err) != SIM_OK) {
+            cli_error("plot %s: --select %s", a->what, err.msg);
+            return CLI_USAGE;
+        }
+    for (int i = 0; i < a->n_exc; i++)
+        if (sim_meas_filter_parse(a->exc[i], &fe[i], &err) != SIM_OK) {
+            cli_error("plot %s: --exclude %s", a->what, err.msg);
+            return CLI_USAGE;
+        }
+    for (int i = 0; i < a->n_files; i++)
+        if (sim_meas_load(a->files[i], set, &err) != SIM_OK) {
+            cli_error("%s", err.msg);
+            return CLI_BAD_INPUT;
+        }
+    sim_meas_select(set, fs, (size_t)a->n_sel, fe, (size_t)a->n_exc);
+    if (set->n == 0) {
+        cli_error("plot %s: no row matches the selection", a->what);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+/* Draws the plot into the job. */
+static int draw(const plot_args *a, plot_job *job, const cli_run *run, const cli_sweep_opts *so,
+                sim_meas_set *set)
+{
+    switch (a->kind) {
+    case PLOT_ROOFLINE:
+        return plot_roofline(job, run, &a->st);
+    case PLOT_SWEEP:
+        return plot_sweep(job, so,
+                          a->calib ? "calibrated where a calibration was found"
+                                   : "uncalibrated: alpha = 1, beta = 0");
+    case PLOT_SERVING:
+        return plot_serving(job, so, a->model, a->hw, set,
+                            a->calib ? "calibrated" : "uncalibrated: alpha = 1, beta = 0");
+    default:
+        return plot_validate(job, set, a->calib, a->engine, a->no_host, a->group);
+    }
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        plot_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_USAGE : CLI_OK;
+    }
+    static plot_args a;
+    memset(&a, 0, sizeof(a));
+    a.what = argv[1];
+    a.kind = PLOT_KIND_COUNT;
+    for (int k = 0; k < PLOT_KIND_COUNT; k++)
+        if (strcmp(a.what, plots[k].name) == 0)
+            a.kind = (plot_kind)k;
+    if (a.kind == PLOT_KIND_COUNT) {
+        cli_error("plot: unknown plot '%s' (expected roofline, sweep, validate or serving)",
+                  a.what);
+        return CLI_USAGE;
+    }
+    a.prompt = a.output = -1;
+    a.batch_spec = "1:256";
+    a.ctx_spec = "2048";
+    a.group = "model";
+    sim_sched_cfg_unset(&a.sched);
+    int done, rc = parse_plot_args(argc, argv, &a, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    rc = check_plot_args(&a);
+    if (rc != CLI_OK)
+        return rc;
     /* Everything is loaded and checked before the temporary folder exists. */
-    int rc = CLI_OK;
     cli_run run;
     int run_open = 0;
     cli_sweep_opts so;
@@ -306,141 +398,31 @@ int cmd_plot(int argc, char **argv)
     double *rates = NULL;
     sim_meas_set set;
     sim_meas_set_init(&set);
-    if (kind == 0) {
-        cli_run_spec spec;
-        cli_run_spec_init(&spec);
-        spec.model = model;
-        spec.hw = hwname;
-        spec.engine = engine;
-        spec.dtype = dtype;
-        spec.kv_dtype = kv_dtype;
-        spec.calibration = calib;
-        spec.sched = sched;
-        if (tp_spec && cli_parse_i64(tp_spec, 1, 4096, &spec.tp) != 0) {
-            cli_error("plot roofline: --tp '%s': expected an integer >= 1", tp_spec);
-            return CLI_USAGE;
-        }
-        rc = cli_run_open(&spec, &run);
+    if (a.kind == PLOT_ROOFLINE) {
+        rc = open_roofline(&a, &run);
         run_open = 1;
-        struct sim_err err;
-        if (rc == CLI_OK && sim_step_check(&run.model, &run.cfg, &st, &err) != SIM_OK) {
-            cli_error("%s: %s", run.model_path, err.msg);
-            rc = CLI_BAD_INPUT;
-        }
-    } else if (kind == 1 || kind == 3) {
-        cli_sweep_opts_init(&so);
-        so.models[0] = model;
-        so.n_models = 1;
-        so.hws[0] = hwname;
-        so.n_hws = 1;
-        so.calibration = calib;
-        so.engine = engine;
-        so.dtype = dtype;
-        so.kv_dtype = kv_dtype;
-        so.host_time = !no_host;
-        so.sched = sched;
+    } else if (a.kind == PLOT_SWEEP || a.kind == PLOT_SERVING) {
         axes = malloc(3 * 4096 * sizeof(*axes));
-        struct sim_err err;
-        if (!axes) {
+        rc = axes ? open_sweep(&a, &so, axes, &rates) : CLI_NUMERIC;
+        if (rc == CLI_NUMERIC)
             cli_error("out of memory");
-            return CLI_NUMERIC;
-        }
-        if (kind == 3) {
-            so.kind = SIM_SWEEP_SERVING;
-            so.prompt_tokens = prompt;
-            so.output_tokens = output;
-            so.num_requests = n_req;
-            if (so.sched.usage < 0)
-                so.sched.usage = SIM_USAGE_SERVER;
-            batch_spec = conc_spec ? conc_spec : "1:256";
-            ctx_spec = "0";
-            if (rate_spec) {
-                rates = malloc(4096 * sizeof(*rates));
-                if (!rates || cli_sweep_parse_rates("plot serving", rate_spec, rates, 4096,
-                                                    &so.n_rates) != CLI_OK) {
-                    free(axes);
-                    free(rates);
-                    return rates ? CLI_USAGE : CLI_NUMERIC;
-                }
-                so.rates = rates;
-            }
-        }
-        if (sim_sweep_parse_list(tp_spec ? tp_spec : "1,2,4,8", 1, 4096, axes, kind == 3 ? 8 : 4096,
-                                 &so.axes.n_tp, &err) != SIM_OK ||
-            sim_sweep_parse_list(batch_spec, 1, kind == 3 ? 65536 : INT64_C(1) << 30, axes + 4096,
-                                 4096, &so.axes.n_batch, &err) != SIM_OK ||
-            sim_sweep_parse_list(ctx_spec, 0, INT64_C(1) << 30, axes + 8192, 1, &so.axes.n_context,
-                                 &err) != SIM_OK) {
-            cli_error("plot %s: %s (%s)", what, err.msg,
-                      kind == 3 ? "--tp takes up to 8 values" : "--context takes one value");
-            free(axes);
-            free(rates);
-            return CLI_USAGE;
-        }
-        so.axes.tp = axes;
-        so.axes.batch = axes + 4096;
-        so.axes.context = axes + 8192;
-        sim_dtype dt;
-        if ((dtype && sim_dtype_parse(dtype, &dt) != SIM_OK) ||
-            (kv_dtype && sim_dtype_parse(kv_dtype, &dt) != SIM_OK)) {
-            cli_error("plot %s: --dtype and --kv-dtype: expected fp16, bf16 or fp8", what);
-            free(axes);
-            free(rates);
-            return CLI_USAGE;
-        }
     }
-    if (rc == CLI_OK && (kind == 2 || (kind == 3 && n_files > 0))) {
-        struct sim_err err;
-        sim_meas_filter fs[PLOT_MAX_SEL], fe[PLOT_MAX_SEL];
-        for (int i = 0; i < n_sel && rc == CLI_OK; i++)
-            if (sim_meas_filter_parse(sel[i], &fs[i], &err) != SIM_OK) {
-                cli_error("plot %s: --select %s", what, err.msg);
-                rc = CLI_USAGE;
-            }
-        for (int i = 0; i < n_exc && rc == CLI_OK; i++)
-            if (sim_meas_filter_parse(exc[i], &fe[i], &err) != SIM_OK) {
-                cli_error("plot %s: --exclude %s", what, err.msg);
-                rc = CLI_USAGE;
-            }
-        for (int i = 0; i < n_files && rc == CLI_OK; i++)
-            if (sim_meas_load(files[i], &set, &err) != SIM_OK) {
-                cli_error("%s", err.msg);
-                rc = CLI_BAD_INPUT;
-            }
-        if (rc == CLI_OK)
-            sim_meas_select(&set, fs, (size_t)n_sel, fe, (size_t)n_exc);
-        if (rc == CLI_OK && set.n == 0) {
-            cli_error("plot %s: no row matches the selection", what);
-            rc = CLI_BAD_INPUT;
-        }
-    }
+    if (rc == CLI_OK && (a.kind == PLOT_VALIDATE || (a.kind == PLOT_SERVING && a.n_files > 0)))
+        rc = load_meas(&a, &set);
     plot_job job;
     int job_opened = 0;
     if (rc == CLI_OK) {
-        rc = job_open(&job, out);
+        rc = job_open(&job, a.out);
         job_opened = 1;
     }
     if (rc == CLI_OK)
-        rc = kind == 1 || kind == 3 ? job_script(&job, 1500, 620)
-             : kind == 2            ? job_script(&job, 1500, 680)
-                                    : job_script(&job, 1400, 760);
-    if (rc == CLI_OK) {
-        if (kind == 0)
-            rc = plot_roofline(&job, &run, &st);
-        else if (kind == 1)
-            rc = plot_sweep(&job, &so,
-                            calib ? "calibrated where a calibration was found"
-                                  : "uncalibrated: alpha = 1, beta = 0");
-        else if (kind == 3)
-            rc = plot_serving(&job, &so, model, hwname, &set,
-                              calib ? "calibrated" : "uncalibrated: alpha = 1, beta = 0");
-        else
-            rc = plot_validate(&job, &set, calib, engine, no_host, group);
-    }
+        rc = job_script(&job, plots[a.kind].width, plots[a.kind].height);
+    if (rc == CLI_OK)
+        rc = draw(&a, &job, &run, &so, &set);
     if (rc == CLI_OK)
         rc = job_render(&job);
     if (rc == CLI_OK)
-        printf("plot %s: wrote %s\n", what, out);
+        printf("plot %s: wrote %s\n", a.what, a.out);
     if (job_opened)
         job_close(&job);
     if (run_open)

@@ -192,4 +192,3 @@ void gp_label(char *out, size_t cap, const char *s)
     }
     out[k] = '\0';
 }
-

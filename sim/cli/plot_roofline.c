@@ -184,4 +184,3 @@ int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
 }
 
 /* ----- plot sweep ----- */
-

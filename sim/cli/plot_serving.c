@@ -45,8 +45,8 @@ static int serving_point(const sim_meas_row *r, const char *model_id, const char
  * TTFT and TPOT against concurrency (or request rate), one colour per TP: the simulated
  * mean (solid) and p90 (dashed), and the measured points of set (any statistic, by marker).
  */
-int plot_serving(plot_job *j, const cli_sweep_opts *o, const char *model_arg,
-                        const char *hw_arg, const sim_meas_set *set, const char *calib_note)
+int plot_serving(plot_job *j, const cli_sweep_opts *o, const char *model_arg, const char *hw_arg,
+                 const sim_meas_set *set, const char *calib_note)
 {
     static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                          "#9467bd", "#8c564b", "#e377c2", "#17becf"};
@@ -166,4 +166,3 @@ int plot_serving(plot_job *j, const cli_sweep_opts *o, const char *model_arg,
     free(mp);
     return rc;
 }
-

@@ -147,4 +147,3 @@ int plot_sweep(plot_job *j, const cli_sweep_opts *o, const char *calib_note)
 }
 
 /* ----- plot validate ----- */
-

@@ -29,8 +29,8 @@ const char *group_value(const sim_meas_row *r, const char *field, char *buf, siz
 
 #define MAX_GROUPS 24
 
-int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration,
-                         const char *engine, int no_host, const char *field)
+int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const char *engine,
+                  int no_host, const char *field)
 {
     double alpha = 1.0, beta = 0.0;
     if (calibration) {
