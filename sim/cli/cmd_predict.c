@@ -150,58 +150,192 @@ static int parse_group(const char *arg, void *dst, char *msg, size_t cap)
 
 #define MAX_NOTES 24
 
-int cmd_predict(int argc, char **argv)
+/* Notes: every defaulted figure this prediction used, and the fp8 fallback. */
+static int predict_notes(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                         int calibrated, char note_buf[][320], const char **notes)
 {
-    const char *model_name = NULL, *hw_name = NULL, *calib_path = NULL, *format = "table";
-    const char *engine_name = NULL;
-    const char *dtype_s = NULL, *kv_dtype_s = NULL;
-    sim_step step = {0};
-    sim_run_cfg cfg = {.tp = 1, .mode = SIM_ROOFLINE_OP, .alpha = 1.0, .beta_s = 0.0};
+    int n_notes = 0;
+    if (!calibrated && n_notes < MAX_NOTES) {
+        snprintf(
+            note_buf[n_notes], sizeof(note_buf[0]),
+            "uncalibrated: alpha = 1, beta_s = 0; pass --calibration FILE for vLLM step times");
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+    for (int f = 0; f < SIM_HWF_COUNT && n_notes < MAX_NOTES; f++) {
+        if (hw->prov[f] != SIM_PROV_DEFAULT)
+            continue;
+        if ((f == SIM_HWF_LINK_BW && cfg->tp == 1) || f == SIM_HWF_N_GPUS_PER_NODE)
+            continue;
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]), "%s not in the profile: %s",
+                 sim_hw_field_key((sim_hw_field)f), hw->src[f]);
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+    if (cfg->tp > 1 && n_notes < MAX_NOTES) {
+        sim_allreduce ar;
+        sim_hw_allreduce_for(hw, cfg->tp, &ar);
+        if (ar.prov == SIM_PROV_DEFAULT || ar.n_gpus != cfg->tp) {
+            snprintf(note_buf[n_notes], sizeof(note_buf[0]),
+                     "no all-reduce measurement for %d GPUs: using %s", cfg->tp,
+                     ar.prov == SIM_PROV_DEFAULT ? ar.source : "the nearest GPU count");
+            notes[n_notes] = note_buf[n_notes];
+            n_notes++;
+        }
+    }
+    if (m->quant.method != SIM_QUANT_NONE && n_notes < MAX_NOTES) {
+        const sim_gemm_math gm = m->quant.math;
+        const int no_fp8 = hw->prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT;
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
+                 "weights %s (quantization_config): GEMMs stream the packed weights with their "
+                 "scales and compute at the %s peak%s",
+                 m->quant.name,
+                 gm == SIM_GEMM_MATH_16 || no_fp8 ? sim_dtype_name(sim_model_dtype16(m)) : "fp8",
+                 gm == SIM_GEMM_MATH_INT8 || gm == SIM_GEMM_MATH_FP4
+                     ? " (the profile has no int8/fp4 peak; the fp8 one stands in)"
+                 : gm == SIM_GEMM_MATH_FP8 && no_fp8 ? " (no fp8 tensor cores: weight-only, Marlin)"
+                                                     : "");
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+    if (cfg->dtype == SIM_DTYPE_FP8 && hw->prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT &&
+        n_notes < MAX_NOTES) {
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
+                 "%s has no fp8 tensor cores: fp8 runs weight-only at the fp16 peak", hw->id);
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+    return n_notes;
+}
+
+/* The engine (engine_name, else the calibration's, else the default) into *eng; unless
+ * ignore_memory, refuses a configuration that does not fit. */
+static int predict_engine(const char *engine_name, const char *cal_engine, const sim_model *m,
+                          const sim_hw *hw, const sim_run_cfg *cfg, const sim_sched_cfg *sc,
+                          int ignore_memory, const char *mpath, sim_engine *eng)
+{
+    char epath[4096];
+    int rc = cli_load_engine(engine_name  ? engine_name
+                             : cal_engine ? cal_engine
+                                          : CLI_DEFAULT_ENGINE,
+                             eng, epath, sizeof(epath));
+    if (rc != CLI_OK || ignore_memory)
+        return rc;
+    sim_sched_resolved sched;
+    sim_memory mem;
     struct sim_err err;
-    int64_t tp = 1;
-    int ignore_memory = 0;
+    if (sim_sched_resolve(eng, m, hw, sc, &sched, &err) != SIM_OK) {
+        cli_error("%s: %s", mpath, err.msg);
+        return CLI_BAD_INPUT;
+    }
+    sim_memory_compute(eng, m, hw, cfg, &sched, &mem);
+    return cli_check_memory(eng, m, hw, cfg, sc, &sched, &mem, "predict: ");
+}
+
+/* Every printed figure must be finite. */
+static int check_cost(const sim_step_cost *cost, const sim_step_cost *tp1, double host_s, int tp)
+{
+    const double printed[] = {cost->step_s, cost->roofline_s, cost->flops,
+                              cost->bytes,  cost->compute_s,  cost->memory_s,
+                              cost->comm_s, host_s,           tp > 1 ? tp1->roofline_s : 1.0};
+    int rc = cli_check_finite("predict: ", "the step time", printed,
+                              sizeof(printed) / sizeof(printed[0]));
+    for (int k = 0; rc == CLI_OK && k < SIM_OP_COUNT; k++) {
+        const double op[] = {cost->ops[k].time_s, cost->ops[k].flops, cost->ops[k].bytes};
+        rc = cli_check_finite("predict: ", sim_op_name((sim_op_kind)k), op, 3);
+    }
+    return rc;
+}
+
+/* Prints the report as a table or JSON. */
+static int print_report(const sim_predict_report *r, int json)
+{
+    if (!json) {
+        print_table(r);
+        return CLI_OK;
+    }
+    struct sim_err err;
+    char *s = sim_report_predict_json(r, &err);
+    if (!s) {
+        cli_error("predict: %s", err.msg);
+        return CLI_NUMERIC;
+    }
+    fputs(s, stdout);
+    free(s);
+    return CLI_OK;
+}
+
+/* What the options give. */
+typedef struct predict_args {
+    const char *model_name, *hw_name, *calib_path, *format, *engine_name, *dtype_s, *kv_dtype_s;
+    sim_step step;
+    sim_run_cfg cfg;
+    int64_t tp;
+    int ignore_memory;
     sim_sched_cfg sched_cfg;
-    sim_sched_cfg_unset(&sched_cfg);
-    group_arg prefill = {&step, 'p'}, decode = {&step, 'd'}, chunk = {&step, 'c'};
+} predict_args;
+
+static int parse_predict(int argc, char **argv, predict_args *a, int *done)
+{
+    memset(a, 0, sizeof(*a));
+    a->format = "table";
+    a->cfg = (sim_run_cfg){.tp = 1, .mode = SIM_ROOFLINE_OP, .alpha = 1.0, .beta_s = 0.0};
+    a->tp = 1;
+    sim_sched_cfg_unset(&a->sched_cfg);
+    group_arg prefill = {&a->step, 'p'}, decode = {&a->step, 'd'}, chunk = {&a->step, 'c'};
     const cli_opt t[] = {
-        CLI_STR("model", &model_name),
-        CLI_STR("hw", &hw_name),
+        CLI_STR("model", &a->model_name),
+        CLI_STR("hw", &a->hw_name),
         {.name = "tp",
          .kind = CLI_OPT_I64,
-         .dst = &tp,
+         .dst = &a->tp,
          .min = 1,
          .max = 4096,
          .expect = "an integer >= 1"},
-        CLI_STR("dtype", &dtype_s),
-        CLI_STR("kv-dtype", &kv_dtype_s),
+        CLI_STR("dtype", &a->dtype_s),
+        CLI_STR("kv-dtype", &a->kv_dtype_s),
         CLI_CUSTOM("prefill", parse_group, &prefill),
         CLI_CUSTOM("decode", parse_group, &decode),
         CLI_CUSTOM("chunk", parse_group, &chunk),
-        CLI_STR("calibration", &calib_path),
-        CLI_STR("format", &format),
-        {.name = "roofline", .kind = CLI_OPT_ROOFLINE, .dst = &cfg.mode, .expect = "op or step"},
-        {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &cfg.gemm, .expect = "flat or tile-wave"},
-        CLI_STR("engine", &engine_name),
-        CLI_SCHED("max-model-len", &sched_cfg),
-        CLI_SCHED("gpu-memory-utilization", &sched_cfg),
-        CLI_FLAG("ignore-memory", &ignore_memory),
+        CLI_STR("calibration", &a->calib_path),
+        CLI_STR("format", &a->format),
+        {.name = "roofline", .kind = CLI_OPT_ROOFLINE, .dst = &a->cfg.mode, .expect = "op or step"},
+        {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &a->cfg.gemm, .expect = "flat or tile-wave"},
+        CLI_STR("engine", &a->engine_name),
+        CLI_SCHED("max-model-len", &a->sched_cfg),
+        CLI_SCHED("gpu-memory-utilization", &a->sched_cfg),
+        CLI_FLAG("ignore-memory", &a->ignore_memory),
     };
-    int done, rc = cli_opts_parse("predict", argc, argv, t, CLI_N(t), usage, &done);
-    if (rc != CLI_OK || done)
+    int rc = cli_opts_parse("predict", argc, argv, t, CLI_N(t), usage, done);
+    if (rc != CLI_OK || *done)
         return rc;
-    if (!model_name || !hw_name) {
+    if (!a->model_name || !a->hw_name) {
         cli_error("predict: --model and --hw are required (see llmstep predict --help)");
         return CLI_USAGE;
     }
-    if (step.n_groups == 0) {
+    if (a->step.n_groups == 0) {
         cli_error("predict: give the step with --prefill, --decode or --chunk");
         return CLI_USAGE;
     }
-    if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0) {
-        cli_error("predict: --format '%s': expected table or json", format);
+    if (strcmp(a->format, "table") != 0 && strcmp(a->format, "json") != 0) {
+        cli_error("predict: --format '%s': expected table or json", a->format);
         return CLI_USAGE;
     }
+    return CLI_OK;
+}
 
+int cmd_predict(int argc, char **argv)
+{
+    static predict_args a;
+    int done, rc = parse_predict(argc, argv, &a, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    const char *model_name = a.model_name, *hw_name = a.hw_name, *calib_path = a.calib_path,
+               *format = a.format, *engine_name = a.engine_name;
+    sim_step step = a.step;
+    sim_run_cfg cfg = a.cfg;
+    const sim_sched_cfg sched_cfg = a.sched_cfg;
+    struct sim_err err;
     sim_model m;
     sim_hw hw;
     sim_calib cal;
@@ -213,8 +347,8 @@ int cmd_predict(int argc, char **argv)
         rc = cli_load_calib(calib_path, hw.id, &cal);
     if (rc != CLI_OK)
         return rc;
-    cfg.tp = (int)tp;
-    rc = cli_resolve_dtypes(&m, dtype_s, kv_dtype_s, "predict: ", &cfg);
+    cfg.tp = (int)a.tp;
+    rc = cli_resolve_dtypes(&m, a.dtype_s, a.kv_dtype_s, "predict: ", &cfg);
     if (rc != CLI_OK)
         return rc;
     if (calib_path) {
@@ -240,25 +374,10 @@ int cmd_predict(int argc, char **argv)
     }
     const int host_engine = engine_name || cal_engine;
     sim_engine eng;
-    char epath[4096];
-    rc = cli_load_engine(engine_name  ? engine_name
-                         : cal_engine ? cal_engine
-                                      : CLI_DEFAULT_ENGINE,
-                         &eng, epath, sizeof(epath));
+    rc = predict_engine(engine_name, cal_engine, &m, &hw, &cfg, &sched_cfg, a.ignore_memory, mpath,
+                        &eng);
     if (rc != CLI_OK)
         return rc;
-    if (!ignore_memory) {
-        sim_sched_resolved sched;
-        sim_memory mem;
-        if (sim_sched_resolve(&eng, &m, &hw, &sched_cfg, &sched, &err) != SIM_OK) {
-            cli_error("%s: %s", mpath, err.msg);
-            return CLI_BAD_INPUT;
-        }
-        sim_memory_compute(&eng, &m, &hw, &cfg, &sched, &mem);
-        rc = cli_check_memory(&eng, &m, &hw, &cfg, &sched_cfg, &sched, &mem, "predict: ");
-        if (rc != CLI_OK)
-            return rc;
-    }
 
     sim_step_cost cost, tp1;
     sim_step_cost_compute(&m, &hw, &cfg, &step, &cost);
@@ -277,73 +396,13 @@ int cmd_predict(int argc, char **argv)
         c1.tp = 1;
         sim_step_cost_compute(&m, &hw, &c1, &step, &tp1);
     }
-    const double printed[] = {cost.step_s, cost.roofline_s, cost.flops,
-                              cost.bytes,  cost.compute_s,  cost.memory_s,
-                              cost.comm_s, host_s,          cfg.tp > 1 ? tp1.roofline_s : 1.0};
-    rc = cli_check_finite("predict: ", "the step time", printed,
-                          sizeof(printed) / sizeof(printed[0]));
-    for (int k = 0; rc == CLI_OK && k < SIM_OP_COUNT; k++) {
-        const double op[] = {cost.ops[k].time_s, cost.ops[k].flops, cost.ops[k].bytes};
-        rc = cli_check_finite("predict: ", sim_op_name((sim_op_kind)k), op, 3);
-    }
+    rc = check_cost(&cost, &tp1, host_s, cfg.tp);
     if (rc != CLI_OK)
         return rc;
 
-    /* Notes: every defaulted figure this prediction used, and the fp8 fallback. */
     char note_buf[MAX_NOTES][320];
     const char *notes[MAX_NOTES];
-    int n_notes = 0;
-    if (!calib_path && n_notes < MAX_NOTES) {
-        snprintf(
-            note_buf[n_notes], sizeof(note_buf[0]),
-            "uncalibrated: alpha = 1, beta_s = 0; pass --calibration FILE for vLLM step times");
-        notes[n_notes] = note_buf[n_notes];
-        n_notes++;
-    }
-    for (int f = 0; f < SIM_HWF_COUNT && n_notes < MAX_NOTES; f++) {
-        if (hw.prov[f] != SIM_PROV_DEFAULT)
-            continue;
-        if ((f == SIM_HWF_LINK_BW && cfg.tp == 1) || f == SIM_HWF_N_GPUS_PER_NODE)
-            continue;
-        snprintf(note_buf[n_notes], sizeof(note_buf[0]), "%s not in the profile: %s",
-                 sim_hw_field_key((sim_hw_field)f), hw.src[f]);
-        notes[n_notes] = note_buf[n_notes];
-        n_notes++;
-    }
-    if (cfg.tp > 1 && n_notes < MAX_NOTES) {
-        sim_allreduce ar;
-        sim_hw_allreduce_for(&hw, cfg.tp, &ar);
-        if (ar.prov == SIM_PROV_DEFAULT || ar.n_gpus != cfg.tp) {
-            snprintf(note_buf[n_notes], sizeof(note_buf[0]),
-                     "no all-reduce measurement for %d GPUs: using %s", cfg.tp,
-                     ar.prov == SIM_PROV_DEFAULT ? ar.source : "the nearest GPU count");
-            notes[n_notes] = note_buf[n_notes];
-            n_notes++;
-        }
-    }
-    if (m.quant.method != SIM_QUANT_NONE && n_notes < MAX_NOTES) {
-        const sim_gemm_math gm = m.quant.math;
-        const int no_fp8 = hw.prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT;
-        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
-                 "weights %s (quantization_config): GEMMs stream the packed weights with their "
-                 "scales and compute at the %s peak%s",
-                 m.quant.name,
-                 gm == SIM_GEMM_MATH_16 || no_fp8 ? sim_dtype_name(sim_model_dtype16(&m)) : "fp8",
-                 gm == SIM_GEMM_MATH_INT8 || gm == SIM_GEMM_MATH_FP4
-                     ? " (the profile has no int8/fp4 peak; the fp8 one stands in)"
-                 : gm == SIM_GEMM_MATH_FP8 && no_fp8 ? " (no fp8 tensor cores: weight-only, Marlin)"
-                                                     : "");
-        notes[n_notes] = note_buf[n_notes];
-        n_notes++;
-    }
-    if (cfg.dtype == SIM_DTYPE_FP8 && hw.prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT &&
-        n_notes < MAX_NOTES) {
-        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
-                 "%s has no fp8 tensor cores: fp8 runs weight-only at the fp16 peak", hw.id);
-        notes[n_notes] = note_buf[n_notes];
-        n_notes++;
-    }
-
+    const int n_notes = predict_notes(&m, &hw, &cfg, calib_path != NULL, note_buf, notes);
     sim_predict_report r = {
         .model_path = mpath,
         .hw_path = hpath,
@@ -361,16 +420,5 @@ int cmd_predict(int argc, char **argv)
         .notes = notes,
         .n_notes = n_notes,
     };
-    if (strcmp(format, "json") == 0) {
-        char *s = sim_report_predict_json(&r, &err);
-        if (!s) {
-            cli_error("predict: %s", err.msg);
-            return CLI_NUMERIC;
-        }
-        fputs(s, stdout);
-        free(s);
-    } else {
-        print_table(&r);
-    }
-    return CLI_OK;
+    return print_report(&r, strcmp(format, "json") == 0);
 }
