@@ -168,95 +168,92 @@ static int parse_tp(const char *arg, void *dst, char *msg, size_t cap)
     return cli_parse_i64(arg, 1, 4096, t->tp);
 }
 
-int cmd_capacity(int argc, char **argv)
-{
+/* What the options give. */
+typedef struct cap_args {
     cli_run_spec spec;
-    cli_run_spec_init(&spec);
-    const char *format = "table";
-    int64_t context = -1, prompt = -1, output = -1;
-    tp_or_all tp = {&spec.tp, 0};
-    sim_sched_cfg *sc = &spec.sched;
+    const char *format;
+    int64_t context, prompt, output, tp_asked;
+    int all, json;
+} cap_args;
+
+static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
+{
+    cli_run_spec_init(&a->spec);
+    a->format = "table";
+    a->context = a->prompt = a->output = -1;
+    tp_or_all tp = {&a->spec.tp, 0};
+    sim_sched_cfg *sc = &a->spec.sched;
     const cli_opt t[] = {
-        CLI_STR("model", &spec.model),
-        CLI_STR("hw", &spec.hw),
+        CLI_STR("model", &a->spec.model),
+        CLI_STR("hw", &a->spec.hw),
         CLI_CUSTOM("tp", parse_tp, &tp),
-        CLI_STR("dtype", &spec.dtype),
-        CLI_STR("kv-dtype", &spec.kv_dtype),
+        CLI_STR("dtype", &a->spec.dtype),
+        CLI_STR("kv-dtype", &a->spec.kv_dtype),
         CLI_SCHED("max-model-len", sc),
         CLI_SCHED("gpu-memory-utilization", sc),
-        CLI_I64("context", &context, 1, (double)(INT64_C(1) << 30)),
-        CLI_STR("format", &format),
+        CLI_I64("context", &a->context, 1, (double)(INT64_C(1) << 30)),
+        CLI_STR("format", &a->format),
         CLI_SCHED("max-num-seqs", sc),
-        CLI_STR("engine", &spec.engine),
+        CLI_STR("engine", &a->spec.engine),
         CLI_SCHED("usage", sc),
         CLI_SCHED("max-num-batched-tokens", sc),
-        CLI_I64("prompt-tokens", &prompt, 1, (double)(INT64_C(1) << 30)),
-        CLI_I64("output-tokens", &output, 1, (double)(INT64_C(1) << 30)),
+        CLI_I64("prompt-tokens", &a->prompt, 1, (double)(INT64_C(1) << 30)),
+        CLI_I64("output-tokens", &a->output, 1, (double)(INT64_C(1) << 30)),
     };
-    int done, rc = cli_opts_parse("capacity", argc, argv, t, CLI_N(t), usage, &done);
-    if (rc != CLI_OK || done)
+    int rc = cli_opts_parse("capacity", argc, argv, t, CLI_N(t), usage, done);
+    if (rc != CLI_OK || *done)
         return rc;
-    const int all = tp.all;
-    if (!spec.model || !spec.hw) {
+    a->all = tp.all;
+    if (!a->spec.model || !a->spec.hw) {
         cli_error("capacity: --model and --hw are required (see llmstep capacity --help)");
         return CLI_USAGE;
     }
     /* Requests of L prompt and O output tokens hold L + O tokens each at their end: the
      * concurrency the KV cache holds without preemption. */
-    if ((prompt > 0) != (output > 0)) {
+    if ((a->prompt > 0) != (a->output > 0)) {
         cli_error("capacity: give --prompt-tokens and --output-tokens together");
         return CLI_USAGE;
     }
-    if (prompt > 0) {
-        if (context > 0) {
+    if (a->prompt > 0) {
+        if (a->context > 0) {
             cli_error("capacity: give --context or --prompt-tokens/--output-tokens, not both");
             return CLI_USAGE;
         }
-        context = prompt + output;
+        a->context = a->prompt + a->output;
     }
-    int json = strcmp(format, "json") == 0;
-    if (!json && strcmp(format, "table") != 0) {
-        cli_error("capacity: --format '%s': expected table or json", format);
+    a->json = strcmp(a->format, "json") == 0;
+    if (!a->json && strcmp(a->format, "table") != 0) {
+        cli_error("capacity: --format '%s': expected table or json", a->format);
         return CLI_USAGE;
     }
-    /* Open at TP 1 (always legal for the TP checks below); each TP is computed separately. */
-    int64_t tp_asked = spec.tp;
-    spec.tp = 1;
-    cli_run run;
-    rc = cli_run_open(&spec, &run);
-    if (rc != CLI_OK) {
-        cli_run_close(&run);
-        return rc;
-    }
-    const sim_sched_resolved *s = &run.sched;
-    const double node = run.hw.v[SIM_HWF_N_GPUS_PER_NODE];
-    if (!all && cli_check_tp_node(&run.hw, tp_asked, "capacity: ") != CLI_OK) {
-        cli_run_close(&run);
-        return CLI_BAD_INPUT;
-    }
-    if (context < 0)
-        context = s->max_model_len < 4096 ? s->max_model_len : 4096;
-    tp_result results[N_ALL_TPS + 1];
+    return CLI_OK;
+}
+
+/* Every TP of one node (all) or the one asked; *smallest: the smallest that fits, or -1. */
+static int capacity_tps(const cap_args *a, const cli_run *run, int64_t context, tp_result *results,
+                        int *n_out, int64_t *smallest)
+{
+    const double node = run->hw.v[SIM_HWF_N_GPUS_PER_NODE];
     int n = 0;
-    int64_t smallest = -1;
+    *smallest = -1;
     for (int i = 0; i < N_ALL_TPS && (double)all_tps[i] <= node; i++) {
-        compute_tp(&run, all_tps[i], context, &results[n]);
-        if (smallest < 0 && results[n].legal && results[n].cap.fits)
-            smallest = all_tps[i];
-        if (all || all_tps[i] == tp_asked)
+        compute_tp(run, all_tps[i], context, &results[n]);
+        if (*smallest < 0 && results[n].legal && results[n].cap.fits)
+            *smallest = all_tps[i];
+        if (a->all || all_tps[i] == a->tp_asked)
             n++;
     }
-    if (!all && n == 0) {
+    if (!a->all && n == 0) {
         /* A TP that is not a power of two: the smallest fitting one of the powers above may
          * be larger than a fitting TP asked for; count the asked one too. */
-        compute_tp(&run, tp_asked, context, &results[n]);
-        if (results[n].legal && results[n].cap.fits && (smallest < 0 || tp_asked < smallest))
-            smallest = tp_asked;
+        compute_tp(run, a->tp_asked, context, &results[n]);
+        if (results[n].legal && results[n].cap.fits && (*smallest < 0 || a->tp_asked < *smallest))
+            *smallest = a->tp_asked;
         n++;
     }
-    if (!all && !results[0].legal) {
-        cli_error("capacity: %s: %s", run.model_path, results[0].why);
-        cli_run_close(&run);
+    *n_out = n;
+    if (!a->all && !results[0].legal) {
+        cli_error("capacity: %s: %s", run->model_path, results[0].why);
         return CLI_BAD_INPUT;
     }
     for (int i = 0; i < n; i++) {
@@ -265,74 +262,114 @@ int cmd_capacity(int argc, char **argv)
                                   mm->activation_bytes,  mm->reserve_bytes, mm->kv_budget_bytes,
                                   mm->kv_bytes_per_token};
         if (cli_check_finite("capacity: ", "the memory budget", printed,
-                             sizeof(printed) / sizeof(printed[0])) != CLI_OK) {
-            cli_run_close(&run);
+                             sizeof(printed) / sizeof(printed[0])) != CLI_OK)
             return CLI_NUMERIC;
-        }
     }
-    if (json) {
-        printf("{\"schema_version\":\"llmstep-capacity/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-               "\"engine\":\"%s\",\"dtype\":\"%s\",\"weights\":\"%s\",\"kv_dtype\":\"%s\","
-               "\"max_model_len\":%lld,"
-               "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"block_size\":%lld,"
-               "\"gpu_memory_utilization_frac\":%.17g,\"context_tokens\":%lld,",
-               run.model.id, run.hw.id, run.engine.id, sim_dtype_name(run.cfg.dtype),
-               cli_weight_format(&run.model, &run.cfg), sim_dtype_name(run.cfg.kv_dtype),
-               (long long)s->max_model_len, (long long)s->max_num_seqs,
-               (long long)s->max_num_batched_tokens, (long long)s->block_size,
-               s->gpu_memory_utilization, (long long)context);
-        if (smallest > 0)
-            printf("\"smallest_tp_that_fits\":%lld,", (long long)smallest);
-        else
-            printf("\"smallest_tp_that_fits\":null,");
-        if (all) {
-            printf("\"tps\":[");
-            for (int i = 0; i < n; i++)
-                print_json_tp(&results[i], i == 0);
-            printf("]}\n");
-        } else {
-            /* One TP: its figures at the top level. */
-            printf("\"per_tp\":");
-            print_json_tp(&results[0], 1);
-            const sim_capacity *cp = &results[0].cap;
-            printf(",\"tp\":%lld,\"weights_bytes_per_gpu\":%.17g,"
-                   "\"activation_bytes_per_gpu\":%.17g,\"reserve_bytes_per_gpu\":%.17g,"
-                   "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,"
-                   "\"kv_capacity_tokens\":%lld,\"max_seqs_at_context\":%lld,\"fits\":%s}\n",
-                   (long long)results[0].tp, cp->mem.weights_bytes, cp->mem.activation_bytes,
-                   cp->mem.reserve_bytes, cp->mem.kv_bytes_per_token, (long long)cp->mem.kv_blocks,
-                   (long long)cp->mem.kv_capacity_tokens, (long long)cp->max_seqs_at_context,
-                   cp->fits ? "true" : "false");
-        }
-    } else {
-        printf("llmstep capacity: %s on %s, %s weights, %s KV cache, engine %s\n", run.model.id,
-               run.hw.id, cli_weight_format(&run.model, &run.cfg), sim_dtype_name(run.cfg.kv_dtype),
-               run.engine.id);
-        printf("max_model_len %lld, max_num_seqs %lld, max_num_batched_tokens %lld, "
-               "gpu_memory_utilization %.2f; figures per GPU (GB = 1e9 bytes)\n",
-               (long long)s->max_model_len, (long long)s->max_num_seqs,
-               (long long)s->max_num_batched_tokens, s->gpu_memory_utilization);
-        for (int i = 0; i < n; i++) {
-            int64_t fit_len = 0;
-            if (results[i].legal && !results[i].cap.fits) {
-                sim_run_cfg tpc = run.cfg;
-                tpc.tp = (int)results[i].tp;
-                fit_len =
-                    sim_deploy_largest_len(&run.engine, &run.model, &run.hw, &tpc, &spec.sched, s);
-            }
-            print_table_tp(&results[i], s, fit_len);
-        }
-        char tps[64] = "1";
-        for (int i = 1; i < N_ALL_TPS && (double)all_tps[i] <= node; i++)
-            snprintf(tps + strlen(tps), sizeof(tps) - strlen(tps), ", %lld", (long long)all_tps[i]);
-        if (!all && (tp_asked & (tp_asked - 1)) != 0)
-            snprintf(tps + strlen(tps), sizeof(tps) - strlen(tps), " and %lld",
-                     (long long)tp_asked);
-        if (smallest > 0)
-            printf("\nsmallest TP that fits (of %s): %lld\n", tps, (long long)smallest);
-        else
-            printf("\nsmallest TP that fits (of %s): none\n", tps);
-    }
-    cli_run_close(&run);
     return CLI_OK;
+}
+
+static void print_capacity_json(const cap_args *a, const cli_run *run, int64_t context,
+                                const tp_result *results, int n, int64_t smallest)
+{
+    const sim_sched_resolved *s = &run->sched;
+    printf("{\"schema_version\":\"llmstep-capacity/1\",\"model\":\"%s\",\"hardware\":\"%s\","
+           "\"engine\":\"%s\",\"dtype\":\"%s\",\"weights\":\"%s\",\"kv_dtype\":\"%s\","
+           "\"max_model_len\":%lld,"
+           "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"block_size\":%lld,"
+           "\"gpu_memory_utilization_frac\":%.17g,\"context_tokens\":%lld,",
+           run->model.id, run->hw.id, run->engine.id, sim_dtype_name(run->cfg.dtype),
+           cli_weight_format(&run->model, &run->cfg), sim_dtype_name(run->cfg.kv_dtype),
+           (long long)s->max_model_len, (long long)s->max_num_seqs,
+           (long long)s->max_num_batched_tokens, (long long)s->block_size,
+           s->gpu_memory_utilization, (long long)context);
+    if (smallest > 0)
+        printf("\"smallest_tp_that_fits\":%lld,", (long long)smallest);
+    else
+        printf("\"smallest_tp_that_fits\":null,");
+    if (a->all) {
+        printf("\"tps\":[");
+        for (int i = 0; i < n; i++)
+            print_json_tp(&results[i], i == 0);
+        printf("]}\n");
+        return;
+    }
+    /* One TP: its figures at the top level. */
+    printf("\"per_tp\":");
+    print_json_tp(&results[0], 1);
+    const sim_capacity *cp = &results[0].cap;
+    printf(",\"tp\":%lld,\"weights_bytes_per_gpu\":%.17g,"
+           "\"activation_bytes_per_gpu\":%.17g,\"reserve_bytes_per_gpu\":%.17g,"
+           "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,"
+           "\"kv_capacity_tokens\":%lld,\"max_seqs_at_context\":%lld,\"fits\":%s}\n",
+           (long long)results[0].tp, cp->mem.weights_bytes, cp->mem.activation_bytes,
+           cp->mem.reserve_bytes, cp->mem.kv_bytes_per_token, (long long)cp->mem.kv_blocks,
+           (long long)cp->mem.kv_capacity_tokens, (long long)cp->max_seqs_at_context,
+           cp->fits ? "true" : "false");
+}
+
+static void print_capacity_table(const cap_args *a, const cli_run *run, const tp_result *results,
+                                 int n, int64_t smallest)
+{
+    const sim_sched_resolved *s = &run->sched;
+    const double node = run->hw.v[SIM_HWF_N_GPUS_PER_NODE];
+    printf("llmstep capacity: %s on %s, %s weights, %s KV cache, engine %s\n", run->model.id,
+           run->hw.id, cli_weight_format(&run->model, &run->cfg), sim_dtype_name(run->cfg.kv_dtype),
+           run->engine.id);
+    printf("max_model_len %lld, max_num_seqs %lld, max_num_batched_tokens %lld, "
+           "gpu_memory_utilization %.2f; figures per GPU (GB = 1e9 bytes)\n",
+           (long long)s->max_model_len, (long long)s->max_num_seqs,
+           (long long)s->max_num_batched_tokens, s->gpu_memory_utilization);
+    for (int i = 0; i < n; i++) {
+        int64_t fit_len = 0;
+        if (results[i].legal && !results[i].cap.fits) {
+            sim_run_cfg tpc = run->cfg;
+            tpc.tp = (int)results[i].tp;
+            fit_len = sim_deploy_largest_len(&run->engine, &run->model, &run->hw, &tpc,
+                                             &a->spec.sched, s);
+        }
+        print_table_tp(&results[i], s, fit_len);
+    }
+    char tps[64] = "1";
+    for (int i = 1; i < N_ALL_TPS && (double)all_tps[i] <= node; i++)
+        snprintf(tps + strlen(tps), sizeof(tps) - strlen(tps), ", %lld", (long long)all_tps[i]);
+    if (!a->all && (a->tp_asked & (a->tp_asked - 1)) != 0)
+        snprintf(tps + strlen(tps), sizeof(tps) - strlen(tps), " and %lld", (long long)a->tp_asked);
+    if (smallest > 0)
+        printf("\nsmallest TP that fits (of %s): %lld\n", tps, (long long)smallest);
+    else
+        printf("\nsmallest TP that fits (of %s): none\n", tps);
+}
+
+int cmd_capacity(int argc, char **argv)
+{
+    static cap_args a;
+    memset(&a, 0, sizeof(a));
+    int done, rc = parse_capacity(argc, argv, &a, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    /* Open at TP 1 (always legal for the TP checks below); each TP is computed separately. */
+    a.tp_asked = a.spec.tp;
+    a.spec.tp = 1;
+    cli_run run;
+    rc = cli_run_open(&a.spec, &run);
+    if (rc == CLI_OK && !a.all && cli_check_tp_node(&run.hw, a.tp_asked, "capacity: ") != CLI_OK)
+        rc = CLI_BAD_INPUT;
+    if (rc != CLI_OK) {
+        cli_run_close(&run);
+        return rc;
+    }
+    const sim_sched_resolved *s = &run.sched;
+    int64_t context = a.context;
+    if (context < 0)
+        context = s->max_model_len < 4096 ? s->max_model_len : 4096;
+    tp_result results[N_ALL_TPS + 1];
+    int n = 0;
+    int64_t smallest = -1;
+    rc = capacity_tps(&a, &run, context, results, &n, &smallest);
+    if (rc == CLI_OK && a.json)
+        print_capacity_json(&a, &run, context, results, n, smallest);
+    else if (rc == CLI_OK)
+        print_capacity_table(&a, &run, results, n, smallest);
+    cli_run_close(&run);
+    return rc;
 }
