@@ -222,6 +222,77 @@ static int check_one_hardware(const sim_meas_set *set, const char *cmd)
     return CLI_OK;
 }
 
+/* Writes the calibration file (the command line that made it included). */
+static int write_calibration(const meas_opts *o, int argc, char **argv, const char *hardware,
+                             const char *engine, const sim_fit_result *res)
+{
+    char command[2048] = "llmstep";
+    size_t used = strlen(command);
+    for (int i = 0; i < argc && used + 2 < sizeof(command); i++)
+        used += (size_t)snprintf(command + used, sizeof(command) - used, " %s", argv[i]);
+    sim_calib_out c = {
+        .hardware = hardware,
+        .alpha = res->alpha,
+        .beta_s = res->beta_s,
+        .alpha_stderr = res->alpha_stderr,
+        .beta_stderr_s = res->beta_stderr_s,
+        .cov_alpha_beta = res->cov_alpha_beta,
+        .alpha_min = o->p.fit.alpha_min,
+        .alpha_max = o->p.fit.alpha_max,
+        .beta_min_s = o->p.fit.beta_min_s,
+        .beta_max_s = o->p.fit.beta_max_s,
+        .alpha_at_bound = res->alpha_at_bound,
+        .beta_at_bound = res->beta_at_bound,
+        .n_rows = (long long)res->n_rows,
+        .mape_pct = res->fit.mape_pct,
+        .median_ape_pct = res->fit.median_ape_pct,
+        .max_ape_pct = res->fit.max_ape_pct,
+        .r2 = res->fit.r2,
+        .files = o->files,
+        .n_files = o->n_files,
+        .select = o->select,
+        .n_select = o->n_select,
+        .exclude = o->exclude,
+        .n_exclude = o->n_exclude,
+        .engine = o->p.no_host ? "none" : engine,
+        .roofline_mode = o->p.mode == SIM_ROOFLINE_STEP ? "step" : "op",
+        .weighting = o->p.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
+        .command = command,
+    };
+    struct sim_err err;
+    if (sim_calib_write(o->out, &c, &err) != SIM_OK) {
+        cli_error("calibrate: %s", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+static void print_calibration(const meas_opts *o, const char *hardware, const char *engine,
+                              const sim_fit_result *res)
+{
+    if (strcmp(o->format, "json") == 0) {
+        printf("{\"hardware\":\"%s\",\"alpha\":%.17g,\"beta_s\":%.17g,\"alpha_stderr\":%.17g,"
+               "\"beta_stderr_s\":%.17g,\"n_rows\":%zu,\"mape_pct\":%.17g,"
+               "\"median_ape_pct\":%.17g,\"max_ape_pct\":%.17g,\"r2\":%.17g,"
+               "\"alpha_at_bound\":%s,\"beta_at_bound\":%s,\"out\":\"%s\"}\n",
+               hardware, res->alpha, res->beta_s, res->alpha_stderr, res->beta_stderr_s,
+               res->n_rows, res->fit.mape_pct, res->fit.median_ape_pct, res->fit.max_ape_pct,
+               res->fit.r2, res->alpha_at_bound ? "true" : "false",
+               res->beta_at_bound ? "true" : "false", o->out);
+        return;
+    }
+    printf("llmstep calibrate: %zu rows on %s (engine %s, %s weighting)\n", res->n_rows, hardware,
+           o->p.no_host ? "none" : engine,
+           o->p.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative");
+    printf("  alpha   %.6g +/- %.2g%s\n", res->alpha, res->alpha_stderr,
+           res->alpha_at_bound ? "   (at a bound)" : "");
+    printf("  beta_s  %.6g s +/- %.2g s%s\n", res->beta_s, res->beta_stderr_s,
+           res->beta_at_bound ? "   (at a bound)" : "");
+    printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %.4f\n",
+           res->fit.mape_pct, res->fit.median_ape_pct, res->fit.max_ape_pct, res->fit.r2);
+    printf("  wrote   %s\n", o->out);
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     meas_opts o;
@@ -270,69 +341,10 @@ int cmd_calibrate(int argc, char **argv)
         rc = cli_check_finite("calibrate: ", "the fit", printed,
                               sizeof(printed) / sizeof(printed[0]));
     }
-    if (rc == CLI_OK) {
-        char command[2048] = "llmstep";
-        size_t used = strlen(command);
-        for (int i = 0; i < argc && used + 2 < sizeof(command); i++)
-            used += (size_t)snprintf(command + used, sizeof(command) - used, " %s", argv[i]);
-        sim_calib_out c = {
-            .hardware = set.rows[0].hardware,
-            .alpha = res.alpha,
-            .beta_s = res.beta_s,
-            .alpha_stderr = res.alpha_stderr,
-            .beta_stderr_s = res.beta_stderr_s,
-            .cov_alpha_beta = res.cov_alpha_beta,
-            .alpha_min = o.p.fit.alpha_min,
-            .alpha_max = o.p.fit.alpha_max,
-            .beta_min_s = o.p.fit.beta_min_s,
-            .beta_max_s = o.p.fit.beta_max_s,
-            .alpha_at_bound = res.alpha_at_bound,
-            .beta_at_bound = res.beta_at_bound,
-            .n_rows = (long long)res.n_rows,
-            .mape_pct = res.fit.mape_pct,
-            .median_ape_pct = res.fit.median_ape_pct,
-            .max_ape_pct = res.fit.max_ape_pct,
-            .r2 = res.fit.r2,
-            .files = o.files,
-            .n_files = o.n_files,
-            .select = o.select,
-            .n_select = o.n_select,
-            .exclude = o.exclude,
-            .n_exclude = o.n_exclude,
-            .engine = o.p.no_host ? "none" : engine,
-            .roofline_mode = o.p.mode == SIM_ROOFLINE_STEP ? "step" : "op",
-            .weighting = o.p.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
-            .command = command,
-        };
-        struct sim_err err;
-        if (sim_calib_write(o.out, &c, &err) != SIM_OK) {
-            cli_error("calibrate: %s", err.msg);
-            rc = CLI_BAD_INPUT;
-        }
-    }
-    if (rc == CLI_OK) {
-        if (strcmp(o.format, "json") == 0) {
-            printf("{\"hardware\":\"%s\",\"alpha\":%.17g,\"beta_s\":%.17g,\"alpha_stderr\":%.17g,"
-                   "\"beta_stderr_s\":%.17g,\"n_rows\":%zu,\"mape_pct\":%.17g,"
-                   "\"median_ape_pct\":%.17g,\"max_ape_pct\":%.17g,\"r2\":%.17g,"
-                   "\"alpha_at_bound\":%s,\"beta_at_bound\":%s,\"out\":\"%s\"}\n",
-                   set.rows[0].hardware, res.alpha, res.beta_s, res.alpha_stderr, res.beta_stderr_s,
-                   res.n_rows, res.fit.mape_pct, res.fit.median_ape_pct, res.fit.max_ape_pct,
-                   res.fit.r2, res.alpha_at_bound ? "true" : "false",
-                   res.beta_at_bound ? "true" : "false", o.out);
-        } else {
-            printf("llmstep calibrate: %zu rows on %s (engine %s, %s weighting)\n", res.n_rows,
-                   set.rows[0].hardware, o.p.no_host ? "none" : engine,
-                   o.p.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative");
-            printf("  alpha   %.6g +/- %.2g%s\n", res.alpha, res.alpha_stderr,
-                   res.alpha_at_bound ? "   (at a bound)" : "");
-            printf("  beta_s  %.6g s +/- %.2g s%s\n", res.beta_s, res.beta_stderr_s,
-                   res.beta_at_bound ? "   (at a bound)" : "");
-            printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %.4f\n",
-                   res.fit.mape_pct, res.fit.median_ape_pct, res.fit.max_ape_pct, res.fit.r2);
-            printf("  wrote   %s\n", o.out);
-        }
-    }
+    if (rc == CLI_OK)
+        rc = write_calibration(&o, argc, argv, set.rows[0].hardware, engine, &res);
+    if (rc == CLI_OK)
+        print_calibration(&o, set.rows[0].hardware, engine, &res);
     sim_meas_pred_free(&mp);
     sim_cache_free(cache);
     sim_meas_set_free(&set);
@@ -400,6 +412,82 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
                (long long)g[k].preempted_rows);
 }
 
+/* Prints the validation: errors, holdout folds, groups, rows. */
+static void print_validation(const meas_opts *o, const sim_meas_set *set, const sim_meas_pred *mp,
+                             const double *pred, const double *meas, const sim_metrics *mt,
+                             const sim_meas_fold *folds, int n_folds, double alpha, double beta)
+{
+    /* Serving rows are grouped by statistic and clients instead of batch and kind. */
+    int serving = 0;
+    for (size_t i = 0; i < set->n; i++)
+        serving |= set->rows[i].kind == SIM_MEAS_SERVING;
+    static const char *const batch_fields[] = {"model", "tp", "batch", "kind", "prompt_tokens"};
+    static const char *const serve_fields[] = {"model", "tp", "metric", "concurrency",
+                                               "prompt_tokens"};
+    const char *const *fields = serving ? serve_fields : batch_fields;
+    const int n_fields = 5;
+    if (strcmp(o->format, "json") == 0) {
+        printf("{\"n_rows\":%zu,\"mape_pct\":%.17g,\"median_ape_pct\":%.17g,"
+               "\"max_ape_pct\":%.17g,\"r2\":",
+               mt->n, mt->mape_pct, mt->median_ape_pct, mt->max_ape_pct);
+        if (isfinite(mt->r2))
+            printf("%.17g", mt->r2);
+        else
+            printf("null");
+        if (!o->holdout)
+            printf(",\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s", alpha, beta,
+                   o->calibration ? "true" : "false");
+        printf(",\"rows\":[");
+        for (size_t i = 0; i < set->n; i++)
+            printf("%s{\"id\":\"%s\",\"measured_s\":%.17g,\"predicted_s\":%.17g,"
+                   "\"ape_pct\":%.17g}",
+                   i ? "," : "", set->rows[i].id, meas[i], pred[i],
+                   fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+        printf("],\"groups\":{");
+        int first = 1;
+        for (int f = 0; f < n_fields; f++)
+            print_groups(fields[f], set, mp->p, pred, 1, &first);
+        printf("}");
+        if (o->holdout) {
+            printf(",\"holdout\":{\"field\":\"%s\",\"folds\":[", o->holdout);
+            for (int k = 0; k < n_folds; k++)
+                printf("%s{\"value\":\"%s\",\"n_rows\":%zu,\"alpha\":%.17g,\"beta_s\":%.17g,"
+                       "\"mape_pct\":%.17g}",
+                       k ? "," : "", folds[k].value, folds[k].n, folds[k].alpha, folds[k].beta_s,
+                       folds[k].mape_pct);
+            printf("]}");
+        }
+        printf("}\n");
+    } else {
+        printf("llmstep validate: %zu rows", mt->n);
+        if (o->holdout)
+            printf(", leave-one-%s-out (each group predicted by a fit on the others)\n",
+                   o->holdout);
+        else if (o->calibration)
+            printf(", alpha %.6g, beta_s %.6g s (%s)\n", alpha, beta, o->calibration);
+        else
+            printf(", uncalibrated (alpha = 1, beta_s = 0)\n");
+        printf("  MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%   R^2 %.4f\n", mt->mape_pct,
+               mt->median_ape_pct, mt->max_ape_pct, mt->r2);
+        if (o->holdout) {
+            printf("\n  held-out %-10s %6s %10s %12s %8s\n", o->holdout, "rows", "alpha", "beta_ms",
+                   "MAPE%");
+            for (int k = 0; k < n_folds; k++)
+                printf("  %-19s %6zu %10.4f %12.4f %8.2f\n", folds[k].value, folds[k].n,
+                       folds[k].alpha, folds[k].beta_s * 1e3, folds[k].mape_pct);
+        }
+        int first = 1;
+        for (int f = 0; f < n_fields; f++)
+            print_groups(fields[f], set, mp->p, pred, 0, &first);
+        printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
+               "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
+        printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
+        for (size_t i = 0; i < set->n; i++)
+            printf("  %-48s %12.5g %12.5g %8.2f\n", set->rows[i].id, meas[i], pred[i],
+                   fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+    }
+}
+
 int cmd_validate(int argc, char **argv)
 {
     meas_opts o;
@@ -433,8 +521,10 @@ int cmd_validate(int argc, char **argv)
         rc = check_one_hardware(&set, "validate");
         if (rc == CLI_OK)
             rc = cli_load_calib(o.calibration, set.rows[0].hardware, &cal);
-        alpha = cal.alpha;
-        beta = cal.beta_s;
+        if (rc == CLI_OK) {
+            alpha = cal.alpha;
+            beta = cal.beta_s;
+        }
     }
     if (rc == CLI_OK)
         rc = predict_all(&o, &set, &cache, &mp);
@@ -472,77 +562,8 @@ int cmd_validate(int argc, char **argv)
         cli_error("validate: the errors are not finite numbers");
         rc = CLI_NUMERIC;
     }
-    if (rc == CLI_OK) {
-        /* Serving rows are grouped by statistic and clients instead of batch and kind. */
-        int serving = 0;
-        for (size_t i = 0; i < set.n; i++)
-            serving |= set.rows[i].kind == SIM_MEAS_SERVING;
-        static const char *const batch_fields[] = {"model", "tp", "batch", "kind", "prompt_tokens"};
-        static const char *const serve_fields[] = {"model", "tp", "metric", "concurrency",
-                                                   "prompt_tokens"};
-        const char *const *fields = serving ? serve_fields : batch_fields;
-        const int n_fields = 5;
-        if (strcmp(o.format, "json") == 0) {
-            printf("{\"n_rows\":%zu,\"mape_pct\":%.17g,\"median_ape_pct\":%.17g,"
-                   "\"max_ape_pct\":%.17g,\"r2\":",
-                   mt.n, mt.mape_pct, mt.median_ape_pct, mt.max_ape_pct);
-            if (isfinite(mt.r2))
-                printf("%.17g", mt.r2);
-            else
-                printf("null");
-            if (!o.holdout)
-                printf(",\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s", alpha, beta,
-                       o.calibration ? "true" : "false");
-            printf(",\"rows\":[");
-            for (size_t i = 0; i < set.n; i++)
-                printf("%s{\"id\":\"%s\",\"measured_s\":%.17g,\"predicted_s\":%.17g,"
-                       "\"ape_pct\":%.17g}",
-                       i ? "," : "", set.rows[i].id, meas[i], pred[i],
-                       fabs(pred[i] - meas[i]) / meas[i] * 100.0);
-            printf("],\"groups\":{");
-            int first = 1;
-            for (int f = 0; f < n_fields; f++)
-                print_groups(fields[f], &set, mp.p, pred, 1, &first);
-            printf("}");
-            if (o.holdout) {
-                printf(",\"holdout\":{\"field\":\"%s\",\"folds\":[", o.holdout);
-                for (int k = 0; k < n_folds; k++)
-                    printf("%s{\"value\":\"%s\",\"n_rows\":%zu,\"alpha\":%.17g,\"beta_s\":%.17g,"
-                           "\"mape_pct\":%.17g}",
-                           k ? "," : "", folds[k].value, folds[k].n, folds[k].alpha,
-                           folds[k].beta_s, folds[k].mape_pct);
-                printf("]}");
-            }
-            printf("}\n");
-        } else {
-            printf("llmstep validate: %zu rows", mt.n);
-            if (o.holdout)
-                printf(", leave-one-%s-out (each group predicted by a fit on the others)\n",
-                       o.holdout);
-            else if (o.calibration)
-                printf(", alpha %.6g, beta_s %.6g s (%s)\n", alpha, beta, o.calibration);
-            else
-                printf(", uncalibrated (alpha = 1, beta_s = 0)\n");
-            printf("  MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%   R^2 %.4f\n", mt.mape_pct,
-                   mt.median_ape_pct, mt.max_ape_pct, mt.r2);
-            if (o.holdout) {
-                printf("\n  held-out %-10s %6s %10s %12s %8s\n", o.holdout, "rows", "alpha",
-                       "beta_ms", "MAPE%");
-                for (int k = 0; k < n_folds; k++)
-                    printf("  %-19s %6zu %10.4f %12.4f %8.2f\n", folds[k].value, folds[k].n,
-                           folds[k].alpha, folds[k].beta_s * 1e3, folds[k].mape_pct);
-            }
-            int first = 1;
-            for (int f = 0; f < n_fields; f++)
-                print_groups(fields[f], &set, mp.p, pred, 0, &first);
-            printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
-                   "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
-            printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
-            for (size_t i = 0; i < set.n; i++)
-                printf("  %-48s %12.5g %12.5g %8.2f\n", set.rows[i].id, meas[i], pred[i],
-                       fabs(pred[i] - meas[i]) / meas[i] * 100.0);
-        }
-    }
+    if (rc == CLI_OK)
+        print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta);
     sim_meas_pred_free(&mp);
     sim_cache_free(cache);
     free(pred);
