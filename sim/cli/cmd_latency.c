@@ -48,6 +48,66 @@ static void usage(FILE *f)
         "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
 }
 
+static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
+                          const char *calibration, int json)
+{
+    const sim_sched_resolved *s = &run->sched;
+    if (json) {
+        printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
+               "\"engine\":\"%s\",\"tp\":%d,\"dtype\":\"%s\",\"kv_dtype\":\"%s\",\"batch\":%lld,"
+               "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"latency_s\":%.17g,"
+               "\"n_steps\":%lld,\"n_prefill_steps\":%lld,\"n_decode_steps\":%lld,"
+               "\"prefill_s\":%.17g,\"decode_s\":%.17g,\"roofline_sum_s\":%.17g,"
+               "\"host_sum_s\":%.17g,\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s,"
+               "\"kv_capacity_tokens\":%lld,\"kv_blocks\":%lld,\"peak_kv_blocks\":%lld,"
+               "\"peak_kv_frac\":%.17g,\"preemptions\":%lld,\"recomputed_tokens\":%lld,"
+               "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"max_model_len\":%lld,"
+               "\"block_size\":%lld,\"gpu_memory_utilization_frac\":%.17g,"
+               "\"chunked_prefill\":%s}\n",
+               run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
+               sim_dtype_name(run->cfg.dtype), sim_dtype_name(run->cfg.kv_dtype),
+               (long long)b->batch, (long long)b->prompt_tokens, (long long)b->output_tokens,
+               r->latency_s, (long long)r->n_steps, (long long)r->n_prefill_steps,
+               (long long)r->n_decode_steps, r->prefill_s, r->decode_s, r->roofline_sum_s,
+               r->host_sum_s, run->cfg.alpha, run->cfg.beta_s, calibration ? "true" : "false",
+               (long long)r->kv_capacity_tokens, (long long)run->mem.kv_blocks,
+               (long long)r->peak_kv_blocks, r->peak_kv_frac, (long long)r->preemptions,
+               (long long)r->recomputed_tokens, (long long)s->max_num_seqs,
+               (long long)s->max_num_batched_tokens, (long long)s->max_model_len,
+               (long long)s->block_size, s->gpu_memory_utilization,
+               s->enable_chunked_prefill ? "true" : "false");
+    } else {
+        printf("llmstep latency: %s on %s, TP %d, %s, engine %s\n", run->model.id, run->hw.id,
+               run->cfg.tp, cli_weight_format(&run->model, &run->cfg), run->engine.id);
+        printf("batch: %lld prompts x %lld tokens, %lld output tokens each\n\n",
+               (long long)b->batch, (long long)b->prompt_tokens, (long long)b->output_tokens);
+        printf("  latency          %.4f s", r->latency_s);
+        if (calibration)
+            printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run->cfg.alpha, run->cfg.beta_s,
+                   calibration);
+        else
+            printf("   uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n");
+        printf("  steps            %lld (%lld prefill, %lld decode)\n", (long long)r->n_steps,
+               (long long)r->n_prefill_steps, (long long)r->n_decode_steps);
+        printf("  prefill time     %.4f s\n  decode time      %.4f s\n", r->prefill_s, r->decode_s);
+        printf("  of which host    %.4f s (engine host time per step)\n", r->host_sum_s);
+        printf("  KV cache         %lld tokens (%lld blocks of %lld); peak use %.1f%%\n",
+               (long long)r->kv_capacity_tokens, (long long)run->mem.kv_blocks,
+               (long long)s->block_size, 100.0 * r->peak_kv_frac);
+        printf("  memory per GPU   %.2f GB usable: weights %.2f GB, activations %.2f GB, "
+               "reserve %.2f GB, KV %.2f GB\n",
+               run->mem.usable_bytes / SIM_GB, run->mem.weights_bytes / SIM_GB,
+               run->mem.activation_bytes / SIM_GB, run->mem.reserve_bytes / SIM_GB,
+               run->mem.kv_budget_bytes / SIM_GB);
+        printf("  preemptions      %lld (%lld tokens recomputed)\n", (long long)r->preemptions,
+               (long long)r->recomputed_tokens);
+        printf("  scheduler        max_num_seqs %lld, max_num_batched_tokens %lld, max_model_len "
+               "%lld, chunked prefill %s\n",
+               (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,
+               (long long)s->max_model_len, s->enable_chunked_prefill ? "on" : "off");
+    }
+}
+
 int cmd_latency(int argc, char **argv)
 {
     cli_run_spec spec;
@@ -105,60 +165,7 @@ int cmd_latency(int argc, char **argv)
         cli_run_close(&run);
         return rc;
     }
-    const sim_sched_resolved *s = &run.sched;
-    if (strcmp(format, "json") == 0) {
-        printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-               "\"engine\":\"%s\",\"tp\":%d,\"dtype\":\"%s\",\"kv_dtype\":\"%s\",\"batch\":%lld,"
-               "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"latency_s\":%.17g,"
-               "\"n_steps\":%lld,\"n_prefill_steps\":%lld,\"n_decode_steps\":%lld,"
-               "\"prefill_s\":%.17g,\"decode_s\":%.17g,\"roofline_sum_s\":%.17g,"
-               "\"host_sum_s\":%.17g,\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s,"
-               "\"kv_capacity_tokens\":%lld,\"kv_blocks\":%lld,\"peak_kv_blocks\":%lld,"
-               "\"peak_kv_frac\":%.17g,\"preemptions\":%lld,\"recomputed_tokens\":%lld,"
-               "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"max_model_len\":%lld,"
-               "\"block_size\":%lld,\"gpu_memory_utilization_frac\":%.17g,"
-               "\"chunked_prefill\":%s}\n",
-               run.model.id, run.hw.id, run.engine.id, run.cfg.tp, sim_dtype_name(run.cfg.dtype),
-               sim_dtype_name(run.cfg.kv_dtype), (long long)batch, (long long)prompt,
-               (long long)output, r.latency_s, (long long)r.n_steps, (long long)r.n_prefill_steps,
-               (long long)r.n_decode_steps, r.prefill_s, r.decode_s, r.roofline_sum_s, r.host_sum_s,
-               run.cfg.alpha, run.cfg.beta_s, spec.calibration ? "true" : "false",
-               (long long)r.kv_capacity_tokens, (long long)run.mem.kv_blocks,
-               (long long)r.peak_kv_blocks, r.peak_kv_frac, (long long)r.preemptions,
-               (long long)r.recomputed_tokens, (long long)s->max_num_seqs,
-               (long long)s->max_num_batched_tokens, (long long)s->max_model_len,
-               (long long)s->block_size, s->gpu_memory_utilization,
-               s->enable_chunked_prefill ? "true" : "false");
-    } else {
-        printf("llmstep latency: %s on %s, TP %d, %s, engine %s\n", run.model.id, run.hw.id,
-               run.cfg.tp, cli_weight_format(&run.model, &run.cfg), run.engine.id);
-        printf("batch: %lld prompts x %lld tokens, %lld output tokens each\n\n", (long long)batch,
-               (long long)prompt, (long long)output);
-        printf("  latency          %.4f s", r.latency_s);
-        if (spec.calibration)
-            printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run.cfg.alpha, run.cfg.beta_s,
-                   spec.calibration);
-        else
-            printf("   uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n");
-        printf("  steps            %lld (%lld prefill, %lld decode)\n", (long long)r.n_steps,
-               (long long)r.n_prefill_steps, (long long)r.n_decode_steps);
-        printf("  prefill time     %.4f s\n  decode time      %.4f s\n", r.prefill_s, r.decode_s);
-        printf("  of which host    %.4f s (engine host time per step)\n", r.host_sum_s);
-        printf("  KV cache         %lld tokens (%lld blocks of %lld); peak use %.1f%%\n",
-               (long long)r.kv_capacity_tokens, (long long)run.mem.kv_blocks,
-               (long long)s->block_size, 100.0 * r.peak_kv_frac);
-        printf("  memory per GPU   %.2f GB usable: weights %.2f GB, activations %.2f GB, "
-               "reserve %.2f GB, KV %.2f GB\n",
-               run.mem.usable_bytes / SIM_GB, run.mem.weights_bytes / SIM_GB,
-               run.mem.activation_bytes / SIM_GB, run.mem.reserve_bytes / SIM_GB,
-               run.mem.kv_budget_bytes / SIM_GB);
-        printf("  preemptions      %lld (%lld tokens recomputed)\n", (long long)r.preemptions,
-               (long long)r.recomputed_tokens);
-        printf("  scheduler        max_num_seqs %lld, max_num_batched_tokens %lld, max_model_len "
-               "%lld, chunked prefill %s\n",
-               (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,
-               (long long)s->max_model_len, s->enable_chunked_prefill ? "on" : "off");
-    }
+    print_latency(&run, &b, &r, spec.calibration, strcmp(format, "json") == 0);
     cli_run_close(&run);
     return CLI_OK;
 }
