@@ -65,12 +65,34 @@ static void kinds_store_their_values(void)
         CLI_CUSTOM("even", parse_even, &even),
         CLI_CHOICE("format", &choice, "table|json|csv"),
     };
-    const char *args[] = {"test",       "--str",    "x",       "--int",    "7",
-                          "--seed",     "12345678901234", "--num", "1.5",  "--slo-ms",
-                          "250",        "--flag",   "--max-num-seqs", "64", "--roofline",
-                          "step",       "--gemm",   "tile-wave", "--files", "a", "b",
-                          "--item",     "p",        "--even",  "42",       "--format",
-                          "json",       NULL};
+    const char *args[] = {"test",
+                          "--str",
+                          "x",
+                          "--int",
+                          "7",
+                          "--seed",
+                          "12345678901234",
+                          "--num",
+                          "1.5",
+                          "--slo-ms",
+                          "250",
+                          "--flag",
+                          "--max-num-seqs",
+                          "64",
+                          "--roofline",
+                          "step",
+                          "--gemm",
+                          "tile-wave",
+                          "--files",
+                          "a",
+                          "b",
+                          "--item",
+                          "p",
+                          "--even",
+                          "42",
+                          "--format",
+                          "json",
+                          NULL};
     CHECK_INT(run(t, CLI_N(t), args, &done, NULL), CLI_OK);
     CHECK_INT(done, 0);
     CHECK_STR(s, "x");
@@ -105,16 +127,16 @@ static void bad_values_are_usage_errors(void)
         CLI_LIST("item", &list),
     };
     const char *const cases[][5] = {
-        {"test", "--int", "11", NULL},           /* above the range */
-        {"test", "--int", "5x", NULL},           /* not a whole number */
-        {"test", "--num", "nan", NULL},          /* not finite */
-        {"test", "--num", "0.4", NULL},          /* below the range */
-        {"test", "--even", "3", NULL},           /* a custom parser refuses */
-        {"test", "--format", "xml", NULL},       /* not a choice */
-        {"test", "--item", "a", "--item", "b"},  /* the list is full */
-        {"test", "--int", NULL},                 /* no value */
-        {"test", "--nope", NULL},                /* unknown option */
-        {"test", "stray", NULL},                 /* an operand where none is taken */
+        {"test", "--int", "11", NULL},          /* above the range */
+        {"test", "--int", "5x", NULL},          /* not a whole number */
+        {"test", "--num", "nan", NULL},         /* not finite */
+        {"test", "--num", "0.4", NULL},         /* below the range */
+        {"test", "--even", "3", NULL},          /* a custom parser refuses */
+        {"test", "--format", "xml", NULL},      /* not a choice */
+        {"test", "--item", "a", "--item", "b"}, /* the list is full */
+        {"test", "--int", NULL},                /* no value */
+        {"test", "--nope", NULL},               /* unknown option */
+        {"test", "stray", NULL},                /* an operand where none is taken */
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         const char *args[6] = {0};

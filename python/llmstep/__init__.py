@@ -158,16 +158,21 @@ class Context:
             if tmp:
                 os.unlink(tmp)
 
-    def _validate(self, fn, extra, measurements, kw):
-        import numpy as np
-
+    @staticmethod
+    def _meas_opts(kw):
+        """The measurement options with their defaults; unknown names are refused."""
         opts = dict(select=(), exclude=(), engine=None, no_host=False, roofline="op",
                     gemm="flat", weighting="relative", alpha_bounds=None, beta_bounds_s=None)
         unknown = set(kw) - set(opts)
         if unknown:
             raise TypeError(f"unexpected arguments: {sorted(unknown)}")
         opts.update(kw)
-        with self._meas_spec(measurements, **opts) as (spec, _keep):
+        return opts
+
+    def _validate(self, fn, extra, measurements, kw):
+        import numpy as np
+
+        with self._meas_spec(measurements, **self._meas_opts(kw)) as (spec, _keep):
             v = _lib.Validation()
             err = _lib.Error()
             cap = 1 << 20
@@ -198,13 +203,7 @@ class Context:
         """Fits alpha and beta_s to the rows (one hardware profile, one engine): returns
         hardware, engine, alpha, beta_s, their standard errors, bound flags, n_rows and the
         fit's own errors ("fit")."""
-        opts = dict(select=(), exclude=(), engine=None, no_host=False, roofline="op",
-                    gemm="flat", weighting="relative", alpha_bounds=None, beta_bounds_s=None)
-        unknown = set(kw) - set(opts)
-        if unknown:
-            raise TypeError(f"unexpected arguments: {sorted(unknown)}")
-        opts.update(kw)
-        with self._meas_spec(measurements, **opts) as (spec, _keep):
+        with self._meas_spec(measurements, **self._meas_opts(kw)) as (spec, _keep):
             f = _lib.Fit()
             err = _lib.Error()
             _check(_lib.lib.llmstep_calibrate(self._h, ctypes.byref(spec), ctypes.byref(f),

@@ -77,6 +77,14 @@ typedef struct cli_opt {
     {                                                                                              \
         .name = (n), .kind = CLI_OPT_DBL, .dst = (d), .min = (lo), .max = (hi), .seen = (s)        \
     }
+#define CLI_U64_SEEN(n, d, lo, hi, s)                                                              \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_U64, .dst = (d), .min = (lo), .max = (hi), .seen = (s)        \
+    }
+#define CLI_CUSTOM_SEEN(n, fn, d, s)                                                               \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn), .seen = (s)                \
+    }
 #define CLI_MS(n, d, lo, hi)                                                                       \
     {                                                                                              \
         .name = (n), .kind = CLI_OPT_MS, .dst = (d), .min = (lo), .max = (hi)                      \

@@ -125,53 +125,23 @@ static llmstep_status loaded(sim_status st, const struct sim_err *e, llmstep_err
     return LLMSTEP_OK;
 }
 
-llmstep_status llmstep_model_load(llmstep_ctx *ctx, const char *name, const llmstep_model **out,
-                                  llmstep_error *err)
-{
-    if (!ctx || !name || !out)
-        return fail(err, SIM_EINVAL, "model: NULL argument");
-    struct sim_err e;
-    const sim_model *m = NULL;
-    sim_status st = sim_cache_model(ctx->cache, name, &m, NULL, &e);
-    *out = (const llmstep_model *)(const void *)m;
-    return loaded(st, &e, err);
-}
-
-llmstep_status llmstep_hw_load(llmstep_ctx *ctx, const char *name, const llmstep_hw **out,
-                               llmstep_error *err)
-{
-    if (!ctx || !name || !out)
-        return fail(err, SIM_EINVAL, "hw: NULL argument");
-    struct sim_err e;
-    const sim_hw *hw = NULL;
-    sim_status st = sim_cache_hw(ctx->cache, name, &hw, NULL, &e);
-    *out = (const llmstep_hw *)(const void *)hw;
-    return loaded(st, &e, err);
-}
-
-llmstep_status llmstep_engine_load(llmstep_ctx *ctx, const char *name, const llmstep_engine **out,
-                                   llmstep_error *err)
-{
-    if (!ctx || !name || !out)
-        return fail(err, SIM_EINVAL, "engine: NULL argument");
-    struct sim_err e;
-    const sim_engine *en = NULL;
-    sim_status st = sim_cache_engine(ctx->cache, name, &en, NULL, &e);
-    *out = (const llmstep_engine *)(const void *)en;
-    return loaded(st, &e, err);
-}
-
-llmstep_status llmstep_calibration_load(llmstep_ctx *ctx, const char *name,
-                                        const llmstep_calibration **out, llmstep_error *err)
-{
-    if (!ctx || !name || !out)
-        return fail(err, SIM_EINVAL, "calibration: NULL argument");
-    struct sim_err e;
-    const sim_calib *c = NULL;
-    sim_status st = sim_cache_calib(ctx->cache, name, &c, NULL, &e);
-    *out = (const llmstep_calibration *)(const void *)c;
-    return loaded(st, &e, err);
-}
+/* The four loaders: the cache's object of a kind, as the public handle. */
+#define LOADER(fn, handle, sim_type, cache_fn, what)                                               \
+    llmstep_status fn(llmstep_ctx *ctx, const char *name, const handle **out, llmstep_error *err)  \
+    {                                                                                              \
+        if (!ctx || !name || !out)                                                                 \
+            return fail(err, SIM_EINVAL, what ": NULL argument");                                  \
+        struct sim_err e;                                                                          \
+        const sim_type *obj = NULL;                                                                \
+        sim_status st = cache_fn(ctx->cache, name, &obj, NULL, &e);                                \
+        *out = (const handle *)(const void *)obj;                                                  \
+        return loaded(st, &e, err);                                                                \
+    }
+LOADER(llmstep_model_load, llmstep_model, sim_model, sim_cache_model, "model")
+LOADER(llmstep_hw_load, llmstep_hw, sim_hw, sim_cache_hw, "hw")
+LOADER(llmstep_engine_load, llmstep_engine, sim_engine, sim_cache_engine, "engine")
+LOADER(llmstep_calibration_load, llmstep_calibration, sim_calib, sim_cache_calib, "calibration")
+#undef LOADER
 
 void llmstep_model_get_info(const llmstep_model *mm, llmstep_model_info *out)
 {
