@@ -56,6 +56,99 @@ __attribute__((unused)) static int write_input(const uint8_t *data, size_t size)
         }                                                                                          \
     } while (0)
 
+#if FUZZ_TARGET == 12
+#include "llmstep.h"
+
+/* Bytes as small numbers, one after the other (0 when the input runs out). */
+typedef struct bytes {
+    const uint8_t *p;
+    size_t n, i;
+} bytes;
+
+static int64_t next(bytes *b, int64_t mod)
+{
+    int64_t v = b->i < b->n ? b->p[b->i] : 0;
+    b->i++;
+    if (b->i < b->n)
+        v = v * 256 + b->p[b->i++];
+    return mod > 0 ? v % mod : v;
+}
+
+/* Whatever the library accepts must give finite numbers; whatever it refuses must say why. */
+static void api_one(const uint8_t *data, size_t size)
+{
+    static llmstep_ctx *ctx;
+    llmstep_error err;
+    if (!ctx)
+        ctx = llmstep_ctx_new(SIM_SOURCE_DIR, &err);
+    REQUIRE(ctx != NULL);
+    static const char *const models[] = {"llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-70b-awq",
+                                         "mixtral-8x7b"};
+    static const char *const hws[] = {"h100-sxm", "a100-sxm-40gb", "rtx-4090", "mi300x"};
+    static const char *const dtypes[] = {NULL, "auto", "fp16", "bf16", "fp8", "int4"};
+    bytes b = {data, size, 0};
+    llmstep_deploy_spec spec;
+    llmstep_deploy_spec_init(&spec);
+    spec.model = models[next(&b, 4)];
+    spec.hw = hws[next(&b, 4)];
+    spec.dtype = dtypes[next(&b, 6)];
+    spec.kv_dtype = dtypes[next(&b, 6)];
+    spec.tp = next(&b, 20) - 2;
+    spec.max_num_seqs = next(&b, 600) - 10;
+    spec.max_num_batched_tokens = next(&b, 20000) - 10;
+    spec.max_model_len = next(&b, 40000) - 10;
+    spec.block_size = next(&b, 40) - 2;
+    spec.gpu_memory_utilization_frac = (double)next(&b, 1200) / 1000.0 - 0.05;
+    spec.chunked_prefill = (int)next(&b, 4) - 1;
+    spec.usage = (int)next(&b, 4) - 1;
+    spec.ignore_memory = (int)next(&b, 2);
+    llmstep_deploy *d = NULL;
+    if (llmstep_deploy_open(ctx, &spec, &d, &err) != LLMSTEP_OK) {
+        REQUIRE(err.code != LLMSTEP_OK && err.message[0]);
+        return;
+    }
+    llmstep_group g[4];
+    size_t n = (size_t)next(&b, 5);
+    for (size_t i = 0; i < n; i++)
+        g[i] = (llmstep_group){next(&b, 300) - 2, next(&b, 3000) - 2, next(&b, 40000) - 2,
+                               (int)next(&b, 2)};
+    llmstep_step_result r;
+    llmstep_op ops[LLMSTEP_MAX_OPS];
+    size_t n_ops = 0;
+    if (llmstep_step(d, g, n, &r, ops, LLMSTEP_MAX_OPS, &n_ops, &err) == LLMSTEP_OK) {
+        REQUIRE(isfinite(r.step_s) && r.step_s > 0.0 && n_ops > 0);
+        for (size_t i = 0; i < n_ops; i++)
+            REQUIRE(isfinite(ops[i].time_s) && ops[i].time_s >= 0.0);
+    } else {
+        REQUIRE(err.message[0]);
+    }
+    llmstep_capacity_result c;
+    if (llmstep_capacity(d, next(&b, 200000) - 5, &c, &err) == LLMSTEP_OK)
+        REQUIRE(c.max_seqs_at_context >= 0);
+    llmstep_batch_result br;
+    if (llmstep_batch(d, next(&b, 40) - 2, next(&b, 600) - 2, next(&b, 100) - 2, &br, &err) ==
+        LLMSTEP_OK)
+        REQUIRE(isfinite(br.latency_s) && br.latency_s > 0.0);
+    llmstep_workload w;
+    llmstep_workload_init(&w);
+    w.arrival = (llmstep_arrival)(next(&b, 2));
+    w.concurrency = next(&b, 20) - 2;
+    w.rate_per_s = (double)next(&b, 500) / 10.0;
+    w.burstiness = (double)next(&b, 50) / 10.0;
+    w.prompt_tokens = next(&b, 600) - 2;
+    w.output_tokens = next(&b, 60) - 2;
+    w.range_ratio = (double)next(&b, 120) / 100.0;
+    w.num_requests = next(&b, 40) - 2;
+    w.seed = (uint64_t)next(&b, 0);
+    llmstep_serve_result sr;
+    if (llmstep_serve(d, &w, &sr, &err) == LLMSTEP_OK)
+        REQUIRE(isfinite(sr.ttft_s.p99) && isfinite(sr.e2e_s.mean) && sr.n_requests > 0);
+    else
+        REQUIRE(err.message[0]);
+    llmstep_deploy_free(d);
+}
+#endif
+
 /* A small, valid model and an H100-like profile to pair with what is fuzzed. */
 __attribute__((unused)) static void ref_model(sim_model *m)
 {
@@ -281,8 +374,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < set.n; i++)
             REQUIRE(isfinite(set.v[i].measured_s) && set.v[i].measured_s > 0.0);
     sim_kset_free(&set);
+#elif FUZZ_TARGET == 12 /* the public C API: deployments, steps, capacity, batches, serving */
+    (void)err;
+    api_one(data, size);
 #else
-#error "FUZZ_TARGET must be 1..11"
+#error "FUZZ_TARGET must be 1..12"
 #endif
     return 0;
 }

@@ -12,7 +12,7 @@ secs=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=${FUZZ_WORK:-$(mktemp -d)}
-targets=${*:-model hw engine calib meas trace stream nccl gemm cli kernels}
+targets=${*:-model hw engine calib meas trace stream nccl gemm cli kernels api}
 seed() { # seed NAME FILES...
     dir=$work/corpus-$1
     mkdir -p "$dir"
@@ -40,6 +40,13 @@ for f in "$src"/../shared/data/kernels/aic-vllm/h100_sxm/*/*.csv.gz "$src"/tests
     done
     k=$((k + 1))
 done
+mkdir -p "$work/corpus-api"
+# Bytes read two at a time as small numbers (tests/fuzz/fuzz_target.c, target api): fixed
+# seeds, so a run is reproducible.
+for s in 0 1 2 3 4 5 6 7; do
+    printf 'seed%s-%s' "$s" "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+        >"$work/corpus-api/seed$s"
+done
 mkdir -p "$work/corpus-cli"
 for s in 1x1024 32x2048 4x512x1024:mid 0.9 on off server llm 16 1e-3 -1 abc; do
     printf '%s' "$s" >"$work/corpus-cli/$s"
@@ -58,7 +65,7 @@ for t in $targets; do
     fi
     runs=${FUZZ_RUNS:--1}
     dict=""
-    [ "$t" != cli ] && dict="-dict=$work/keys.dict"
+    [ "$t" != cli ] && [ "$t" != api ] && dict="-dict=$work/keys.dict"
     (cd "$work" && "$bin" -max_total_time="$secs" -runs="$runs" -timeout=1 -rss_limit_mb=2048 \
         -max_len=65536 $dict "$work/corpus-$t" >"$work/fuzz_$t.log" 2>&1)
     rc=$?
