@@ -21,13 +21,12 @@ typedef struct op_point {
     sim_bound bound;
 } op_point;
 
-int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
+/* The operators with a place on the log axes, written to compute.dat and memory.dat; the
+ * others are named in skipped. */
+static int operator_points(plot_job *j, const sim_step_cost *c, op_point *pts, int *n_pts,
+                           int n_in[SIM_BOUND_COUNT], char *skipped, size_t cap)
 {
-    sim_step_cost c;
-    sim_step_cost_compute(&run->model, &run->hw, &run->cfg, st, &c);
-    const sim_hw *hw = &run->hw;
     FILE *f[SIM_BOUND_COUNT] = {NULL};
-    int n_in[SIM_BOUND_COUNT] = {0};
     f[SIM_BOUND_COMPUTE] = job_file(j, "compute.dat");
     f[SIM_BOUND_MEMORY] = job_file(j, "memory.dat");
     if (!f[SIM_BOUND_COMPUTE] || !f[SIM_BOUND_MEMORY]) {
@@ -36,34 +35,32 @@ int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
                 fclose(f[b]);
         return CLI_BAD_INPUT;
     }
-    double ai_min = (double)INFINITY, ai_max = 0.0, y_min = (double)INFINITY;
-    char skipped[512] = "";
-    op_point pts[SIM_OP_COUNT];
-    int n_pts = 0;
+    *n_pts = 0;
     for (int k = 0; k < SIM_OP_COUNT; k++) {
-        const sim_op_cost *o = &c.ops[k];
+        const sim_op_cost *o = &c->ops[k];
         if (o->bound == SIM_BOUND_NONE || o->bound == SIM_BOUND_COMM)
             continue;
         if (!(o->flops > 0.0 && o->bytes > 0.0 && o->time_s > 0.0)) {
             size_t l = strlen(skipped);
-            snprintf(skipped + l, sizeof(skipped) - l, "%s%s", l ? ", " : "",
-                     sim_op_name((sim_op_kind)k));
+            snprintf(skipped + l, cap - l, "%s%s", l ? ", " : "", sim_op_name((sim_op_kind)k));
             continue;
         }
         double ai = o->flops / o->bytes, rate = o->flops / o->time_s / 1e12;
         fprintf(f[o->bound], "%.17g %.17g\n", ai, rate);
         n_in[o->bound]++;
-        pts[n_pts].ai = ai;
-        pts[n_pts].rate = rate;
-        pts[n_pts].op = k;
-        pts[n_pts].bound = o->bound;
-        n_pts++;
-        ai_min = fmin(ai_min, ai);
-        ai_max = fmax(ai_max, ai);
-        y_min = fmin(y_min, rate);
+        pts[*n_pts] = (op_point){ai, rate, rate, k, o->bound};
+        (*n_pts)++;
     }
-    /* Labels: from the highest rate down, push a label below any earlier label near it so
-     * operators at almost the same point (the GEMMs of a decode step) stay readable. */
+    fclose(f[SIM_BOUND_COMPUTE]);
+    fclose(f[SIM_BOUND_MEMORY]);
+    return CLI_OK;
+}
+
+/* Labels: from the highest rate down, push a label below any earlier label near it so
+ * operators at almost the same point (the GEMMs of a decode step) stay readable; written to
+ * labels.dat. */
+static int place_labels(plot_job *j, op_point *pts, int n_pts)
+{
     for (int a = 1; a < n_pts; a++)
         for (int b = a; b > 0 && pts[b].rate > pts[b - 1].rate; b--) {
             op_point t = pts[b];
@@ -83,41 +80,21 @@ int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
                     again = 1;
                 }
         }
-        y_min = fmin(y_min, pts[a].label_y);
     }
     FILE *lf = job_file(j, "labels.dat");
-    if (!lf) {
-        fclose(f[SIM_BOUND_COMPUTE]);
-        fclose(f[SIM_BOUND_MEMORY]);
+    if (!lf)
         return CLI_BAD_INPUT;
-    }
     for (int a = 0; a < n_pts; a++)
         fprintf(lf, "%.17g %.17g \"%s\" %s\n", pts[a].ai * 1.15, pts[a].label_y,
                 sim_op_name((sim_op_kind)pts[a].op),
                 pts[a].bound == SIM_BOUND_COMPUTE ? "0xd62728" : "0x2ca02c");
     fclose(lf);
-    fclose(f[SIM_BOUND_COMPUTE]);
-    fclose(f[SIM_BOUND_MEMORY]);
-    const double bw_peak = hw->v[SIM_HWF_BW_HBM_PEAK] / 1e12;
-    const double bw_ach = hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS] / 1e12;
-    const double c16p = hw->v[SIM_HWF_PEAK_BF16] / 1e12;
-    const double c16a = c16p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_BF16);
-    const int has_fp8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
-    const double c8p = has_fp8 ? hw->v[SIM_HWF_PEAK_FP8] / 1e12 : 0.0;
-    const double c8a = has_fp8 ? c8p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_FP8) : 0.0;
-    const double c32 = hw->v[SIM_HWF_PEAK_FP32] / 1e12;
-    const double ridge = sim_hw_ridge_flops_per_byte(hw, SIM_DTYPE_BF16);
-    /* Axes: a decade around the operators and the ridge points. */
-    double x_lo = pow(10.0, floor(log10(fmin(ai_min, 1.0)))),
-           x_hi = pow(10.0, ceil(log10(fmax(ai_max, (has_fp8 ? c8p : c16p) / bw_ach) * 3.0)));
-    double y_lo = pow(10.0, floor(log10(fmin(y_min, x_lo * bw_ach)))),
-           y_hi = pow(10.0, ceil(log10(fmax(c8p, c16p) * 1.5)));
-    FILE *r = job_file(j, "ridge.dat");
-    if (!r)
-        return CLI_BAD_INPUT;
-    fprintf(r, "%.17g %.17g\n", ridge, c16a);
-    fclose(r);
-    FILE *s = j->script;
+    return CLI_OK;
+}
+
+/* "Roofline of <hw>: <model>, TP n, <dtype>, step <groups>" as a gnuplot label. */
+static void roofline_title(const cli_run *run, const sim_step *st, char *tl, size_t cap)
+{
     char title[512], mid[256];
     gp_label(mid, sizeof(mid), run->model.id);
     char step_desc[256] = "";
@@ -129,20 +106,24 @@ int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
                  (long long)(g->new_tokens == 1 ? g->context_tokens : g->new_tokens),
                  g->new_tokens == 1 ? "" : " tokens");
     }
-    snprintf(title, sizeof(title), "Roofline of %s: %s, TP %d, %s, step %s", hw->id, mid,
+    snprintf(title, sizeof(title), "Roofline of %s: %s, TP %d, %s, step %s", run->hw.id, mid,
              run->cfg.tp, sim_dtype_name(run->cfg.dtype), step_desc);
-    char tl[600];
-    gp_label(tl, sizeof(tl), title);
-    fprintf(s, "set title '%s'\n", tl);
-    fprintf(s,
-            "set logscale xy\nset format x '10^{%%L}'\nset format y '10^{%%L}'\n"
-            "set xlabel 'Arithmetic intensity (FLOP per HBM byte)'\n"
-            "set ylabel 'Attained rate (TFLOP/s = 10^{12} FLOP/s)'\n"
-            "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
-            "set key outside right top box opaque spacing 1.2\n"
-            "set samples 2000\n"
-            "roofc(x,b,c) = (x*b >= c) ? c : 1/0\n",
-            x_lo, x_hi, y_lo, y_hi);
+    gp_label(tl, cap, title);
+}
+
+/* The roofs (HBM peak and achievable, bf16/fp8/fp32 peaks and achievable rates, the ridge
+ * point) and the operators, in one plot command. */
+static void roofline_plot(FILE *s, const sim_hw *hw, const int n_in[SIM_BOUND_COUNT], int n_pts)
+{
+    const double bw_peak = hw->v[SIM_HWF_BW_HBM_PEAK] / 1e12;
+    const double bw_ach = hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS] / 1e12;
+    const double c16p = hw->v[SIM_HWF_PEAK_BF16] / 1e12;
+    const double c16a = c16p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_BF16);
+    const int has_fp8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
+    const double c8p = has_fp8 ? hw->v[SIM_HWF_PEAK_FP8] / 1e12 : 0.0;
+    const double c8a = has_fp8 ? c8p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_FP8) : 0.0;
+    const double c32 = hw->v[SIM_HWF_PEAK_FP32] / 1e12;
+    const double ridge = sim_hw_ridge_flops_per_byte(hw, SIM_DTYPE_BF16);
     fprintf(
         s,
         "plot x*%.9g w l dt 2 lw 1.5 lc rgb '#555555' t 'HBM peak %.2f TB/s (datasheet)', \\\n"
@@ -178,6 +159,57 @@ int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
         fprintf(s, ", \\\n  'labels.dat' u 1:2:3:4 w labels left font ',9' tc rgb variable "
                    "noenhanced notitle");
     fprintf(s, "\n");
+}
+
+int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
+{
+    sim_step_cost c;
+    sim_step_cost_compute(&run->model, &run->hw, &run->cfg, st, &c);
+    const sim_hw *hw = &run->hw;
+    int n_in[SIM_BOUND_COUNT] = {0};
+    char skipped[512] = "";
+    op_point pts[SIM_OP_COUNT];
+    int n_pts = 0;
+    int rc = operator_points(j, &c, pts, &n_pts, n_in, skipped, sizeof(skipped));
+    if (rc == CLI_OK)
+        rc = place_labels(j, pts, n_pts);
+    if (rc != CLI_OK)
+        return rc;
+    double ai_min = (double)INFINITY, ai_max = 0.0, y_min = (double)INFINITY;
+    for (int a = 0; a < n_pts; a++) {
+        ai_min = fmin(ai_min, pts[a].ai);
+        ai_max = fmax(ai_max, pts[a].ai);
+        y_min = fmin(y_min, fmin(pts[a].rate, pts[a].label_y));
+    }
+    const double bw_ach = hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS] / 1e12;
+    const double c16p = hw->v[SIM_HWF_PEAK_BF16] / 1e12;
+    const int has_fp8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
+    const double c8p = has_fp8 ? hw->v[SIM_HWF_PEAK_FP8] / 1e12 : 0.0;
+    /* Axes: a decade around the operators and the ridge points. */
+    double x_lo = pow(10.0, floor(log10(fmin(ai_min, 1.0)))),
+           x_hi = pow(10.0, ceil(log10(fmax(ai_max, (has_fp8 ? c8p : c16p) / bw_ach) * 3.0)));
+    double y_lo = pow(10.0, floor(log10(fmin(y_min, x_lo * bw_ach)))),
+           y_hi = pow(10.0, ceil(log10(fmax(c8p, c16p) * 1.5)));
+    FILE *r = job_file(j, "ridge.dat");
+    if (!r)
+        return CLI_BAD_INPUT;
+    fprintf(r, "%.17g %.17g\n", sim_hw_ridge_flops_per_byte(hw, SIM_DTYPE_BF16),
+            c16p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_BF16));
+    fclose(r);
+    FILE *s = j->script;
+    char tl[600];
+    roofline_title(run, st, tl, sizeof(tl));
+    fprintf(s, "set title '%s'\n", tl);
+    fprintf(s,
+            "set logscale xy\nset format x '10^{%%L}'\nset format y '10^{%%L}'\n"
+            "set xlabel 'Arithmetic intensity (FLOP per HBM byte)'\n"
+            "set ylabel 'Attained rate (TFLOP/s = 10^{12} FLOP/s)'\n"
+            "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
+            "set key outside right top box opaque spacing 1.2\n"
+            "set samples 2000\n"
+            "roofc(x,b,c) = (x*b >= c) ? c : 1/0\n",
+            x_lo, x_hi, y_lo, y_hi);
+    roofline_plot(s, hw, n_in, n_pts);
     if (skipped[0])
         printf("plot roofline: not drawn (no FLOPs, so no place on a log axis): %s\n", skipped);
     return CLI_OK;
