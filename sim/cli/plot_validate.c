@@ -29,29 +29,44 @@ const char *group_value(const sim_meas_row *r, const char *field, char *buf, siz
 
 #define MAX_GROUPS 24
 
-int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const char *engine,
-                  int no_host, const char *field)
-{
-    double alpha = 1.0, beta = 0.0;
-    if (calibration) {
-        for (size_t i = 1; i < set->n; i++)
-            if (strcmp(set->rows[i].hardware, set->rows[0].hardware) != 0) {
-                cli_error("plot validate: rows name more than one hardware profile; select one "
-                          "with --select hardware=ID to apply --calibration");
-                return CLI_BAD_INPUT;
-            }
-        sim_calib cal;
-        int rc = cli_load_calib(calibration, set->rows[0].hardware, &cal);
-        if (rc != CLI_OK)
-            return rc;
-        alpha = cal.alpha;
-        beta = cal.beta_s;
-    }
+/* The rows predicted and grouped by field: gN.dat (measured, predicted) per group, and the
+ * per-group errors. */
+typedef struct vgroups {
     char names[MAX_GROUPS][128];
-    double sum_ape[MAX_GROUPS] = {0}, sum_signed[MAX_GROUPS] = {0};
-    int count[MAX_GROUPS] = {0}, ng = 0;
+    double sum_ape[MAX_GROUPS], sum_signed[MAX_GROUPS];
+    int count[MAX_GROUPS], ng;
+    double lo, hi, total_ape;
+} vgroups;
+
+/* The alpha and beta_s of --calibration (rows of one hardware profile), else 1 and 0. */
+static int validate_calibration(const sim_meas_set *set, const char *calibration, double *alpha,
+                                double *beta)
+{
+    *alpha = 1.0;
+    *beta = 0.0;
+    if (!calibration)
+        return CLI_OK;
+    for (size_t i = 1; i < set->n; i++)
+        if (strcmp(set->rows[i].hardware, set->rows[0].hardware) != 0) {
+            cli_error("plot validate: rows name more than one hardware profile; select one "
+                      "with --select hardware=ID to apply --calibration");
+            return CLI_BAD_INPUT;
+        }
+    sim_calib cal;
+    int rc = cli_load_calib(calibration, set->rows[0].hardware, &cal);
+    if (rc == CLI_OK) {
+        *alpha = cal.alpha;
+        *beta = cal.beta_s;
+    }
+    return rc;
+}
+
+/* Predicts every row and writes it to its group's file. */
+static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engine, int no_host,
+                          const char *field, double alpha, double beta, vgroups *g)
+{
     FILE *gf[MAX_GROUPS] = {NULL};
-    double lo = (double)INFINITY, hi = 0.0, total_ape = 0.0;
+    g->lo = (double)INFINITY;
     int rc = CLI_OK;
     sim_cache *cache = sim_cache_alloc(cli_data_dir());
     sim_batch_work *work = malloc(sizeof(*work));
@@ -74,14 +89,14 @@ int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const
         char buf[64];
         const char *v = group_value(row, field, buf, sizeof(buf));
         int k = 0;
-        while (k < ng && strcmp(names[k], v) != 0)
+        while (k < g->ng && strcmp(g->names[k], v) != 0)
             k++;
-        if (k == ng) {
-            if (ng == MAX_GROUPS) {
-                k = ng - 1; /* the last group collects the rest */
-                snprintf(names[k], sizeof(names[k]), "other");
+        if (k == g->ng) {
+            if (g->ng == MAX_GROUPS) {
+                k = g->ng - 1; /* the last group collects the rest */
+                snprintf(g->names[k], sizeof(g->names[k]), "other");
             } else {
-                snprintf(names[k], sizeof(names[k]), "%s", v);
+                snprintf(g->names[k], sizeof(g->names[k]), "%s", v);
                 char fname[32];
                 snprintf(fname, sizeof(fname), "g%d.dat", k);
                 gf[k] = job_file(j, fname);
@@ -89,41 +104,35 @@ int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const
                     rc = CLI_BAD_INPUT;
                     break;
                 }
-                ng++;
+                g->ng++;
             }
         }
         fprintf(gf[k], "%.17g %.17g\n", m, pred);
         double err = (pred - m) / m * 100.0;
-        sum_ape[k] += fabs(err);
-        sum_signed[k] += err;
-        count[k]++;
-        total_ape += fabs(err);
-        lo = fmin(lo, fmin(m, pred));
-        hi = fmax(hi, fmax(m, pred));
+        g->sum_ape[k] += fabs(err);
+        g->sum_signed[k] += err;
+        g->count[k]++;
+        g->total_ape += fabs(err);
+        g->lo = fmin(g->lo, fmin(m, pred));
+        g->hi = fmax(g->hi, fmax(m, pred));
     }
-    for (int k = 0; k < ng; k++)
+    for (int k = 0; k < g->ng; k++)
         fclose(gf[k]);
     sim_cache_free(cache);
     free(work);
-    if (rc != CLI_OK)
-        return rc;
-    FILE *bars = job_file(j, "groups.dat");
-    if (!bars)
-        return CLI_BAD_INPUT;
-    for (int k = 0; k < ng; k++) {
-        char lab[300];
-        gp_label(lab, sizeof(lab), names[k]);
-        fprintf(bars, "\"%s (%d)\" %.17g %.17g\n", lab, count[k], sum_ape[k] / count[k],
-                sum_signed[k] / count[k]);
-    }
-    fclose(bars);
-    FILE *s = j->script;
-    double x_lo = pow(10.0, floor(log10(lo / 1.2) * 4.0) / 4.0),
-           x_hi = pow(10.0, ceil(log10(hi * 1.2) * 4.0) / 4.0);
+    return rc;
+}
+
+/* The script: predicted against measured per group, and the errors per group as bars. */
+static void validate_script(FILE *s, const sim_meas_set *set, const vgroups *g,
+                            const char *calibration, const char *field)
+{
+    double x_lo = pow(10.0, floor(log10(g->lo / 1.2) * 4.0) / 4.0),
+           x_hi = pow(10.0, ceil(log10(g->hi * 1.2) * 4.0) / 4.0);
     fprintf(s,
             "set multiplot layout 1,2 title 'Validation: %zu measurements, MAPE %.1f%%, %s' font "
             "',14'\n",
-            set->n, total_ape / (double)set->n,
+            set->n, g->total_ape / (double)set->n,
             calibration ? "calibrated (alpha and beta from --calibration)"
                         : "uncalibrated (alpha = 1, beta = 0)");
     fprintf(s,
@@ -134,9 +143,9 @@ int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const
             "plot x*1.15 w l dt 2 lc rgb '#888888' t '+/-15%%', x*0.85 w l dt 2 lc rgb "
             "'#888888' notitle, x w l lw 1.5 lc rgb 'black' t 'y = x'",
             x_lo, x_hi, x_lo, x_hi);
-    for (int k = 0; k < ng; k++) {
+    for (int k = 0; k < g->ng; k++) {
         char lab[300];
-        gp_label(lab, sizeof(lab), names[k]);
+        gp_label(lab, sizeof(lab), g->names[k]);
         fprintf(s, ", \\\n  'g%d.dat' u 1:2 w p pt %d ps 1.3 lc %d t '%s'", k, 4 + 2 * (k % 5),
                 k + 1, lab);
     }
@@ -153,6 +162,31 @@ int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const
             "plot 'groups.dat' u 2:xtic(1) lc rgb '#1f77b4' t 'MAPE (%%)', '' u 3 lc rgb "
             "'#ff7f0e' t 'bias: mean signed error (%%)'\nunset multiplot\n",
             fl);
+}
+
+int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const char *engine,
+                  int no_host, const char *field)
+{
+    double alpha, beta;
+    int rc = validate_calibration(set, calibration, &alpha, &beta);
+    if (rc != CLI_OK)
+        return rc;
+    static vgroups g;
+    memset(&g, 0, sizeof(g));
+    rc = predict_groups(j, set, engine, no_host, field, alpha, beta, &g);
+    if (rc != CLI_OK)
+        return rc;
+    FILE *bars = job_file(j, "groups.dat");
+    if (!bars)
+        return CLI_BAD_INPUT;
+    for (int k = 0; k < g.ng; k++) {
+        char lab[300];
+        gp_label(lab, sizeof(lab), g.names[k]);
+        fprintf(bars, "\"%s (%d)\" %.17g %.17g\n", lab, g.count[k], g.sum_ape[k] / g.count[k],
+                g.sum_signed[k] / g.count[k]);
+    }
+    fclose(bars);
+    validate_script(j->script, set, &g, calibration, field);
     return CLI_OK;
 }
 
