@@ -279,7 +279,10 @@ static double rate_unit(const char *u)
     return 0.0;
 }
 
-/* Records one kernel's rate; rejects a second row for the same kernel. */
+/* Largest memory bandwidth a STREAM row may report: far above any GPU (profiles stop at 1e15). */
+#define SIM_STREAM_MAX_BYTES_PER_S 1e18
+
+/* Records one kernel's rate; rejects a second row for the same kernel or a rate out of range. */
 static sim_status stream_store(sim_stream_result *out, const reader *r, const char *name,
                                double rate, struct sim_err *err)
 {
@@ -291,7 +294,13 @@ static sim_status stream_store(sim_stream_result *out, const reader *r, const ch
                     "%s: second row for this kernel (first at "
                     "line %d)",
                     name, out->line[k]);
-    out->bw_bytes_per_s[k] = rate * out->bytes_per_unit;
+    /* A finite rate in a large unit can still overflow in bytes/s (1e303 MB/s). */
+    const double bw = rate * out->bytes_per_unit;
+    if (!(bw >= 0.0 && bw <= SIM_STREAM_MAX_BYTES_PER_S))
+        return fail(err, SIM_EPARSE, r->path, r->line,
+                    "%s: rate out of range (expected 0 to %g bytes/s, got %g)", name,
+                    SIM_STREAM_MAX_BYTES_PER_S, bw);
+    out->bw_bytes_per_s[k] = bw;
     out->line[k] = r->line;
     return SIM_OK;
 }
