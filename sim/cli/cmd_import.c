@@ -63,29 +63,18 @@ static void print_result(const sim_import_opts *o, const sim_import_result *r)
         printf("  note: %s\n", r->notes[i]);
 }
 
-/* One more --nccl file, up to SIM_HW_MAX_ALLREDUCE. */
-static int parse_nccl(const char *arg, void *dst, char *msg, size_t cap)
-{
-    cli_opt_list *l = dst;
-    if (l->n == l->cap) {
-        snprintf(msg, cap, "at most %d --nccl files", SIM_HW_MAX_ALLREDUCE);
-        return -1;
-    }
-    l->v[l->n++] = arg;
-    return 0;
-}
-
 int cmd_hw_import(int argc, char **argv)
 {
     sim_import_opts o;
     memset(&o, 0, sizeof(o));
     const char *base = NULL;
-    cli_opt_list nccl = {o.nccl_paths, 0, SIM_HW_MAX_ALLREDUCE};
+    cli_opt_bounded nccl = {{o.nccl_paths, 0, SIM_HW_MAX_ALLREDUCE}, ""};
+    snprintf(nccl.full, sizeof(nccl.full), "at most %d --nccl files", SIM_HW_MAX_ALLREDUCE);
     const cli_opt t[] = {
         CLI_STR("base", &base),
         CLI_STR("name", &o.name),
         CLI_STR("stream", &o.stream_path),
-        CLI_CUSTOM("nccl", parse_nccl, &nccl),
+        CLI_CUSTOM("nccl", cli_opt_parse_bounded, &nccl),
         CLI_STR("gemm", &o.gemm_path),
         CLI_STR("out", &o.out_path),
         CLI_FLAG("force", &o.force),
@@ -96,7 +85,7 @@ int cmd_hw_import(int argc, char **argv)
         rc = cli_opts_parse_text("hw import", argc, argv, t, CLI_N(t), import_usage, &done, NULL);
     if (rc != CLI_OK || done)
         return rc;
-    o.n_nccl = nccl.n;
+    o.n_nccl = nccl.l.n;
     if (!base || !o.name) {
         cli_error("hw import: --base and --name are required (see llmstep hw import --help)");
         return CLI_USAGE;

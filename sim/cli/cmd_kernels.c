@@ -739,18 +739,6 @@ static const char usage[] =
     "vidur model folders map to models/<id>.json (Meta-Llama-3-8B -> llama-3-8b); folders\n"
     "without a config are skipped and listed in the notes.\n";
 
-/* One more --hw, up to one per GPU with tables. */
-static int parse_hw(const char *arg, void *dst, char *msg, size_t cap)
-{
-    cli_opt_list *l = dst;
-    if (l->n == l->cap) {
-        snprintf(msg, cap, "at most %d --hw (one per GPU with tables)", N_KGPU);
-        return -1;
-    }
-    l->v[l->n++] = arg;
-    return 0;
-}
-
 /* The command's settings after parsing. */
 typedef struct vk_args {
     const char *hw_names[N_KGPU];
@@ -762,9 +750,10 @@ static int parse_vk(int argc, char **argv, vk_ctx *x, vk_args *a, int *done)
 {
     memset(a, 0, sizeof(*a));
     const char *format = "table";
-    cli_opt_list hw = {a->hw_names, 0, N_KGPU};
+    cli_opt_bounded hw = {{a->hw_names, 0, N_KGPU}, ""};
+    snprintf(hw.full, sizeof(hw.full), "at most %d --hw (one per GPU with tables)", N_KGPU);
     const cli_opt t[] = {
-        CLI_CUSTOM("hw", parse_hw, &hw),
+        CLI_CUSTOM("hw", cli_opt_parse_bounded, &hw),
         CLI_STR("data", &a->data),
         {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &x->gemm, .expect = "flat or tile-wave"},
         CLI_CHOICE("format", &format, "table|json"),
@@ -772,7 +761,7 @@ static int parse_vk(int argc, char **argv, vk_ctx *x, vk_args *a, int *done)
         CLI_FLAG("speedup", &a->speedup),
     };
     int rc = cli_opts_parse_text("validate-kernels", argc, argv, t, CLI_N(t), usage, done, NULL);
-    a->n_hw = hw.n;
+    a->n_hw = hw.l.n;
     a->json = strcmp(format, "json") == 0;
     return rc;
 }

@@ -90,44 +90,14 @@ typedef struct plot_args {
     sim_sched_cfg sched;
 } plot_args;
 
-typedef struct group_opt {
-    sim_step *step;
-    char kind;
-} group_opt;
-
-static int parse_group_opt(const char *arg, void *dst, char *msg, size_t cap)
-{
-    const group_opt *g = dst;
-    struct sim_err err;
-    if (cli_parse_group(g->kind, arg, g->step, &err) == 0)
-        return 0;
-    snprintf(msg, cap, "%s", err.msg);
-    return -1;
-}
-
-/* A list option of at most PLOT_MAX_SEL values; the list's name is in the message. */
-typedef struct named_list {
-    cli_opt_list l;
-    const char *name;
-} named_list;
-
-static int parse_list(const char *arg, void *dst, char *msg, size_t cap)
-{
-    named_list *n = dst;
-    if (n->l.n == n->l.cap) {
-        snprintf(msg, cap, "at most %d of --%s", PLOT_MAX_SEL, n->name);
-        return -1;
-    }
-    n->l.v[n->l.n++] = arg;
-    return 0;
-}
-
 static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
 {
-    group_opt dec = {&a->st, 'd'}, pre = {&a->st, 'p'}, chu = {&a->st, 'c'};
-    named_list files = {{a->files, 0, PLOT_MAX_SEL}, "measurements"},
-               sel = {{a->sel, 0, PLOT_MAX_SEL}, "select"},
-               exc = {{a->exc, 0, PLOT_MAX_SEL}, "exclude"};
+    cli_group_opt dec = {&a->st, 'd'}, pre = {&a->st, 'p'}, chu = {&a->st, 'c'};
+    cli_opt_bounded files = {{a->files, 0, PLOT_MAX_SEL}, ""},
+                    sel = {{a->sel, 0, PLOT_MAX_SEL}, ""}, exc = {{a->exc, 0, PLOT_MAX_SEL}, ""};
+    snprintf(files.full, sizeof(files.full), "at most %d of --measurements", PLOT_MAX_SEL);
+    snprintf(sel.full, sizeof(sel.full), "at most %d of --select", PLOT_MAX_SEL);
+    snprintf(exc.full, sizeof(exc.full), "at most %d of --exclude", PLOT_MAX_SEL);
     const char *positive = "a positive integer";
     const cli_opt t[] = {
         CLI_STR("out", &a->out),
@@ -136,17 +106,17 @@ static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
         CLI_STR("tp", &a->tp_spec),
         CLI_STR("dtype", &a->dtype),
         CLI_STR("kv-dtype", &a->kv_dtype),
-        CLI_CUSTOM("decode", parse_group_opt, &dec),
-        CLI_CUSTOM("prefill", parse_group_opt, &pre),
-        CLI_CUSTOM("chunk", parse_group_opt, &chu),
+        CLI_CUSTOM("decode", cli_opt_parse_group, &dec),
+        CLI_CUSTOM("prefill", cli_opt_parse_group, &pre),
+        CLI_CUSTOM("chunk", cli_opt_parse_group, &chu),
         CLI_STR("batch", &a->batch_spec),
         CLI_STR("context", &a->ctx_spec),
         CLI_STR("calibration", &a->calib),
         CLI_STR("engine", &a->engine),
         CLI_FLAG("no-host-time", &a->no_host),
-        CLI_CUSTOM("measurements", parse_list, &files),
-        CLI_CUSTOM("select", parse_list, &sel),
-        CLI_CUSTOM("exclude", parse_list, &exc),
+        CLI_CUSTOM("measurements", cli_opt_parse_bounded, &files),
+        CLI_CUSTOM("select", cli_opt_parse_bounded, &sel),
+        CLI_CUSTOM("exclude", cli_opt_parse_bounded, &exc),
         CLI_STR("group", &a->group),
         {.name = "max-model-len", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
         {.name = "gpu-memory-utilization",

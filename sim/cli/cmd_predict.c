@@ -132,22 +132,6 @@ static void print_table(const sim_predict_report *r)
     }
 }
 
-/* A step group option (--prefill, --decode, --chunk); the kind is the option's first letter. */
-typedef struct group_arg {
-    sim_step *step;
-    char kind;
-} group_arg;
-
-static int parse_group(const char *arg, void *dst, char *msg, size_t cap)
-{
-    const group_arg *g = dst;
-    struct sim_err err;
-    if (cli_parse_group(g->kind, arg, g->step, &err) == 0)
-        return 0;
-    snprintf(msg, cap, "%s", err.msg);
-    return -1;
-}
-
 #define MAX_NOTES 24
 
 /* Notes: every defaulted figure this prediction used, and the fp8 fallback. */
@@ -282,7 +266,7 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
     a->cfg = (sim_run_cfg){.tp = 1, .mode = SIM_ROOFLINE_OP, .alpha = 1.0, .beta_s = 0.0};
     a->tp = 1;
     sim_sched_cfg_unset(&a->sched_cfg);
-    group_arg prefill = {&a->step, 'p'}, decode = {&a->step, 'd'}, chunk = {&a->step, 'c'};
+    cli_group_opt prefill = {&a->step, 'p'}, decode = {&a->step, 'd'}, chunk = {&a->step, 'c'};
     const cli_opt t[] = {
         CLI_STR("model", &a->model_name),
         CLI_STR("hw", &a->hw_name),
@@ -294,9 +278,9 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
          .expect = "an integer >= 1"},
         CLI_STR("dtype", &a->dtype_s),
         CLI_STR("kv-dtype", &a->kv_dtype_s),
-        CLI_CUSTOM("prefill", parse_group, &prefill),
-        CLI_CUSTOM("decode", parse_group, &decode),
-        CLI_CUSTOM("chunk", parse_group, &chunk),
+        CLI_CUSTOM("prefill", cli_opt_parse_group, &prefill),
+        CLI_CUSTOM("decode", cli_opt_parse_group, &decode),
+        CLI_CUSTOM("chunk", cli_opt_parse_group, &chunk),
         CLI_STR("calibration", &a->calib_path),
         CLI_STR("format", &a->format),
         {.name = "roofline", .kind = CLI_OPT_ROOFLINE, .dst = &a->cfg.mode, .expect = "op or step"},

@@ -171,3 +171,24 @@ int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t
 {
     return parse(cmd, argc, argv, t, n, NULL, usage_text, done, first_operand);
 }
+
+int cli_opt_parse_group(const char *arg, void *dst, char *msg, size_t cap)
+{
+    const cli_group_opt *g = dst;
+    struct sim_err err;
+    if (cli_parse_group(g->kind, arg, g->step, &err) == 0)
+        return 0;
+    snprintf(msg, cap, "%s", err.msg);
+    return -1;
+}
+
+int cli_opt_parse_bounded(const char *arg, void *dst, char *msg, size_t cap)
+{
+    cli_opt_bounded *b = dst;
+    if (b->l.n == b->l.cap) {
+        snprintf(msg, cap, "%s", b->full);
+        return -1;
+    }
+    b->l.v[b->l.n++] = arg;
+    return 0;
+}

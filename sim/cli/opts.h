@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "step.h"
+
 typedef enum cli_opt_kind {
     CLI_OPT_STR = 0,  /* const char **dst = optarg */
     CLI_OPT_I64,      /* int64_t *dst, whole number in [min, max] */
@@ -132,6 +134,23 @@ typedef struct cli_opt {
         CLI_STR("dtype", &(sp)->dtype), CLI_STR("kv-dtype", &(sp)->kv_dtype),                      \
         CLI_STR("calibration", &(sp)->calibration), CLI_STR("engine", &(sp)->engine)
 #define CLI_N(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+/* A step group option (--prefill, --decode, --chunk): dst of CLI_CUSTOM for
+ * cli_opt_parse_group, which adds the group to step (cli_parse_group, kind 'p', 'd' or 'c')
+ * and gives cli_parse_group's message for a bad one. */
+typedef struct cli_group_opt {
+    sim_step *step;
+    char kind;
+} cli_group_opt;
+int cli_opt_parse_group(const char *arg, void *dst, char *msg, size_t cap);
+
+/* A repeatable option of at most l.cap values: dst of CLI_CUSTOM for cli_opt_parse_bounded,
+ * which refuses one more with the message in full ("at most 8 --nccl files"). */
+typedef struct cli_opt_bounded {
+    cli_opt_list l;
+    char full[128];
+} cli_opt_bounded;
+int cli_opt_parse_bounded(const char *arg, void *dst, char *msg, size_t cap);
 
 /* Most options one command has. */
 #define CLI_OPTS_MAX 64
