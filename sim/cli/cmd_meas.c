@@ -16,7 +16,7 @@
 #include "metrics.h"
 
 #define MAX_FILES   64
-#define MAX_FILTERS 64
+#define MAX_FILTERS SIM_MEAS_MAX_FILTERS
 
 typedef struct meas_opts {
     const char *files[MAX_FILES];
@@ -150,27 +150,15 @@ static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *)
 /* Loads every file and applies the selection. */
 static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set)
 {
+    char who[32];
+    snprintf(who, sizeof(who), "%s: ", cmd);
     struct sim_err err;
-    sim_meas_filter sel[MAX_FILTERS], exc[MAX_FILTERS];
-    for (int i = 0; i < o->n_select; i++)
-        if (sim_meas_filter_parse(o->select[i], &sel[i], &err) != SIM_OK) {
-            cli_error("%s: --select %s", cmd, err.msg);
-            return CLI_USAGE;
-        }
-    for (int i = 0; i < o->n_exclude; i++)
-        if (sim_meas_filter_parse(o->exclude[i], &exc[i], &err) != SIM_OK) {
-            cli_error("%s: --exclude %s", cmd, err.msg);
-            return CLI_USAGE;
-        }
-    for (int i = 0; i < o->n_files; i++)
-        if (sim_meas_load(o->files[i], set, &err) != SIM_OK) {
-            cli_error("%s", err.msg);
-            return CLI_BAD_INPUT;
-        }
-    sim_meas_select(set, sel, (size_t)o->n_select, exc, (size_t)o->n_exclude);
-    if (set->n == 0) {
-        cli_error("%s: no row matches the selection", cmd);
-        return CLI_BAD_INPUT;
+    int bad_term;
+    if (sim_meas_load_selected(o->files, (size_t)o->n_files, o->select, (size_t)o->n_select,
+                               o->exclude, (size_t)o->n_exclude, who, set, &bad_term,
+                               &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return bad_term ? CLI_USAGE : CLI_BAD_INPUT;
     }
     return CLI_OK;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meas_pred.h"
 #include "opts.h"
 #include "plot.h"
 
@@ -285,29 +286,18 @@ static int open_sweep(const plot_args *a, cli_sweep_opts *so, int64_t *axes, dou
 }
 
 /* The measurement rows of plot validate (and those plot serving overlays). */
+_Static_assert(PLOT_MAX_SEL <= SIM_MEAS_MAX_FILTERS, "plot's --select/--exclude fit one load");
+
 static int load_meas(const plot_args *a, sim_meas_set *set)
 {
+    char who[32];
+    snprintf(who, sizeof(who), "plot %s: ", a->what);
     struct sim_err err;
-    sim_meas_filter fs[PLOT_MAX_SEL], fe[PLOT_MAX_SEL];
-    for (int i = 0; i < a->n_sel; i++)
-        if (sim_meas_filter_parse(a->sel[i], &fs[i], &err) != SIM_OK) {
-            cli_error("plot %s: --select %s", a->what, err.msg);
-            return CLI_USAGE;
-        }
-    for (int i = 0; i < a->n_exc; i++)
-        if (sim_meas_filter_parse(a->exc[i], &fe[i], &err) != SIM_OK) {
-            cli_error("plot %s: --exclude %s", a->what, err.msg);
-            return CLI_USAGE;
-        }
-    for (int i = 0; i < a->n_files; i++)
-        if (sim_meas_load(a->files[i], set, &err) != SIM_OK) {
-            cli_error("%s", err.msg);
-            return CLI_BAD_INPUT;
-        }
-    sim_meas_select(set, fs, (size_t)a->n_sel, fe, (size_t)a->n_exc);
-    if (set->n == 0) {
-        cli_error("plot %s: no row matches the selection", a->what);
-        return CLI_BAD_INPUT;
+    int bad_term;
+    if (sim_meas_load_selected(a->files, (size_t)a->n_files, a->sel, (size_t)a->n_sel, a->exc,
+                               (size_t)a->n_exc, who, set, &bad_term, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return bad_term ? CLI_USAGE : CLI_BAD_INPUT;
     }
     return CLI_OK;
 }

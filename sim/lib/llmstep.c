@@ -543,8 +543,7 @@ llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
 
 /* ---- Measurements ----------------------------------------------------------------------- */
 
-#define MEAS_MAX_FILES   64
-#define MEAS_MAX_FILTERS 64
+#define MEAS_MAX_FILES 64
 
 void llmstep_meas_spec_init(llmstep_meas_spec *spec)
 {
@@ -563,9 +562,9 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
 {
     if (!spec || !spec->files || spec->n_files < 1 || spec->n_files > MEAS_MAX_FILES)
         return fail(err, SIM_EINVAL, "measurements: expected 1 to %d files", MEAS_MAX_FILES);
-    if (spec->n_select > MEAS_MAX_FILTERS || spec->n_exclude > MEAS_MAX_FILTERS ||
+    if (spec->n_select > SIM_MEAS_MAX_FILTERS || spec->n_exclude > SIM_MEAS_MAX_FILTERS ||
         (spec->n_select && !spec->select) || (spec->n_exclude && !spec->exclude))
-        return fail(err, SIM_EINVAL, "select/exclude: at most %d terms each", MEAS_MAX_FILTERS);
+        return fail(err, SIM_EINVAL, "select/exclude: at most %d terms each", SIM_MEAS_MAX_FILTERS);
     *o = (sim_meas_opts){0};
     o->engine = spec->engine ? spec->engine : "vllm-v0";
     o->engine_given = spec->engine != NULL;
@@ -584,23 +583,12 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
         return fail(err, SIM_ERANGE,
                     "alpha_min <= alpha_max and beta_min_s <= beta_max_s, "
                     "finite, alpha_min >= 0");
-    sim_meas_filter sel[MEAS_MAX_FILTERS], exc[MEAS_MAX_FILTERS];
     struct sim_err e;
-    for (size_t i = 0; i < spec->n_select; i++)
-        if (sim_meas_filter_parse(spec->select[i], &sel[i], &e) != SIM_OK)
-            return fail(err, SIM_EINVAL, "select %s", e.msg);
-    for (size_t i = 0; i < spec->n_exclude; i++)
-        if (sim_meas_filter_parse(spec->exclude[i], &exc[i], &e) != SIM_OK)
-            return fail(err, SIM_EINVAL, "exclude %s", e.msg);
-    for (size_t i = 0; i < spec->n_files; i++) {
-        sim_status st = spec->files[i] ? sim_meas_load(spec->files[i], set, &e) : SIM_EINVAL;
-        if (st != SIM_OK)
-            return spec->files[i] ? fail_err(err, st, &e)
-                                  : fail(err, SIM_EINVAL, "files[%zu]: NULL", i);
-    }
-    sim_meas_select(set, sel, spec->n_select, exc, spec->n_exclude);
-    if (set->n == 0)
-        return fail(err, SIM_EINVAL, "no row matches the selection");
+    int bad_term;
+    sim_status st = sim_meas_load_selected(spec->files, spec->n_files, spec->select, spec->n_select,
+                                           spec->exclude, spec->n_exclude, "", set, &bad_term, &e);
+    if (st != SIM_OK)
+        return fail_err(err, st, &e);
     return LLMSTEP_OK;
 }
 

@@ -22,6 +22,60 @@ const char *sim_meas_row_engine(const sim_meas_opts *o, const sim_meas_row *r)
     return major == 0 && minor < 14 ? "vllm-v1-0.12" : "vllm-v1";
 }
 
+/* Parses n terms into f; "<who>--<opt> <problem>" for a bad one. */
+static sim_status parse_terms(const char *const *terms, size_t n, const char *opt, const char *who,
+                              sim_meas_filter *f, struct sim_err *err)
+{
+    struct sim_err e;
+    for (size_t i = 0; i < n; i++) {
+        if (!terms[i]) {
+            sim_io_errf(err, "%s--%s: term %zu is NULL", who, opt, i);
+            return SIM_EINVAL;
+        }
+        if (sim_meas_filter_parse(terms[i], &f[i], &e) != SIM_OK) {
+            sim_io_errf(err, "%s--%s %s", who, opt, e.msg);
+            return SIM_EINVAL;
+        }
+    }
+    return SIM_OK;
+}
+
+sim_status sim_meas_load_selected(const char *const *files, size_t n_files, const char *const *sel,
+                                  size_t n_sel, const char *const *exc, size_t n_exc,
+                                  const char *who, sim_meas_set *set, int *bad_term,
+                                  struct sim_err *err)
+{
+    *bad_term = 0;
+    sim_meas_filter fs[SIM_MEAS_MAX_FILTERS], fe[SIM_MEAS_MAX_FILTERS];
+    if (n_sel > SIM_MEAS_MAX_FILTERS || n_exc > SIM_MEAS_MAX_FILTERS) {
+        sim_io_errf(err, "%sat most %d --select and %d --exclude terms", who, SIM_MEAS_MAX_FILTERS,
+                    SIM_MEAS_MAX_FILTERS);
+        *bad_term = 1;
+        return SIM_EINVAL;
+    }
+    sim_status st = parse_terms(sel, n_sel, "select", who, fs, err);
+    if (st == SIM_OK)
+        st = parse_terms(exc, n_exc, "exclude", who, fe, err);
+    if (st != SIM_OK) {
+        *bad_term = 1;
+        return st;
+    }
+    for (size_t i = 0; i < n_files; i++) {
+        if (!files[i]) {
+            sim_io_errf(err, "%sfile %zu is NULL", who, i);
+            return SIM_EINVAL;
+        }
+        if ((st = sim_meas_load(files[i], set, err)) != SIM_OK)
+            return st;
+    }
+    sim_meas_select(set, fs, n_sel, fe, n_exc);
+    if (set->n == 0) {
+        sim_io_errf(err, "%sno row matches the selection", who);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
 /* "file:line: id: " and the message. */
 static void row_errf(struct sim_err *err, const sim_meas_row *r, const struct sim_err *e)
 {

@@ -47,6 +47,21 @@ typedef struct sim_row_pred {
  */
 const char *sim_meas_row_engine(const sim_meas_opts *o, const sim_meas_row *r);
 
+/* Most select and exclude terms one load takes. */
+#define SIM_MEAS_MAX_FILTERS 64
+
+/*
+ * Loads n_files measurement files into set and keeps the rows that match every select term
+ * and no exclude term ("field=value", sim_meas_filter_parse). who prefixes the messages of
+ * the selection ("calibrate: "): a bad term is SIM_EINVAL with "<who>--select <problem>" and
+ * *bad_term set; a bad file is the loader's status and message; no row left is SIM_EINVAL
+ * with "<who>no row matches the selection". NULL names are refused (SIM_EINVAL).
+ */
+sim_status sim_meas_load_selected(const char *const *files, size_t n_files, const char *const *sel,
+                                  size_t n_sel, const char *const *exc, size_t n_exc,
+                                  const char *who, sim_meas_set *set, int *bad_term,
+                                  struct sim_err *err);
+
 /* One step or offline-batch row (not serving), uncalibrated. work: scratch of a batch. */
 sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const char *engine,
                                 sim_roofline_mode mode, sim_gemm_model gemm, int no_host,
