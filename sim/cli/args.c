@@ -90,7 +90,14 @@ void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-const char *cli_data_dir(void) { return sim_deploy_data_dir(); }
+const char *cli_data_dir(void)
+{
+    /* Looked up once per run: the CLI is one thread, and every file it loads asks. */
+    static char dir[4200];
+    if (!dir[0])
+        sim_deploy_find_data_dir(dir, sizeof(dir));
+    return dir;
+}
 
 /* A number on the command line starts with a digit, or '-' or '.' and a digit: no blanks,
  * no '+' (strtoll and strtod would take " 5" and "+5"). */

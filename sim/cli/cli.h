@@ -47,7 +47,7 @@ int cli_getopt_fail(const char *cmd, int c, char *const argv[]);
 int cli_bad_value(const char *cmd, const char *name, const char *value);
 int cli_no_operands(const char *cmd, int argc, char *const argv[]);
 
-/* The folder holding models/ and hwprofiles/ (sim_deploy_data_dir). */
+/* The folder holding models/ and hwprofiles/ (sim_deploy_find_data_dir, looked up once). */
 const char *cli_data_dir(void);
 
 /*

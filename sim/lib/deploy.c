@@ -20,7 +20,7 @@
 static int installed_data_dir(char *out, size_t cap)
 {
     Dl_info info;
-    if (!dladdr((void *)(size_t)&sim_deploy_data_dir, &info) || !info.dli_fname)
+    if (!dladdr((void *)(size_t)&sim_deploy_find_data_dir, &info) || !info.dli_fname)
         return 0;
     char self[PATH_MAX];
     if (!realpath(info.dli_fname, self))
@@ -42,24 +42,19 @@ static int installed_data_dir(char *out, size_t cap)
     return 0;
 }
 
-const char *sim_deploy_data_dir(void)
+void sim_deploy_find_data_dir(char *out, size_t cap)
 {
     const char *d = getenv("LLMSTEP_DATA_DIR");
-    if (d && *d)
-        return d;
-    static char installed[PATH_MAX + 32];
-    static int probed;
-    if (!probed) {
-        if (!installed_data_dir(installed, sizeof(installed)))
-            installed[0] = '\0';
-        probed = 1;
+    if (d && *d) {
+        snprintf(out, cap, "%s", d);
+        return;
     }
-    if (installed[0])
-        return installed;
+    if (installed_data_dir(out, cap))
+        return;
 #ifdef LLMSTEP_DATA_DIR
-    return LLMSTEP_DATA_DIR;
+    snprintf(out, cap, "%s", LLMSTEP_DATA_DIR);
 #else
-    return ".";
+    snprintf(out, cap, ".");
 #endif
 }
 

@@ -20,12 +20,13 @@
 #include "step.h"
 
 /*
- * The folder holding models/, hwprofiles/, engines/ and calibrations/: $LLMSTEP_DATA_DIR
- * when set; else share/llmstep next to the installed binary or library (<prefix>/bin or
- * <prefix>/lib[64] -> <prefix>/share/llmstep) when it exists; else the source tree the
- * build came from. The result is static storage.
+ * The folder holding models/, hwprofiles/, engines/ and calibrations/, written to out (cap
+ * bytes, truncated to fit): $LLMSTEP_DATA_DIR when set; else share/llmstep next to the
+ * installed binary or library (<prefix>/bin or <prefix>/lib[64] -> <prefix>/share/llmstep)
+ * when it exists; else the source tree the build came from. No state is kept between calls,
+ * so threads may call it at once.
  */
-const char *sim_deploy_data_dir(void);
+void sim_deploy_find_data_dir(char *out, size_t cap);
 
 /*
  * Resolves dtype_s and kv_s (NULL or "auto" = not given) for model m into cfg->dtype and

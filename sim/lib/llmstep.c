@@ -93,7 +93,10 @@ const char *llmstep_status_name(llmstep_status s)
 llmstep_ctx *llmstep_ctx_new(const char *data_dir, llmstep_error *err)
 {
     llmstep_ctx *ctx = calloc(1, sizeof(*ctx));
-    const char *d = data_dir && *data_dir ? data_dir : sim_deploy_data_dir();
+    char found[4200];
+    if (!(data_dir && *data_dir))
+        sim_deploy_find_data_dir(found, sizeof(found));
+    const char *d = data_dir && *data_dir ? data_dir : found;
     if (ctx)
         ctx->cache = sim_cache_alloc(d);
     if (!ctx || !ctx->cache) {
