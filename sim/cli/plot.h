@@ -45,13 +45,15 @@ int job_render(plot_job *j);
 /* Escapes a label for a gnuplot single-quoted enhanced-text string. */
 void gp_label(char *out, size_t cap, const char *s);
 
-/* The rows of a sweep, collected for plotting (a cli_sweep_sink row callback). */
+/* The rows of a sweep, collected for plotting. */
 typedef struct sweep_rows {
     sim_sweep_row *rows;
     size_t n, cap;
     char model[128], hw[64];
 } sweep_rows;
-int collect_row(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r);
+/* Runs the sweep o into x (room for cap rows, on the heap: free x->rows, also after a
+ * failure). */
+int collect_sweep(const cli_sweep_opts *o, size_t cap, sweep_rows *x);
 
 /* The plots: each writes its data and the rest of the script. */
 int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st);

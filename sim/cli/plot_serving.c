@@ -154,18 +154,13 @@ int plot_serving(plot_job *j, const cli_sweep_opts *o, const char *model_arg, co
                  const sim_meas_set *set, const char *calib_note)
 {
     const int open_loop = o->n_rates > 0;
-    sweep_rows x = {0};
-    x.cap = o->axes.n_tp * (open_loop ? o->n_rates : o->axes.n_batch);
-    x.rows = malloc(x.cap * sizeof(*x.rows));
-    meas_point *mp = set->n ? malloc(set->n * sizeof(*mp)) : NULL;
-    if (!x.rows || (set->n && !mp)) {
-        free(x.rows);
-        free(mp);
+    sweep_rows x;
+    int rc = collect_sweep(o, o->axes.n_tp * (open_loop ? o->n_rates : o->axes.n_batch), &x);
+    meas_point *mp = rc == CLI_OK && set->n ? malloc(set->n * sizeof(*mp)) : NULL;
+    if (rc == CLI_OK && set->n && !mp) {
         cli_error("out of memory");
-        return CLI_NUMERIC;
+        rc = CLI_NUMERIC;
     }
-    cli_sweep_sink sink = {&x, NULL, collect_row, NULL};
-    int rc = cli_sweep_run(o, &sink);
     size_t n_mp = 0;
     for (size_t i = 0; rc == CLI_OK && i < set->n; i++)
         n_mp +=

@@ -8,7 +8,7 @@
 
 #include "plot.h"
 
-int collect_row(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r)
+static int collect_row(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r)
 {
     sweep_rows *x = ctx;
     if (x->n == x->cap)
@@ -17,6 +17,19 @@ int collect_row(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r)
     snprintf(x->hw, sizeof(x->hw), "%s", b->hw);
     x->rows[x->n++] = *r;
     return CLI_OK;
+}
+
+int collect_sweep(const cli_sweep_opts *o, size_t cap, sweep_rows *x)
+{
+    memset(x, 0, sizeof(*x));
+    x->cap = cap;
+    x->rows = malloc(cap * sizeof(*x->rows));
+    if (!x->rows) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    cli_sweep_sink sink = {x, NULL, collect_row, NULL};
+    return cli_sweep_run(o, &sink);
 }
 
 static const char *const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
@@ -117,18 +130,13 @@ static void throughput_plot(FILE *s, const cli_sweep_opts *o, const sweep_rows *
 
 int plot_sweep(plot_job *j, const cli_sweep_opts *o, const char *calib_note)
 {
-    sweep_rows x = {0};
-    x.cap = (size_t)sim_sweep_count(&o->axes);
-    x.rows = malloc(x.cap * sizeof(*x.rows));
-    sim_pareto_point *front = malloc(x.cap * sizeof(*front));
-    if (!x.rows || !front) {
-        free(x.rows);
-        free(front);
+    sweep_rows x;
+    int rc = collect_sweep(o, (size_t)sim_sweep_count(&o->axes), &x);
+    sim_pareto_point *front = rc == CLI_OK ? malloc(x.cap * sizeof(*front)) : NULL;
+    if (rc == CLI_OK && !front) {
         cli_error("out of memory");
-        return CLI_NUMERIC;
+        rc = CLI_NUMERIC;
     }
-    cli_sweep_sink sink = {&x, NULL, collect_row, NULL};
-    int rc = cli_sweep_run(o, &sink);
     size_t n_front = 0;
     for (size_t i = 0; rc == CLI_OK && i < x.n; i++) {
         const sim_sweep_row *r = &x.rows[i];
