@@ -192,17 +192,14 @@ static int predict_notes(const sim_model *m, const sim_hw *hw, const sim_run_cfg
     return n_notes;
 }
 
-/* The engine (engine_name, else the calibration's, else the default) into *eng; unless
- * ignore_memory, refuses a configuration that does not fit. */
-static int predict_engine(const char *engine_name, const char *cal_engine, const sim_model *m,
-                          const sim_hw *hw, const sim_run_cfg *cfg, const sim_sched_cfg *sc,
-                          int ignore_memory, const char *mpath, sim_engine *eng)
+/* The engine named into *eng; unless ignore_memory, refuses a configuration that does not
+ * fit. */
+static int predict_engine(const char *engine, const sim_model *m, const sim_hw *hw,
+                          const sim_run_cfg *cfg, const sim_sched_cfg *sc, int ignore_memory,
+                          const char *mpath, sim_engine *eng)
 {
     char epath[4096];
-    int rc = cli_load_engine(engine_name  ? engine_name
-                             : cal_engine ? cal_engine
-                                          : CLI_DEFAULT_ENGINE,
-                             eng, epath, sizeof(epath));
+    int rc = cli_load_engine(engine, eng, epath, sizeof(epath));
     if (rc != CLI_OK || ignore_memory)
         return rc;
     sim_sched_resolved sched;
@@ -349,17 +346,16 @@ int cmd_predict(int argc, char **argv)
     /* The engine (--engine, else the calibration's, else the default) budgets memory; when
      * --engine or a calibration fitted with an engine's host time names it, its host time is
      * added. */
-    const char *cal_engine =
-        calib_path && cal.engine[0] && strcmp(cal.engine, "none") != 0 ? cal.engine : NULL;
-    if (engine_name && cal_engine && strcmp(engine_name, cal_engine) != 0) {
-        cli_error("predict: --engine %s, but %s was fitted with engine %s", engine_name, calib_path,
-                  cal_engine);
+    const char *cal_engine, *use_engine;
+    if (sim_deploy_pick_engine(engine_name, calib_path ? &cal : NULL, calib_path,
+                               CLI_DEFAULT_ENGINE, "predict: ", "--engine", &use_engine,
+                               &cal_engine, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
         return CLI_USAGE;
     }
     const int host_engine = engine_name || cal_engine;
     sim_engine eng;
-    rc = predict_engine(engine_name, cal_engine, &m, &hw, &cfg, &sched_cfg, a.ignore_memory, mpath,
-                        &eng);
+    rc = predict_engine(use_engine, &m, &hw, &cfg, &sched_cfg, a.ignore_memory, mpath, &eng);
     if (rc != CLI_OK)
         return rc;
 

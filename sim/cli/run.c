@@ -41,16 +41,12 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
         rc = cli_load_calib(spec->calibration, run->hw.id, &run->calib);
     if (rc != CLI_OK)
         return rc;
-    /* A calibration was fitted with one engine's host time and schedule: use that engine
-     * unless --engine names one, and refuse a different one. */
-    const char *cal_engine =
-        spec->calibration && run->calib.engine[0] && strcmp(run->calib.engine, "none") != 0
-            ? run->calib.engine
-            : NULL;
-    const char *engine = spec->engine ? spec->engine : cal_engine ? cal_engine : CLI_DEFAULT_ENGINE;
-    if (spec->engine && cal_engine && strcmp(spec->engine, cal_engine) != 0) {
-        cli_error("--engine %s, but %s was fitted with engine %s", spec->engine, spec->calibration,
-                  cal_engine);
+    const char *engine;
+    struct sim_err e;
+    if (sim_deploy_pick_engine(spec->engine, spec->calibration ? &run->calib : NULL,
+                               spec->calibration, CLI_DEFAULT_ENGINE, "", "--engine", &engine, NULL,
+                               &e) != SIM_OK) {
+        cli_error("%s", e.msg);
         return CLI_USAGE;
     }
     rc = cli_load_engine(engine, &run->engine, run->engine_path, sizeof(run->engine_path));

@@ -202,6 +202,24 @@ sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, cons
     return SIM_ERANGE;
 }
 
+sim_status sim_deploy_pick_engine(const char *engine, const sim_calib *cal, const char *cal_path,
+                                  const char *def, const char *who, const char *opt,
+                                  const char **out, const char **cal_engine, struct sim_err *err)
+{
+    /* A calibration was fitted with one engine's host time and schedule: use that engine
+     * unless one is named, and refuse a different one. */
+    const char *ce = cal && cal->engine[0] && strcmp(cal->engine, "none") != 0 ? cal->engine : NULL;
+    if (cal_engine)
+        *cal_engine = ce;
+    if (engine && ce && strcmp(engine, ce) != 0) {
+        sim_io_errf(err, "%s%s %s, but %s was fitted with engine %s", who, opt, engine, cal_path,
+                    ce);
+        return SIM_EINVAL;
+    }
+    *out = engine ? engine : ce ? ce : def;
+    return SIM_OK;
+}
+
 sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
                            struct sim_err *err)
 {

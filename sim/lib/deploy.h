@@ -63,6 +63,16 @@ sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, cons
                                    const sim_sched_resolved *s, const sim_memory *mem,
                                    const char *who, const char *hint, struct sim_err *err);
 
+/*
+ * The engine a run uses: engine when given, else the one cal was fitted with (its engine,
+ * unless empty or "none"; cal may be NULL), else def. *cal_engine (may be NULL) gets the
+ * calibration's engine or NULL. A given engine other than the calibration's is SIM_EINVAL:
+ * "<who><opt> E, but <cal_path> was fitted with engine F" (opt: "--engine" or "engine").
+ */
+sim_status sim_deploy_pick_engine(const char *engine, const sim_calib *cal, const char *cal_path,
+                                  const char *def, const char *who, const char *opt,
+                                  const char **out, const char **cal_engine, struct sim_err *err);
+
 /* What to open: names as given (ids or paths) and settings; the engine is already chosen. */
 typedef struct sim_deploy_in {
     const char *model, *hw, *engine;

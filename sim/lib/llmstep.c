@@ -248,17 +248,14 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
             return fail(err, SIM_EINVAL, "%s: hardware: calibration is for '%s', not '%s'",
                         spec->calibration, cal->hardware, hw->id);
     }
-    /* A calibration was fitted with one engine's host time and schedule: use that engine
-     * unless spec->engine names one, and refuse a different one (as the CLI does). */
-    const char *cal_engine =
-        cal && cal->engine[0] && strcmp(cal->engine, "none") != 0 ? cal->engine : NULL;
-    if (spec->engine && cal_engine && strcmp(spec->engine, cal_engine) != 0)
-        return fail(err, SIM_EINVAL, "engine %s, but %s was fitted with engine %s", spec->engine,
-                    spec->calibration, cal_engine);
+    const char *engine;
+    if ((st = sim_deploy_pick_engine(spec->engine, cal, spec->calibration, "vllm-v1", "", "engine",
+                                     &engine, NULL, &e)) != SIM_OK)
+        return fail_err(err, st, &e);
     sim_deploy_in in = {0};
     in.model = spec->model;
     in.hw = spec->hw;
-    in.engine = spec->engine ? spec->engine : cal_engine ? cal_engine : "vllm-v1";
+    in.engine = engine;
     in.dtype = spec->dtype;
     in.kv_dtype = spec->kv_dtype;
     in.tp = spec->tp;
