@@ -1,7 +1,6 @@
 /* plot_roofline.c - `llmstep plot roofline`: the operators of one step on the roofline (see
  * plot.h). */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

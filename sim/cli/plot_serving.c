@@ -1,6 +1,5 @@
 /* plot_serving.c - `llmstep plot serving`: TTFT and TPOT against load (see plot.h). */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

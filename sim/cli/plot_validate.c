@@ -1,6 +1,5 @@
 /* plot_validate.c - `llmstep plot validate`: predicted against measured (see plot.h). */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
