@@ -332,6 +332,7 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
     double t0 = w->concurrency > 0 ? 0.0 : w->req[0].arrival_s;
     x.now_s = t0;
 
+    sim_step_cost c = {0}; /* the previous step's cost: sim_step_cost_next reuses it */
     while (x.done < w->n_requests) {
         admit_arrivals(&x);
         if (x.n_running == 0 && x.q_len == 0) {
@@ -350,8 +351,7 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
                       (long long)x.free_blocks);
             return SIM_EINVAL;
         }
-        sim_step_cost c;
-        sim_step_cost_compute(m, hw, run, &stp, &c);
+        sim_step_cost_next(m, hw, run, &stp, &c);
         const double host = sim_engine_host_s(e, run->tp, c.seqs);
         const double wall = sim_engine_step_wall_s(e, c.step_s, host);
         const int64_t used = x.pool_blocks - x.free_blocks;

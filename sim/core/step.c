@@ -148,30 +148,35 @@ static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s, dou
     op->bound = k.bound;
 }
 
-void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
-                           const sim_step *s, sim_step_cost *out)
+/* Shapes and byte widths shared by the parts of one step's count. */
+typedef struct step_dims {
+    double L, d, dh, Hg, Kg, hb, kvb, W;
+} step_dims;
+
+static step_dims dims_of(const sim_model *m, const sim_run_cfg *cfg)
 {
-    assert(cfg->tp >= 1 && m->n_heads % cfg->tp == 0);
-    assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
-
-    *out = (sim_step_cost){0};
-    sim_op_cost *ops = out->ops;
-    const int tp = cfg->tp;
-    const double t = (double)tp;
-    const double L = (double)m->n_layers, d = (double)m->d_model, dh = (double)m->head_dim;
-    const double Hg = (double)(m->n_heads / tp);
-    const double Kg = (double)sim_model_kv_heads_per_gpu(m, tp);
     const double wb = sim_dtype_bytes(cfg->dtype);
-    const double hb = cfg->dtype == SIM_DTYPE_FP8 ? 2.0 : wb;
-    const double kvb = sim_dtype_bytes(cfg->kv_dtype);
-    const double V = (double)m->vocab, Vg = (double)((m->vocab + tp - 1) / tp);
-    const double W = (double)m->sliding_window;
-    const double n_moe = (double)m->n_moe_layers, n_dense = L - n_moe;
-    /* Weight bytes streamed by each GEMM, all layers: the checkpoint's quantization (scales
-     * and zero points included) or dtype ("Quantized weights"). */
-    sim_weight_bytes wbs;
-    sim_model_weight_bytes(m, tp, cfg->dtype, &wbs);
+    return (step_dims){
+        .L = (double)m->n_layers,
+        .d = (double)m->d_model,
+        .dh = (double)m->head_dim,
+        .Hg = (double)(m->n_heads / cfg->tp),
+        .Kg = (double)sim_model_kv_heads_per_gpu(m, cfg->tp),
+        .hb = cfg->dtype == SIM_DTYPE_FP8 ? 2.0 : wb,
+        .kvb = sim_dtype_bytes(cfg->kv_dtype),
+        .W = (double)m->sliding_window,
+    };
+}
 
+/* The three attention operators of a step, counted and timed; out->tokens, seqs and
+ * seqs_emitting are set from the groups. The only part of a step's cost that depends on the
+ * groups' contexts. */
+static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *s,
+                          sim_step_cost *out)
+{
+    sim_op_cost *ops = out->ops;
+    ops[SIM_OP_ATTN_PREFILL] = ops[SIM_OP_ATTN_CHUNKED] = ops[SIM_OP_ATTN_DECODE] =
+        (sim_op_cost){0};
     double T = 0.0, S = 0.0, Se = 0.0;
     for (int i = 0; i < s->n_groups; i++) {
         const sim_group *g = &s->groups[i];
@@ -184,16 +189,51 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
         /* Attention (docs/model.md "Attention"): 4 dh FLOPs per (query, key) pair and head
          * (QK^T and PV); Q read and O written once; K and V of every key any query of the
          * sequence attends read once (FlashAttention keeps scores on chip). */
-        const double pairs = sim_attn_pairs(nt, c, W);
+        const double pairs = sim_attn_pairs(nt, c, x->W);
         double kv_len = c + nt;
-        if (W > 0.0 && kv_len > nt - 1.0 + W)
-            kv_len = nt - 1.0 + W;
+        if (x->W > 0.0 && kv_len > nt - 1.0 + x->W)
+            kv_len = nt - 1.0 + x->W;
         sim_op_kind k =
             nt == 1.0 ? SIM_OP_ATTN_DECODE : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
-        add(&ops[k], L * cnt * 4.0 * Hg * dh * pairs,
-            L * cnt * (2.0 * nt * Hg * dh * hb + kv_len * 2.0 * Kg * dh * kvb), 0.0);
+        add(&ops[k], x->L * cnt * 4.0 * x->Hg * x->dh * pairs,
+            x->L * cnt * (2.0 * nt * x->Hg * x->dh * x->hb + kv_len * 2.0 * x->Kg * x->dh * x->kvb),
+            0.0);
     }
+    out->tokens = T;
+    out->seqs = S;
+    out->seqs_emitting = Se;
+    /* Ceilings ("Roofline"): attention math runs in 16 bits even with fp8 weights. */
+    const double attn_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_ATTN_EFF];
+    const double bw = hw->v[SIM_HWF_BW_STREAM_COPY];
+    const double fx_a = hw->v[SIM_HWF_ATTN_FIXED];
+    const sim_op_kind attn[3] = {SIM_OP_ATTN_PREFILL, SIM_OP_ATTN_CHUNKED, SIM_OP_ATTN_DECODE};
+    const double factor[3] = {hw->v[SIM_HWF_BW_FACTOR_MIXED], hw->v[SIM_HWF_BW_FACTOR_KV],
+                              hw->v[SIM_HWF_BW_FACTOR_KV]};
+    for (int i = 0; i < 3; i++) {
+        sim_op_cost *op = &ops[attn[i]];
+        if (op->bytes > 0.0) {    /* else the operator stays all zero: no work, no kernel */
+            op->n_kernels = x->L; /* "Kernel counts": one per layer */
+            time_op(op, attn_fps, bw * factor[i], fx_a);
+        }
+    }
+}
 
+/* Every operator but attention, counted and timed: functions of the step's new tokens
+ * (out->tokens) and sampling sequences (out->seqs_emitting) only. */
+static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                      const step_dims *x, sim_step_cost *out)
+{
+    sim_op_cost *ops = out->ops;
+    const int tp = cfg->tp;
+    const double t = (double)tp;
+    const double L = x->L, d = x->d, dh = x->dh, Hg = x->Hg, Kg = x->Kg, hb = x->hb, kvb = x->kvb;
+    const double T = out->tokens, Se = out->seqs_emitting;
+    const double V = (double)m->vocab, Vg = (double)((m->vocab + tp - 1) / tp);
+    const double n_moe = (double)m->n_moe_layers, n_dense = L - n_moe;
+    /* Weight bytes streamed by each GEMM, all layers: the checkpoint's quantization (scales
+     * and zero points included) or dtype ("Quantized weights"). */
+    sim_weight_bytes wbs;
+    sim_model_weight_bytes(m, tp, cfg->dtype, &wbs);
     /* Embedding ("Embedding"): vocab-parallel lookup reads T rows spread over tp shards. */
     add(&ops[SIM_OP_EMBED], 0.0, T * d * hb / t + T * d * hb, T * d * hb / t);
 
@@ -267,9 +307,6 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
         [SIM_OP_QKV] = L,
         [SIM_OP_ROPE] = m->qk_norm ? 2.0 * L : L,
         [SIM_OP_KV_WRITE] = L,
-        [SIM_OP_ATTN_PREFILL] = L,
-        [SIM_OP_ATTN_CHUNKED] = L,
-        [SIM_OP_ATTN_DECODE] = L,
         [SIM_OP_O_PROJ] = L,
         [SIM_OP_MLP_GATE_UP] = n_dense,
         [SIM_OP_MLP_ACT] = n_dense,
@@ -280,20 +317,18 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
         [SIM_OP_SAMPLER] = 1.0,
     };
     for (int i = 0; i < SIM_OP_COUNT; i++)
-        if (ops[i].bytes > 0.0)
+        if (kernels[i] > 0.0 && ops[i].bytes > 0.0)
             ops[i].n_kernels = kernels[i];
 
-    /* Ceilings ("Roofline"). Attention math runs in 16 bits even with fp8 weights; the
-     * block GEMMs run in the math of the kernel vLLM picks for the weights. */
+    /* Ceilings ("Roofline"): the block GEMMs run in the math of the kernel vLLM picks for
+     * the weights. */
     const sim_dtype gd = gemm_dtype(m, cfg);
     const double gemm_fps = sim_hw_peak_flops_per_s(hw, gd) * sim_hw_gemm_eff_frac(hw, gd);
-    const double attn_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * hw->v[SIM_HWF_ATTN_EFF];
     const double vec_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_FP32);
     const double bw = hw->v[SIM_HWF_BW_STREAM_COPY];
     const double bw_w = bw * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS];
-    const double bw_kv = bw * hw->v[SIM_HWF_BW_FACTOR_KV];
     const double bw_mix = bw * hw->v[SIM_HWF_BW_FACTOR_MIXED];
-    const double fx_g = hw->v[SIM_HWF_GEMM_FIXED], fx_a = hw->v[SIM_HWF_ATTN_FIXED];
+    const double fx_g = hw->v[SIM_HWF_GEMM_FIXED];
     const double fx_e = hw->v[SIM_HWF_ELEMWISE_FIXED];
 
     time_op(&ops[SIM_OP_EMBED], vec_fps, bw_mix, fx_e);
@@ -309,9 +344,6 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
     time_op(&ops[SIM_OP_QKV], GEMM_FPS(T, qkv_out), bw_w, fx_g);
     time_op(&ops[SIM_OP_ROPE], vec_fps, bw_mix, fx_e);
     time_op(&ops[SIM_OP_KV_WRITE], vec_fps, bw_mix, fx_e);
-    time_op(&ops[SIM_OP_ATTN_PREFILL], attn_fps, bw_mix, fx_a);
-    time_op(&ops[SIM_OP_ATTN_CHUNKED], attn_fps, bw_kv, fx_a);
-    time_op(&ops[SIM_OP_ATTN_DECODE], attn_fps, bw_kv, fx_a);
     time_op(&ops[SIM_OP_O_PROJ], GEMM_FPS(T, d), bw_w, fx_g);
     time_op(&ops[SIM_OP_MLP_GATE_UP], GEMM_FPS(T, 2.0 * Fg_out), bw_w, fx_g);
     time_op(&ops[SIM_OP_MLP_ACT], vec_fps, bw_mix, fx_e);
@@ -344,10 +376,18 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
             gth->bound = SIM_BOUND_COMM;
         }
     }
+}
 
+/* The step's totals from its operators, in operator order. */
+static void totals(const sim_run_cfg *cfg, sim_step_cost *out)
+{
+    const sim_op_cost *ops = out->ops;
+    out->flops = out->bytes = out->compute_s = out->memory_s = out->comm_s = 0.0;
     double sum_op = 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++) {
         const sim_op_cost *op = &ops[i];
+        if (op->bound == SIM_BOUND_NONE)
+            continue; /* all zero */
         if (op->bound == SIM_BOUND_COMM) {
             out->comm_s += op->time_s;
             continue;
@@ -361,8 +401,92 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
     const double whole = out->compute_s > out->memory_s ? out->compute_s : out->memory_s;
     out->roofline_s = (cfg->mode == SIM_ROOFLINE_STEP ? whole : sum_op) + out->comm_s;
     out->step_s = cfg->alpha * out->roofline_s + cfg->beta_s;
-    out->tokens = T;
-    out->seqs = S;
-    out->seqs_emitting = Se;
     out->bound = out->compute_s > out->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+}
+
+void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                           const sim_step *s, sim_step_cost *out)
+{
+    assert(cfg->tp >= 1 && m->n_heads % cfg->tp == 0);
+    assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
+    *out = (sim_step_cost){0};
+    const step_dims x = dims_of(m, cfg);
+    attention_ops(&x, hw, s, out);
+    other_ops(m, hw, cfg, &x, out);
+    totals(cfg, out);
+}
+
+void sim_step_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                        const sim_step *s, sim_step_cost *cost)
+{
+    assert(cfg->tp >= 1 && m->n_heads % cfg->tp == 0);
+    assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
+    const double T = cost->tokens, Se = cost->seqs_emitting;
+    const step_dims x = dims_of(m, cfg);
+    attention_ops(&x, hw, s, cost);
+    if (cost->tokens == T && cost->seqs_emitting == Se && T > 0.0)
+        totals(cfg, cost); /* every other operator is a function of T and Se only */
+    else
+        sim_step_cost_compute(m, hw, cfg, s, cost);
+}
+
+/* Sum over k = 0 .. n-1 of f0 + (f1 - f0) k / (n - 1), k in [a, b). */
+static double affine_sum(double f0, double f1, int64_t n, int64_t a, int64_t b)
+{
+    if (b <= a)
+        return 0.0;
+    const double slope = (f1 - f0) / (double)(n - 1), cnt = (double)(b - a);
+    return cnt * f0 + slope * ((double)a + (double)b - 1.0) * cnt / 2.0;
+}
+
+/* Sum over k = 0 .. n-1 (n >= 2) of max(u(k), v(k)), u and v affine in k and given at
+ * k = 0 and k = n - 1: split where u - v changes sign. */
+static double sum_max_affine(double u0, double u1, double v0, double v1, int64_t n)
+{
+    const double d0 = u0 - v0, d1 = u1 - v1;
+    if (d0 >= 0.0 && d1 >= 0.0)
+        return affine_sum(u0, u1, n, 0, n);
+    if (d0 <= 0.0 && d1 <= 0.0)
+        return affine_sum(v0, v1, n, 0, n);
+    /* d(k) = d0 + (d1 - d0) k / (n - 1) is zero at kc; the sign flips once. */
+    const double kc = d0 / (d0 - d1) * (double)(n - 1);
+    int64_t m = (int64_t)ceil(kc);
+    m = m < 0 ? 0 : (m > n ? n : m);
+    if (d0 > 0.0) /* u above v before m */
+        return affine_sum(u0, u1, n, 0, m) + affine_sum(v0, v1, n, m, n);
+    return affine_sum(v0, v1, n, 0, m) + affine_sum(u0, u1, n, m, n);
+}
+
+int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                             const sim_step *s, int64_t n, sim_step_cost *last,
+                             double *sum_roofline_s)
+{
+    assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
+    if (n < 2)
+        return 0;
+    sim_step st = *s;
+    for (int i = 0; i < st.n_groups; i++) {
+        const sim_group *g = &s->groups[i];
+        /* Affine only for decodes whose keys no sliding window caps within the run:
+         * sim_attn_pairs(1, c, W) = min(c + 1, W) and the keys read are as many. */
+        if (g->new_tokens != 1 || g->context_tokens > INT64_MAX - n ||
+            (m->sliding_window > 0 && g->context_tokens + n > m->sliding_window))
+            return 0;
+        st.groups[i].context_tokens += n - 1;
+    }
+    sim_step_cost first;
+    sim_step_cost_compute(m, hw, cfg, s, &first);
+    *last = first;
+    sim_step_cost_next(m, hw, cfg, &st, last);
+    /* Only the attention operators change along the run ("Decode runs", docs/model.md). */
+    if (cfg->mode == SIM_ROOFLINE_STEP) {
+        *sum_roofline_s =
+            sum_max_affine(first.compute_s, last->compute_s, first.memory_s, last->memory_s, n) +
+            (double)n * first.comm_s;
+        return 1;
+    }
+    const sim_op_cost *a0 = &first.ops[SIM_OP_ATTN_DECODE], *a1 = &last->ops[SIM_OP_ATTN_DECODE];
+    *sum_roofline_s = sum_max_affine(a0->compute_s, a1->compute_s, a0->memory_s, a1->memory_s, n) +
+                      (double)n * (first.roofline_s - a0->time_s);
+    return 1;
 }

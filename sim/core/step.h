@@ -145,6 +145,29 @@ void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_c
                            const sim_step *s, sim_step_cost *out /* OUT */);
 
 /*
+ * The same cost, bit for bit, for a simulation that times step after step: cost holds
+ * the previous step's result for the same model, hardware and configuration (or is
+ * zeroed before the first). Every operator but attention is a function of the step's
+ * new tokens and sampling sequences alone, so when those are unchanged (a run of decode
+ * steps) only attention is recounted. Pure and allocation-free.
+ */
+void sim_step_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                        const sim_step *s, sim_step_cost *cost /* IN/OUT */);
+
+/*
+ * A run of n >= 2 decode steps in one sum: step k (0 <= k < n) is s with every group's
+ * context_tokens + k. Only attention changes along such a run and its compute and memory
+ * times are affine in k, so the sum of the roofline times over the run is exact up to
+ * rounding (docs/model.md, "Decode runs"). Sets *sum_roofline_s, *last to the cost of
+ * step n - 1, and returns 1; returns 0 and sets nothing when the run is not of that form
+ * (a group that is not a decode, a sliding window reached within the run, n < 2).
+ * The step must have passed sim_step_check(). Pure and allocation-free.
+ */
+int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                             const sim_step *s, int64_t n, sim_step_cost *last /* OUT */,
+                             double *sum_roofline_s /* OUT */);
+
+/*
  * Expected number of distinct experts that n_tokens tokens touch when each picks
  * k of E experts uniformly: E x (1 - (1 - k/E)^n_tokens). docs/model.md, "MoE".
  */
