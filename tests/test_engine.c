@@ -251,6 +251,70 @@ static void bad_batches_are_rejected(void)
     CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_ERANGE);
 }
 
+/*
+ * Decode runs (docs/model.md, "Decode runs"): sim_batch_simulate times each run of identical
+ * decode steps in one sum; sim_batch_simulate_stepwise times every step, and its counts are
+ * the ones the tests above derive by hand. Over batches that fit, preempt (12 and 40 blocks),
+ * run out of room, chunk, and reach a sliding window, in both roofline modes with alpha and
+ * beta set: the status, every count and the peak blocks are equal, and every time equal to
+ * rounding (1e-9).
+ */
+static void decode_runs_match_stepping(void)
+{
+    const int64_t blocks[] = {12, 40, 100000};
+    const int64_t batches[] = {1, 3, 7, 16}, prompts[] = {20, 64}, outputs[] = {5, 40, 130};
+    int cases = 0, preempting = 0;
+    for (int chunked = 0; chunked < 2; chunked++)
+        for (int window = 0; window < 2; window++)
+            for (int mode = 0; mode < SIM_ROOFLINE_MODE_COUNT; mode++)
+                for (size_t k = 0; k < sizeof(blocks) / sizeof(blocks[0]); k++) {
+                    sim_model m;
+                    sim_hw hw;
+                    sim_engine e;
+                    toy_model(&m);
+                    m.sliding_window = window ? 50 : 0;
+                    toy_engine(&e);
+                    e.watermark_frac = 0.1;
+                    sim_sched_cfg in;
+                    sim_sched_cfg_unset(&in);
+                    in.enable_chunked_prefill = chunked;
+                    sim_sched_resolved s;
+                    struct sim_err err;
+                    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
+                    sim_run_cfg run = {1,   SIM_DTYPE_FP16, SIM_DTYPE_FP16, (sim_roofline_mode)mode,
+                                       1.3, 2e-5,           SIM_GEMM_FLAT};
+                    toy_hw(&hw, capacity_for_blocks(&e, &m, &run, &s, blocks[k]));
+                    for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++)
+                        for (size_t p = 0; p < sizeof(prompts) / sizeof(prompts[0]); p++)
+                            for (size_t o = 0; o < sizeof(outputs) / sizeof(outputs[0]); o++) {
+                                sim_batch bt = {batches[b], prompts[p], outputs[o]};
+                                sim_batch_result r1, r2;
+                                struct sim_err e1, e2;
+                                sim_status s1 =
+                                    sim_batch_simulate(&e, &m, &hw, &run, &s, &bt, &work, &r1, &e1);
+                                sim_status s2 = sim_batch_simulate_stepwise(&e, &m, &hw, &run, &s,
+                                                                            &bt, &work, &r2, &e2);
+                                CHECK_INT(s1, s2);
+                                cases++;
+                                if (s1 != SIM_OK)
+                                    continue;
+                                preempting += r2.preemptions > 0;
+                                CHECK_INT(r1.n_steps, r2.n_steps);
+                                CHECK_INT(r1.n_prefill_steps, r2.n_prefill_steps);
+                                CHECK_INT(r1.preemptions, r2.preemptions);
+                                CHECK_INT(r1.recomputed_tokens, r2.recomputed_tokens);
+                                CHECK_INT(r1.peak_kv_blocks, r2.peak_kv_blocks);
+                                CHECK_REL(r1.latency_s, r2.latency_s, 1e-9);
+                                CHECK_REL(r1.roofline_sum_s, r2.roofline_sum_s, 1e-9);
+                                CHECK_REL(r1.host_sum_s, r2.host_sum_s, 1e-9);
+                                CHECK_REL(r1.decode_s, r2.decode_s, 1e-9);
+                                CHECK_REL(r1.prefill_s, r2.prefill_s, 1e-9);
+                            }
+                }
+    CHECK_INT(cases, 2 * 2 * 2 * 3 * 4 * 2 * 3);
+    CHECK(preempting > 10); /* the tight caches do preempt */
+}
+
 int main(void)
 {
     batch_that_fits();
@@ -259,5 +323,6 @@ int main(void)
     chunked_prefill_steps();
     llama2_7b_kv_capacity();
     bad_batches_are_rejected();
+    decode_runs_match_stepping();
     return check_report("test_engine");
 }

@@ -475,6 +475,96 @@ static void fp8_dispatch_tiles_and_quant_kernel(void)
     CHECK_REL(k.time_s, (8192.0 * 8192.0 * 2.0 + 131072.0) / (2.04e12 * 0.917), 1e-12);
 }
 
+/*
+ * Step reuse and decode runs (docs/model.md, "Decode runs"). sim_step_cost_next must give
+ * the same cost, bit for bit, as sim_step_cost_compute for a sequence of steps that reuse or
+ * change the token count. sim_step_cost_decode_run must equal the sum of the n steps' roofline
+ * times computed one by one (to rounding, 1e-12), in both roofline modes, including runs in
+ * which attention (op mode) or the whole step (step mode) crosses from memory- to
+ * compute-bound: the GPU's 16-bit peak is swept down so the crossing falls inside runs, and
+ * the test counts that it did. A sliding window reached within the run, or a prefill group,
+ * is refused.
+ */
+static void decode_runs_sum_steps(void)
+{
+    const char *ids[] = {"llama-2-7b", "llama-3.1-8b", "mixtral-8x7b"};
+    const double peaks[] = {523.7e12, 40e12,  20e12,  14e12,  10e12,  7e12,
+                            5e12,     3.5e12, 2.5e12, 1.8e12, 1.3e12, 1e12};
+    const int64_t lens[] = {2, 3, 100, 1000};
+    int crossed_op = 0, crossed_step = 0, cases = 0;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        sim_model m;
+        if (load(ids[i], &m) != 0)
+            return;
+        for (size_t p = 0; p < sizeof(peaks) / sizeof(peaks[0]); p++) {
+            sim_hw hw;
+            test_hw(&hw);
+            hw.v[SIM_HWF_PEAK_BF16] = hw.v[SIM_HWF_PEAK_FP16] = peaks[p];
+            for (int mode = 0; mode < SIM_ROOFLINE_MODE_COUNT; mode++) {
+                sim_run_cfg cfg = cfg_of(2, SIM_DTYPE_BF16);
+                cfg.mode = (sim_roofline_mode)mode;
+                cfg.alpha = 1.13;
+                cfg.beta_s = 2e-4;
+                for (size_t l = 0; l < 2 * sizeof(lens) / sizeof(lens[0]); l++) {
+                    const int64_t n = lens[l % 4];
+                    /* Long contexts, and short ones (Q and O bytes weigh at first). */
+                    sim_step st =
+                        l < 4 ? (sim_step){3, {{5, 1, 17, 1}, {2, 1, 700, 1}, {9, 1, 3000, 1}}}
+                              : (sim_step){2, {{5, 1, 3, 1}, {2, 1, 30, 1}}};
+                    sim_step_cost last, one, reuse = {0}, first = {0}, end = {0};
+                    double sum = 0.0, want = 0.0;
+                    CHECK_INT(sim_step_cost_decode_run(&m, &hw, &cfg, &st, n, &last, &sum), 1);
+                    for (int64_t k = 0; k < n; k++) {
+                        sim_step sk = st;
+                        for (int g = 0; g < sk.n_groups; g++)
+                            sk.groups[g].context_tokens += k;
+                        sim_step_cost_compute(&m, &hw, &cfg, &sk, &one);
+                        sim_step_cost_next(&m, &hw, &cfg, &sk, &reuse);
+                        CHECK(reuse.roofline_s == one.roofline_s && reuse.flops == one.flops &&
+                              reuse.memory_s == one.memory_s);
+                        want += one.roofline_s;
+                        if (k == 0)
+                            first = one;
+                        end = one;
+                    }
+                    CHECK_REL(sum, want, 1e-12);
+                    CHECK(last.roofline_s == end.roofline_s);
+                    crossed_op += mode == SIM_ROOFLINE_OP && first.ops[SIM_OP_ATTN_DECODE].bound !=
+                                                                 end.ops[SIM_OP_ATTN_DECODE].bound;
+                    crossed_step += mode == SIM_ROOFLINE_STEP && first.bound != end.bound;
+                    cases++;
+                }
+            }
+        }
+    }
+    CHECK(cases == 3 * 12 * 2 * 8);
+    CHECK(crossed_op > 0);
+    CHECK(crossed_step > 0);
+    /* A prefill then a decode: the token count changes, so next recomputes everything. */
+    sim_model m;
+    sim_hw hw;
+    test_hw(&hw);
+    if (load("llama-3.1-8b", &m) != 0)
+        return;
+    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    sim_step pf = {1, {{2, 300, 0, 1}}}, dec = {1, {{2, 1, 300, 1}}};
+    sim_step_cost a = {0}, b;
+    sim_step_cost_next(&m, &hw, &cfg, &pf, &a);
+    sim_step_cost_compute(&m, &hw, &cfg, &pf, &b);
+    CHECK(a.roofline_s == b.roofline_s && a.bytes == b.bytes);
+    sim_step_cost_next(&m, &hw, &cfg, &dec, &a);
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &b);
+    CHECK(a.roofline_s == b.roofline_s && a.bytes == b.bytes && a.tokens == 2.0);
+    /* Not a decode run: a prefill group; a 4096-token window reached at step 97 of 100. */
+    double sum = -1.0;
+    CHECK_INT(sim_step_cost_decode_run(&m, &hw, &cfg, &pf, 10, &b, &sum), 0);
+    m.sliding_window = 4096;
+    sim_step w = {1, {{2, 1, 4000, 1}}};
+    CHECK_INT(sim_step_cost_decode_run(&m, &hw, &cfg, &w, 96, &b, &sum), 1);
+    CHECK_INT(sim_step_cost_decode_run(&m, &hw, &cfg, &w, 100, &b, &sum), 0);
+    CHECK_INT(sim_step_cost_decode_run(&m, &hw, &cfg, &w, 1, &b, &sum), 0);
+}
+
 int main(void)
 {
     llama2_7b_decode_counts();
@@ -491,5 +581,6 @@ int main(void)
     sliding_window_caps_context();
     issue9_kernel_figures();
     fp8_dispatch_tiles_and_quant_kernel();
+    decode_runs_sum_steps();
     return check_report("test_step");
 }

@@ -233,6 +233,9 @@ typedef struct sim_state {
     sim_batch_result *out;
     int64_t free_blocks, total_blocks, watermark;
     int n_queue, n_running;
+    sim_step_cost cost; /* the previous step's: sim_step_cost_next reuses it */
+    int merged;         /* the last schedule_decodes merged contexts into shared groups */
+    int stepwise;       /* time decode runs step by step (sim_batch_simulate_stepwise) */
 } sim_state;
 
 /* Recompute preemption of the newest running sequence: free its blocks, queue it first. */
@@ -251,28 +254,35 @@ static void preempt_last(sim_state *x)
     x->out->preemptions++;
 }
 
-/* Times one step and adds it to the totals. */
-static void account(sim_state *x, const sim_step *st, int is_prefill)
+/* Adds n steps to the totals: their summed roofline and calibrated times, each with the host
+ * time of seqs sequences. */
+static void add_steps(sim_state *x, int64_t n, double roofline_s, double step_s, double seqs,
+                      int is_prefill)
 {
-    sim_step_cost c;
-    sim_step_cost_compute(x->m, x->hw, x->run, st, &c);
-    double host = sim_engine_host_s(x->e, x->run->tp, c.seqs);
-    double t = c.step_s + host;
+    const double host = (double)n * sim_engine_host_s(x->e, x->run->tp, seqs);
+    const double t = step_s + host;
     sim_batch_result *o = x->out;
     o->latency_s += t;
-    o->roofline_sum_s += c.roofline_s;
+    o->roofline_sum_s += roofline_s;
     o->host_sum_s += host;
-    o->n_steps++;
+    o->n_steps += n;
     if (is_prefill) {
         o->prefill_s += t;
-        o->n_prefill_steps++;
+        o->n_prefill_steps += n;
     } else {
         o->decode_s += t;
-        o->n_decode_steps++;
+        o->n_decode_steps += n;
     }
     int64_t used = x->total_blocks - x->free_blocks;
     if (used > o->peak_kv_blocks)
         o->peak_kv_blocks = used;
+}
+
+/* Times one step and adds it to the totals. */
+static void account(sim_state *x, const sim_step *st, int is_prefill)
+{
+    sim_step_cost_next(x->m, x->hw, x->run, st, &x->cost);
+    add_steps(x, 1, x->cost.roofline_s, x->cost.step_s, x->cost.seqs, is_prefill);
 }
 
 /* Decode slots for every running sequence that has finished its prefill, preempting from
@@ -280,8 +290,9 @@ static void account(sim_state *x, const sim_step *st, int is_prefill)
  * be scheduled). Adds the decodes to st and marks them; returns the number scheduled. */
 /* Adds n decodes at context c as sim_step_add_group would one by one: at once when the step
  * has their group or room for it (then the n calls would all end in the same group), else one
- * at a time (the merging of a full step rounds each time). */
-static void add_decodes(sim_step *st, int64_t n, int64_t c)
+ * at a time (the merging of a full step rounds each time). Returns 1 when it merged
+ * contexts. */
+static int add_decodes(sim_step *st, int64_t n, int64_t c)
 {
     int room = st->n_groups < SIM_STEP_MAX_GROUPS;
     for (int i = 0; !room && i < st->n_groups; i++)
@@ -289,10 +300,11 @@ static void add_decodes(sim_step *st, int64_t n, int64_t c)
                st->groups[i].emits == 1;
     if (room) {
         sim_step_add_group(st, n, 1, c, 1);
-        return;
+        return 0;
     }
     for (int64_t k = 0; k < n; k++)
         sim_step_add_group(st, 1, 1, c, 1);
+    return 1;
 }
 
 static int64_t schedule_decodes(sim_state *x, sim_step *st)
@@ -300,6 +312,7 @@ static int64_t schedule_decodes(sim_state *x, sim_step *st)
     sim_batch_work *w = x->w;
     const int64_t bs = x->s->block_size;
     int64_t n = 0, run_n = 0, run_c = 0; /* a run of consecutive decodes at one context */
+    x->merged = 0;
     for (int i = 0; i < x->n_running; i++)
         w->decoded[w->running[i]] = 0;
     for (int i = 0; i < x->n_running; i++) {
@@ -319,7 +332,7 @@ static int64_t schedule_decodes(sim_state *x, sim_step *st)
         }
         w->decoded[id] = 1;
         if (run_n > 0 && w->cached[id] != run_c) {
-            add_decodes(st, run_n, run_c);
+            x->merged |= add_decodes(st, run_n, run_c);
             run_n = 0;
         }
         run_c = w->cached[id];
@@ -327,7 +340,7 @@ static int64_t schedule_decodes(sim_state *x, sim_step *st)
         n++;
     }
     if (run_n > 0)
-        add_decodes(st, run_n, run_c);
+        x->merged |= add_decodes(st, run_n, run_c);
     return n;
 }
 
@@ -353,6 +366,96 @@ static void finish_step(sim_state *x, int64_t *done)
         w->running[k++] = id;
     }
     x->n_running = k;
+}
+
+/* Blocks that the sequences of st0's groups start over the first k steps of a decode run:
+ * a sequence at context c in st0 has c + 1 + j cached at step j and starts a block when that
+ * is a multiple of bs (the multiples of bs in [c + 1, c + k]). */
+static int64_t run_blocks(const sim_step *st0, int64_t k, int64_t bs)
+{
+    int64_t need = 0;
+    for (int g = 0; g < st0->n_groups; g++) {
+        const int64_t c = st0->groups[g].context_tokens;
+        need += st0->groups[g].count * ((c + k) / bs - c / bs);
+    }
+    return need;
+}
+
+/*
+ * After a pure decode step st0 that admitted nothing and in which every running sequence
+ * decoded and none finished: the steps that follow are the same step with every context one
+ * larger, until a sequence finishes or a step's new blocks would leave none free (admission
+ * stays impossible meanwhile: the sequences and tokens it checks are unchanged and the free
+ * blocks only fall). Times those steps without the per-sequence scheduling loops, in one sum
+ * (sim_step_cost_decode_run) or, where that does not apply or x->stepwise asks, step by
+ * step with the same groups in the same order; leaves the finishing or preempting step to
+ * the caller. Skipped when st0 merged contexts into shared groups (then its groups are not
+ * the distinct contexts).
+ */
+static void decode_run(sim_state *x, const sim_step *st0)
+{
+    sim_batch_work *w = x->w;
+    const int64_t bs = x->s->block_size, O = x->b->output_tokens;
+    if (x->merged)
+        return;
+    int64_t n = INT64_MAX; /* steps before the one in which the first sequence finishes */
+    for (int i = 0; i < x->n_running; i++) {
+        int64_t left = O - w->generated[w->running[i]] - 1;
+        if (left < n)
+            n = left;
+    }
+    /* The longest run that leaves a block free after every step (the blocks only grow). */
+    if (n > 0 && run_blocks(st0, n, bs) > x->free_blocks - 1) {
+        int64_t lo = 0, hi = n; /* run_blocks(lo) fits, run_blocks(hi) does not */
+        while (hi - lo > 1) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (run_blocks(st0, mid, bs) > x->free_blocks - 1)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        n = lo;
+    }
+    if (n <= 0)
+        return;
+    sim_step st = *st0;
+    for (int g = 0; g < st.n_groups; g++)
+        st.groups[g].context_tokens++;
+    double roof = 0.0;
+    sim_step_cost last;
+    if (!x->stepwise && sim_step_cost_decode_run(x->m, x->hw, x->run, &st, n, &last, &roof)) {
+        x->free_blocks -= run_blocks(st0, n, bs);
+        x->cost = last;
+        add_steps(x, n, roof, x->run->alpha * roof + (double)n * x->run->beta_s, last.seqs, 0);
+    } else {
+        for (int64_t k = 0; k < n; k++) {
+            x->free_blocks -= run_blocks(st0, k + 1, bs) - run_blocks(st0, k, bs);
+            for (int g = 0; g < st.n_groups; g++)
+                st.groups[g].context_tokens = st0->groups[g].context_tokens + 1 + k;
+            account(x, &st, 0);
+        }
+    }
+    for (int i = 0; i < x->n_running; i++) {
+        int32_t id = w->running[i];
+        /* Blocks started at cached values c .. c + n - 1: the multiples of bs among them. */
+        const int64_t c = w->cached[id];
+        w->blocks[id] += (c + n - 1) / bs - (c - 1) / bs;
+        w->cached[id] += n;
+        w->generated[id] += n;
+    }
+}
+
+/* Ends a decode step that admitted nothing (n decodes, preemptions counted before it):
+ * finishes it, then runs the identical steps that follow when it was steady (every running
+ * sequence decoded, none preempted, none finished). */
+static void decode_step_end(sim_state *x, const sim_step *st, int64_t n, int64_t preempted,
+                            int64_t *done)
+{
+    const int steady = n == x->n_running && x->out->preemptions == preempted;
+    const int running = x->n_running;
+    finish_step(x, done);
+    if (steady && x->n_running == running)
+        decode_run(x, st);
 }
 
 /* Non-chunked V0 scheduling: a prefill step when any waiting prompt can be admitted,
@@ -390,9 +493,11 @@ static void step_default(sim_state *x, int64_t *done)
         finish_step(x, done);
         return;
     }
-    if (schedule_decodes(x, &st) > 0) {
+    const int64_t preempted = x->out->preemptions;
+    const int64_t n = schedule_decodes(x, &st);
+    if (n > 0) {
         account(x, &st, 0);
-        finish_step(x, done);
+        decode_step_end(x, &st, n, preempted, done);
     }
 }
 
@@ -403,7 +508,9 @@ static void step_chunked(sim_state *x, int64_t *done)
     sim_batch_work *w = x->w;
     const int64_t P = x->b->prompt_tokens, bs = x->s->block_size;
     sim_step st = {0};
-    int64_t budget = x->s->max_num_batched_tokens - schedule_decodes(x, &st);
+    const int64_t preempted = x->out->preemptions;
+    const int64_t n_dec = schedule_decodes(x, &st);
+    int64_t budget = x->s->max_num_batched_tokens - n_dec;
     int any_prefill = 0;
     /* Pass 0 continues partial prefills of running sequences; pass 1 admits waiting prompts
      * (FCFS) while sequences, tokens and blocks (above the watermark) allow. */
@@ -453,7 +560,10 @@ static void step_chunked(sim_state *x, int64_t *done)
     if (st.n_groups == 0)
         return;
     account(x, &st, any_prefill);
-    finish_step(x, done);
+    if (any_prefill)
+        finish_step(x, done);
+    else
+        decode_step_end(x, &st, n_dec, preempted, done); /* pass 1 could admit no prompt */
 }
 
 /* An offline batch on the V1 engine: every request arrives at t = 0 and the serving
@@ -487,10 +597,10 @@ static sim_status batch_v1(const sim_engine *e, const sim_model *m, const sim_hw
     return SIM_OK;
 }
 
-sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                              const sim_run_cfg *run, const sim_sched_resolved *s,
-                              const sim_batch *b, sim_batch_work *work, sim_batch_result *out,
-                              struct sim_err *err)
+static sim_status batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                                 const sim_run_cfg *run, const sim_sched_resolved *s,
+                                 const sim_batch *b, sim_batch_work *work, int stepwise,
+                                 sim_batch_result *out, struct sim_err *err)
 {
     *out = (sim_batch_result){0};
     if (b->batch < 1 || b->batch > SIM_BATCH_MAX_SEQS || b->prompt_tokens < 1 ||
@@ -520,7 +630,17 @@ sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim
                   (long long)clamp_mb(mem.weights_bytes), (long long)clamp_mb(mem.kv_budget_bytes));
         return SIM_ERANGE;
     }
-    sim_state x = {e, m, hw, run, s, b, work, out, mem.kv_blocks, mem.kv_blocks, 0, 0, 0};
+    sim_state x = {.e = e,
+                   .m = m,
+                   .hw = hw,
+                   .run = run,
+                   .s = s,
+                   .b = b,
+                   .w = work,
+                   .out = out,
+                   .free_blocks = mem.kv_blocks,
+                   .total_blocks = mem.kv_blocks,
+                   .stepwise = stepwise};
     /* vLLM BlockSpaceManager watermark: admit a prefill only if this many blocks stay free. */
     x.watermark = (int64_t)(e->watermark_frac * (double)mem.kv_blocks);
     for (int32_t i = 0; i < (int32_t)b->batch; i++) {
@@ -556,4 +676,20 @@ sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim
     out->peak_kv_frac =
         mem.kv_blocks > 0 ? (double)out->peak_kv_blocks / (double)mem.kv_blocks : 0.0;
     return SIM_OK;
+}
+
+sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                              const sim_run_cfg *run, const sim_sched_resolved *s,
+                              const sim_batch *b, sim_batch_work *work, sim_batch_result *out,
+                              struct sim_err *err)
+{
+    return batch_simulate(e, m, hw, run, s, b, work, 0, out, err);
+}
+
+sim_status sim_batch_simulate_stepwise(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                                       const sim_run_cfg *run, const sim_sched_resolved *s,
+                                       const sim_batch *b, sim_batch_work *work,
+                                       sim_batch_result *out, struct sim_err *err)
+{
+    return batch_simulate(e, m, hw, run, s, b, work, 1, out, err);
 }

@@ -250,4 +250,15 @@ sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim
                               const sim_batch *b, sim_batch_work *work,
                               sim_batch_result *out /* OUT */, struct sim_err *err /* OUT */);
 
+/*
+ * The same simulation with every step of the V0 engines timed one by one: the runs of
+ * identical decode steps that sim_batch_simulate sums in closed form (docs/model.md,
+ * "Decode runs") are stepped here. Slower; tests compare the two.
+ */
+sim_status sim_batch_simulate_stepwise(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                                       const sim_run_cfg *run, const sim_sched_resolved *s,
+                                       const sim_batch *b, sim_batch_work *work,
+                                       sim_batch_result *out /* OUT */,
+                                       struct sim_err *err /* OUT */);
+
 #endif
