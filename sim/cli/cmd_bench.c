@@ -22,13 +22,17 @@ static double now_s(void)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT] [--sweep]\n"
-               "       llmstep bench --serve [--trace FILE.jsonl]\n\n"
+               "       llmstep bench --serve [--trace FILE.jsonl]\n"
+               "       llmstep bench --validate [--measurements FILE.jsonl]\n\n"
                "--serve: times the V1 serving simulation (median of repetitions): a closed\n"
                "loop of 10,000 requests (Llama-3.1-8B, h100-sxm, 1024 in, 128 out, 128\n"
                "clients; target under 100 ms) and a 300-request trace (the shared\n"
                "LLMServingSim RTX 4090 trace, or --trace FILE; without either, 300\n"
                "generated Poisson requests at 10/s; target under 5 ms). Prints medians of\n"
                "the thread's CPU time (judged against the targets) and of wall time.\n\n"
+               "--validate: times `llmstep validate` in process on FILE (default: the 511\n"
+               "Argonne offline batches in ../shared/data): loading the rows and the files\n"
+               "they name, and predicting every row; prints medians of 15 repetitions.\n\n"
                "--sweep: times `llmstep sweep` on 1,048,576 decode configurations (TP\n"
                "1,2,4,8 x batch 1..256 x context 64..65536): evaluation alone, and with\n"
                "CSV written to /dev/null.\n\n"
@@ -40,21 +44,26 @@ static void usage(FILE *f)
 
 int cmd_bench(int argc, char **argv)
 {
-    int sweep = 0, serve = 0;
-    const char *trace = NULL;
+    int sweep = 0, serve = 0, validate = 0;
+    const char *trace = NULL, *meas = NULL;
     const char *model = "llama-3.1-8b", *hwname = "h100-sxm";
     int64_t tp = 1, n = 4000000;
     const cli_opt t[] = {
-        CLI_STR("model", &model),    CLI_STR("hw", &hwname),
-        CLI_I64("tp", &tp, 1, 4096), CLI_I64("n", &n, 1, (double)(INT64_C(1) << 40)),
-        CLI_FLAG("sweep", &sweep),   CLI_FLAG("serve", &serve),
-        CLI_STR("trace", &trace),
+        CLI_STR("model", &model),       CLI_STR("hw", &hwname),
+        CLI_I64("tp", &tp, 1, 4096),    CLI_I64("n", &n, 1, (double)(INT64_C(1) << 40)),
+        CLI_FLAG("sweep", &sweep),      CLI_FLAG("serve", &serve),
+        CLI_STR("trace", &trace),       CLI_FLAG("validate", &validate),
+        CLI_STR("measurements", &meas),
     };
     int done, rc = cli_opts_parse("bench", argc, argv, t, CLI_N(t), usage, &done);
     if (rc != CLI_OK || done)
         return rc;
-    if (sweep + serve > 1) {
-        cli_error("bench: give one of --sweep and --serve");
+    if (sweep + serve + validate > 1) {
+        cli_error("bench: give one of --sweep, --serve and --validate");
+        return CLI_USAGE;
+    }
+    if (meas && !validate) {
+        cli_error("bench: --measurements belongs to --validate");
         return CLI_USAGE;
     }
     if (trace && !serve) {
@@ -65,6 +74,8 @@ int cmd_bench(int argc, char **argv)
         return cli_bench_sweep(model, hwname);
     if (serve)
         return cli_bench_serve(trace);
+    if (validate)
+        return cli_bench_validate(meas);
     sim_model m;
     sim_hw hw;
     char p1[4096], p2[4096];

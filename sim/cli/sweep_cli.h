@@ -115,4 +115,8 @@ int cli_bench_sweep(const char *model, const char *hw);
  * trace (trace: a JSON Lines file, or NULL for the shared LLMServingSim one) (bench_serve.c). */
 int cli_bench_serve(const char *trace);
 
+/* `llmstep bench --validate [--measurements FILE]`: times validate on FILE (default: the
+ * shared Argonne offline batches) in process, median of repetitions (bench_validate.c). */
+int cli_bench_validate(const char *file);
+
 #endif
