@@ -70,49 +70,62 @@ static int set_default(sim_hw *hw, sim_hw_field f, double v, const char *why)
     return 1;
 }
 
+/*
+ * The defaults of absent figures, applied in this order (a default may be another figure's
+ * value, set earlier): value = factor x the figure `from`, or factor alone when from is
+ * SIM_HWF_COUNT. docs/hwprofile.md, "Defaults".
+ */
+static const struct hw_default {
+    sim_hw_field f, from;
+    double factor;
+    const char *why;
+} hw_defaults[] = {
+    {SIM_HWF_BW_STREAM_COPY, SIM_HWF_BW_HBM_PEAK, DEFAULT_STREAM_OVER_PEAK_FRAC,
+     "default: 0.85 x bw_hbm_peak_bytes_per_s"},
+    {SIM_HWF_BW_STREAM_SCALE, SIM_HWF_BW_STREAM_COPY, 1.0, "default: = bw_stream_copy_bytes_per_s"},
+    {SIM_HWF_BW_STREAM_ADD, SIM_HWF_BW_STREAM_COPY, 1.0, "default: = bw_stream_copy_bytes_per_s"},
+    {SIM_HWF_BW_STREAM_TRIAD, SIM_HWF_BW_STREAM_COPY, 1.0, "default: = bw_stream_copy_bytes_per_s"},
+    {SIM_HWF_GEMM_EFF_FP16, SIM_HWF_COUNT, DEFAULT_GEMM_EFF_FRAC, "default: 0.70"},
+    /* gemm_eff_fp8_frac only on GPUs with an fp8 peak (sim_hw_apply_defaults) */
+    {SIM_HWF_GEMM_EFF_FP8, SIM_HWF_COUNT, DEFAULT_GEMM_EFF_FRAC, "default: 0.70"},
+    {SIM_HWF_ATTN_EFF, SIM_HWF_GEMM_EFF_FP16, 1.0, "default: = gemm_eff_fp16_frac"},
+    {SIM_HWF_BW_FACTOR_WEIGHTS, SIM_HWF_COUNT, 1.0, "default: 1 (STREAM copy rate)"},
+    {SIM_HWF_BW_FACTOR_KV, SIM_HWF_COUNT, 1.0, "default: 1 (STREAM copy rate)"},
+    {SIM_HWF_BW_FACTOR_MIXED, SIM_HWF_COUNT, 1.0, "default: 1 (STREAM copy rate)"},
+    {SIM_HWF_GEMM_FIXED, SIM_HWF_COUNT, 0.0, "default: 0 (no fixed time per kernel)"},
+    {SIM_HWF_ATTN_FIXED, SIM_HWF_COUNT, 0.0, "default: 0 (no fixed time per kernel)"},
+    {SIM_HWF_ELEMWISE_FIXED, SIM_HWF_COUNT, 0.0, "default: 0 (no fixed time per kernel)"},
+    /* What cudaMemGetInfo reports as total; vLLM's gpu_memory_utilization is a share of it. */
+    {SIM_HWF_MEM_CUDA_TOTAL, SIM_HWF_MEM_CAPACITY, 1.0,
+     "default: = mem_capacity_bytes (CUDA-reported total not measured)"},
+    /* fp8 figures fall back to the 16-bit ones, which is what the model did before they
+     * existed. */
+    {SIM_HWF_BW_FACTOR_WEIGHTS_FP8, SIM_HWF_BW_FACTOR_WEIGHTS, 1.0,
+     "default: = bw_factor_weights_frac"},
+    {SIM_HWF_GEMM_FIXED_FP8, SIM_HWF_GEMM_FIXED, 1.0, "default: = gemm_fixed_s"},
+    {SIM_HWF_BW_FACTOR_KV_FP8, SIM_HWF_BW_FACTOR_KV, 1.0, "default: = bw_factor_kv_gather_frac"},
+    {SIM_HWF_ATTN_DECODE_SEQ_HEAD, SIM_HWF_COUNT, 0.0,
+     "default: 0 (no time per sequence and head)"},
+    {SIM_HWF_ATTN_PREFILL_FIXED, SIM_HWF_COUNT, 0.0,
+     "default: 0 (no fixed time on the prefill compute side)"},
+    {SIM_HWF_ATTN_PREFILL_SEQ_HALF, SIM_HWF_COUNT, 0.0,
+     "default: 0 (prefill attention at attn_eff_frac at every length)"},
+    {SIM_HWF_LINK_BW, SIM_HWF_COUNT, DEFAULT_LINK_BW_BYTES_PER_S,
+     "default: PCIe Gen4 x16, 32e9 B/s per direction"},
+    {SIM_HWF_N_GPUS_PER_NODE, SIM_HWF_COUNT, DEFAULT_GPUS_PER_NODE,
+     "default: 8 (an HGX/DGX or OAM baseboard); the largest TP modelled"},
+};
+
 int sim_hw_apply_defaults(sim_hw *hw)
 {
     int n = 0;
-    n += set_default(hw, SIM_HWF_BW_STREAM_COPY,
-                     DEFAULT_STREAM_OVER_PEAK_FRAC * hw->v[SIM_HWF_BW_HBM_PEAK],
-                     "default: 0.85 x bw_hbm_peak_bytes_per_s");
-    n += set_default(hw, SIM_HWF_BW_STREAM_SCALE, hw->v[SIM_HWF_BW_STREAM_COPY],
-                     "default: = bw_stream_copy_bytes_per_s");
-    n += set_default(hw, SIM_HWF_BW_STREAM_ADD, hw->v[SIM_HWF_BW_STREAM_COPY],
-                     "default: = bw_stream_copy_bytes_per_s");
-    n += set_default(hw, SIM_HWF_BW_STREAM_TRIAD, hw->v[SIM_HWF_BW_STREAM_COPY],
-                     "default: = bw_stream_copy_bytes_per_s");
-    n += set_default(hw, SIM_HWF_GEMM_EFF_FP16, DEFAULT_GEMM_EFF_FRAC, "default: 0.70");
-    if (hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT)
-        n += set_default(hw, SIM_HWF_GEMM_EFF_FP8, DEFAULT_GEMM_EFF_FRAC, "default: 0.70");
-    n += set_default(hw, SIM_HWF_ATTN_EFF, hw->v[SIM_HWF_GEMM_EFF_FP16],
-                     "default: = gemm_eff_fp16_frac");
-    n += set_default(hw, SIM_HWF_BW_FACTOR_WEIGHTS, 1.0, "default: 1 (STREAM copy rate)");
-    n += set_default(hw, SIM_HWF_BW_FACTOR_KV, 1.0, "default: 1 (STREAM copy rate)");
-    n += set_default(hw, SIM_HWF_BW_FACTOR_MIXED, 1.0, "default: 1 (STREAM copy rate)");
-    n += set_default(hw, SIM_HWF_GEMM_FIXED, 0.0, "default: 0 (no fixed time per kernel)");
-    n += set_default(hw, SIM_HWF_ATTN_FIXED, 0.0, "default: 0 (no fixed time per kernel)");
-    n += set_default(hw, SIM_HWF_ELEMWISE_FIXED, 0.0, "default: 0 (no fixed time per kernel)");
-    /* What cudaMemGetInfo reports as total; vLLM's gpu_memory_utilization is a share of it. */
-    n += set_default(hw, SIM_HWF_MEM_CUDA_TOTAL, hw->v[SIM_HWF_MEM_CAPACITY],
-                     "default: = mem_capacity_bytes (CUDA-reported total not measured)");
-    /* fp8 figures fall back to the 16-bit ones, which is what the model did before they existed. */
-    n += set_default(hw, SIM_HWF_BW_FACTOR_WEIGHTS_FP8, hw->v[SIM_HWF_BW_FACTOR_WEIGHTS],
-                     "default: = bw_factor_weights_frac");
-    n += set_default(hw, SIM_HWF_GEMM_FIXED_FP8, hw->v[SIM_HWF_GEMM_FIXED],
-                     "default: = gemm_fixed_s");
-    n += set_default(hw, SIM_HWF_BW_FACTOR_KV_FP8, hw->v[SIM_HWF_BW_FACTOR_KV],
-                     "default: = bw_factor_kv_gather_frac");
-    n += set_default(hw, SIM_HWF_ATTN_DECODE_SEQ_HEAD, 0.0,
-                     "default: 0 (no time per sequence and head)");
-    n += set_default(hw, SIM_HWF_ATTN_PREFILL_FIXED, 0.0,
-                     "default: 0 (no fixed time on the prefill compute side)");
-    n += set_default(hw, SIM_HWF_ATTN_PREFILL_SEQ_HALF, 0.0,
-                     "default: 0 (prefill attention at attn_eff_frac at every length)");
-    n += set_default(hw, SIM_HWF_LINK_BW, DEFAULT_LINK_BW_BYTES_PER_S,
-                     "default: PCIe Gen4 x16, 32e9 B/s per direction");
-    n += set_default(hw, SIM_HWF_N_GPUS_PER_NODE, DEFAULT_GPUS_PER_NODE,
-                     "default: 8 (an HGX/DGX or OAM baseboard); the largest TP modelled");
+    for (size_t i = 0; i < sizeof(hw_defaults) / sizeof(hw_defaults[0]); i++) {
+        const struct hw_default *d = &hw_defaults[i];
+        if (d->f == SIM_HWF_GEMM_EFF_FP8 && hw->prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT)
+            continue;
+        const double v = d->from == SIM_HWF_COUNT ? d->factor : d->factor * hw->v[d->from];
+        n += set_default(hw, d->f, v, d->why);
+    }
     return n;
 }
 
