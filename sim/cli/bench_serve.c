@@ -16,56 +16,26 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "sweep_cli.h"
 
-static double clock_s(clockid_t id)
+/* One timed run of the prepared workload. */
+typedef struct serve_job {
+    cli_run *run;
+    cli_serve *sv;
+    sim_serve_result *res;
+    sim_serve_stats *st;
+} serve_job;
+
+static int serve_once(void *ctx)
 {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    serve_job *j = ctx;
+    return cli_serve_run(j->run, j->sv, 0.0, 0.0, NULL, NULL, j->res, j->st);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-#define MAX_REPS 101
-
-/* Medians over runs, seconds: wall clock, and CPU time of this thread (what the simulation
- * costs one core, without the time the scheduler gave other processes). */
-typedef struct bench_times {
-    double wall_s, cpu_s, wall_min_s;
-} bench_times;
-
-/* Times reps runs of the prepared workload. */
-static int time_runs(cli_run *run, cli_serve *sv, int reps, bench_times *bt, sim_serve_result *res,
-                     sim_serve_stats *st)
-{
-    double wall[MAX_REPS], cpu[MAX_REPS];
-    for (int i = 0; i < reps; i++) {
-        double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-        int rc = cli_serve_run(run, sv, 0.0, 0.0, NULL, NULL, res, st);
-        cpu[i] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
-        wall[i] = clock_s(CLOCK_MONOTONIC) - w0;
-        if (rc != CLI_OK)
-            return rc;
-    }
-    qsort(wall, (size_t)reps, sizeof(wall[0]), cmp_double);
-    qsort(cpu, (size_t)reps, sizeof(cpu[0]), cmp_double);
-    bt->wall_s = wall[reps / 2];
-    bt->cpu_s = cpu[reps / 2];
-    bt->wall_min_s = wall[0];
-    return CLI_OK;
-}
-
-static void print_case(const char *name, int reps, const bench_times *bt, double target,
+static void print_case(const char *name, int reps, const cli_bench_times *bt, double target,
                        const sim_serve_result *res, const sim_serve_stats *st, int64_t n)
 {
     printf("  %s\n", name);
@@ -103,14 +73,15 @@ static int run_case(const cli_run_spec *spec, const sim_workload_spec *w, const 
     memset(&sv, 0, sizeof(sv));
     sim_serve_result res;
     sim_serve_stats st;
-    bench_times bt;
+    cli_bench_times bt;
+    serve_job job = {&run, &sv, &res, &st};
     int rc = cli_run_open(spec, &run);
     if (rc == CLI_OK)
         rc = cli_serve_prepare(&sv, w, trace);
     if (rc == CLI_OK)
         rc = cli_serve_run(&run, &sv, 0.0, 0.0, NULL, NULL, &res, &st); /* warm the caches */
     if (rc == CLI_OK)
-        rc = time_runs(&run, &sv, reps, &bt, &res, &st);
+        rc = cli_bench_repeat(serve_once, &job, reps, &bt);
     if (rc == CLI_OK && title)
         printf("llmstep bench --serve: %s on %s, TP 1, engine %s (server defaults), one core\n",
                run.model.id, run.hw.id, run.engine.id);
@@ -125,14 +96,12 @@ int cli_bench_serve(const char *trace_arg)
 {
     cli_run_spec spec;
     bench_spec(&spec);
-    sim_workload_spec closed = {0};
-    closed.arrival = SIM_ARRIVAL_CLOSED;
-    closed.concurrency = 128;
-    closed.prompt_tokens = 1024;
-    closed.output_tokens = 128;
-    closed.num_requests = 10000;
-    closed.warmup_requests = 0;
-    closed.burstiness = 1.0;
+    const sim_workload_spec closed = {.arrival = SIM_ARRIVAL_CLOSED,
+                                      .concurrency = 128,
+                                      .prompt_tokens = 1024,
+                                      .output_tokens = 128,
+                                      .num_requests = 10000,
+                                      .burstiness = 1.0};
     int rc = run_case(&spec, &closed, NULL,
                       "closed loop: 128 clients, 1024 prompt + 128 output tokens", 15, 0.100, 1);
     if (rc != CLI_OK)
@@ -162,17 +131,16 @@ int cli_bench_serve(const char *trace_arg)
         snprintf(name, sizeof(name), "trace %s", trace);
     } else {
         /* ShareGPT-like: prompts and outputs spread widely around a few hundred tokens. */
-        open.arrival = SIM_ARRIVAL_POISSON;
-        open.rate_per_s = 10.0;
-        open.burstiness = 1.0;
-        open.prompt_tokens = 256;
-        open.output_tokens = 256;
-        open.range_ratio = 0.9;
-        open.num_requests = 300;
-        open.warmup_requests = 0;
+        open = (sim_workload_spec){.arrival = SIM_ARRIVAL_POISSON,
+                                   .rate_per_s = 10.0,
+                                   .burstiness = 1.0,
+                                   .prompt_tokens = 256,
+                                   .output_tokens = 256,
+                                   .range_ratio = 0.9,
+                                   .num_requests = 300};
         snprintf(name, sizeof(name),
                  "generated: 300 Poisson requests at 10/s, lengths uniform in 25..486 (no trace "
                  "found)");
     }
-    return run_case(&spec, &open, trace, name, MAX_REPS, 0.005, 0);
+    return run_case(&spec, &open, trace, name, CLI_BENCH_MAX_REPS, 0.005, 0);
 }

@@ -9,17 +9,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
 #include "sweep_cli.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct count_ctx {
     int64_t n, n_fit;
@@ -70,9 +61,9 @@ int cli_bench_sweep(const char *model, const char *hw)
     o.axes = (sim_sweep_axes){tps, N_TP, batches, N_BATCH, contexts, N_CTX};
     count_ctx cnt = {0};
     cli_sweep_sink cs = {&cnt, NULL, count_row, NULL};
-    double t0 = now_s();
+    double t0 = cli_bench_wall_s();
     rc = cli_sweep_run(&o, &cs);
-    double t_eval = now_s() - t0;
+    double t_eval = cli_bench_wall_s() - t0;
     if (rc != CLI_OK)
         return rc;
     FILE *devnull = fopen("/dev/null", "w");
@@ -85,10 +76,10 @@ int cli_bench_sweep(const char *model, const char *hw)
     }
     cli_sweep_csv_header(&out);
     cli_sweep_sink ss = {&out, NULL, csv_row, NULL};
-    t0 = now_s();
+    t0 = cli_bench_wall_s();
     rc = cli_sweep_run(&o, &ss);
     cli_outbuf_flush(&out);
-    double t_all = now_s() - t0;
+    double t_all = cli_bench_wall_s() - t0;
     cli_outbuf_close(&out);
     fclose(devnull);
     if (rc != CLI_OK)

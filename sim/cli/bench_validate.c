@@ -11,10 +11,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cache.h"
 #include "err.h"
@@ -23,19 +21,6 @@
 #include "sweep_cli.h"
 
 #define REPS 15
-
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* One validation: rows, steps simulated and MAPE (the check that the work was done). */
 typedef struct bench_val {
@@ -76,6 +61,22 @@ static sim_status validate_once(const char *file, bench_val *v, struct sim_err *
     return st;
 }
 
+typedef struct validate_job {
+    const char *file;
+    bench_val v;
+    struct sim_err err;
+} validate_job;
+
+static int validate_job_run(void *ctx)
+{
+    validate_job *j = ctx;
+    sim_status st = validate_once(j->file, &j->v, &j->err);
+    if (st == SIM_OK)
+        return CLI_OK;
+    cli_error("%s", j->err.msg);
+    return st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
+}
+
 int cli_bench_validate(const char *file_arg)
 {
     char path[4096];
@@ -91,27 +92,18 @@ int cli_bench_validate(const char *file_arg)
         }
         file = path;
     }
-    double wall[REPS], cpu[REPS];
-    bench_val v = {0};
-    for (int i = 0; i < REPS; i++) {
-        struct sim_err err;
-        double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-        sim_status st = validate_once(file, &v, &err);
-        cpu[i] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
-        wall[i] = clock_s(CLOCK_MONOTONIC) - w0;
-        if (st != SIM_OK) {
-            cli_error("%s", err.msg);
-            return st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
-        }
-    }
-    qsort(wall, REPS, sizeof(wall[0]), cmp_double);
-    qsort(cpu, REPS, sizeof(cpu[0]), cmp_double);
+    validate_job job = {.file = file};
+    cli_bench_times bt;
+    int rc = cli_bench_repeat(validate_job_run, &job, REPS, &bt);
+    if (rc != CLI_OK)
+        return rc;
+    const bench_val v = job.v;
     printf("llmstep bench --validate: %s\n", file);
     printf("  rows                     %zu (uncalibrated MAPE %.2f%%)\n", v.rows, v.mape_pct);
     printf("  engine steps simulated   %.0f\n", v.steps);
     printf("  time per validation      %.4f s CPU, %.4f s wall (medians of %d; load, "
            "predict, errors)\n",
-           cpu[REPS / 2], wall[REPS / 2], REPS);
-    printf("  rows per second          %.0f\n", (double)v.rows / cpu[REPS / 2]);
+           bt.cpu_s, bt.wall_s, REPS);
+    printf("  rows per second          %.0f\n", (double)v.rows / bt.cpu_s);
     return CLI_OK;
 }

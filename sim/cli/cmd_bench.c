@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,11 +13,39 @@
 #include "opts.h"
 #include "sweep_cli.h"
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double cli_bench_wall_s(void) { return clock_s(CLOCK_MONOTONIC); }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int cli_bench_repeat(int (*fn)(void *ctx), void *ctx, int reps, cli_bench_times *out)
+{
+    double wall[CLI_BENCH_MAX_REPS], cpu[CLI_BENCH_MAX_REPS];
+    reps = reps < 1 ? 1 : (reps > CLI_BENCH_MAX_REPS ? CLI_BENCH_MAX_REPS : reps);
+    for (int i = 0; i < reps; i++) {
+        double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+        int rc = fn(ctx);
+        cpu[i] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+        wall[i] = clock_s(CLOCK_MONOTONIC) - w0;
+        if (rc != CLI_OK)
+            return rc;
+    }
+    qsort(wall, (size_t)reps, sizeof(wall[0]), cmp_double);
+    qsort(cpu, (size_t)reps, sizeof(cpu[0]), cmp_double);
+    out->wall_s = wall[reps / 2];
+    out->cpu_s = cpu[reps / 2];
+    out->wall_min_s = wall[0];
+    return CLI_OK;
 }
 
 static void usage(FILE *f)
@@ -79,9 +108,7 @@ int cmd_bench(int argc, char **argv)
     sim_model m;
     sim_hw hw;
     char p1[4096], p2[4096];
-    rc = cli_load_model(model, &m, p1, sizeof(p1));
-    if (rc == CLI_OK)
-        rc = cli_load_hw(hwname, &hw, p2, sizeof(p2));
+    rc = cli_load_model_hw(model, hwname, &m, &hw, p1, p2, sizeof(p1));
     if (rc != CLI_OK)
         return rc;
     sim_run_cfg cfg = {(int)tp, m.dtype, m.dtype, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
@@ -94,7 +121,7 @@ int cmd_bench(int argc, char **argv)
     sim_step s = {0};
     sim_step_cost cost;
     double sink = 0.0;
-    double t0 = now_s();
+    double t0 = cli_bench_wall_s();
     for (int64_t i = 0; i < n; i++) {
         s.n_groups = 1;
         s.groups[0] = (sim_group){1 + (i & 255), 1, 128 + ((i * 37) & 8063), 1};
@@ -105,7 +132,7 @@ int cmd_bench(int argc, char **argv)
         sim_step_cost_compute(&m, &hw, &cfg, &s, &cost);
         sink += cost.step_s;
     }
-    double dt = now_s() - t0;
+    double dt = cli_bench_wall_s() - t0;
     printf("llmstep bench: %s on %s, TP %lld\n", m.id, hw.id, (long long)tp);
     printf("  predictions            %lld\n", (long long)n);
     printf("  wall time              %.3f s\n", dt);

@@ -108,6 +108,22 @@ void cli_sweep_serving_csv_row(cli_outbuf *o, const cli_sweep_block *b, const si
 void cli_sweep_csv_header(cli_outbuf *o);
 void cli_sweep_csv_row(cli_outbuf *o, const cli_sweep_block *b, const sim_sweep_row *r);
 
+/* Benchmark clocks (cmd_bench.c): monotonic wall time, seconds. */
+double cli_bench_wall_s(void);
+
+/* Medians over repetitions, seconds: wall clock, and CPU time of the calling thread (what
+ * the work costs one core, without the time the scheduler gave other processes). */
+typedef struct cli_bench_times {
+    double wall_s, cpu_s, wall_min_s;
+} cli_bench_times;
+
+/* Most repetitions cli_bench_repeat takes. */
+#define CLI_BENCH_MAX_REPS 101
+
+/* Runs fn(ctx) reps times (1..CLI_BENCH_MAX_REPS) and sets the medians; returns the first
+ * code other than CLI_OK that fn returns, else CLI_OK. */
+int cli_bench_repeat(int (*fn)(void *ctx), void *ctx, int reps, cli_bench_times *out /* OUT */);
+
 /* `llmstep bench --sweep`: evaluation and CSV rates of the sweep (bench_sweep.c). */
 int cli_bench_sweep(const char *model, const char *hw);
 
