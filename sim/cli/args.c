@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_json.h"
 #include "hw_json.h"
 #include "model_json.h"
 #include "paths.h"
@@ -208,26 +209,33 @@ int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *er
     return 0;
 }
 
+/* The index of s among names (the enum value it names), or -1. */
+static int name_index(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 int cli_parse_gemm(const char *s, sim_gemm_model *out)
 {
-    if (strcmp(s, "flat") == 0)
-        *out = SIM_GEMM_FLAT;
-    else if (strcmp(s, "tile-wave") == 0)
-        *out = SIM_GEMM_TILE_WAVE;
-    else
-        return -1;
-    return 0;
+    static const char *const names[SIM_GEMM_MODEL_COUNT] = {
+        [SIM_GEMM_FLAT] = "flat", [SIM_GEMM_TILE_WAVE] = "tile-wave"};
+    int i = name_index(s, names, SIM_GEMM_MODEL_COUNT);
+    if (i >= 0)
+        *out = (sim_gemm_model)i;
+    return i >= 0 ? 0 : -1;
 }
 
 int cli_parse_roofline(const char *s, sim_roofline_mode *out)
 {
-    if (strcmp(s, "op") == 0)
-        *out = SIM_ROOFLINE_OP;
-    else if (strcmp(s, "step") == 0)
-        *out = SIM_ROOFLINE_STEP;
-    else
-        return -1;
-    return 0;
+    static const char *const names[SIM_ROOFLINE_MODE_COUNT] = {
+        [SIM_ROOFLINE_OP] = "op", [SIM_ROOFLINE_STEP] = "step"};
+    int i = name_index(s, names, SIM_ROOFLINE_MODE_COUNT);
+    if (i >= 0)
+        *out = (sim_roofline_mode)i;
+    return i >= 0 ? 0 : -1;
 }
 
 int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s)
@@ -263,26 +271,41 @@ int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s)
     return -1;
 }
 
+/* CLI_OK, or the message printed and CLI_BAD_INPUT. */
+static int loaded(sim_status st, const struct sim_err *err)
+{
+    if (st == SIM_OK)
+        return CLI_OK;
+    cli_error("%s", err->msg);
+    return CLI_BAD_INPUT;
+}
+
 int cli_load_model(const char *name, sim_model *m, char *path, size_t cap)
 {
     struct sim_err err;
-    if (sim_path_resolve(cli_data_dir(), "models", name, path, cap, &err) != SIM_OK ||
-        sim_model_load(path, name, m, &err) != SIM_OK) {
-        cli_error("%s", err.msg);
-        return CLI_BAD_INPUT;
-    }
-    return CLI_OK;
+    sim_status st = sim_path_resolve(cli_data_dir(), "models", name, path, cap, &err);
+    return loaded(st == SIM_OK ? sim_model_load(path, name, m, &err) : st, &err);
 }
 
 int cli_load_hw(const char *name, sim_hw *hw, char *path, size_t cap)
 {
     struct sim_err err;
-    if (sim_path_resolve(cli_data_dir(), "hwprofiles", name, path, cap, &err) != SIM_OK ||
-        sim_hw_load(path, hw, &err) != SIM_OK) {
-        cli_error("%s", err.msg);
-        return CLI_BAD_INPUT;
-    }
-    return CLI_OK;
+    sim_status st = sim_path_resolve(cli_data_dir(), "hwprofiles", name, path, cap, &err);
+    return loaded(st == SIM_OK ? sim_hw_load(path, hw, &err) : st, &err);
+}
+
+int cli_load_engine(const char *name, sim_engine *e, char *path, size_t cap)
+{
+    struct sim_err err;
+    sim_status st = sim_path_resolve(cli_data_dir(), "engines", name, path, cap, &err);
+    return loaded(st == SIM_OK ? sim_engine_load(path, e, &err) : st, &err);
+}
+
+int cli_load_model_hw(const char *model, const char *hw_name, sim_model *m, sim_hw *hw,
+                      char *model_path, char *hw_path, size_t cap)
+{
+    int rc = cli_load_model(model, m, model_path, cap);
+    return rc == CLI_OK ? cli_load_hw(hw_name, hw, hw_path, cap) : rc;
 }
 
 int cli_load_calib(const char *path, const char *hw_id, sim_calib *c)

@@ -87,6 +87,9 @@ int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s);
 /* Resolve and load by id or path; print the error and return CLI_BAD_INPUT on failure. */
 int cli_load_model(const char *name, sim_model *m, char *path_out, size_t cap);
 int cli_load_hw(const char *name, sim_hw *hw, char *path_out, size_t cap);
+/* A model, then a hardware profile (each path_out of cap bytes). */
+int cli_load_model_hw(const char *model, const char *hw_name, sim_model *m, sim_hw *hw,
+                      char *model_path_out, char *hw_path_out, size_t cap);
 /* Loads a calibration and checks it names hw_id. */
 int cli_load_calib(const char *path, const char *hw_id, sim_calib *c);
 

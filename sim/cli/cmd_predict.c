@@ -321,9 +321,7 @@ int cmd_predict(int argc, char **argv)
     sim_hw hw;
     sim_calib cal;
     char mpath[4096], hpath[4096];
-    rc = cli_load_model(model_name, &m, mpath, sizeof(mpath));
-    if (rc == CLI_OK)
-        rc = cli_load_hw(hw_name, &hw, hpath, sizeof(hpath));
+    rc = cli_load_model_hw(model_name, hw_name, &m, &hw, mpath, hpath, sizeof(mpath));
     if (rc == CLI_OK && calib_path)
         rc = cli_load_calib(calib_path, hw.id, &cal);
     if (rc != CLI_OK)

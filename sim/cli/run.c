@@ -6,8 +6,6 @@
 
 #include "cli.h"
 #include "deploy.h"
-#include "engine_json.h"
-#include "paths.h"
 #include "units.h"
 
 void cli_run_spec_init(cli_run_spec *spec)
@@ -19,24 +17,12 @@ void cli_run_spec_init(cli_run_spec *spec)
     sim_sched_cfg_unset(&spec->sched);
 }
 
-int cli_load_engine(const char *name, sim_engine *e, char *path, size_t cap)
-{
-    struct sim_err err;
-    if (sim_path_resolve(cli_data_dir(), "engines", name, path, cap, &err) != SIM_OK ||
-        sim_engine_load(path, e, &err) != SIM_OK) {
-        cli_error("%s", err.msg);
-        return CLI_BAD_INPUT;
-    }
-    return CLI_OK;
-}
-
 int cli_run_open(const cli_run_spec *spec, cli_run *run)
 {
     memset(run, 0, sizeof(*run));
     struct sim_err err;
-    int rc = cli_load_model(spec->model, &run->model, run->model_path, sizeof(run->model_path));
-    if (rc == CLI_OK)
-        rc = cli_load_hw(spec->hw, &run->hw, run->hw_path, sizeof(run->hw_path));
+    int rc = cli_load_model_hw(spec->model, spec->hw, &run->model, &run->hw, run->model_path,
+                               run->hw_path, sizeof(run->model_path));
     if (rc == CLI_OK && spec->calibration)
         rc = cli_load_calib(spec->calibration, run->hw.id, &run->calib);
     if (rc != CLI_OK)
