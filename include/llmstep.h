@@ -359,6 +359,32 @@ LLMSTEP_API llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_worklo
                                          llmstep_serve_result *out /* OUT */,
                                          llmstep_error *err /* OUT */);
 
+/*
+ * 1 when r meets the service-level objectives at a percentile of TTFT and TPOT (50, 90 or
+ * 99; anything else: 90): each limit <= 0 is none, and a TPOT that is NaN (one-token
+ * outputs) is not judged. The rule of `llmstep sweep --kind serving`'s meets_slo.
+ */
+LLMSTEP_API int llmstep_meets_slo(const llmstep_serve_result *r, double slo_ttft_s,
+                                  double slo_tpot_s, int percentile);
+
+/* Called after each point of a serving sweep; a non-zero return stops the sweep there. */
+typedef int (*llmstep_serve_cb)(void *user, size_t i, double load, const llmstep_serve_result *r,
+                                int meets_slo);
+
+/*
+ * A serving sweep over load: for each of the n loads (the concurrency of a closed loop, a whole
+ * number, or the request rate per second of a Poisson/gamma workload, as w->arrival says; a
+ * trace is refused), serves w at that load. Results go to out[i] and meets_slo[i] (either may
+ * be NULL; else room for n) and to cb (may be NULL), in order. The SLOs are w->slo_ttft_s
+ * and w->slo_tpot_s at slo_percentile (50, 90 or 99; 0: 90), as llmstep_meets_slo judges.
+ * Stops at the first error (earlier points are kept) or when cb returns non-zero.
+ */
+LLMSTEP_API llmstep_status llmstep_serve_sweep(llmstep_deploy *d, const llmstep_workload *w,
+                                               const double *loads, size_t n, int slo_percentile,
+                                               llmstep_serve_result *out /* OUT */,
+                                               int *meets_slo /* OUT */, llmstep_serve_cb cb,
+                                               void *user, llmstep_error *err /* OUT */);
+
 /* ---- Measurements: validate, calibrate, holdout ------------------------------------------- */
 
 /*
@@ -420,6 +446,16 @@ LLMSTEP_API llmstep_status llmstep_validate(llmstep_ctx *ctx, const llmstep_meas
 LLMSTEP_API llmstep_status llmstep_calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
                                              llmstep_fit *out /* OUT */,
                                              llmstep_error *err /* OUT */);
+
+/*
+ * The same fit, then the calibration file written to path atomically (a temporary file
+ * renamed over it; a path that exists and is not a regular file is refused), in the format
+ * `llmstep calibrate --out` writes and --calibration and llmstep_deploy_spec read
+ * (../shared/MEASUREMENTS.md, "Calibration file"). Nothing is written when the fit fails.
+ */
+LLMSTEP_API llmstep_status llmstep_calibrate_write(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
+                                                   const char *path, llmstep_fit *out /* OUT */,
+                                                   llmstep_error *err /* OUT */);
 
 /*
  * Leave-one-group-out: for each value of field (model, hardware, kind, dtype, engine, tp,

@@ -199,15 +199,22 @@ class Context:
         and beta_s fitted on the others. Returns what validate returns."""
         return self._validate(_lib.lib.llmstep_holdout, _enc(field), measurements, kw)
 
-    def calibrate(self, measurements, **kw):
+    def calibrate(self, measurements, out=None, **kw):
         """Fits alpha and beta_s to the rows (one hardware profile, one engine): returns
         hardware, engine, alpha, beta_s, their standard errors, bound flags, n_rows and the
-        fit's own errors ("fit")."""
+        fit's own errors ("fit"). With ``out`` (a path), also writes the calibration file
+        atomically, as ``llmstep calibrate --out`` does, for ``calibration=`` to use."""
         with self._meas_spec(measurements, **self._meas_opts(kw)) as (spec, _keep):
             f = _lib.Fit()
             err = _lib.Error()
-            _check(_lib.lib.llmstep_calibrate(self._h, ctypes.byref(spec), ctypes.byref(f),
-                                              ctypes.byref(err)), err)
+            if out is None:
+                st = _lib.lib.llmstep_calibrate(self._h, ctypes.byref(spec), ctypes.byref(f),
+                                                ctypes.byref(err))
+            else:
+                st = _lib.lib.llmstep_calibrate_write(self._h, ctypes.byref(spec),
+                                                      _enc(os.fspath(out)), ctypes.byref(f),
+                                                      ctypes.byref(err))
+            _check(st, err)
         out = _struct_dict(f)
         out["fit"] = _struct_dict(f.fit)
         out["alpha_at_bound"] = bool(out["alpha_at_bound"])
@@ -349,6 +356,20 @@ class Deployment:
                                       ctypes.byref(err)), err)
         return _struct_dict(res)
 
+    @staticmethod
+    def _workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
+                  num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s):
+        w = _lib.Workload()
+        _lib.lib.llmstep_workload_init(ctypes.byref(w))
+        w.arrival = arrival
+        w.prompt_tokens, w.output_tokens = int(prompt_tokens), int(output_tokens)
+        w.burstiness, w.range_ratio = float(burstiness), float(range_ratio)
+        w.num_requests = int(num_requests)
+        w.warmup_requests = -1 if warmup_requests is None else int(warmup_requests)
+        w.seed = int(seed)
+        w.slo_ttft_s, w.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
+        return w
+
     def serve(self, concurrency=None, request_rate=None, trace=None, prompt_tokens=1024,
               output_tokens=128, burstiness=1.0, range_ratio=0.0, num_requests=0,
               warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0):
@@ -361,27 +382,61 @@ class Deployment:
         given = [x is not None for x in (concurrency, request_rate, trace)]
         if sum(given) != 1:
             raise Error(1, "serve: give exactly one of concurrency, request_rate, trace")
-        w = _lib.Workload()
-        _lib.lib.llmstep_workload_init(ctypes.byref(w))
+        arrival = 0 if concurrency is not None else (1 if request_rate is not None else 2)
+        w = self._workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
+                           num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s)
         trace_b = None
         if concurrency is not None:
-            w.arrival, w.concurrency = 0, int(concurrency)
+            w.concurrency = int(concurrency)
         elif request_rate is not None:
-            w.arrival, w.rate_per_s = 1, float(request_rate)
+            w.rate_per_s = float(request_rate)
         else:
             trace_b = _enc(trace)
-            w.arrival, w.trace_path = 2, trace_b
-        w.prompt_tokens, w.output_tokens = int(prompt_tokens), int(output_tokens)
-        w.burstiness, w.range_ratio = float(burstiness), float(range_ratio)
-        w.num_requests = int(num_requests)
-        w.warmup_requests = -1 if warmup_requests is None else int(warmup_requests)
-        w.seed = int(seed)
-        w.slo_ttft_s, w.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
+            w.trace_path = trace_b
         res = _lib.ServeResult()
         err = _lib.Error()
         _check(_lib.lib.llmstep_serve(self._h, ctypes.byref(w), ctypes.byref(res),
                                       ctypes.byref(err)), err)
         return _struct_dict(res)
+
+    def serve_sweep(self, concurrency=None, request_rate=None, slo_ttft_s=0.0, slo_tpot_s=0.0,
+                    slo_percentile=90, prompt_tokens=1024, output_tokens=128, burstiness=1.0,
+                    range_ratio=0.0, num_requests=0, warmup_requests=None, seed=0):
+        """Serves the workload at each load of ``concurrency`` (closed loops) or
+        ``request_rate`` (open loops), a sequence, in one call to the library
+        (llmstep_serve_sweep). Returns a dict of NumPy arrays, one entry per load: ``load``,
+        the ``mean``/``p50``/``p90``/``p99`` of ttft_s, tpot_s, itl_s and e2e_s as
+        ``ttft_s_p90`` style keys, request_throughput_per_s, output_tokens_per_s,
+        goodput_per_s, duration_s, kv_peak_frac, queue_peak, preemptions, n_requests,
+        n_steps, and ``meets_slo`` (bool: TTFT and TPOT at ``slo_percentile`` within the
+        limits; 0 is no limit, as ``llmstep sweep --kind serving``)."""
+        import numpy as np
+
+        if (concurrency is None) == (request_rate is None):
+            raise Error(1, "serve_sweep: give exactly one of concurrency, request_rate")
+        arrival = 0 if concurrency is not None else 1
+        loads = np.ascontiguousarray(concurrency if concurrency is not None else request_rate,
+                                     dtype=np.float64).ravel()
+        w = self._workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
+                           num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s)
+        n = loads.size
+        res = (_lib.ServeResult * max(n, 1))()
+        meets = np.zeros(max(n, 1), dtype=np.intc)
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_serve_sweep(
+            self._h, ctypes.byref(w), loads.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), n,
+            int(slo_percentile), res, meets.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), None,
+            None, ctypes.byref(err)), err)
+        arr = np.ctypeslib.as_array(res)[:n]
+        out = {"load": loads.copy()}
+        for name in arr.dtype.names:
+            if arr.dtype[name].names:
+                for stat in arr.dtype[name].names:
+                    out["%s_%s" % (name, stat)] = arr[name][stat].copy()
+            else:
+                out[name] = arr[name].copy()
+        out["meets_slo"] = meets[:n].astype(bool)
+        return out
 
 
 def deploy(model, hw, tp=1, **kw):

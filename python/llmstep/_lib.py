@@ -186,10 +186,13 @@ _sigs = {
     "llmstep_batch": (cint, [vp, i64, i64, i64, P(BatchResult), P(Error)]),
     "llmstep_workload_init": (None, [P(Workload)]),
     "llmstep_serve": (cint, [vp, P(Workload), P(ServeResult), P(Error)]),
+    "llmstep_serve_sweep": (cint, [vp, P(Workload), P(dbl), ctypes.c_size_t, cint,
+                                   P(ServeResult), P(cint), vp, vp, P(Error)]),
     "llmstep_meas_spec_init": (None, [P(MeasSpec)]),
     "llmstep_validate": (cint, [vp, P(MeasSpec), cstr, P(dbl), P(dbl), ctypes.c_size_t,
                                 P(Validation), P(Error)]),
     "llmstep_calibrate": (cint, [vp, P(MeasSpec), P(Fit), P(Error)]),
+    "llmstep_calibrate_write": (cint, [vp, P(MeasSpec), cstr, P(Fit), P(Error)]),
     "llmstep_holdout": (cint, [vp, P(MeasSpec), cstr, P(dbl), P(dbl), ctypes.c_size_t,
                                P(Validation), P(Error)]),
 }

@@ -51,6 +51,46 @@ def test_serve_matches_the_cli(ctx, workload, cli_args):
         assert got[key] == want[key], key
 
 
+@pytest.mark.parametrize("loads,kind,percentile", [
+    ([1, 8, 64], "concurrency", 90),
+    ([2.0, 20.0], "request-rate", 50),
+])
+def test_serve_sweep_matches_the_cli(ctx, loads, kind, percentile):
+    """Deployment.serve_sweep (one C call for all loads) returns, load by load, the TTFT and
+    TPOT percentiles and the meets_slo verdict that `llmstep sweep --kind serving` prints for
+    the same SLOs; an SLO that the heaviest load misses is missed there."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    want = cli_json("sweep", "--kind", "serving", "--model", "llama-3.1-8b", "--hw", "h100-sxm",
+                    "--tp", "1", "--prompt-tokens", "1024", "--output-tokens", "128",
+                    "--num-requests", "200", "--slo-ttft-ms", "200", "--slo-tpot-ms", "20",
+                    "--slo-percentile", str(percentile),
+                    "--" + kind, ",".join(str(x) for x in loads))["rows"]
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")
+    arg = {"concurrency" if kind == "concurrency" else "request_rate": loads}
+    got = d.serve_sweep(**arg, prompt_tokens=1024, output_tokens=128, num_requests=200,
+                        slo_ttft_s=0.2, slo_tpot_s=0.02, slo_percentile=percentile)
+    assert list(got["load"]) == [float(x) for x in loads]
+    assert len(want) == len(loads)
+    p = "p%d" % percentile
+    for i, row in enumerate(want):
+        for key in ("ttft_s", "tpot_s", "e2e_s"):
+            assert got[key + "_" + p][i] == pytest.approx(row[key][p], rel=1e-9), (key, i)
+        assert bool(got["meets_slo"][i]) == row["meets_slo"], i
+    if kind == "concurrency":
+        assert got["meets_slo"][0] and not got["meets_slo"][-1]
+
+
+def test_serve_sweep_refuses_bad_loads(ctx):
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")
+    with pytest.raises(llmstep.Error, match="concurrency is a whole number"):
+        d.serve_sweep(concurrency=[1.5])
+    with pytest.raises(llmstep.Error, match="slo_percentile"):
+        d.serve_sweep(concurrency=[1], slo_percentile=75)
+    with pytest.raises(llmstep.Error, match="rate_per_s"):
+        d.serve_sweep(request_rate=[float("nan")])
+
+
 def test_model_facts(ctx):
     """Llama-3.1-8B: 8.03e9 parameters (Meta's model card); KV bytes per token at 16 bits:
     2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131072."""
@@ -149,6 +189,17 @@ def test_validate_and_calibrate_match_the_cli(ctx):
         out = os.path.join(tmp, "c.json")
         want_fit = cli_json("calibrate", "--measurements", path, "--select",
                             "hardware=h100-sxm", "--out", out)
+        # The library writes the file the CLI writes, but for the command that made it.
+        mine = os.path.join(tmp, "mine.json")
+        ctx.calibrate(path, out=mine, select=["hardware=h100-sxm"])
+        a, b = json.load(open(out)), json.load(open(mine))
+        assert a.pop("command").startswith("llmstep calibrate")
+        assert b.pop("command").startswith("llmstep_calibrate_write")
+        assert a == b
+        again = ctx.validate(path, select=["hardware=h100-sxm"], calibration=mine)
+        assert again["alpha"] == a["alpha"]
+        with pytest.raises(llmstep.Error, match="not a regular file"):
+            ctx.calibrate(path, out=tmp, select=["hardware=h100-sxm"])
     fit = ctx.calibrate(path, select=["hardware=h100-sxm"])
     assert fit["alpha"] == pytest.approx(want_fit["alpha"], rel=1e-12)
     assert fit["beta_s"] == pytest.approx(want_fit["beta_s"], rel=1e-12, abs=1e-15)

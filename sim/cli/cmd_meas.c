@@ -218,37 +218,10 @@ static int write_calibration(const meas_opts *o, int argc, char **argv, const ch
     size_t used = strlen(command);
     for (int i = 0; i < argc && used + 2 < sizeof(command); i++)
         used += (size_t)snprintf(command + used, sizeof(command) - used, " %s", argv[i]);
-    sim_calib_out c = {
-        .hardware = hardware,
-        .alpha = res->alpha,
-        .beta_s = res->beta_s,
-        .alpha_stderr = res->alpha_stderr,
-        .beta_stderr_s = res->beta_stderr_s,
-        .cov_alpha_beta = res->cov_alpha_beta,
-        .alpha_min = o->p.fit.alpha_min,
-        .alpha_max = o->p.fit.alpha_max,
-        .beta_min_s = o->p.fit.beta_min_s,
-        .beta_max_s = o->p.fit.beta_max_s,
-        .alpha_at_bound = res->alpha_at_bound,
-        .beta_at_bound = res->beta_at_bound,
-        .n_rows = (long long)res->n_rows,
-        .mape_pct = res->fit.mape_pct,
-        .median_ape_pct = res->fit.median_ape_pct,
-        .max_ape_pct = res->fit.max_ape_pct,
-        .r2 = res->fit.r2,
-        .files = o->files,
-        .n_files = o->n_files,
-        .select = o->select,
-        .n_select = o->n_select,
-        .exclude = o->exclude,
-        .n_exclude = o->n_exclude,
-        .engine = o->p.no_host ? "none" : engine,
-        .roofline_mode = o->p.mode == SIM_ROOFLINE_STEP ? "step" : "op",
-        .weighting = o->p.fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
-        .command = command,
-    };
+    const sim_meas_origin from = {o->files,   (size_t)o->n_files,   o->select, (size_t)o->n_select,
+                                  o->exclude, (size_t)o->n_exclude, command};
     struct sim_err err;
-    if (sim_calib_write(o->out, &c, &err) != SIM_OK) {
+    if (sim_meas_calib_write(o->out, &o->p, &from, hardware, engine, res, &err) != SIM_OK) {
         cli_error("calibrate: %s", err.msg);
         return CLI_BAD_INPUT;
     }

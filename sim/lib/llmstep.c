@@ -494,22 +494,18 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
 
 static llmstep_dist dist_of(sim_dist d) { return (llmstep_dist){d.mean, d.p50, d.p90, d.p99}; }
 
-llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
-                             llmstep_serve_result *out, llmstep_error *err)
+/* Serves the checked workload spec (w for the trace and the SLOs) on d into out. */
+static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spec,
+                                 const llmstep_workload *w, llmstep_serve_result *out,
+                                 llmstep_error *err)
 {
-    if (!d || !w || !out)
-        return fail(err, SIM_EINVAL, "serve: NULL argument");
-    sim_workload_spec spec;
-    llmstep_status ls = workload_of(w, &spec, err);
-    if (ls != LLMSTEP_OK)
-        return ls;
     const sim_model *m = d->d.m;
     const sim_hw *hw = d->d.hw;
     struct sim_err e;
     sim_served sv;
     sim_serve_result res;
     sim_serve_stats st;
-    sim_status s = sim_served_prepare(&sv, &spec, w->trace_path, &e);
+    sim_status s = sim_served_prepare(&sv, spec, w->trace_path, &e);
     if (s == SIM_OK)
         s = sim_served_run(&d->d.e, m, hw, &d->d.cfg, &d->d.s, &sv, NULL, NULL, &res, &e);
     if (s == SIM_OK)
@@ -517,7 +513,7 @@ llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
     sim_served_free(&sv);
     if (s != SIM_OK)
         return fail_err(err, s, &e);
-    ls = check_finite("ttft_s", st.ttft_s.mean + st.e2e_s.p99 + st.tpot_s.mean, err);
+    llmstep_status ls = check_finite("ttft_s", st.ttft_s.mean + st.e2e_s.p99 + st.tpot_s.mean, err);
     if (ls != LLMSTEP_OK)
         return ls;
     *out = (llmstep_serve_result){dist_of(st.ttft_s),
@@ -533,6 +529,85 @@ llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
                                   res.preemptions,
                                   st.n_requests,
                                   res.n_steps};
+    return LLMSTEP_OK;
+}
+
+llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
+                             llmstep_serve_result *out, llmstep_error *err)
+{
+    if (!d || !w || !out)
+        return fail(err, SIM_EINVAL, "serve: NULL argument");
+    sim_workload_spec spec;
+    llmstep_status ls = workload_of(w, &spec, err);
+    if (ls == LLMSTEP_OK)
+        ls = serve_spec(d, &spec, w, out, err);
+    if (ls == LLMSTEP_OK)
+        ok(err);
+    return ls;
+}
+
+/* The percentile of a distribution (50, 90 or 99). */
+static double at_percentile(const llmstep_dist *x, int p)
+{
+    return p == 50 ? x->p50 : (p == 99 ? x->p99 : x->p90);
+}
+
+int llmstep_meets_slo(const llmstep_serve_result *r, double slo_ttft_s, double slo_tpot_s,
+                      int percentile)
+{
+    const double ttft = at_percentile(&r->ttft_s, percentile);
+    const double tpot = at_percentile(&r->tpot_s, percentile);
+    /* As `llmstep sweep --kind serving` (sim_sweep_finish): a limit <= 0 is none; a NaN TPOT
+     * (every request produced one token) is not judged. */
+    if (slo_ttft_s > 0.0 && !isnan(ttft) && !(ttft <= slo_ttft_s))
+        return 0;
+    if (slo_tpot_s > 0.0 && !isnan(tpot) && !(tpot <= slo_tpot_s))
+        return 0;
+    return 1;
+}
+
+llmstep_status llmstep_serve_sweep(llmstep_deploy *d, const llmstep_workload *w,
+                                   const double *loads, size_t n, int slo_percentile,
+                                   llmstep_serve_result *out, int *meets_slo, llmstep_serve_cb cb,
+                                   void *user, llmstep_error *err)
+{
+    if (!d || !w || (n > 0 && !loads))
+        return fail(err, SIM_EINVAL, "serve_sweep: NULL argument");
+    if (w->arrival == LLMSTEP_ARRIVAL_TRACE)
+        return fail(err, SIM_EINVAL,
+                    "serve_sweep: a trace fixes its load; sweep a closed or "
+                    "Poisson workload");
+    if (slo_percentile != 0 && slo_percentile != 50 && slo_percentile != 90 && slo_percentile != 99)
+        return fail(err, SIM_ERANGE, "slo_percentile: expected 50, 90 or 99 (0: 90), got %d",
+                    slo_percentile);
+    for (size_t i = 0; i < n; i++) {
+        llmstep_workload wi = *w;
+        const double load = loads[i];
+        if (w->arrival == LLMSTEP_ARRIVAL_CLOSED) {
+            if (!(load >= 1.0 && load <= (double)(1 << 20) && load == floor(load)))
+                return fail(err, SIM_ERANGE,
+                            "loads[%zu]: a closed loop's concurrency is a whole number from 1 "
+                            "to 2^20, got %g",
+                            i, load);
+            wi.concurrency = (int64_t)load;
+        } else {
+            wi.rate_per_s = load;
+        }
+        sim_workload_spec spec;
+        llmstep_serve_result r;
+        llmstep_status ls = workload_of(&wi, &spec, err);
+        if (ls == LLMSTEP_OK)
+            ls = serve_spec(d, &spec, &wi, &r, err);
+        if (ls != LLMSTEP_OK)
+            return ls;
+        const int meets = llmstep_meets_slo(&r, w->slo_ttft_s, w->slo_tpot_s, slo_percentile);
+        if (out)
+            out[i] = r;
+        if (meets_slo)
+            meets_slo[i] = meets;
+        if (cb && cb(user, i, load, &r, meets) != 0)
+            break;
+    }
     ok(err);
     return LLMSTEP_OK;
 }
@@ -696,8 +771,9 @@ llmstep_status llmstep_holdout(llmstep_ctx *ctx, const llmstep_meas_spec *spec, 
     return validate(ctx, spec, NULL, field, predicted_s, measured_s, cap, out, err);
 }
 
-llmstep_status llmstep_calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec, llmstep_fit *out,
-                                 llmstep_error *err)
+/* Fits, and writes the calibration file to path when it is not NULL. */
+static llmstep_status calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec, const char *path,
+                                llmstep_fit *out, llmstep_error *err)
 {
     if (!ctx || !out)
         return fail(err, SIM_EINVAL, "calibrate: NULL argument");
@@ -725,6 +801,17 @@ llmstep_status llmstep_calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec
     sim_fit_result res;
     if (ls == LLMSTEP_OK)
         ls = meas_status(sim_meas_fit(&o, &mp, NULL, "calibrate", &res, &e), &e, err);
+    if (ls == LLMSTEP_OK && path) {
+        const sim_meas_origin from = {spec->files,
+                                      spec->n_files,
+                                      spec->select,
+                                      spec->n_select,
+                                      spec->exclude,
+                                      spec->n_exclude,
+                                      "llmstep_calibrate_write (libllmstep " LLMSTEP_VERSION ")"};
+        ls = meas_status(
+            sim_meas_calib_write(path, &o, &from, set.rows[0].hardware, engine, &res, &e), &e, err);
+    }
     if (ls == LLMSTEP_OK) {
         memset(out, 0, sizeof(*out));
         snprintf(out->hardware, sizeof(out->hardware), "%s", set.rows[0].hardware);
@@ -745,4 +832,18 @@ llmstep_status llmstep_calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec
     sim_meas_pred_free(&mp);
     sim_meas_set_free(&set);
     return ls;
+}
+
+llmstep_status llmstep_calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec, llmstep_fit *out,
+                                 llmstep_error *err)
+{
+    return calibrate(ctx, spec, NULL, out, err);
+}
+
+llmstep_status llmstep_calibrate_write(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
+                                       const char *path, llmstep_fit *out, llmstep_error *err)
+{
+    if (!path)
+        return fail(err, SIM_EINVAL, "calibrate: path is required");
+    return calibrate(ctx, spec, path, out, err);
 }

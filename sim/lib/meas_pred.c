@@ -418,3 +418,39 @@ sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const cha
     free(mask);
     return st;
 }
+
+sim_status sim_meas_calib_write(const char *path, const sim_meas_opts *o,
+                                const sim_meas_origin *from, const char *hardware,
+                                const char *engine, const sim_fit_result *res, struct sim_err *err)
+{
+    const sim_calib_out c = {
+        .hardware = hardware,
+        .alpha = res->alpha,
+        .beta_s = res->beta_s,
+        .alpha_stderr = res->alpha_stderr,
+        .beta_stderr_s = res->beta_stderr_s,
+        .cov_alpha_beta = res->cov_alpha_beta,
+        .alpha_min = o->fit.alpha_min,
+        .alpha_max = o->fit.alpha_max,
+        .beta_min_s = o->fit.beta_min_s,
+        .beta_max_s = o->fit.beta_max_s,
+        .alpha_at_bound = res->alpha_at_bound,
+        .beta_at_bound = res->beta_at_bound,
+        .n_rows = (long long)res->n_rows,
+        .mape_pct = res->fit.mape_pct,
+        .median_ape_pct = res->fit.median_ape_pct,
+        .max_ape_pct = res->fit.max_ape_pct,
+        .r2 = res->fit.r2,
+        .files = from->files,
+        .n_files = (int)from->n_files,
+        .select = from->select,
+        .n_select = (int)from->n_select,
+        .exclude = from->exclude,
+        .n_exclude = (int)from->n_exclude,
+        .engine = o->no_host ? "none" : engine,
+        .roofline_mode = o->mode == SIM_ROOFLINE_STEP ? "step" : "op",
+        .weighting = o->fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
+        .command = from->command,
+    };
+    return sim_calib_write(path, &c, err);
+}

@@ -107,6 +107,26 @@ sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigne
 
 void sim_meas_pred_free(sim_meas_pred *mp);
 
+/* Where the rows of a calibration came from: the files and the select/exclude terms. */
+typedef struct sim_meas_origin {
+    const char *const *files;
+    size_t n_files;
+    const char *const *select;
+    size_t n_select;
+    const char *const *exclude;
+    size_t n_exclude;
+    const char *command; /* what made the file (the command line, or the library call) */
+} sim_meas_origin;
+
+/*
+ * Writes the calibration file of a fit atomically (MEASUREMENTS.md, "Calibration file"):
+ * the fit, its bounds and options from o, the hardware and the engine whose host time it
+ * took as known ("none" with o->no_host), and where the rows came from.
+ */
+sim_status sim_meas_calib_write(const char *path, const sim_meas_opts *o,
+                                const sim_meas_origin *from, const char *hardware,
+                                const char *engine, const sim_fit_result *res, struct sim_err *err);
+
 /* A row's value of a field that holdout and group tables may use (model, hardware, kind,
  * dtype, engine, tp, batch, prompt_tokens, output_tokens, context_tokens, metric,
  * concurrency); NULL for another field. */
