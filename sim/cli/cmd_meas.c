@@ -449,27 +449,35 @@ static void print_validation(const meas_opts *o, const sim_meas_set *set, const 
     }
 }
 
-int cmd_validate(int argc, char **argv)
+/* The options validate refuses: --out, --calibration with --holdout, an unknown field. */
+static int validate_usage_check(const meas_opts *o)
 {
-    meas_opts o;
-    int done, rc = parse_opts(argc, argv, &o, validate_help, &done);
-    if (rc != CLI_OK || done)
-        return rc;
-    if (o.out) {
+    if (o->out) {
         cli_error("validate: --out belongs to calibrate");
         return CLI_USAGE;
     }
-    if (o.calibration && o.holdout) {
+    if (o->calibration && o->holdout) {
         cli_error("validate: --holdout fits its own alpha and beta; drop --calibration");
         return CLI_USAGE;
     }
     char buf[64];
-    if (o.holdout && !sim_meas_group_field(&(sim_meas_row){0}, o.holdout, buf, sizeof(buf))) {
+    if (o->holdout && !sim_meas_group_field(&(sim_meas_row){0}, o->holdout, buf, sizeof(buf))) {
         cli_error("validate: --holdout '%s': expected model, hardware, kind, dtype, engine, tp, "
                   "batch, prompt_tokens, output_tokens, context_tokens, metric or concurrency",
-                  o.holdout);
+                  o->holdout);
         return CLI_USAGE;
     }
+    return CLI_OK;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    meas_opts o;
+    int done, rc = parse_opts(argc, argv, &o, validate_help, &done);
+    if (rc == CLI_OK && !done)
+        rc = validate_usage_check(&o);
+    if (rc != CLI_OK || done)
+        return rc;
     sim_meas_set set;
     sim_meas_set_init(&set);
     sim_meas_pred mp = {0};

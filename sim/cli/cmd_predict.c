@@ -305,60 +305,76 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
     return CLI_OK;
 }
 
-int cmd_predict(int argc, char **argv)
-{
-    static predict_args a;
-    int done, rc = parse_predict(argc, argv, &a, &done);
-    if (rc != CLI_OK || done)
-        return rc;
-    const char *model_name = a.model_name, *hw_name = a.hw_name, *calib_path = a.calib_path,
-               *format = a.format, *engine_name = a.engine_name;
-    sim_step step = a.step;
-    sim_run_cfg cfg = a.cfg;
-    const sim_sched_cfg sched_cfg = a.sched_cfg;
-    struct sim_err err;
+/* What a prediction runs on: the loaded files and the checked configuration. */
+typedef struct predict_run {
     sim_model m;
     sim_hw hw;
     sim_calib cal;
+    sim_run_cfg cfg;
     char mpath[4096], hpath[4096];
-    rc = cli_load_model_hw(model_name, hw_name, &m, &hw, mpath, hpath, sizeof(mpath));
-    if (rc == CLI_OK && calib_path)
-        rc = cli_load_calib(calib_path, hw.id, &cal);
+} predict_run;
+
+/* Loads the model, GPU and calibration, resolves dtypes and TP, and checks the step. */
+static int predict_setup(const predict_args *a, predict_run *p)
+{
+    struct sim_err err;
+    p->cfg = a->cfg;
+    int rc = cli_load_model_hw(a->model_name, a->hw_name, &p->m, &p->hw, p->mpath, p->hpath,
+                               sizeof(p->mpath));
+    if (rc == CLI_OK && a->calib_path)
+        rc = cli_load_calib(a->calib_path, p->hw.id, &p->cal);
     if (rc != CLI_OK)
         return rc;
-    cfg.tp = (int)a.tp;
-    rc = cli_resolve_dtypes(&m, a.dtype_s, a.kv_dtype_s, "predict: ", &cfg);
+    p->cfg.tp = (int)a->tp;
+    rc = cli_resolve_dtypes(&p->m, a->dtype_s, a->kv_dtype_s, "predict: ", &p->cfg);
     if (rc != CLI_OK)
         return rc;
-    if (calib_path) {
-        cfg.alpha = cal.alpha;
-        cfg.beta_s = cal.beta_s;
+    if (a->calib_path) {
+        p->cfg.alpha = p->cal.alpha;
+        p->cfg.beta_s = p->cal.beta_s;
     }
-    if (sim_step_check(&m, &cfg, &step, &err) != SIM_OK) {
-        cli_error("%s: %s", mpath, err.msg);
+    if (sim_step_check(&p->m, &p->cfg, &a->step, &err) != SIM_OK) {
+        cli_error("%s: %s", p->mpath, err.msg);
         return CLI_BAD_INPUT;
     }
-    rc = cli_check_tp_node(&hw, cfg.tp, "predict: ");
-    if (rc != CLI_OK)
-        return rc;
-    /* The engine (--engine, else the calibration's, else the default) budgets memory; when
-     * --engine or a calibration fitted with an engine's host time names it, its host time is
-     * added. */
+    return cli_check_tp_node(&p->hw, p->cfg.tp, "predict: ");
+}
+
+/* The engine (--engine, else the calibration's, else the default) budgets memory; when
+ * --engine or a calibration fitted with an engine's host time names it, *host_engine is set
+ * and its host time is added. */
+static int predict_pick_engine(const predict_args *a, const predict_run *p, sim_engine *eng,
+                               int *host_engine)
+{
+    struct sim_err err;
     const char *cal_engine, *use_engine;
-    if (sim_deploy_pick_engine(engine_name, calib_path ? &cal : NULL, calib_path,
+    if (sim_deploy_pick_engine(a->engine_name, a->calib_path ? &p->cal : NULL, a->calib_path,
                                CLI_DEFAULT_ENGINE, "predict: ", "--engine", &use_engine,
                                &cal_engine, &err) != SIM_OK) {
         cli_error("%s", err.msg);
         return CLI_USAGE;
     }
-    const int host_engine = engine_name || cal_engine;
-    sim_engine eng;
-    rc = predict_engine(use_engine, &m, &hw, &cfg, &sched_cfg, a.ignore_memory, mpath, &eng);
-    if (rc != CLI_OK)
-        return rc;
+    *host_engine = a->engine_name || cal_engine;
+    return predict_engine(use_engine, &p->m, &p->hw, &p->cfg, &a->sched_cfg, a->ignore_memory,
+                          p->mpath, eng);
+}
 
+int cmd_predict(int argc, char **argv)
+{
+    static predict_args a;
+    static predict_run p;
+    int done, rc = parse_predict(argc, argv, &a, &done);
+    if (rc == CLI_OK && !done)
+        rc = predict_setup(&a, &p);
+    sim_engine eng;
+    int host_engine = 0;
+    if (rc == CLI_OK && !done)
+        rc = predict_pick_engine(&a, &p, &eng, &host_engine);
+    if (rc != CLI_OK || done)
+        return rc;
+    const sim_run_cfg cfg = p.cfg;
     sim_step_cost cost, tp1;
-    sim_step_cost_compute(&m, &hw, &cfg, &step, &cost);
+    sim_step_cost_compute(&p.m, &p.hw, &cfg, &a.step, &cost);
     /* A calibration fitted with an engine's host time as a known offset predicts vLLM step
      * times only with that host time added (docs/calibration.md). */
     const char *engine_id = NULL;
@@ -372,7 +388,7 @@ int cmd_predict(int argc, char **argv)
     if (cfg.tp > 1) {
         sim_run_cfg c1 = cfg;
         c1.tp = 1;
-        sim_step_cost_compute(&m, &hw, &c1, &step, &tp1);
+        sim_step_cost_compute(&p.m, &p.hw, &c1, &a.step, &tp1);
     }
     rc = check_cost(&cost, &tp1, host_s, cfg.tp);
     if (rc != CLI_OK)
@@ -380,23 +396,23 @@ int cmd_predict(int argc, char **argv)
 
     char note_buf[MAX_NOTES][320];
     const char *notes[MAX_NOTES];
-    const int n_notes = predict_notes(&m, &hw, &cfg, calib_path != NULL, note_buf, notes);
+    const int n_notes = predict_notes(&p.m, &p.hw, &cfg, a.calib_path != NULL, note_buf, notes);
     sim_predict_report r = {
-        .model_path = mpath,
-        .hw_path = hpath,
-        .calib_path = calib_path,
-        .m = &m,
-        .hw = &hw,
+        .model_path = p.mpath,
+        .hw_path = p.hpath,
+        .calib_path = a.calib_path,
+        .m = &p.m,
+        .hw = &p.hw,
         .cfg = &cfg,
-        .step = &step,
+        .step = &a.step,
         .cost = &cost,
         .tp1 = cfg.tp > 1 ? &tp1 : NULL,
-        .weights_bytes_per_gpu = sim_model_weight_bytes_per_gpu(&m, cfg.tp, cfg.dtype),
-        .kv_bytes_per_token_per_gpu = sim_model_kv_bytes_per_token(&m, cfg.tp, cfg.kv_dtype),
+        .weights_bytes_per_gpu = sim_model_weight_bytes_per_gpu(&p.m, cfg.tp, cfg.dtype),
+        .kv_bytes_per_token_per_gpu = sim_model_kv_bytes_per_token(&p.m, cfg.tp, cfg.kv_dtype),
         .engine = engine_id,
         .host_s = host_s,
         .notes = notes,
         .n_notes = n_notes,
     };
-    return print_report(&r, strcmp(format, "json") == 0);
+    return print_report(&r, strcmp(a.format, "json") == 0);
 }
