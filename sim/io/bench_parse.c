@@ -1,9 +1,8 @@
 /* bench_parse.c - see bench_parse.h. */
 #include "bench_parse.h"
-#include "paths.h"
 
 #include <ctype.h>
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <zlib.h>
+#include "errf.h"
+#include "num_parse.h"
+#include "textin.h"
 
 #define MAX_FIELDS 96
 
@@ -22,136 +23,63 @@ static sim_status fail(struct sim_err *err, sim_status st, const char *path, int
 static sim_status fail(struct sim_err *err, sim_status st, const char *path, int line,
                        const char *fmt, ...)
 {
-    char msg[400];
+    char loc[sizeof(err->msg)];
+    snprintf(loc, sizeof(loc), "%s:%d: ", path, line);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    sim_io_vfmt(err->msg, sizeof(err->msg), loc, 400, fmt, ap);
     va_end(ap);
-    snprintf(err->msg, sizeof(err->msg), "%s:%d: %s", path, line, msg);
     return st;
 }
 
-/* Line-by-line reader over a NUL-terminated buffer that it modifies in place. */
+/* Line-by-line reader over a whole file read into memory first. */
 typedef struct reader {
     const char *path;
-    char *buf, *next;
+    sim_textin *in;
     int line; /* 1-based number of the line last returned */
 } reader;
 
-/* Largest benchmark output read, decompressed (docs/limits.md). */
+/* Largest benchmark output read, decompressed (docs/limits.md): benchmark outputs are small,
+ * so a larger one, or a gzip bomb, is refused before it fills memory. */
 #define BENCH_MAX_BYTES ((size_t)64 << 20)
 
 /*
- * Reads the whole file through zlib's gzread, which passes plain files through
- * unchanged, so "x.txt" and "x.txt.gz" read alike. Caller frees *out.
+ * Reads the whole file into r (release it with reader_close, also after a failure), so
+ * that a read error, a gzip bomb or a NUL byte is refused before any line is parsed.
+ * Empty or blank files are errors here.
  */
-static sim_status read_all(const char *path, char **out, size_t *len, struct sim_err *err)
-{
-    *out = NULL;
-    *len = 0;
-    sim_status pst = sim_path_check_regular(path, err);
-    if (pst != SIM_OK)
-        return pst;
-    gzFile f = gzopen(path, "rb");
-    if (!f) {
-        snprintf(err->msg, sizeof(err->msg), "%s: cannot open: %s", path, strerror(errno));
-        return SIM_EIO;
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    sim_status st = SIM_OK;
-    for (;;) {
-        if (!buf) {
-            snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
-            st = SIM_ENOMEM;
-            break;
-        }
-        if (cap - n < 2) {
-            /* Benchmark outputs are small: a larger one, or a gzip bomb, is refused before it
-             * fills memory (docs/limits.md). */
-            if (cap >= BENCH_MAX_BYTES) {
-                snprintf(err->msg, sizeof(err->msg),
-                         "%s: more than %d MiB (decompressed); not a benchmark output", path,
-                         (int)(BENCH_MAX_BYTES >> 20));
-                st = SIM_EIO;
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                continue;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        unsigned want = (unsigned)(cap - n - 1 < 1u << 30 ? cap - n - 1 : 1u << 30);
-        int got = gzread(f, buf + n, want);
-        if (got < 0) {
-            int zerr = 0;
-            snprintf(err->msg, sizeof(err->msg), "%s: cannot read: %s", path, gzerror(f, &zerr));
-            st = SIM_EIO;
-            break;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    int zerr = Z_OK;
-    const char *zmsg = gzerror(f, &zerr);
-    if (st == SIM_OK && zerr != Z_OK && zerr != Z_STREAM_END) {
-        /* A truncated gzip stream ends quietly; gzerror says so. */
-        snprintf(err->msg, sizeof(err->msg), "%s: corrupt or truncated gzip data: %s", path, zmsg);
-        st = SIM_EIO;
-    }
-    gzclose(f);
-    if (st != SIM_OK) {
-        free(buf);
-        return st;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return SIM_OK;
-}
-
-/* Reads the file into r (caller frees r->buf). Empty or blank files are errors here. */
 static sim_status reader_open(reader *r, const char *path, const char *what, struct sim_err *err)
 {
+    const char *text = NULL;
     size_t len = 0;
     r->path = path;
     r->line = 0;
-    r->buf = NULL;
-    sim_status st = read_all(path, &r->buf, &len, err);
+    sim_status st = sim_textin_open(path, &r->in, err);
+    if (st == SIM_OK)
+        st = sim_textin_read_all(r->in, BENCH_MAX_BYTES, "a benchmark output", &text, &len, err);
     if (st != SIM_OK)
         return st;
-    r->next = r->buf;
-    if (strlen(r->buf) != len)
+    if (memchr(text, '\0', len))
         return fail(err, SIM_EPARSE, path, 1, "binary data (NUL byte): expected %s", what);
     size_t i = 0;
-    while (i < len && isspace((unsigned char)r->buf[i]))
+    while (i < len && isspace((unsigned char)text[i]))
         i++;
     if (i == len)
         return fail(err, SIM_EPARSE, path, 1, "empty file (expected %s)", what);
     return SIM_OK;
 }
 
+static void reader_close(reader *r) { sim_textin_free(r->in); }
+
 /* Returns the next line without its '\n' or "\r\n", or NULL at the end. */
 static char *reader_next(reader *r)
 {
-    if (!r->next || !*r->next)
+    /* The text is in memory: taking a line from it cannot fail. */
+    struct sim_err unused;
+    char *line = NULL;
+    if (sim_textin_line(r->in, BENCH_MAX_BYTES, &line, &unused) != SIM_OK)
         return NULL;
-    char *line = r->next, *nl = strchr(line, '\n');
-    if (nl) {
-        *nl = '\0';
-        r->next = nl + 1;
-    } else {
-        r->next = NULL;
-    }
-    size_t n = strlen(line);
-    if (n > 0 && line[n - 1] == '\r')
-        line[n - 1] = '\0';
-    r->line++;
+    r->line = (int)sim_textin_line_no(r->in);
     return line;
 }
 
@@ -207,31 +135,39 @@ static int split_csv(char *s, char **tok, int cap)
     return n;
 }
 
-/* Strict number: the whole string, finite (STYLE 9). Returns 1 on success. */
+/* Strict number: the whole string, finite, decimal (num_parse.h). Returns 1 on success. */
 static int parse_num(const char *s, double *out)
 {
-    if (!*s || isspace((unsigned char)*s))
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end != '\0' || errno == ERANGE || !isfinite(v))
+    return sim_num_parse_double(s, -DBL_MAX, DBL_MAX, out) == SIM_OK;
+}
+
+/* Largest all-reduce group an nccl-tests header may describe (docs/limits.md). */
+#define NCCL_MAX_RANKS 65536
+
+/* A positive integer below 2^53 written without fraction, e.g. a size or a GEMM dimension. */
+static int parse_count(const char *s, double *out)
+{
+    double v = 0.0;
+    if (sim_num_parse_double(s, 1.0, 9007199254740992.0, &v) != SIM_OK || v != floor(v))
         return 0;
     *out = v;
     return 1;
 }
 
-/* A positive integer below 2^53 written without fraction, e.g. a size or a GEMM dimension. */
-/* Largest all-reduce group an nccl-tests header may describe (docs/limits.md). */
-#define NCCL_MAX_RANKS 65536
-
-static int parse_count(const char *s, double *out)
+/*
+ * Makes room for one more of n elements of size bytes in rows (capacity *cap, doubling
+ * from first). Returns the array, moved or not, or NULL when out of memory (rows is
+ * then still valid and owned by the caller).
+ */
+static void *grow_rows(void *rows, size_t *cap, size_t n, size_t size, size_t first)
 {
-    double v = 0.0;
-    if (!parse_num(s, &v) || !(v >= 1.0) || v != floor(v) || v > 9007199254740992.0)
-        return 0;
-    *out = v;
-    return 1;
+    if (n < *cap)
+        return rows;
+    const size_t ncap = *cap ? 2 * *cap : first;
+    void *nr = realloc(rows, ncap * size);
+    if (nr)
+        *cap = ncap;
+    return nr;
 }
 
 static int ieq(const char *a, const char *b)
@@ -446,7 +382,7 @@ sim_status sim_stream_parse(const char *path, sim_stream_result *out, struct sim
             st = fail(err, SIM_EPARSE, path, r.line,
                       "the table has no Copy, Mul/Scale, Add or Triad row");
     }
-    free(r.buf);
+    reader_close(&r);
     return st;
 }
 
@@ -598,16 +534,12 @@ sim_status sim_nccl_parse(const char *path, sim_nccl_result *out, struct sim_err
         }
         if (st != SIM_OK)
             break;
-        if (out->n_rows == cap) {
-            size_t ncap = cap ? 2 * cap : 64;
-            sim_nccl_row *nr = realloc(out->rows, ncap * sizeof(*nr));
-            if (!nr) {
-                st = fail(err, SIM_ENOMEM, path, r.line, "out of memory");
-                break;
-            }
-            out->rows = nr;
-            cap = ncap;
+        sim_nccl_row *rows = grow_rows(out->rows, &cap, out->n_rows, sizeof(*rows), 64);
+        if (!rows) {
+            st = fail(err, SIM_ENOMEM, path, r.line, "out of memory");
+            break;
         }
+        out->rows = rows;
         out->rows[out->n_rows++] = row;
     }
     if (st == SIM_OK && other_coll)
@@ -642,7 +574,7 @@ sim_status sim_nccl_parse(const char *path, sim_nccl_result *out, struct sim_err
     }
     if (st != SIM_OK)
         sim_nccl_result_free(out);
-    free(r.buf);
+    reader_close(&r);
     return st;
 }
 
@@ -811,14 +743,10 @@ static sim_status gemm_row(char *const *tok, const reader *r, const gemm_layout 
         out->n_skipped++;
         return SIM_OK;
     }
-    if (out->n_rows == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 256;
-        sim_gemm_row *nr = realloc(out->rows, ncap * sizeof(*nr));
-        if (!nr)
-            return fail(err, SIM_ENOMEM, r->path, r->line, "out of memory");
-        out->rows = nr;
-        *cap = ncap;
-    }
+    sim_gemm_row *rows = grow_rows(out->rows, cap, out->n_rows, sizeof(*rows), 256);
+    if (!rows)
+        return fail(err, SIM_ENOMEM, r->path, r->line, "out of memory");
+    out->rows = rows;
     out->rows[out->n_rows++] = row;
     return SIM_OK;
 }
@@ -869,6 +797,6 @@ sim_status sim_gemm_parse(const char *path, sim_gemm_table *out, struct sim_err 
                   out->n_skipped);
     if (st != SIM_OK)
         sim_gemm_table_free(out);
-    free(r.buf);
+    reader_close(&r);
     return st;
 }

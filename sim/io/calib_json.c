@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "atomic_write.h"
+#include "errf.h"
 #include "json_util.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -85,40 +86,55 @@ static int add_num(cJSON *o, const char *key, double v, int nan_ok)
     return nan_ok && isnan(v);
 }
 
+/* A number of the calibration file, for add_nums. */
+typedef struct num_item {
+    const char *key;
+    double v;
+    int nan_ok;
+} num_item;
+
+/* Adds the n numbers f[] with add_num (none when o is NULL); returns 0 on a bad number. */
+static int add_nums(cJSON *o, const num_item *f, size_t n)
+{
+    int ok = 1;
+    for (size_t i = 0; o && i < n; i++)
+        ok &= add_num(o, f[i].key, f[i].v, f[i].nan_ok);
+    return ok;
+}
+
 sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_err *err)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) {
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
+    const num_item fitted[] = {{"alpha", c->alpha, 0},
+                               {"beta_s", c->beta_s, 0},
+                               {"alpha_stderr", c->alpha_stderr, 1},
+                               {"beta_stderr_s", c->beta_stderr_s, 1}};
+    const num_item cov[] = {{"alpha_beta_s", c->cov_alpha_beta, 1}};
+    const num_item bounds[] = {{"alpha_min", c->alpha_min, 0},
+                               {"alpha_max", c->alpha_max, 0},
+                               {"beta_min_s", c->beta_min_s, 0},
+                               {"beta_max_s", c->beta_max_s, 0}};
+    const num_item fit[] = {{"mape_pct", c->mape_pct, 0},
+                            {"median_ape_pct", c->median_ape_pct, 0},
+                            {"max_ape_pct", c->max_ape_pct, 0},
+                            {"r2", c->r2, 1}};
     int ok = 1;
     cJSON_AddStringToObject(o, "schema", SIM_CALIB_SCHEMA);
     cJSON_AddStringToObject(o, "hardware", c->hardware);
-    ok &= add_num(o, "alpha", c->alpha, 0);
-    ok &= add_num(o, "beta_s", c->beta_s, 0);
-    ok &= add_num(o, "alpha_stderr", c->alpha_stderr, 1);
-    ok &= add_num(o, "beta_stderr_s", c->beta_stderr_s, 1);
-    cJSON *cov = cJSON_AddObjectToObject(o, "covariance");
-    if (cov)
-        ok &= add_num(cov, "alpha_beta_s", c->cov_alpha_beta, 1);
+    ok &= add_nums(o, fitted, N(fitted));
+    ok &= add_nums(cJSON_AddObjectToObject(o, "covariance"), cov, N(cov));
     cJSON *b = cJSON_AddObjectToObject(o, "bounds");
+    ok &= add_nums(b, bounds, N(bounds));
     if (b) {
-        ok &= add_num(b, "alpha_min", c->alpha_min, 0);
-        ok &= add_num(b, "alpha_max", c->alpha_max, 0);
-        ok &= add_num(b, "beta_min_s", c->beta_min_s, 0);
-        ok &= add_num(b, "beta_max_s", c->beta_max_s, 0);
         cJSON_AddBoolToObject(b, "alpha_at_bound", c->alpha_at_bound);
         cJSON_AddBoolToObject(b, "beta_at_bound", c->beta_at_bound);
     }
     cJSON_AddNumberToObject(o, "n_rows", (double)c->n_rows);
-    cJSON *f = cJSON_AddObjectToObject(o, "fit");
-    if (f) {
-        ok &= add_num(f, "mape_pct", c->mape_pct, 0);
-        ok &= add_num(f, "median_ape_pct", c->median_ape_pct, 0);
-        ok &= add_num(f, "max_ape_pct", c->max_ape_pct, 0);
-        ok &= add_num(f, "r2", c->r2, 1);
-    }
+    ok &= add_nums(cJSON_AddObjectToObject(o, "fit"), fit, N(fit));
     cJSON *t = cJSON_AddObjectToObject(o, "trained_on");
     if (t) {
         cJSON_AddItemToObject(t, "files", strings(c->files, c->n_files));
@@ -131,14 +147,13 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
     cJSON_AddStringToObject(o, "command", c->command);
     if (!ok) {
         cJSON_Delete(o);
-        snprintf(err->msg, sizeof(err->msg), "%s: a fitted value is not finite; nothing written",
-                 path);
+        sim_io_errf(err, "%s: a fitted value is not finite; nothing written", path);
         return SIM_ERANGE;
     }
     char *s = cJSON_Print(o);
     cJSON_Delete(o);
     if (!s) {
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     size_t n = strlen(s);
@@ -151,7 +166,7 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
         st = sim_write_atomic(path, text, n + 1, err);
         free(text);
     } else {
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        sim_io_errf(err, "out of memory");
     }
     cJSON_free(s);
     return st;

@@ -8,9 +8,8 @@
  * silently misread field), a trailing "\r" is dropped, and an empty line is an
  * error. Header names must be unique, except that empty names (the unnamed
  * index column pandas writes) may repeat and cannot be looked up. Files are
- * read through zlib's gzread, which passes plain files through unchanged, so
- * "x.csv" and "x.csv.gz" are read alike; a truncated or corrupt gzip stream is
- * an error, not an early end of table.
+ * read line by line through textin.h, so "x.csv" and "x.csv.gz" are read alike;
+ * a truncated or corrupt gzip stream is an error, not an early end of table.
  *
  * Errors name the file and line: "<path>:<line>: <column>: <problem> (expected
  * <constraint>, got '<text>')".
@@ -22,7 +21,7 @@
 
 #include "status.h"
 
-typedef struct sim_csv sim_csv; /* opaque: the zlib handle, line buffer and header */
+typedef struct sim_csv sim_csv; /* opaque: the text reader and the header */
 
 /*
  * Opens path and reads its header. On success *out is a heap reader the caller
@@ -62,9 +61,9 @@ int sim_csv_n_columns(const sim_csv *c);
 const char *sim_csv_column_name(const sim_csv *c, int col);
 
 /*
- * Field col of the current row as a number: the whole field must parse
- * (strtod), be finite and lie in [min, max]; otherwise SIM_EPARSE with the
- * file, line and column name in err.
+ * Field col of the current row as a number: the whole field must be a finite
+ * decimal number (sim_num_parse_double) in [min, max]; otherwise SIM_EPARSE
+ * with the file, line and column name in err.
  */
 sim_status sim_csv_double(const sim_csv *c, int col, double min, double max, double *out /* OUT */,
                           struct sim_err *err /* OUT */);

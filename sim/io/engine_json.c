@@ -83,16 +83,16 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     sim_status st = sim_j_check_keys(ctx, root, known, N(known), ignored, N(ignored), 1);
     int64_t ver = 0;
     char name[160], sched[16] = "v0";
+    const sim_j_strfield strs[] = {
+        {"id", 1, e->id, sizeof(e->id)},
+        {"name", 0, name, sizeof(name)},
+        {"source", 1, e->source, sizeof(e->source)},
+        {"scheduler", 0, sched, sizeof(sched)},
+    };
     if (st == SIM_OK)
         st = sim_j_int(ctx, root, "schema_version", 1, 1, 1, &ver, NULL);
     if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "id", 1, e->id, sizeof(e->id), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "name", 0, name, sizeof(name), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "source", 1, e->source, sizeof(e->source), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "scheduler", 0, sched, sizeof(sched), NULL);
+        st = sim_j_strs(ctx, root, strs, N(strs));
     if (st != SIM_OK)
         return st;
     if (strcmp(sched, "v0") == 0)

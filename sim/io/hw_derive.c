@@ -31,7 +31,7 @@ static void dnote(sim_derive_result *r, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->notes[r->n_notes++], SIM_HW_SOURCE_LEN, fmt, ap);
+    sim_io_vfmt(r->notes[r->n_notes++], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -46,7 +46,7 @@ static void set_fig(sim_hw *hw, sim_derive_result *r, sim_hw_field f, double v, 
     r->changed[f] = 1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(hw->src[f], SIM_HW_SOURCE_LEN, fmt, ap);
+    sim_io_vfmt(hw->src[f], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -157,27 +157,45 @@ sim_status sim_fit_rel_multi(const double *x, const double *t, size_t n, int k, 
     return SIM_OK;
 }
 
+/* Appends the rows of device (and of kernel, for attention tables) of an aic table to set. */
+static sim_status load_table(const char *path, sim_aic_table tab, const char *kernel,
+                             const char *device, sim_kset *set, struct sim_err *err)
+{
+    size_t skipped = 0;
+    return sim_kset_load_aic(path, tab, device, kernel, 0, set, &skipped, err);
+}
+
+/*
+ * Scratch space for a table's rows: per_row x (set->n + 1) elements of size bytes, so an
+ * empty table still gets some. Does nothing and returns NULL when *st is already a
+ * failure; when out of memory, returns NULL with *st = SIM_ENOMEM and the message in err.
+ */
+static void *row_scratch(const sim_kset *set, size_t per_row, size_t size, const char *path,
+                         sim_status *st, struct sim_err *err)
+{
+    if (*st != SIM_OK)
+        return NULL;
+    void *p = malloc(per_row * (set->n + 1) * size);
+    if (!p)
+        *st = sim_io_enomem(err, path);
+    return p;
+}
+
 /* ---- GEMM ---- */
 
 static sim_status derive_gemm(const char *path, sim_hw *hw, sim_derive_result *r,
                               struct sim_err *err)
 {
     sim_kset set;
-    size_t skipped = 0;
     sim_kset_init(&set);
-    sim_status st = sim_kset_load_aic(path, SIM_AIC_GEMM, r->device, NULL, 0, &set, &skipped, err);
     sim_gemm_table t;
     memset(&t, 0, sizeof(t));
     double *v = NULL;
+    sim_status st = load_table(path, SIM_AIC_GEMM, NULL, r->device, &set, err);
+    t.rows = row_scratch(&set, 1, sizeof(*t.rows), path, &st, err);
+    v = row_scratch(&set, 1, sizeof(*v), path, &st, err);
     if (st != SIM_OK)
         goto cleanup;
-    t.rows = malloc((set.n + 1) * sizeof(*t.rows));
-    v = malloc((set.n + 1) * sizeof(*v));
-    if (!t.rows || !v) {
-        sim_io_errf(err, "%s: out of memory", path);
-        st = SIM_ENOMEM;
-        goto cleanup;
-    }
     for (size_t i = 0; i < set.n; i++) {
         const sim_ksample *s = &set.v[i];
         t.rows[t.n_rows++] =
@@ -281,23 +299,16 @@ static double kv_bytes_of(const sim_ksample *s)
     return s->batch * s->ctx * 2.0 * s->kv_heads * s->head_dim * s->kv_bytes;
 }
 
-static sim_status load_attn(const char *path, sim_aic_table tab, const char *kernel,
-                            const char *device, sim_kset *set, struct sim_err *err)
-{
-    size_t skipped = 0;
-    return sim_kset_load_aic(path, tab, device, kernel, 0, set, &skipped, err);
-}
-
 /* Picks the attention kernel: the given one, else the first default with decode rows. */
 static sim_status pick_kernel(const char *path, const char *want, sim_derive_result *r,
                               sim_kset *set, struct sim_err *err)
 {
     if (want) {
         snprintf(r->attn_kernel, sizeof(r->attn_kernel), "%s", want);
-        return load_attn(path, SIM_AIC_DECODE, want, r->device, set, err);
+        return load_table(path, SIM_AIC_DECODE, want, r->device, set, err);
     }
     for (size_t i = 0; i < sizeof(default_attn) / sizeof(default_attn[0]); i++) {
-        sim_status st = load_attn(path, SIM_AIC_DECODE, default_attn[i], r->device, set, err);
+        sim_status st = load_table(path, SIM_AIC_DECODE, default_attn[i], r->device, set, err);
         if (st != SIM_OK || set->n > 0) {
             snprintf(r->attn_kernel, sizeof(r->attn_kernel), "%s", default_attn[i]);
             return st;
@@ -318,13 +329,10 @@ static sim_status derive_decode(const char *path, const char *want, sim_hw *hw,
             dnote(r, "%s: no rows of a known attention kernel; decode figures kept", path);
         goto cleanup;
     }
-    x = malloc(3 * set.n * sizeof(*x));
-    t = malloc(set.n * sizeof(*t));
-    if (!x || !t) {
-        sim_io_errf(err, "%s: out of memory", path);
-        st = SIM_ENOMEM;
+    x = row_scratch(&set, 3, sizeof(*x), path, &st, err);
+    t = row_scratch(&set, 1, sizeof(*t), path, &st, err);
+    if (st != SIM_OK)
         goto cleanup;
-    }
     const double copy = hw->v[SIM_HWF_BW_STREAM_COPY], l2 = hw->v[SIM_HWF_L2];
     size_t n = 0;
     for (size_t i = 0; i < set.n; i++) {
@@ -381,17 +389,12 @@ static sim_status derive_prefill(const char *path, sim_hw *hw, sim_derive_result
     sim_kset set;
     sim_kset_init(&set);
     double *v = NULL, *x = NULL;
-    sim_status st = load_attn(path, SIM_AIC_PREFILL, r->attn_kernel[0] ? r->attn_kernel : NULL,
-                              r->device, &set, err);
+    sim_status st = load_table(path, SIM_AIC_PREFILL, r->attn_kernel[0] ? r->attn_kernel : NULL,
+                               r->device, &set, err);
+    v = row_scratch(&set, 1, sizeof(*v), path, &st, err);
+    x = row_scratch(&set, 3, sizeof(*x), path, &st, err);
     if (st != SIM_OK)
         goto cleanup;
-    v = malloc((set.n + 1) * sizeof(*v));
-    x = malloc(3 * (set.n + 1) * sizeof(*x));
-    if (!v || !x) {
-        sim_io_errf(err, "%s: out of memory", path);
-        st = SIM_ENOMEM;
-        goto cleanup;
-    }
     const double peak = hw->v[SIM_HWF_PEAK_BF16];
     size_t n = 0, too_fast = 0, n_long = 0;
     for (size_t i = 0; i < set.n; i++) {
@@ -452,20 +455,13 @@ static sim_status derive_allreduce(const char *path, sim_hw *hw, sim_derive_resu
                                    struct sim_err *err)
 {
     sim_kset set;
-    size_t skipped = 0;
     sim_kset_init(&set);
     sim_nccl_result nr;
     memset(&nr, 0, sizeof(nr));
-    sim_status st =
-        sim_kset_load_aic(path, SIM_AIC_CUSTOM_AR, r->device, NULL, 0, &set, &skipped, err);
+    sim_status st = load_table(path, SIM_AIC_CUSTOM_AR, NULL, r->device, &set, err);
+    nr.rows = row_scratch(&set, 1, sizeof(*nr.rows), path, &st, err);
     if (st != SIM_OK)
         goto cleanup;
-    nr.rows = malloc((set.n + 1) * sizeof(*nr.rows));
-    if (!nr.rows) {
-        sim_io_errf(err, "%s: out of memory", path);
-        st = SIM_ENOMEM;
-        goto cleanup;
-    }
     for (int g = 2; g <= 64; g++) {
         nr.n_rows = 0;
         nr.n_gpus = g;

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "atomic_write.h"
+#include "errf.h"
 #include "hw_derive.h"
 #include "hw_json.h"
 #include "json_util.h"
@@ -31,8 +32,7 @@ sim_status sim_import_allreduce_fit(const sim_nccl_result *r, const char *path, 
     size_t n = 0;
     *first_line = *last_line = 0;
     if (!x || !t) {
-        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
-        st = SIM_ENOMEM;
+        st = sim_io_enomem(err, path);
         goto cleanup;
     }
     /* nccl-tests' bus bandwidth convention: busbw = algbw x 2(n-1)/n (all_reduce.cu
@@ -180,7 +180,7 @@ static void source_of(char *dst, const char *path, const char *fmt, ...)
     char rest[SIM_HW_SOURCE_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rest, sizeof(rest), fmt, ap);
+    sim_io_vfmt(rest, sizeof(rest), "", 0, fmt, ap);
     va_end(ap);
     size_t need = strlen(path) + strlen(rest);
     snprintf(dst, SIM_HW_SOURCE_LEN, "%s%s", need < SIM_HW_SOURCE_LEN ? path : base_name(path),
@@ -196,7 +196,7 @@ static void note(sim_import_result *res, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->notes[res->n_notes++], SIM_HW_SOURCE_LEN, fmt, ap);
+    sim_io_vfmt(res->notes[res->n_notes++], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -334,7 +334,7 @@ static sim_status import_gemm(const char *path, const sim_hw *base, sim_hw *hw,
     const double copy = hw->v[SIM_HWF_BW_STREAM_COPY];
     st = sim_import_gemm_stream_fit(&t, copy, SIM_IMPORT_MEMORY_MAX_M, &fit, &used, &fp8);
     if (st == SIM_ENOMEM) {
-        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+        sim_io_errf(err, "%s: out of memory", path);
         goto cleanup;
     }
     st = SIM_OK;
@@ -527,7 +527,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     cJSON *root = NULL;
     sim_status st = SIM_OK;
     if (!base || !hw) {
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        sim_io_errf(err, "out of memory");
         st = SIM_ENOMEM;
         goto cleanup;
     }
@@ -539,8 +539,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     }
     struct stat sb;
     if (!o->force && stat(o->out_path, &sb) == 0) {
-        snprintf(err->msg, sizeof(err->msg), "%s exists (use --force to overwrite it)",
-                 o->out_path);
+        sim_io_errf(err, "%s exists (use --force to overwrite it)", o->out_path);
         st = SIM_EINVAL;
         goto cleanup;
     }
@@ -590,7 +589,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     root = sim_json_parse(&ctx, len);
     if (!root || !edit_tree(root, o, base, hw, res) || !(text = cJSON_Print(root))) {
         if (root)
-            snprintf(err->msg, sizeof(err->msg), "out of memory building the profile");
+            sim_io_errf(err, "out of memory building the profile");
         st = root ? SIM_ENOMEM : SIM_EPARSE;
         goto cleanup;
     }
@@ -599,7 +598,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     out = malloc(tl + 2);
     if (!out) {
         st = SIM_ENOMEM;
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        sim_io_errf(err, "out of memory");
         goto cleanup;
     }
     memcpy(out, text, tl);
@@ -610,7 +609,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.check.%ld", o->out_path, (long)getpid()) >=
         sizeof(tmp)) {
-        snprintf(err->msg, sizeof(err->msg), "%s: path too long", o->out_path);
+        sim_io_errf(err, "%s: path too long", o->out_path);
         st = SIM_EINVAL;
         goto cleanup;
     }
@@ -632,13 +631,12 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     struct stat osb;
     if (lstat(o->out_path, &osb) == 0 && !S_ISREG(osb.st_mode)) {
         remove(tmp);
-        snprintf(err->msg, sizeof(err->msg), "%s: exists and is not a regular file; not replaced",
-                 o->out_path);
+        sim_io_errf(err, "%s: exists and is not a regular file; not replaced", o->out_path);
         st = SIM_EINVAL;
         goto cleanup;
     }
     if (rename(tmp, o->out_path) != 0) {
-        snprintf(err->msg, sizeof(err->msg), "%s: cannot write: %s", o->out_path, strerror(errno));
+        sim_io_errf(err, "%s: cannot write: %s", o->out_path, strerror(errno));
         remove(tmp);
         st = SIM_EIO;
     }

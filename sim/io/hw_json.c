@@ -12,29 +12,17 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const prov_words[] = {"datasheet", "measured", "derived", "estimated"};
+/* sim_j_status's status indices, in its order: datasheet, measured, derived, estimated. */
 static const sim_prov prov_vals[] = {SIM_PROV_DATASHEET, SIM_PROV_MEASURED, SIM_PROV_DERIVED,
                                      SIM_PROV_ESTIMATED};
 
 static sim_status parse_prov(const sim_jctx *ctx, const cJSON *obj, sim_prov *out, char *src)
 {
-    char word[32];
-    sim_status st = sim_j_str(ctx, obj, "status", 1, word, sizeof(word), NULL);
-    if (st != SIM_OK)
-        return st;
-    st = sim_j_str(ctx, obj, "source", 1, src, SIM_HW_SOURCE_LEN, NULL);
-    if (st != SIM_OK)
-        return st;
-    for (size_t i = 0; i < N(prov_words); i++) {
-        if (strcmp(word, prov_words[i]) == 0) {
-            *out = prov_vals[i];
-            return SIM_OK;
-        }
-    }
-    return sim_j_fail(ctx, "status",
-                      "unknown status (expected datasheet, measured, derived or estimated, got "
-                      "'%s')",
-                      word);
+    int status = 0;
+    sim_status st = sim_j_status(ctx, obj, &status, src, SIM_HW_SOURCE_LEN);
+    if (st == SIM_OK)
+        *out = prov_vals[status];
+    return st;
 }
 
 static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_hw *hw)
@@ -200,16 +188,15 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     st = sim_j_int(ctx, root, "schema_version", 1, SIM_HW_SCHEMA_VERSION, SIM_HW_SCHEMA_VERSION,
                    &ver, NULL);
     char vendor[32];
+    const sim_j_strfield strs[] = {
+        {"id", 1, hw->id, sizeof(hw->id)},
+        {"name", 1, hw->name, sizeof(hw->name)},
+        {"source", 1, hw->source, sizeof(hw->source)},
+        {"vendor", 0, vendor, sizeof(vendor)},
+        {"stack", 0, hw->stack, sizeof(hw->stack)},
+    };
     if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "id", 1, hw->id, sizeof(hw->id), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "name", 1, hw->name, sizeof(hw->name), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "source", 1, hw->source, sizeof(hw->source), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "vendor", 0, vendor, sizeof(vendor), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(ctx, root, "stack", 0, hw->stack, sizeof(hw->stack), NULL);
+        st = sim_j_strs(ctx, root, strs, N(strs));
     if (st != SIM_OK)
         return st;
     for (int f = 0; f < SIM_HWF_COUNT; f++) {

@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "errf.h"
+
 sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct sim_err *err)
 {
     *out = NULL;
@@ -21,22 +23,22 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
      * opening a FIFO blocks until someone writes to it, so look before opening too. */
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        snprintf(err->msg, sizeof(err->msg), "%s: not a regular file (expected a JSON file)", path);
+        sim_io_errf(err, "%s: not a regular file (expected a JSON file)", path);
         return SIM_EIO;
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err->msg, sizeof(err->msg), "%s: cannot open: %s", path, strerror(errno));
+        sim_io_errf(err, "%s: cannot open: %s", path, strerror(errno));
         return SIM_EIO;
     }
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        snprintf(err->msg, sizeof(err->msg), "%s: not a regular file (expected a JSON file)", path);
+        sim_io_errf(err, "%s: not a regular file (expected a JSON file)", path);
         fclose(f);
         return SIM_EIO;
     }
     if ((uint64_t)sb.st_size > SIM_JSON_MAX_FILE_BYTES) {
-        snprintf(err->msg, sizeof(err->msg), "%s: too large (%lld bytes; at most %lld)", path,
-                 (long long)sb.st_size, (long long)SIM_JSON_MAX_FILE_BYTES);
+        sim_io_errf(err, "%s: too large (%lld bytes; at most %lld)", path, (long long)sb.st_size,
+                    (long long)SIM_JSON_MAX_FILE_BYTES);
         fclose(f);
         return SIM_EIO;
     }
@@ -62,19 +64,19 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
         if (got == 0)
             break;
         if (n > SIM_JSON_MAX_FILE_BYTES) { /* the file grew while being read */
-            snprintf(err->msg, sizeof(err->msg), "%s: too large (at most %lld bytes)", path,
-                     (long long)SIM_JSON_MAX_FILE_BYTES);
+            sim_io_errf(err, "%s: too large (at most %lld bytes)", path,
+                        (long long)SIM_JSON_MAX_FILE_BYTES);
             st = SIM_EIO;
             goto cleanup;
         }
     }
     if (ferror(f)) {
-        snprintf(err->msg, sizeof(err->msg), "%s: read error", path);
+        sim_io_errf(err, "%s: read error", path);
         st = SIM_EIO;
         goto cleanup;
     }
     if (memchr(buf, '\0', n)) {
-        snprintf(err->msg, sizeof(err->msg), "%s: contains a NUL byte (not a text file)", path);
+        sim_io_errf(err, "%s: contains a NUL byte (not a text file)", path);
         st = SIM_EPARSE;
         goto cleanup;
     }
@@ -84,7 +86,7 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
     buf = NULL;
 cleanup:
     if (st == SIM_ENOMEM)
-        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+        sim_io_errf(err, "%s: out of memory", path);
     free(buf);
     fclose(f);
     return st;
@@ -114,7 +116,7 @@ struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len)
         int line, col;
         line_col(ctx, at, &line, &col);
         const char *what = *at ? "malformed JSON" : "malformed JSON (unexpected end of input)";
-        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col, what);
+        sim_io_errf(ctx->err, "%s:%d:%d: %s", ctx->path, line, col, what);
     }
     return root;
 }
@@ -145,6 +147,7 @@ const char *sim_j_locate(const sim_jctx *ctx, const char *key)
 static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, int show_key,
                         const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
+/* Formats "<file>:<line>:<col>: [<prefix><key>: ]<message>" at the nth key into ctx->err. */
 static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, int show_key,
                         const char *fmt, va_list ap)
 {
@@ -154,13 +157,13 @@ static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, int show_
         at = scope;
     int line, col;
     line_col(ctx, at, &line, &col);
-    char what[384];
-    vsnprintf(what, sizeof(what), fmt, ap);
+    char loc[sizeof(ctx->err->msg)];
     if (key && show_key)
-        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s%s: %s", ctx->path, line, col,
-                 ctx->prefix ? ctx->prefix : "", key, what);
+        snprintf(loc, sizeof(loc), "%s:%d:%d: %s%s: ", ctx->path, line, col,
+                 ctx->prefix ? ctx->prefix : "", key);
     else
-        snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s", ctx->path, line, col, what);
+        snprintf(loc, sizeof(loc), "%s:%d:%d: ", ctx->path, line, col);
+    sim_io_vfmt(ctx->err->msg, sizeof(ctx->err->msg), loc, 384, fmt, ap);
     return SIM_EINVAL;
 }
 
@@ -208,34 +211,47 @@ static const char *type_name(const cJSON *v)
     return "an invalid value";
 }
 
-static const cJSON *get(const cJSON *obj, const char *key, int *present)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    *present = v != NULL && !cJSON_IsNull(v);
-    return *present ? v : NULL;
-}
-
 static sim_status missing(const sim_jctx *ctx, const char *key)
 {
     const char *scope = ctx->scope ? ctx->scope : ctx->buf;
     int line, col;
     line_col(ctx, scope, &line, &col);
-    snprintf(ctx->err->msg, sizeof(ctx->err->msg), "%s:%d:%d: %s%s: required field missing",
-             ctx->path, line, col, ctx->prefix ? ctx->prefix : "", key);
+    sim_io_errf(ctx->err, "%s:%d:%d: %s%s: required field missing", ctx->path, line, col,
+                ctx->prefix ? ctx->prefix : "", key);
     return SIM_EINVAL;
+}
+
+/* One of cJSON's type tests, e.g. cJSON_IsNumber. */
+typedef cJSON_bool (*is_type_fn)(const cJSON *const item);
+
+/*
+ * The start of every typed getter: finds key in obj (JSON null counts as absent) and
+ * sets *present when present is not NULL. Absent: *v = NULL, and SIM_OK or, when
+ * required, "required field missing". A value is_type rejects is "wrong type
+ * (expected <expected>, got <its type>)".
+ */
+static sim_status lookup(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
+                         int *present, is_type_fn is_type, const char *expected, const cJSON **v)
+{
+    *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (*v && cJSON_IsNull(*v))
+        *v = NULL;
+    if (present)
+        *present = *v != NULL;
+    if (!*v)
+        return required ? missing(ctx, key) : SIM_OK;
+    if (!is_type(*v))
+        return sim_j_fail(ctx, key, "wrong type (expected %s, got %s)", expected, type_name(*v));
+    return SIM_OK;
 }
 
 sim_status sim_j_num(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
                      double min, double max, double *out, int *present)
 {
-    int p;
-    const cJSON *v = get(obj, key, &p);
-    if (present)
-        *present = p;
-    if (!p)
-        return required ? missing(ctx, key) : SIM_OK;
-    if (!cJSON_IsNumber(v))
-        return sim_j_fail(ctx, key, "wrong type (expected a number, got %s)", type_name(v));
+    const cJSON *v;
+    sim_status st = lookup(ctx, obj, key, required, present, cJSON_IsNumber, "a number", &v);
+    if (st != SIM_OK || !v)
+        return st;
     double x = v->valuedouble;
     if (!isfinite(x))
         return sim_j_fail(ctx, key, "not a finite number (expected a finite number)");
@@ -249,14 +265,10 @@ sim_status sim_j_num(const sim_jctx *ctx, const cJSON *obj, const char *key, int
 sim_status sim_j_int(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
                      int64_t min, int64_t max, int64_t *out, int *present)
 {
-    int p;
-    const cJSON *v = get(obj, key, &p);
-    if (present)
-        *present = p;
-    if (!p)
-        return required ? missing(ctx, key) : SIM_OK;
-    if (!cJSON_IsNumber(v))
-        return sim_j_fail(ctx, key, "wrong type (expected an integer, got %s)", type_name(v));
+    const cJSON *v;
+    sim_status st = lookup(ctx, obj, key, required, present, cJSON_IsNumber, "an integer", &v);
+    if (st != SIM_OK || !v)
+        return st;
     double x = v->valuedouble;
     /* 2^53: beyond it doubles no longer hold every integer. */
     if (!isfinite(x) || x != floor(x) || fabs(x) > 9007199254740992.0)
@@ -271,35 +283,34 @@ sim_status sim_j_int(const sim_jctx *ctx, const cJSON *obj, const char *key, int
 sim_status sim_j_bool(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
                       int *out, int *present)
 {
-    int p;
-    const cJSON *v = get(obj, key, &p);
-    if (present)
-        *present = p;
-    if (!p)
-        return required ? missing(ctx, key) : SIM_OK;
-    if (!cJSON_IsBool(v))
-        return sim_j_fail(ctx, key, "wrong type (expected a boolean, got %s)", type_name(v));
-    *out = cJSON_IsTrue(v) ? 1 : 0;
-    return SIM_OK;
+    const cJSON *v;
+    sim_status st = lookup(ctx, obj, key, required, present, cJSON_IsBool, "a boolean", &v);
+    if (st == SIM_OK && v)
+        *out = cJSON_IsTrue(v) ? 1 : 0;
+    return st;
 }
 
 sim_status sim_j_str(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
                      char *out, size_t cap, int *present)
 {
-    int p;
-    const cJSON *v = get(obj, key, &p);
-    if (present)
-        *present = p;
-    if (!p)
-        return required ? missing(ctx, key) : SIM_OK;
-    if (!cJSON_IsString(v))
-        return sim_j_fail(ctx, key, "wrong type (expected a string, got %s)", type_name(v));
+    const cJSON *v;
+    sim_status st = lookup(ctx, obj, key, required, present, cJSON_IsString, "a string", &v);
+    if (st != SIM_OK || !v)
+        return st;
     size_t n = strlen(v->valuestring);
     if (n + 1 > cap)
         return sim_j_fail(ctx, key, "string too long (expected at most %zu characters, got %zu)",
                           cap - 1, n);
     memcpy(out, v->valuestring, n + 1);
     return SIM_OK;
+}
+
+sim_status sim_j_strs(const sim_jctx *ctx, const cJSON *obj, const sim_j_strfield *f, size_t n)
+{
+    sim_status st = SIM_OK;
+    for (size_t i = 0; st == SIM_OK && i < n; i++)
+        st = sim_j_str(ctx, obj, f[i].key, f[i].required, f[i].out, f[i].cap, NULL);
+    return st;
 }
 
 int sim_j_edit_distance(const char *a, const char *b)
@@ -376,12 +387,33 @@ sim_status sim_j_check_keys(const sim_jctx *ctx, const cJSON *obj, const char *c
     return SIM_OK;
 }
 
+sim_status sim_j_status(const sim_jctx *ctx, const cJSON *obj, int *status, char *source,
+                        size_t cap)
+{
+    static const char *const words[] = {"datasheet", "measured", "derived", "estimated"};
+    char word[32];
+    sim_status st = sim_j_str(ctx, obj, "status", 1, word, sizeof(word), NULL);
+    if (st == SIM_OK)
+        st = sim_j_str(ctx, obj, "source", 1, source, cap, NULL);
+    if (st != SIM_OK)
+        return st;
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(word, words[i]) == 0) {
+            *status = i;
+            return SIM_OK;
+        }
+    }
+    return sim_j_fail(ctx, "status",
+                      "unknown status (expected datasheet, measured, derived or estimated, got "
+                      "'%s')",
+                      word);
+}
+
 sim_status sim_j_figure(const sim_jctx *parent, const cJSON *obj, const char *key, int required,
                         double min, double max, int positive, double *value, int *status,
                         char *source, size_t cap, int *present)
 {
     static const char *const keys[] = {"value", "status", "source", "note"};
-    static const char *const words[] = {"datasheet", "measured", "derived", "estimated"};
     const cJSON *fig = cJSON_GetObjectItemCaseSensitive(obj, key);
     int p = fig != NULL;
     if (present)
@@ -396,28 +428,14 @@ sim_status sim_j_figure(const sim_jctx *parent, const cJSON *obj, const char *ke
     sim_jctx ctx = *parent;
     ctx.scope = sim_j_locate(parent, key);
     ctx.prefix = prefix;
-    char word[32];
     sim_status st = sim_j_check_keys(&ctx, fig, keys, 4, NULL, 0, 1);
     if (st == SIM_OK)
         st = sim_j_num(&ctx, fig, "value", 1, min, max, value, NULL);
     if (st == SIM_OK && positive && !(*value > 0.0))
         return sim_j_fail(&ctx, "value", "must be > 0 (got %.17g)", *value);
-    if (st == SIM_OK)
-        st = sim_j_str(&ctx, fig, "status", 1, word, sizeof(word), NULL);
-    if (st == SIM_OK)
-        st = sim_j_str(&ctx, fig, "source", 1, source, cap, NULL);
     if (st != SIM_OK)
         return st;
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(word, words[i]) == 0) {
-            *status = i;
-            return SIM_OK;
-        }
-    }
-    return sim_j_fail(&ctx, "status",
-                      "unknown status (expected datasheet, measured, derived or estimated, got "
-                      "'%s')",
-                      word);
+    return sim_j_status(&ctx, fig, status, source, cap);
 }
 
 sim_status sim_json_load_file(const char *path, sim_json_parse_fn parse, void *out,
@@ -461,14 +479,10 @@ static int is_blank(const char *s)
     return 1;
 }
 
-sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *user,
-                          struct sim_err *err)
+sim_status sim_jsonl_each_text(const char *path, char *buf, size_t len, sim_jsonl_line_fn line_fn,
+                               void *user, struct sim_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    if (st != SIM_OK)
-        return st;
+    sim_status st = SIM_OK;
     int line = 0;
     /* Each line is cut out in place (its '\n' becomes the NUL cJSON requires) and parsed
      * alone; line_base makes the wrapper's line numbers the file's. */
@@ -493,6 +507,17 @@ sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *use
             break;
         p = next;
     }
+    return st;
+}
+
+sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *user,
+                          struct sim_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    sim_status st = sim_json_read_file(path, &buf, &len, err);
+    if (st == SIM_OK)
+        st = sim_jsonl_each_text(path, buf, len, line_fn, user, err);
     free(buf);
     return st;
 }

@@ -63,6 +63,9 @@ typedef sim_status (*sim_jsonl_line_fn)(const sim_jctx *ctx, const struct cJSON 
                                         void *user);
 sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *user,
                           struct sim_err *err /* OUT */);
+/* The same over text read with sim_json_read_file (len bytes), whose lines it cuts out in place. */
+sim_status sim_jsonl_each_text(const char *path, char *buf, size_t len, sim_jsonl_line_fn line_fn,
+                               void *user, struct sim_err *err /* OUT */);
 
 /*
  * Reports a core validator's message ("key: problem") at the line of that key:
@@ -103,6 +106,26 @@ sim_status sim_j_bool(const sim_jctx *ctx, const struct cJSON *obj, const char *
 /* Copies a string into out (size cap); fails when longer. */
 sim_status sim_j_str(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
                      char *out, size_t cap, int *present);
+
+/* One string field of an object, for sim_j_strs. */
+typedef struct sim_j_strfield {
+    const char *key;
+    int required;
+    char *out;  /* where the string goes */
+    size_t cap; /* size of out, bytes */
+} sim_j_strfield;
+
+/* Reads the n string fields f[] in turn with sim_j_str; stops at the first failure. */
+sim_status sim_j_strs(const sim_jctx *ctx, const struct cJSON *obj, const sim_j_strfield *f,
+                      size_t n);
+
+/*
+ * Reads the provenance of a figure object: "status", one of datasheet, measured,
+ * derived, estimated (its index 0..3 goes to *status), and "source", copied into
+ * source (cap). Both are required.
+ */
+sim_status sim_j_status(const sim_jctx *ctx, const struct cJSON *obj, int *status /* OUT */,
+                        char *source /* OUT */, size_t cap);
 
 /*
  * Reads a figure object {"value": number, "status": word, "source": string, "note"?}

@@ -77,16 +77,34 @@ static sim_status push(sim_kset *set, const sim_ksample *s, struct sim_err *err)
     return SIM_OK;
 }
 
-/* Looks up every name of cols[] (NULL-terminated) into idx[]; a missing column is an error. */
-static sim_status require_all(const sim_csv *c, const char *const *cols, int *idx,
-                              struct sim_err *err)
+/*
+ * Opens a table and looks up every name of cols[] (NULL-terminated) into idx[]; a
+ * missing column is an error. On success the caller frees *out with sim_csv_free; on
+ * failure *out is NULL.
+ */
+static sim_status open_table(const char *path, const char *const *cols, int *idx, sim_csv **out,
+                             struct sim_err *err)
 {
-    for (int i = 0; cols[i]; i++) {
-        sim_status st = sim_csv_require(c, cols[i], &idx[i], err);
-        if (st != SIM_OK)
-            return st;
+    sim_status st = sim_csv_open(path, out, err);
+    for (int i = 0; st == SIM_OK && cols[i]; i++)
+        st = sim_csv_require(*out, cols[i], &idx[i], err);
+    if (st != SIM_OK) {
+        sim_csv_free(*out);
+        *out = NULL;
     }
-    return SIM_OK;
+    return st;
+}
+
+/* A sample of the current row: src, GPU and dtype set, every other figure 0. */
+static sim_ksample row_sample(const sim_csv *c, sim_ksrc src, int gpu, sim_dtype dtype)
+{
+    sim_ksample s;
+    memset(&s, 0, sizeof(s));
+    s.src = src;
+    s.gpu = gpu;
+    s.dtype = dtype;
+    s.line = sim_csv_line(c);
+    return s;
 }
 
 static int field_is(const sim_csv *c, int col, const char *want)
@@ -233,18 +251,14 @@ sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *devi
 {
     sim_csv *c = NULL;
     int col[A_NCOL];
-    int win_col = -1;
     *n_skipped = 0;
-    sim_status st = sim_csv_open(path, &c, err);
-    if (st != SIM_OK)
-        return st;
     const char *const *cols = t == SIM_AIC_GEMM        ? gemm_cols
                               : t == SIM_AIC_CUSTOM_AR ? ar_cols
                                                        : attn_cols;
-    st = require_all(c, cols, col, err);
+    sim_status st = open_table(path, cols, col, &c, err);
     if (st != SIM_OK)
-        goto cleanup;
-    win_col = sim_csv_column(c, "window_size");
+        return st;
+    const int win_col = sim_csv_column(c, "window_size");
     for (;;) {
         int has_row = 0, keep = 0;
         st = sim_csv_next(c, &has_row, err);
@@ -257,11 +271,8 @@ sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *devi
             st = SIM_EPARSE;
             break;
         }
-        sim_ksample s;
-        memset(&s, 0, sizeof(s));
-        s.gpu = gpu;
-        s.dtype = SIM_DTYPE_BF16;
-        s.line = sim_csv_line(c);
+        /* The row function sets src. */
+        sim_ksample s = row_sample(c, SIM_KSRC_AIC_GEMM, gpu, SIM_DTYPE_BF16);
         switch (t) {
         case SIM_AIC_GEMM:
             st = gemm_row(c, col, &s, &keep, err);
@@ -281,7 +292,6 @@ sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *devi
             break;
         *n_skipped += !keep;
     }
-cleanup:
     sim_csv_free(c);
     return st;
 }
@@ -321,12 +331,9 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
     sim_csv *c = NULL;
     int col[V_NCOL];
     *n_skipped = 0;
-    sim_status st = sim_csv_open(path, &c, err);
+    sim_status st = open_table(path, vidur_cols, col, &c, err);
     if (st != SIM_OK)
         return st;
-    st = require_all(c, vidur_cols, col, err);
-    if (st != SIM_OK)
-        goto cleanup;
     if (m->n_experts > 0) {
         sim_io_errf(err, "%s: model %s is a mixture of experts; vidur profiles dense MLPs", path,
                     m->id);
@@ -377,17 +384,12 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
         static const sim_ksrc srcs[4] = {SIM_KSRC_VIDUR_QKV, SIM_KSRC_VIDUR_O, SIM_KSRC_VIDUR_UP,
                                          SIM_KSRC_VIDUR_DOWN};
         for (int i = 0; i < 4 && st == SIM_OK; i++) {
-            sim_ksample s;
-            memset(&s, 0, sizeof(s));
-            s.src = srcs[i];
-            s.gpu = gpu;
-            s.dtype = SIM_DTYPE_FP16;
+            sim_ksample s = row_sample(c, srcs[i], gpu, SIM_DTYPE_FP16);
             s.m = (double)tok;
             s.k = (double)shape[i][0];
             s.n = (double)shape[i][1];
             s.tokens = s.m;
             s.measured_s = t[i] * MS_TO_S;
-            s.line = sim_csv_line(c);
             st = push(set, &s, err);
         }
         if (st != SIM_OK)
@@ -408,12 +410,9 @@ sim_status sim_kset_load_vidur_allreduce(const char *path, int gpu, sim_kset *se
     sim_csv *c = NULL;
     int col[N_NCOL];
     *n_skipped = 0;
-    sim_status st = sim_csv_open(path, &c, err);
+    sim_status st = open_table(path, vnet_cols, col, &c, err);
     if (st != SIM_OK)
         return st;
-    st = require_all(c, vnet_cols, col, err);
-    if (st != SIM_OK)
-        goto cleanup;
     for (;;) {
         int has_row = 0;
         int64_t size, n, per_node;
@@ -435,21 +434,15 @@ sim_status sim_kset_load_vidur_allreduce(const char *path, int gpu, sim_kset *se
             (*n_skipped)++;
             continue;
         }
-        sim_ksample s;
-        memset(&s, 0, sizeof(s));
-        s.src = SIM_KSRC_VIDUR_AR;
-        s.gpu = gpu;
-        s.dtype = SIM_DTYPE_FP16;
+        sim_ksample s = row_sample(c, SIM_KSRC_VIDUR_AR, gpu, SIM_DTYPE_FP16);
         s.n_gpus = (int)n;
         s.bytes = (double)size;
         s.tokens = s.bytes / (2.0 * SIM_KTAB_AR_HIDDEN);
         s.measured_s = lat * MS_TO_S;
-        s.line = sim_csv_line(c);
         st = push(set, &s, err);
         if (st != SIM_OK)
             break;
     }
-cleanup:
     sim_csv_free(c);
     return st;
 }

@@ -1,8 +1,7 @@
 /* meas_json.c - see meas_json.h. */
 #include "meas_json.h"
 
-#include <ctype.h>
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +9,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "errf.h"
 #include "json_util.h"
+#include "num_parse.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -547,16 +548,15 @@ sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *er
 {
     load_ctx lc = {set, {NULL, 0}};
     const size_t n0 = set->n;
-    /* The index is sized for every row so far plus one per line of the file. */
     char *buf = NULL;
     size_t len = 0;
     sim_status st = sim_json_read_file(path, &buf, &len, err);
     if (st != SIM_OK)
         return st;
+    /* The index is sized for every row so far plus one per line of the file. */
     size_t n_lines = 1;
     for (size_t i = 0; i < len; i++)
         n_lines += buf[i] == '\n';
-    free(buf);
     if (n_lines > SIZE_MAX / 2 - set->n)
         st = SIM_ENOMEM;
     if (st == SIM_OK)
@@ -564,12 +564,13 @@ sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *er
     for (size_t i = 0; st == SIM_OK && i < set->n; i++)
         (void)id_index_add(&lc.ix, set->rows, i);
     if (st == SIM_OK)
-        st = sim_jsonl_each(path, load_line, &lc, err);
+        st = sim_jsonl_each_text(path, buf, len, load_line, &lc, err);
     if (st == SIM_ENOMEM)
-        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+        sim_io_enomem(err, path);
     if (st != SIM_OK)
         set->n = n0;
     free(lc.ix.slot);
+    free(buf);
     return st;
 }
 
@@ -610,34 +611,6 @@ static int find_field(const char *name, size_t len)
     return -1;
 }
 
-/* Strict decimal integer >= 0: the whole string, no blanks, no overflow. */
-static int parse_count(const char *s, int64_t *out)
-{
-    if (!isdigit((unsigned char)s[0]) && !(s[0] == '+' && isdigit((unsigned char)s[1])))
-        return 0;
-    errno = 0;
-    char *end = NULL;
-    long long v = strtoll(s, &end, 10);
-    if (errno == ERANGE || *end != '\0')
-        return 0;
-    *out = (int64_t)v;
-    return 1;
-}
-
-/* Strict finite number: the whole string, no blanks, no overflow, no nan/inf. */
-static int parse_number(const char *s, double *out)
-{
-    if (s[0] == '\0' || isspace((unsigned char)s[0]))
-        return 0;
-    errno = 0;
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (errno == ERANGE || *end != '\0' || !isfinite(v))
-        return 0;
-    *out = v;
-    return 1;
-}
-
 static const char *type_expect(ftype t)
 {
     switch (t) {
@@ -666,9 +639,9 @@ static int parse_value(int fi, const char *value, int64_t *i, double *d, int *e)
     case FT_STR:
         return value[0] != '\0';
     case FT_INT:
-        return parse_count(value, i);
+        return sim_num_parse_i64(value, SIM_NUM_SIGN_PLUS, 0, INT64_MAX, i) == SIM_OK;
     case FT_NUM:
-        return parse_number(value, d);
+        return sim_num_parse_double(value, -DBL_MAX, DBL_MAX, d) == SIM_OK;
     case FT_DTYPE:
         if (!meas_dtype_parse(value, &dt))
             return 0;
@@ -701,7 +674,7 @@ sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct 
     }
     size_t flen = (size_t)(eq - spec);
     if (flen == 0) {
-        snprintf(err->msg, sizeof(err->msg), "'%s': empty field name (expected FIELD=VALUE)", spec);
+        sim_io_errf(err, "'%s': empty field name (expected FIELD=VALUE)", spec);
         return SIM_EINVAL;
     }
     int fi = find_field(spec, flen);
@@ -718,8 +691,7 @@ sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct 
             }
         }
         if (best)
-            snprintf(err->msg, sizeof(err->msg), "'%s': unknown field '%s' (did you mean '%s'?)",
-                     spec, name, best);
+            sim_io_errf(err, "'%s': unknown field '%s' (did you mean '%s'?)", spec, name, best);
         else
             snprintf(err->msg, sizeof(err->msg),
                      "'%s': unknown field '%s' (expected one of id, source, hardware, model, tp, "
@@ -740,8 +712,8 @@ sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct 
     double dv;
     int ev;
     if (!parse_value(fi, value, &iv, &dv, &ev)) {
-        snprintf(err->msg, sizeof(err->msg), "'%s': %s: bad value (expected %s, got '%s')", spec,
-                 fields[fi].name, type_expect(fields[fi].type), value);
+        sim_io_errf(err, "'%s': %s: bad value (expected %s, got '%s')", spec, fields[fi].name,
+                    type_expect(fields[fi].type), value);
         return SIM_EINVAL;
     }
     memcpy(out->field, fields[fi].name, strlen(fields[fi].name) + 1);

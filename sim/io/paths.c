@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errf.h"
+
 /* What an id of a folder names, for messages. */
 static const char *noun(const char *kind)
 {
@@ -31,12 +33,12 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
                             size_t cap, struct sim_err *err)
 {
     if (!name || !*name) {
-        snprintf(err->msg, sizeof(err->msg), "empty %s name", noun(kind));
+        sim_io_errf(err, "empty %s name", noun(kind));
         return SIM_EINVAL;
     }
     if (is_path(name)) {
         if ((size_t)snprintf(out, cap, "%s", name) >= cap) {
-            snprintf(err->msg, sizeof(err->msg), "%s: path too long", name);
+            sim_io_errf(err, "%s: path too long", name);
             return SIM_EINVAL;
         }
         return SIM_OK;
@@ -51,7 +53,7 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
         }
     }
     if ((size_t)snprintf(out, cap, "%s/%s/%s.json", data_dir, kind, name) >= cap) {
-        snprintf(err->msg, sizeof(err->msg), "%s: path too long", name);
+        sim_io_errf(err, "%s: path too long", name);
         return SIM_EINVAL;
     }
     if (access(out, R_OK) != 0) {
@@ -62,8 +64,7 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
         for (int i = 0; i < n && used + 70 < sizeof(list); i++)
             used +=
                 (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", ids[i]);
-        snprintf(err->msg, sizeof(err->msg), "unknown %s id '%s' (known: %s)", noun(kind), name,
-                 n > 0 ? list : "none");
+        sim_io_errf(err, "unknown %s id '%s' (known: %s)", noun(kind), name, n > 0 ? list : "none");
         return SIM_EINVAL;
     }
     return SIM_OK;
@@ -100,7 +101,7 @@ sim_status sim_path_check_regular(const char *path, struct sim_err *err)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        snprintf(err->msg, sizeof(err->msg), "%s: not a regular file", path);
+        sim_io_errf(err, "%s: not a regular file", path);
         return SIM_EIO;
     }
     return SIM_OK;

@@ -2,11 +2,14 @@
 #include "report_json.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "errf.h"
 
 /* Adds a number, remembering the first non-finite key so the caller can fail. */
 static void num(cJSON *o, const char *key, double v, const char **bad)
@@ -14,6 +17,43 @@ static void num(cJSON *o, const char *key, double v, const char **bad)
     if (!isfinite(v) && !*bad)
         *bad = key;
     cJSON_AddNumberToObject(o, key, isfinite(v) ? v : 0.0);
+}
+
+/* A double member of a cost struct and the key it is written under. */
+typedef struct num_field {
+    const char *key;
+    size_t off; /* offsetof the double in the struct */
+} num_field;
+
+/* The step's time split and counts (docs/model.md), in output order. */
+static const num_field step_fields[] = {
+    {"step_time_s", offsetof(sim_step_cost, step_s)},
+    {"roofline_time_s", offsetof(sim_step_cost, roofline_s)},
+    {"compute_time_s", offsetof(sim_step_cost, compute_s)},
+    {"memory_time_s", offsetof(sim_step_cost, memory_s)},
+    {"comm_time_s", offsetof(sim_step_cost, comm_s)},
+    {"flops_per_gpu", offsetof(sim_step_cost, flops)},
+    {"hbm_bytes_per_gpu", offsetof(sim_step_cost, bytes)},
+};
+
+/* One operator's figures, in output order. */
+static const num_field op_fields[] = {
+    {"flops_per_gpu", offsetof(sim_op_cost, flops)},
+    {"hbm_bytes_per_gpu", offsetof(sim_op_cost, bytes)},
+    {"weight_bytes_per_gpu", offsetof(sim_op_cost, weight_bytes)},
+    {"compute_time_s", offsetof(sim_op_cost, compute_s)},
+    {"memory_time_s", offsetof(sim_op_cost, memory_s)},
+    {"time_s", offsetof(sim_op_cost, time_s)},
+};
+
+/* Adds the n fields f[] of the struct at base, as num() does. */
+static void nums(cJSON *o, const void *base, const num_field *f, size_t n, const char **bad)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        memcpy(&v, (const char *)base + f[i].off, sizeof(v));
+        num(o, f[i].key, v, bad);
+    }
 }
 
 char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
@@ -44,13 +84,7 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
         cJSON_AddBoolToObject(gj, "emits", g->emits);
         cJSON_AddItemToArray(groups, gj);
     }
-    num(o, "step_time_s", c->step_s, &bad);
-    num(o, "roofline_time_s", c->roofline_s, &bad);
-    num(o, "compute_time_s", c->compute_s, &bad);
-    num(o, "memory_time_s", c->memory_s, &bad);
-    num(o, "comm_time_s", c->comm_s, &bad);
-    num(o, "flops_per_gpu", c->flops, &bad);
-    num(o, "hbm_bytes_per_gpu", c->bytes, &bad);
+    nums(o, c, step_fields, sizeof(step_fields) / sizeof(step_fields[0]), &bad);
     num(o, "arithmetic_intensity_flops_per_byte", c->bytes > 0.0 ? c->flops / c->bytes : 0.0, &bad);
     num(o, "ridge_point_flops_per_byte", sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype), &bad);
     cJSON_AddStringToObject(o, "bound", sim_bound_name(c->bound));
@@ -86,12 +120,7 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
         if (!oj)
             goto oom;
         cJSON_AddStringToObject(oj, "name", sim_op_name((sim_op_kind)i));
-        num(oj, "flops_per_gpu", op->flops, &bad);
-        num(oj, "hbm_bytes_per_gpu", op->bytes, &bad);
-        num(oj, "weight_bytes_per_gpu", op->weight_bytes, &bad);
-        num(oj, "compute_time_s", op->compute_s, &bad);
-        num(oj, "memory_time_s", op->memory_s, &bad);
-        num(oj, "time_s", op->time_s, &bad);
+        nums(oj, op, op_fields, sizeof(op_fields) / sizeof(op_fields[0]), &bad);
         cJSON_AddStringToObject(oj, "bound", sim_bound_name(op->bound));
         cJSON_AddItemToArray(ops, oj);
     }
@@ -99,7 +128,7 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     for (int i = 0; notes && i < r->n_notes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
     if (bad) {
-        snprintf(err->msg, sizeof(err->msg), "%s: not a finite number; refusing to write it", bad);
+        sim_io_errf(err, "%s: not a finite number; refusing to write it", bad);
         cJSON_Delete(o);
         return NULL;
     }
@@ -121,6 +150,6 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
 oom:
     cJSON_Delete(o);
 oom_nodel:
-    snprintf(err->msg, sizeof(err->msg), "out of memory while writing JSON");
+    sim_io_errf(err, "out of memory while writing JSON");
     return NULL;
 }

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "json_util.h"
+#include "errf.h"
 
 typedef struct trace_ctx {
     sim_request *req;
@@ -61,10 +62,9 @@ sim_status sim_trace_load(const char *path, sim_request **out, int64_t *n, struc
     *n = 0;
     sim_status st = sim_jsonl_each(path, trace_line, &t, err);
     if (st == SIM_ENOMEM)
-        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+        sim_io_errf(err, "%s: out of memory", path);
     if (st == SIM_OK && t.n == 0) {
-        snprintf(err->msg, sizeof(err->msg), "%s: no requests (expected one JSON object a line)",
-                 path);
+        sim_io_errf(err, "%s: no requests (expected one JSON object a line)", path);
         st = SIM_EINVAL;
     }
     if (st != SIM_OK) {
