@@ -8,14 +8,8 @@
 set -u
 bin=$1
 data=$2/measurements/argonne-vllm-offline.jsonl
-if [ ! -f "$data" ]; then
-    echo "SKIP accuracy: $data not found (../shared/data absent)"
-    exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-pass=0
+. "$(dirname "$0")/lib.sh"
+need accuracy "$data"
 for hw in h100-sxm a100-sxm-40gb; do
     "$bin" calibrate --measurements "$data" --select hardware=$hw --select model=llama-2-7b \
         --select tp=1 --out "$tmp/$hw.json" >/dev/null || { echo "FAIL calibrate $hw"; exit 1; }
@@ -28,12 +22,6 @@ for hw in h100-sxm a100-sxm-40gb; do
     r2=$(echo "$out" | sed -n 's/.*"r2":\([-0-9.e+]*\),"alpha".*/\1/p' | head -n 1)
     printf '%s (held-out models): MAPE %.2f%%  median APE %.2f%%  max APE %.2f%%  R^2 %.4f\n' \
         "$hw" "$mape" "$med" "$max" "$r2"
-    if awk -v m="$mape" 'BEGIN { exit !(m < 15) }'; then
-        pass=$((pass + 1))
-    else
-        echo "FAIL $hw: MAPE $mape% is not below 15%"
-        fail=$((fail + 1))
-    fi
+    compare "$hw: MAPE (%)" "$mape" "<" 15
 done
-echo "accuracy: $pass passed, $fail failed"
-[ $fail = 0 ]
+summary accuracy

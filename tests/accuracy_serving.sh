@@ -9,14 +9,8 @@
 set -u
 bin=$1
 data=$2/measurements/aic-vllm-serving.jsonl
-if [ ! -f "$data" ]; then
-    echo "SKIP accuracy_serving: $data not found (../shared/data absent)"
-    exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-pass=0
+. "$(dirname "$0")/lib.sh"
+need accuracy_serving "$data"
 "$bin" calibrate --measurements "$data" --select tp=2 --select metric=tpot_mean \
     --out "$tmp/v1.json" >/dev/null || { echo "FAIL calibrate"; exit 1; }
 for m in tpot_mean:10 ttft_mean:40; do
@@ -26,12 +20,6 @@ for m in tpot_mean:10 ttft_mean:40; do
         --calibration "$tmp/v1.json" --format json) || { echo "FAIL validate $metric"; exit 1; }
     mape=$(echo "$out" | sed -n 's/^{"n_rows":[0-9]*,"mape_pct":\([-0-9.e+]*\),.*/\1/p')
     printf 'TP 4 and 8, %s: MAPE %.2f%% (limit %s%%)\n' "$metric" "$mape" "$limit"
-    if awk -v m="$mape" -v l="$limit" 'BEGIN { exit !(m <= l) }'; then
-        pass=$((pass + 1))
-    else
-        echo "FAIL $metric: MAPE $mape% is above $limit%"
-        fail=$((fail + 1))
-    fi
+    compare "$metric: MAPE (%)" "$mape" "<=" "$limit"
 done
-echo "accuracy_serving: $pass passed, $fail failed"
-[ $fail = 0 ]
+summary accuracy_serving

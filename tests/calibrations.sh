@@ -8,42 +8,26 @@
 set -u
 bin=$1
 src=$2
-if [ ! -d "$src/../shared/data/measurements" ]; then
-    echo "SKIP calibrations: $src/../shared/data not found"
-    exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-pass=0
+. "$(dirname "$0")/lib.sh"
+need calibrations "$src/../shared/data/measurements"
 num() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([-0-9.eE+]*\),*$/\1/p" "$2" | head -n 1; }
 cd "$src" || exit 2
 for f in calibrations/*.json; do
     cmd=$(sed -n 's/^[[:space:]]*"command":[[:space:]]*"\(.*\)"$/\1/p' "$f")
     if [ -z "$cmd" ]; then
-        echo "FAIL $f: no recorded command"
-        fail=$((fail + 1))
+        bad "$f: no recorded command"
         continue
     fi
     # llmstep ARGS --out FILE -> BIN ARGS --out TMP
     args=$(echo "$cmd" | sed "s#^llmstep ##; s#--out [^ ]*#--out $tmp/out.json#")
     # shellcheck disable=SC2086
     if ! "$bin" $args >/dev/null 2>"$tmp/err"; then
-        echo "FAIL $f: '$cmd' failed: $(cat "$tmp/err")"
-        fail=$((fail + 1))
+        bad "$f: '$cmd' failed: $(cat "$tmp/err")"
         continue
     fi
     for k in alpha beta_s; do
-        want=$(num $k "$f")
-        got=$(num $k "$tmp/out.json")
-        if awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; a = w < 0 ? -w : w;
-                                              exit !(d <= 1e-6 * a + 1e-15) }'; then
-            pass=$((pass + 1))
-        else
-            echo "FAIL $f: $k is $want, the recorded command now gives $got (regenerate it)"
-            fail=$((fail + 1))
-        fi
+        within "$f: $k from the recorded command (regenerate the file)" \
+            "$(num $k "$tmp/out.json")" "$(num $k "$f")" 1e-6 1e-15
     done
 done
-echo "calibrations: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary calibrations

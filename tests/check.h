@@ -14,10 +14,27 @@
 static int check_fail_count;
 static int check_count;
 
+/* Counts one check and, when ok is 0, one failure; returns ok. Every CHECK goes through it. */
+static inline int check_tally(int ok)
+{
+    check_count++;
+    if (!ok)
+        check_fail_count++;
+    return ok;
+}
+
+/* A numeric comparison: prints both values and the tolerance (tol_name rtol or atol) on failure. */
+static inline void check_num_at(const char *file, int line, const char *expr, int ok, double got,
+                                double want, const char *tol_name, double tol)
+{
+    if (!check_tally(ok))
+        printf("FAIL %s:%d: %s: got %.17g, want %.17g (%s %g)\n", file, line, expr, got, want,
+               tol_name, tol);
+}
+
 static inline void check_rel_at(const char *file, int line, const char *expr, double got,
                                 double want, double rtol)
 {
-    check_count++;
     int ok;
     if (isnan(want) || isnan(got))
         ok = isnan(want) && isnan(got);
@@ -27,64 +44,43 @@ static inline void check_rel_at(const char *file, int line, const char *expr, do
         ok = fabs(got) <= rtol;
     else
         ok = fabs(got - want) <= rtol * fabs(want);
-    if (!ok) {
-        check_fail_count++;
-        printf("FAIL %s:%d: %s: got %.17g, want %.17g (rtol %g)\n", file, line, expr, got, want,
-               rtol);
-    }
+    check_num_at(file, line, expr, ok, got, want, "rtol", rtol);
 }
 
 static inline void check_abs_at(const char *file, int line, const char *expr, double got,
                                 double want, double atol)
 {
-    check_count++;
-    if (!(fabs(got - want) <= atol)) {
-        check_fail_count++;
-        printf("FAIL %s:%d: %s: got %.17g, want %.17g (atol %g)\n", file, line, expr, got, want,
-               atol);
-    }
+    check_num_at(file, line, expr, fabs(got - want) <= atol, got, want, "atol", atol);
 }
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
-        check_count++;                                                                             \
-        if (!(cond)) {                                                                             \
-            check_fail_count++;                                                                    \
+        if (!check_tally(!!(cond)))                                                                \
             printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                 \
-        }                                                                                          \
     } while (0)
 
 #define CHECK_INT(got, want)                                                                       \
     do {                                                                                           \
         long long g_ = (long long)(got), w_ = (long long)(want);                                   \
-        check_count++;                                                                             \
-        if (g_ != w_) {                                                                            \
-            check_fail_count++;                                                                    \
+        if (!check_tally(g_ == w_))                                                                \
             printf("FAIL %s:%d: %s: got %lld, want %lld\n", __FILE__, __LINE__, #got, g_, w_);     \
-        }                                                                                          \
     } while (0)
 
 #define CHECK_STR(got, want)                                                                       \
     do {                                                                                           \
         const char *g_ = (got), *w_ = (want);                                                      \
-        check_count++;                                                                             \
-        if (!g_ || strcmp(g_, w_) != 0) {                                                          \
-            check_fail_count++;                                                                    \
+        if (!check_tally(g_ && strcmp(g_, w_) == 0))                                               \
             printf("FAIL %s:%d: %s: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, #got,          \
                    g_ ? g_ : "(null)", w_);                                                        \
-        }                                                                                          \
     } while (0)
 
 /* Substring check, for error messages. */
 #define CHECK_CONTAINS(hay, needle)                                                                \
     do {                                                                                           \
         const char *h_ = (hay), *n_ = (needle);                                                    \
-        check_count++;                                                                             \
-        if (!h_ || !strstr(h_, n_)) {                                                              \
-            check_fail_count++;                                                                    \
+        if (!check_tally(h_ && strstr(h_, n_) != NULL))                                            \
             printf("FAIL %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,             \
                    h_ ? h_ : "(null)", n_);                                                        \
-        }                                                                                          \
     } while (0)
 
 #define CHECK_REL(got, want, rtol) check_rel_at(__FILE__, __LINE__, #got, (got), (want), (rtol))

@@ -1,2 +1,3 @@
 # Hostile input (issue 10): generated files that must fail fast, within time and memory.
-add_test(NAME hostile_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/hostile_cli.sh $<TARGET_FILE:llmstep>)
+include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
+sim_script_test(hostile_cli hostile_cli.sh ARGS $<TARGET_FILE:llmstep>)

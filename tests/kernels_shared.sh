@@ -8,33 +8,21 @@
 set -u
 bin=$1
 shared=$2
-if [ ! -d "$shared/kernels" ]; then
-    echo "SKIP validate_kernels_shared: ../shared/data not found ($shared/kernels)"
-    exit 77
-fi
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-if ! "$bin" validate-kernels --data "$shared/kernels" --format json >"$tmp"; then
+. "$(dirname "$0")/lib.sh"
+need validate_kernels_shared "$shared/kernels"
+report=$tmp/report.json
+if ! "$bin" validate-kernels --data "$shared/kernels" --format json >"$report"; then
     echo "FAIL validate_kernels_shared: llmstep validate-kernels failed"
     exit 1
 fi
-fail=0
-pass=0
 # family gpu limit(%): met targets at 15, the rest at the documented MAPE + 2.
 while read -r fam gpu limit; do
     [ -z "$fam" ] && continue
     key="\"family\":\"$fam\",\"gpu\":\"$gpu\",\"range\":\"all\",\"source\":\"all\""
-    got=$(sed -n "s/.*$key,\"n\":[0-9]*,\"mape_pct\":\([0-9][0-9.e+-]*\),.*/\1/p" "$tmp" | head -n 1)
-    if [ -z "$got" ]; then
-        echo "FAIL $fam $gpu: no finite MAPE in the report"
-        fail=$((fail + 1))
-    elif awk -v g="$got" -v l="$limit" 'BEGIN { exit !(g <= l) }'; then
-        printf 'ok   %-18s %-14s %6.2f%% <= %s%%\n' "$fam" "$gpu" "$got" "$limit"
-        pass=$((pass + 1))
-    else
-        printf 'FAIL %-18s %-14s %6.2f%% > %s%%\n' "$fam" "$gpu" "$got" "$limit"
-        fail=$((fail + 1))
-    fi
+    got=$(sed -n "s/.*$key,\"n\":[0-9]*,\"mape_pct\":\([0-9][0-9.e+-]*\),.*/\1/p" "$report" |
+        head -n 1)
+    [ -n "$got" ] && printf '%-18s %-14s %6.2f%% (limit %s%%)\n' "$fam" "$gpu" "$got" "$limit"
+    compare "$fam $gpu: finite MAPE (%) in the report" "$got" "<=" "$limit"
 done <<'LIMITS'
 gemm h100-sxm 15
 gemm h200-sxm 15
@@ -64,5 +52,4 @@ allreduce b200 21.0
 allreduce rtx-pro-6000 19.5
 allreduce a100-sxm-80gb 17.0
 LIMITS
-echo "validate_kernels_shared: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary validate_kernels_shared

@@ -8,14 +8,6 @@ src=$2
 . "$(dirname "$0")/lib.sh"
 # jnum KEY FILE: the number after "KEY": in a one-line JSON object.
 jnum() { sed -n "s/.*\"$1\":\([-0-9.eE+]*\).*/\1/p" "$2"; }
-# within NAME GOT WANT RTOL
-within() {
-    if awk -v g="$2" -v w="$3" -v r="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= r * w) }'; then
-        ok
-    else
-        bad "$1: got $2, want $3 within $4"
-    fi
-}
 
 "$bin" serve --help >"$tmp/help" || bad "serve --help exit $?"
 grep -q -- "--concurrency N" "$tmp/help" && ok || bad "help lacks --concurrency"

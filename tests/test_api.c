@@ -102,11 +102,8 @@ static void errors_name_file_and_field(void)
 
 /* A step, its operators, and the grid agree; a decode step of an 8B model on an H100 reads at
  * least the weights: 16.06e9 bytes at 3.35e12 B/s (datasheet HBM3) is 4.8 ms at the very least. */
-static void step_ops_and_grid(void)
+static void step_ops_and_grid(llmstep_deploy *d)
 {
-    llmstep_deploy *d = open_deploy("llama-3.1-8b", "h100-sxm", 1, 1);
-    if (!d)
-        return;
     llmstep_group g = {32, 1, 1024, 1};
     llmstep_step_result r;
     llmstep_op ops[LLMSTEP_MAX_OPS];
@@ -135,15 +132,11 @@ static void step_ops_and_grid(void)
     ctxs[2] = 1 << 20; /* beyond the model's 131072 positions */
     CHECK_INT(llmstep_step_grid(d, 3, count, tokens, ctxs, out, &err), LLMSTEP_ERANGE);
     CHECK_CONTAINS(err.message, "point 2");
-    llmstep_deploy_free(d);
 }
 
 /* Capacity: min(max_num_seqs, floor(kv_blocks / ceil(C / block_size))) from the info. */
-static void capacity_rule(void)
+static void capacity_rule(llmstep_deploy *d)
 {
-    llmstep_deploy *d = open_deploy("llama-3.1-8b", "h100-sxm", 1, 1);
-    if (!d)
-        return;
     llmstep_deploy_info info;
     llmstep_deploy_get_info(d, &info);
     CHECK_INT(info.max_num_batched_tokens, 8192); /* vLLM's server default on >= 70 GiB */
@@ -155,16 +148,12 @@ static void capacity_rule(void)
     int64_t by_kv = info.kv_blocks / per_seq;
     CHECK_INT(c.max_seqs_at_context, by_kv < info.max_num_seqs ? by_kv : info.max_num_seqs);
     CHECK_INT(llmstep_capacity(d, 0, &c, &err), LLMSTEP_ERANGE);
-    llmstep_deploy_free(d);
 }
 
 /* Serving: a closed loop obeys Little's law (throughput = concurrency / mean E2E, up to the
  * ramp at start and end); the same seed gives the same numbers; bad workloads are refused. */
-static void serving(void)
+static void serving(llmstep_deploy *d)
 {
-    llmstep_deploy *d = open_deploy("llama-3.1-8b", "h100-sxm", 1, 1);
-    if (!d)
-        return;
     llmstep_workload w;
     llmstep_workload_init(&w);
     w.concurrency = 32;
@@ -189,7 +178,6 @@ static void serving(void)
     CHECK_INT(llmstep_batch(d, 8, 1024, 128, &br, &err), LLMSTEP_OK);
     CHECK_INT(br.n_decode_steps + br.n_prefill_steps, br.n_steps);
     CHECK(br.latency_s > 127 * 0.004); /* 127 decode steps of at least 4.8 ms (see above) */
-    llmstep_deploy_free(d);
 }
 
 /* Measurements: validate's errors are those of the rows it returns (recomputed here), a
@@ -270,9 +258,14 @@ int main(void)
     version_and_abi();
     model_facts_and_cache();
     errors_name_file_and_field();
-    step_ops_and_grid();
-    capacity_rule();
-    serving();
+    /* Each on a fresh deployment of Llama-3.1-8B on one H100 SXM, server usage. */
+    void (*const on_h100_8b[])(llmstep_deploy *) = {step_ops_and_grid, capacity_rule, serving};
+    for (size_t i = 0; i < sizeof(on_h100_8b) / sizeof(on_h100_8b[0]); i++) {
+        llmstep_deploy *d = open_deploy("llama-3.1-8b", "h100-sxm", 1, 1);
+        if (d)
+            on_h100_8b[i](d);
+        llmstep_deploy_free(d);
+    }
     measurements();
     llmstep_ctx_free(ctx);
     return check_report("test_api");

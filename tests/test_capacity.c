@@ -8,31 +8,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bundled.h"
 #include "capacity.h"
 #include "check.h"
-#include "engine_json.h"
-#include "hw_json.h"
-#include "model_json.h"
+#include "toys.h"
 
-static int load(const char *model, sim_model *m, sim_hw *hw, sim_engine *e)
+/* model on the H100 SXM profile with the vllm-v0 engine, the scheduler resolved at
+ * max_model_len, and a bf16 run at TP tp; 0, or -1 after counting a failed load. */
+static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int tp)
 {
-    char path[4096];
-    struct sim_err err;
-    snprintf(path, sizeof(path), "%s/models/%s.json", SIM_SOURCE_DIR, model);
-    if (sim_model_load(path, model, m, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", path, err.msg);
+    if (load_model(model, &x->m) != 0 || load_hw("h100-sxm", &x->hw) != 0 ||
+        load_engine("vllm-v0", &x->e) != 0)
         return -1;
-    }
-    snprintf(path, sizeof(path), "%s/hwprofiles/h100-sxm.json", SIM_SOURCE_DIR);
-    if (sim_hw_load(path, hw, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", path, err.msg);
-        return -1;
-    }
-    snprintf(path, sizeof(path), "%s/engines/vllm-v0.json", SIM_SOURCE_DIR);
-    if (sim_engine_load(path, e, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", path, err.msg);
-        return -1;
-    }
+    sim_sched_cfg_unset(&x->in);
+    x->in.max_model_len = max_model_len;
+    CHECK(toy_resolve(x) == SIM_OK);
+    x->run =
+        (sim_run_cfg){tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
     return 0;
 }
 
@@ -75,30 +67,18 @@ static const struct {
 
 static void weights_and_kv_per_gpu_match_hand_derivation(void)
 {
-    static sim_model m;
-    static sim_hw hw;
-    static sim_engine e;
+    static toy_setup x;
     for (size_t i = 0; i < sizeof(per_gpu) / sizeof(per_gpu[0]); i++) {
-        if (load(per_gpu[i].model, &m, &hw, &e) != 0) {
-            CHECK(0);
+        if (h100_v0(&x, per_gpu[i].model, 4096, per_gpu[i].tp) != 0)
             continue;
-        }
-        sim_sched_cfg in;
-        sim_sched_cfg_unset(&in);
-        in.max_model_len = 4096;
-        sim_sched_resolved s;
-        struct sim_err err;
-        CHECK(sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK);
-        sim_run_cfg run = {per_gpu[i].tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0,
-                           0.0,           SIM_GEMM_FLAT};
         sim_capacity c;
-        sim_capacity_compute(&e, &m, &hw, &run, &s, 4096, &c);
+        sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
         printf("  %s\n", per_gpu[i].name);
         CHECK_REL(c.mem.weights_bytes, per_gpu[i].weights_bytes, 0.0);
         CHECK_REL(c.mem.kv_bytes_per_token, per_gpu[i].kv_bytes_per_token, 0.0);
         /* The figures are the engine's memory model, not a second one. */
         sim_memory mem;
-        sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+        sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
         CHECK_INT(c.mem.kv_blocks, mem.kv_blocks);
         CHECK_INT(c.fits, mem.fits);
     }
@@ -119,22 +99,11 @@ static void weights_and_kv_per_gpu_match_hand_derivation(void)
  */
 static void llama70b_tp2_capacity_matches_hand_derivation(void)
 {
-    static sim_model m;
-    static sim_hw hw;
-    static sim_engine e;
-    if (load("llama-3.1-70b", &m, &hw, &e) != 0) {
-        CHECK(0);
+    static toy_setup x;
+    if (h100_v0(&x, "llama-3.1-70b", 8192, 2) != 0)
         return;
-    }
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    in.max_model_len = 8192;
-    sim_sched_resolved s;
-    struct sim_err err;
-    CHECK(sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK);
-    sim_run_cfg run = {2, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
     sim_capacity c;
-    sim_capacity_compute(&e, &m, &hw, &run, &s, 4096, &c);
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
     CHECK_REL(c.mem.usable_bytes, 77309411328.0, 1e-15);
     CHECK_REL(c.mem.activation_bytes, 1235746816.0, 0.0);
     CHECK_REL(c.mem.reserve_bytes, 1610612736.0, 0.0);
@@ -144,20 +113,20 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     CHECK_INT(c.fits, 1);
     CHECK_INT(c.blocks_per_seq, 256);
     CHECK_INT(c.max_seqs_at_context, 5);
-    CHECK_INT(sim_capacity_max_seqs(&c.mem, &s, 4097), 5);
-    CHECK_INT(sim_capacity_max_seqs(&c.mem, &s, 1000), 23);
-    CHECK_INT(sim_capacity_max_seqs(&c.mem, &s, 8193), 0);
+    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 4097), 5);
+    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 1000), 23);
+    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 8193), 0);
     /* Short contexts are capped by max_num_seqs (256): 1490 blocks hold 1490 one-block seqs. */
-    CHECK_INT(sim_capacity_max_seqs(&c.mem, &s, 16), 256);
+    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 16), 256);
     /* The default max_model_len (131072) does not fit in 23,840 tokens: the engine refuses. */
-    sim_sched_cfg_unset(&in);
-    CHECK(sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK);
-    sim_capacity_compute(&e, &m, &hw, &run, &s, 4096, &c);
+    sim_sched_cfg_unset(&x.in);
+    CHECK(toy_resolve(&x) == SIM_OK);
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
     CHECK_INT(c.fits, 0);
     CHECK_INT(c.max_seqs_at_context, 0);
     /* TP 1 cannot hold 141 GB of weights on 80 GiB. */
-    run.tp = 1;
-    sim_capacity_compute(&e, &m, &hw, &run, &s, 4096, &c);
+    x.run.tp = 1;
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
     CHECK_INT(c.fits, 0);
     CHECK(c.mem.kv_budget_bytes < 0.0);
     CHECK_INT(c.mem.kv_blocks, 0);

@@ -148,19 +148,30 @@ static void unnamed_columns_may_repeat_but_not_be_looked_up(void)
     sim_csv_free(c);
 }
 
+/*
+ * Loads the H100 aic table rel of kind t (gpu: the GPU index the samples get) into set,
+ * checking that it loads, that the set then holds want_n samples and that the loader reports
+ * want_skipped rows skipped; returns whether the count matches.
+ */
+static int load_h100_aic(const char *rel, sim_aic_table t, int gpu, sim_kset *set, size_t want_n,
+                         size_t want_skipped)
+{
+    struct sim_err err = {{0}};
+    size_t skipped = 99; /* the loader must set it */
+    CHECK_INT(
+        sim_kset_load_aic(data(rel), t, "NVIDIA H100 80GB HBM3", NULL, gpu, set, &skipped, &err),
+        SIM_OK);
+    CHECK_INT(set->n, want_n);
+    CHECK_INT(skipped, want_skipped);
+    return set->n == want_n;
+}
+
 /* aic gemm_perf: bf16 and per-tensor fp8 kept, fp8_block counted as skipped. */
 static void aic_gemm_rows_become_samples(void)
 {
     sim_kset set;
-    struct sim_err err = {{0}};
-    size_t skipped = 99;
     sim_kset_init(&set);
-    CHECK_INT(sim_kset_load_aic(data("aic/h100_sxm/gemm_perf.csv"), SIM_AIC_GEMM,
-                                "NVIDIA H100 80GB HBM3", NULL, 1, &set, &skipped, &err),
-              SIM_OK);
-    CHECK_INT(set.n, 4);
-    CHECK_INT(skipped, 1);
-    if (set.n == 4) {
+    if (load_h100_aic("aic/h100_sxm/gemm_perf.csv", SIM_AIC_GEMM, 1, &set, 4, 1)) {
         const sim_ksample *s = &set.v[0];
         CHECK_INT(s->src, SIM_KSRC_AIC_GEMM);
         CHECK_INT(sim_ksrc_family(s->src), SIM_KFAM_GEMM);
@@ -185,16 +196,9 @@ static void aic_gemm_rows_become_samples(void)
 static void aic_attention_rows_follow_the_filters(void)
 {
     sim_kset set;
-    struct sim_err err = {{0}};
-    size_t skipped = 0;
     sim_kset_init(&set);
-    CHECK_INT(sim_kset_load_aic(data("aic/h100_sxm/generation_attention_perf.csv.gz"),
-                                SIM_AIC_DECODE, "NVIDIA H100 80GB HBM3", NULL, 0, &set, &skipped,
-                                &err),
-              SIM_OK);
-    CHECK_INT(set.n, 3);
-    CHECK_INT(skipped, 1);
-    if (set.n == 3) {
+    if (load_h100_aic("aic/h100_sxm/generation_attention_perf.csv.gz", SIM_AIC_DECODE, 0, &set, 3,
+                      1)) {
         CHECK_INT(set.v[2].src, SIM_KSRC_AIC_DECODE_FP8KV);
         CHECK_REL(set.v[2].kv_bytes, 1.0, 0.0);
         CHECK_REL(set.v[1].kv_bytes, 2.0, 0.0);
@@ -206,12 +210,8 @@ static void aic_attention_rows_follow_the_filters(void)
         CHECK_REL(set.v[1].kv_heads, 8.0, 0.0);
         CHECK_REL(set.v[1].head_dim, 128.0, 0.0);
     }
-    CHECK_INT(sim_kset_load_aic(data("aic/h100_sxm/context_attention_perf.csv"), SIM_AIC_PREFILL,
-                                "NVIDIA H100 80GB HBM3", NULL, 0, &set, &skipped, &err),
-              SIM_OK);
-    CHECK_INT(set.n, 5); /* appended after the decode samples; FlashAttention 4 skipped */
-    CHECK_INT(skipped, 1);
-    if (set.n == 5) {
+    /* Appended after the decode samples; FlashAttention 4 skipped. */
+    if (load_h100_aic("aic/h100_sxm/context_attention_perf.csv", SIM_AIC_PREFILL, 0, &set, 5, 1)) {
         CHECK_INT(set.v[3].src, SIM_KSRC_AIC_PREFILL);
         CHECK_REL(set.v[3].ctx, 4096.0, 0.0);
         CHECK_REL(set.v[4].tokens, 8.0 * 512.0, 0.0);
@@ -225,12 +225,8 @@ static void allreduce_rows_count_bytes_and_skip_other_kinds(void)
     struct sim_err err = {{0}};
     size_t skipped = 0;
     sim_kset_init(&set);
-    CHECK_INT(sim_kset_load_aic(data("aic/h100_sxm/custom_allreduce_perf.csv"), SIM_AIC_CUSTOM_AR,
-                                "NVIDIA H100 80GB HBM3", NULL, 0, &set, &skipped, &err),
-              SIM_OK);
-    CHECK_INT(set.n, 2); /* the eager row is skipped */
-    CHECK_INT(skipped, 1);
-    if (set.n == 2) {
+    /* The eager row is skipped. */
+    if (load_h100_aic("aic/h100_sxm/custom_allreduce_perf.csv", SIM_AIC_CUSTOM_AR, 0, &set, 2, 1)) {
         CHECK_INT(set.v[0].n_gpus, 2);
         CHECK_REL(set.v[0].bytes, 8192.0, 0.0); /* 4096 bf16 elements */
         CHECK_REL(set.v[0].tokens, 0.5, 0.0);   /* 8192 B / (2 x 8192) */

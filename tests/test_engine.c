@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bundled.h"
 #include "check.h"
 #include "engine.h"
 #include "hw.h"
-#include "model_json.h"
 #include "toys.h"
 
 static void toy_engine(sim_engine *e)
@@ -26,20 +26,35 @@ static void toy_engine(sim_engine *e)
     e->host_per_seq_s = 1e-5;
 }
 
-/* Capacity that leaves exactly n_blocks KV blocks (plus half a block of slack). */
-static double capacity_for_blocks(const sim_engine *e, const sim_model *m, const sim_run_cfg *run,
-                                  const sim_sched_resolved *s, int64_t n_blocks)
+/* The toy set-up (toys.h) on the V0 engine above. */
+static void v0_setup(toy_setup *x)
 {
-    sim_hw hw;
-    toy_hw(&hw, 1e12);
-    sim_memory mem;
-    sim_memory_compute(e, m, &hw, run, s, &mem);
-    double other = mem.usable_bytes - mem.kv_budget_bytes; /* weights + activations + reserve */
-    double block = (double)s->block_size * mem.kv_bytes_per_token;
-    return other + ((double)n_blocks + 0.5) * block;
+    sim_engine e;
+    toy_engine(&e);
+    toy_setup_init(x, &e);
 }
 
 static sim_batch_work work;
+
+/* Simulates batch b on the set-up x (resolved) into r; the status of sim_batch_simulate. */
+static sim_status simulate(toy_setup *x, sim_batch b, sim_batch_result *r)
+{
+    return sim_batch_simulate(&x->e, &x->m, &x->hw, &x->run, &x->s, &b, &work, r, &x->err);
+}
+
+/* Checks the step counts of r against a hand derivation (steps in all, steps with a prefill,
+ * decode-only steps, preemptions); name labels a failure. */
+static void check_steps(const char *name, const sim_batch_result *r, int64_t steps, int64_t prefill,
+                        int64_t decode, int64_t preemptions)
+{
+    int failed_before = check_fail_count;
+    CHECK_INT(r->n_steps, steps);
+    CHECK_INT(r->n_prefill_steps, prefill);
+    CHECK_INT(r->n_decode_steps, decode);
+    CHECK_INT(r->preemptions, preemptions);
+    if (check_fail_count != failed_before)
+        printf("  (%s)\n", name);
+}
 
 /*
  * 4 prompts of 100 tokens, 5 output tokens, plenty of memory and budget 2048:
@@ -50,60 +65,37 @@ static sim_batch_work work;
  */
 static void batch_that_fits(void)
 {
-    sim_model m;
-    sim_hw hw;
-    sim_engine e;
-    toy_model(&m);
-    toy_hw(&hw, 1e12);
-    toy_engine(&e);
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    sim_sched_resolved s;
-    struct sim_err err;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    CHECK_INT(s.max_num_batched_tokens, 4096); /* max(max_model_len 4096, 2048) */
-    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
-    sim_batch b = {4, 100, 5};
+    toy_setup x;
+    v0_setup(&x);
+    CHECK_INT(toy_resolve(&x), SIM_OK);
+    CHECK_INT(x.s.max_num_batched_tokens, 4096); /* max(max_model_len 4096, 2048) */
     sim_batch_result r;
-    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
-    CHECK_INT(r.n_steps, 5);
-    CHECK_INT(r.n_prefill_steps, 1);
-    CHECK_INT(r.n_decode_steps, 4);
-    CHECK_INT(r.preemptions, 0);
+    CHECK_INT(simulate(&x, (sim_batch){4, 100, 5}, &r), SIM_OK);
+    check_steps("batch that fits", &r, 5, 1, 4, 0);
     CHECK_INT(r.peak_kv_blocks, 28);
     CHECK_REL(r.host_sum_s, 5 * 1.04e-3, 1e-12);
 }
 
 /*
  * Token budget 250 (max_model_len 200 so vLLM accepts it): 100-token prompts go two per
- * prefill step, and V0 prefers prefills, so steps are P P D D D D: 6 steps.
+ * prefill step, and V0 prefers prefills, so steps are P P D D D D: 6 steps (plenty of memory:
+ * no preemption).
  */
 static void token_budget_splits_prefills(void)
 {
-    sim_model m;
-    sim_hw hw;
-    sim_engine e;
-    toy_model(&m);
-    toy_hw(&hw, 1e12);
-    toy_engine(&e);
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    in.max_num_batched_tokens = 250;
-    in.max_model_len = 200;
-    in.max_num_seqs = 4; /* vLLM requires max_num_batched_tokens >= max_num_seqs */
-    sim_sched_resolved s;
-    struct sim_err err;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
-    sim_batch b = {4, 100, 5};
+    toy_setup x;
+    v0_setup(&x);
+    x.in.max_num_batched_tokens = 250;
+    x.in.max_model_len = 200;
+    x.in.max_num_seqs = 4; /* vLLM requires max_num_batched_tokens >= max_num_seqs */
+    CHECK_INT(toy_resolve(&x), SIM_OK);
     sim_batch_result r;
-    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
-    CHECK_INT(r.n_prefill_steps, 2);
-    CHECK_INT(r.n_decode_steps, 4);
+    CHECK_INT(simulate(&x, (sim_batch){4, 100, 5}, &r), SIM_OK);
+    check_steps("token budget 250", &r, 6, 2, 4, 0);
     /* vLLM rejects a token budget below max_num_seqs (256 by default). */
-    in.max_num_seqs = -1;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_ERANGE);
-    CHECK_CONTAINS(err.msg, "max_num_batched_tokens: 250 is below max_num_seqs = 256");
+    x.in.max_num_seqs = -1;
+    CHECK_INT(toy_resolve(&x), SIM_ERANGE);
+    CHECK_CONTAINS(x.err.msg, "max_num_batched_tokens: 250 is below max_num_seqs = 256");
 }
 
 /*
@@ -124,30 +116,18 @@ static void token_budget_splits_prefills(void)
  */
 static void batch_that_preempts(void)
 {
-    sim_model m;
-    sim_hw hw;
-    sim_engine e;
-    toy_model(&m);
-    toy_engine(&e);
-    e.watermark_frac = 0.25;
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    sim_sched_resolved s;
-    struct sim_err err;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
-    toy_hw(&hw, capacity_for_blocks(&e, &m, &run, &s, 12));
+    toy_setup x;
+    v0_setup(&x);
+    x.e.watermark_frac = 0.25;
+    CHECK_INT(toy_resolve(&x), SIM_OK);
+    toy_set_blocks(&x, 12);
     sim_memory mem;
-    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
     CHECK_INT(mem.kv_blocks, 12);
     CHECK_INT(mem.kv_capacity_tokens, 192);
-    sim_batch b = {2, 64, 40};
     sim_batch_result r;
-    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
-    CHECK_INT(r.n_steps, 62);
-    CHECK_INT(r.n_prefill_steps, 2);
-    CHECK_INT(r.n_decode_steps, 60);
-    CHECK_INT(r.preemptions, 1);
+    CHECK_INT(simulate(&x, (sim_batch){2, 64, 40}, &r), SIM_OK);
+    check_steps("batch that preempts", &r, 62, 2, 60, 1);
     CHECK_INT(r.recomputed_tokens, 82);
     CHECK_INT(r.peak_kv_blocks, 12);
     CHECK_REL(r.peak_kv_frac, 1.0, 0.0);
@@ -162,27 +142,14 @@ static void batch_that_preempts(void)
  */
 static void chunked_prefill_steps(void)
 {
-    sim_model m;
-    sim_hw hw;
-    sim_engine e;
-    toy_model(&m);
-    toy_hw(&hw, 1e12);
-    toy_engine(&e);
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    in.enable_chunked_prefill = 1;
-    sim_sched_resolved s;
-    struct sim_err err;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    CHECK_INT(s.max_num_batched_tokens, 64);
-    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
-    sim_batch b = {2, 100, 3};
+    toy_setup x;
+    v0_setup(&x);
+    x.in.enable_chunked_prefill = 1;
+    CHECK_INT(toy_resolve(&x), SIM_OK);
+    CHECK_INT(x.s.max_num_batched_tokens, 64);
     sim_batch_result r;
-    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_OK);
-    CHECK_INT(r.n_steps, 6);
-    CHECK_INT(r.n_prefill_steps, 4);
-    CHECK_INT(r.n_decode_steps, 2);
-    CHECK_INT(r.preemptions, 0);
+    CHECK_INT(simulate(&x, (sim_batch){2, 100, 3}, &r), SIM_OK);
+    check_steps("chunked prefill", &r, 6, 4, 2, 0);
 }
 
 /*
@@ -194,28 +161,16 @@ static void chunked_prefill_steps(void)
  */
 static void llama2_7b_kv_capacity(void)
 {
-    sim_model m;
-    struct sim_err err;
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/models/llama-2-7b.json", SIM_SOURCE_DIR);
-    if (sim_model_load(path, "llama-2-7b", &m, &err) != SIM_OK) {
-        printf("FAIL %s\n", err.msg);
-        check_fail_count++;
+    toy_setup x;
+    v0_setup(&x);
+    if (load_model("llama-2-7b", &x.m) != 0)
         return;
-    }
-    sim_engine e;
-    toy_engine(&e);
-    e.gpu_memory_utilization = 0.9;
-    e.reserve_bytes = 1073741824.0;
-    sim_hw hw;
-    toy_hw(&hw, 85899345920.0);
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    sim_sched_resolved s;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    x.e.gpu_memory_utilization = 0.9;
+    x.e.reserve_bytes = 1073741824.0;
+    toy_hw(&x.hw, 85899345920.0);
+    CHECK_INT(toy_resolve(&x), SIM_OK);
     sim_memory mem;
-    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
     CHECK_REL(mem.weights_bytes, 13476831232.0, 0.0);
     CHECK_REL(mem.activation_bytes, 403177472.0, 0.0);
     CHECK_REL(mem.kv_budget_bytes, 62355660800.0, 1e-15);
@@ -226,29 +181,18 @@ static void llama2_7b_kv_capacity(void)
 
 static void bad_batches_are_rejected(void)
 {
-    sim_model m;
-    sim_hw hw;
-    sim_engine e;
-    toy_model(&m);
-    toy_engine(&e);
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    sim_sched_resolved s;
-    struct sim_err err;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    sim_run_cfg run = {1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT};
+    toy_setup x;
+    v0_setup(&x);
+    CHECK_INT(toy_resolve(&x), SIM_OK);
     sim_batch_result r;
-    toy_hw(&hw, 1e12);
-    sim_batch too_long = {1, 4000, 200};
-    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &too_long, &work, &r, &err), SIM_ERANGE);
-    CHECK_CONTAINS(err.msg, "exceed max_model_len = 4096");
+    CHECK_INT(simulate(&x, (sim_batch){1, 4000, 200}, &r), SIM_ERANGE);
+    CHECK_CONTAINS(x.err.msg, "exceed max_model_len = 4096");
     /* Memory for 3 blocks cannot hold one sequence of 64 + 40 tokens (7 blocks). */
-    toy_hw(&hw, capacity_for_blocks(&e, &m, &run, &s, 3));
-    sim_batch b = {1, 64, 40};
-    CHECK_INT(sim_batch_simulate(&e, &m, &hw, &run, &s, &b, &work, &r, &err), SIM_ERANGE);
-    CHECK_CONTAINS(err.msg, "memory: 3 KV blocks");
-    in.gpu_memory_utilization = 1.5;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_ERANGE);
+    toy_set_blocks(&x, 3);
+    CHECK_INT(simulate(&x, (sim_batch){1, 64, 40}, &r), SIM_ERANGE);
+    CHECK_CONTAINS(x.err.msg, "memory: 3 KV blocks");
+    x.in.gpu_memory_utilization = 1.5;
+    CHECK_INT(toy_resolve(&x), SIM_ERANGE);
 }
 
 /*
@@ -268,32 +212,26 @@ static void decode_runs_match_stepping(void)
         for (int window = 0; window < 2; window++)
             for (int mode = 0; mode < SIM_ROOFLINE_MODE_COUNT; mode++)
                 for (size_t k = 0; k < sizeof(blocks) / sizeof(blocks[0]); k++) {
-                    sim_model m;
-                    sim_hw hw;
-                    sim_engine e;
-                    toy_model(&m);
-                    m.sliding_window = window ? 50 : 0;
-                    toy_engine(&e);
-                    e.watermark_frac = 0.1;
-                    sim_sched_cfg in;
-                    sim_sched_cfg_unset(&in);
-                    in.enable_chunked_prefill = chunked;
-                    sim_sched_resolved s;
-                    struct sim_err err;
-                    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-                    sim_run_cfg run = {1,   SIM_DTYPE_FP16, SIM_DTYPE_FP16, (sim_roofline_mode)mode,
-                                       1.3, 2e-5,           SIM_GEMM_FLAT};
-                    toy_hw(&hw, capacity_for_blocks(&e, &m, &run, &s, blocks[k]));
+                    toy_setup x;
+                    v0_setup(&x);
+                    x.m.sliding_window = window ? 50 : 0;
+                    x.e.watermark_frac = 0.1;
+                    x.in.enable_chunked_prefill = chunked;
+                    CHECK_INT(toy_resolve(&x), SIM_OK);
+                    x.run.mode = (sim_roofline_mode)mode;
+                    x.run.alpha = 1.3;
+                    x.run.beta_s = 2e-5;
+                    toy_set_blocks(&x, blocks[k]);
                     for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++)
                         for (size_t p = 0; p < sizeof(prompts) / sizeof(prompts[0]); p++)
                             for (size_t o = 0; o < sizeof(outputs) / sizeof(outputs[0]); o++) {
                                 sim_batch bt = {batches[b], prompts[p], outputs[o]};
                                 sim_batch_result r1, r2;
                                 struct sim_err e1, e2;
-                                sim_status s1 =
-                                    sim_batch_simulate(&e, &m, &hw, &run, &s, &bt, &work, &r1, &e1);
-                                sim_status s2 = sim_batch_simulate_stepwise(&e, &m, &hw, &run, &s,
-                                                                            &bt, &work, &r2, &e2);
+                                sim_status s1 = sim_batch_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s,
+                                                                   &bt, &work, &r1, &e1);
+                                sim_status s2 = sim_batch_simulate_stepwise(
+                                    &x.e, &x.m, &x.hw, &x.run, &x.s, &bt, &work, &r2, &e2);
                                 CHECK_INT(s1, s2);
                                 cases++;
                                 if (s1 != SIM_OK)

@@ -13,11 +13,30 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Writes the path of tests/data/meas/<file> into path (size bytes); returns path. */
+static const char *meas_path(char *path, size_t size, const char *file)
+{
+    snprintf(path, size, "%s/meas/%s", SIM_TEST_DATA, file);
+    return path;
+}
+
 static sim_status load(sim_meas_set *set, const char *file, struct sim_err *err)
 {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/meas/%s", SIM_TEST_DATA, file);
-    return sim_meas_load(path, set, err);
+    return sim_meas_load(meas_path(path, sizeof(path), file), set, err);
+}
+
+/* Loads path into set, checking that it loads and that the set then holds want_n rows;
+ * returns whether it does. */
+static int load_checked(sim_meas_set *set, const char *path, size_t want_n)
+{
+    struct sim_err err = {{0}};
+    sim_status st = sim_meas_load(path, set, &err);
+    if (st != SIM_OK)
+        printf("%s\n", err.msg);
+    CHECK_INT(st, SIM_OK);
+    CHECK_INT(set->n, want_n);
+    return set->n == want_n;
 }
 
 static void sched_is_unset(const sim_sched_cfg *s)
@@ -36,13 +55,8 @@ static void documented_example_loads_with_defaults(void)
 {
     sim_meas_set set;
     sim_meas_set_init(&set);
-    struct sim_err err = {{0}};
-    sim_status st = load(&set, "example.jsonl", &err);
-    if (st != SIM_OK)
-        printf("%s\n", err.msg);
-    CHECK_INT(st, SIM_OK);
-    CHECK_INT(set.n, 2);
-    if (set.n != 2)
+    char path[1024];
+    if (!load_checked(&set, meas_path(path, sizeof(path), "example.jsonl"), 2))
         goto cleanup;
 
     const sim_meas_row *a = &set.rows[0];
@@ -98,13 +112,8 @@ static void step_prefill_and_scheduler_rows_load(void)
 {
     sim_meas_set set;
     sim_meas_set_init(&set);
-    struct sim_err err = {{0}};
-    sim_status st = load(&set, "mixed.jsonl", &err);
-    if (st != SIM_OK)
-        printf("%s\n", err.msg);
-    CHECK_INT(st, SIM_OK);
-    CHECK_INT(set.n, 3);
-    if (set.n != 3)
+    char path[1024];
+    if (!load_checked(&set, meas_path(path, sizeof(path), "mixed.jsonl"), 3))
         goto cleanup;
 
     const sim_meas_row *p = &set.rows[0];
@@ -175,13 +184,7 @@ static void serving_rows_load(void)
     sim_meas_set_init(&set);
     struct sim_err err = {{0}};
     char path[1024];
-    snprintf(path, sizeof(path), "%s/meas/serving.jsonl", SIM_TEST_DATA);
-    sim_status st = sim_meas_load(path, &set, &err);
-    if (st != SIM_OK)
-        printf("serving.jsonl: %s\n", err.msg);
-    CHECK_INT(st, SIM_OK);
-    CHECK_INT(set.n, 3);
-    if (set.n == 3) {
+    if (load_checked(&set, meas_path(path, sizeof(path), "serving.jsonl"), 3)) {
         const sim_meas_row *c = &set.rows[0], *p = &set.rows[1], *t = &set.rows[2];
         CHECK_INT(c->kind, SIM_MEAS_SERVING);
         CHECK_INT(c->metric, SIM_METRIC_TTFT_MEAN);
@@ -356,13 +359,9 @@ static void many_rows_grow_the_set(void)
     sim_meas_set_init(&set);
     struct sim_err err = {{0}};
     CHECK_INT(load(&set, "example.jsonl", &err), SIM_OK);
-    sim_status st = sim_meas_load(path, &set, &err);
-    if (st != SIM_OK)
-        printf("%s\n", err.msg);
-    CHECK_INT(st, SIM_OK);
-    CHECK_INT(set.n, 302);
+    int loaded = load_checked(&set, path, 302);
     CHECK(set.cap >= set.n);
-    if (set.n == 302) {
+    if (loaded) {
         CHECK_STR(set.rows[2].id, "g0");
         CHECK_STR(set.rows[301].id, "g299");
         CHECK_INT(set.rows[301].line, 300);
@@ -370,7 +369,7 @@ static void many_rows_grow_the_set(void)
         CHECK_INT(set.rows[301].groups[0].context_tokens, 7 * 299 + 5);
     }
     /* A second load of the same file fails on its first row and keeps the 302. */
-    st = sim_meas_load(path, &set, &err);
+    sim_status st = sim_meas_load(path, &set, &err);
     CHECK_INT(st, SIM_EINVAL);
     CHECK_CONTAINS(err.msg, "test_meas_grow.jsonl:1:2: id: duplicate id");
     CHECK_INT(set.n, 302);
@@ -602,12 +601,7 @@ static void argonne_file_loads_and_selects(void)
     fclose(f);
     sim_meas_set set;
     sim_meas_set_init(&set);
-    struct sim_err err = {{0}};
-    sim_status st = sim_meas_load(path, &set, &err);
-    if (st != SIM_OK)
-        printf("%s\n", err.msg);
-    CHECK_INT(st, SIM_OK);
-    CHECK_INT(set.n, 511);
+    load_checked(&set, path, 511);
     sim_meas_filter sel[] = {filt("hardware=h100-sxm"), filt("model=llama-2-7b"), filt("tp=1")};
     CHECK_INT(sim_meas_select(&set, sel, N(sel), NULL, 0), 20);
     for (size_t i = 0; i < set.n; i++) {

@@ -5,21 +5,9 @@
  */
 #include <stdio.h>
 
+#include "bundled.h"
 #include "check.h"
 #include "model.h"
-#include "model_json.h"
-
-static int load(const char *id, sim_model *m)
-{
-    char path[1024];
-    struct sim_err err;
-    snprintf(path, sizeof(path), "%s/models/%s.json", SIM_SOURCE_DIR, id);
-    if (sim_model_load(path, id, m, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", id, err.msg);
-        return -1;
-    }
-    return 0;
-}
 
 /*
  * Published totals, derived by hand:
@@ -53,12 +41,9 @@ static void params_match_published_totals(void)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         sim_model m;
-        if (load(cases[i].id, &m) != 0) {
-            check_fail_count++;
-            continue;
-        }
         sim_param_count p;
-        sim_model_params(&m, &p);
+        if (load_model_params(cases[i].id, &m, &p) != 0)
+            continue;
         CHECK_REL(p.total, cases[i].total, 0.0);
         CHECK_REL(p.active_per_token, cases[i].active, 0.0);
     }
@@ -76,10 +61,8 @@ static void params_match_published_totals(void)
 static void moe_with_explicit_head_dim(void)
 {
     sim_model m;
-    if (load("qwen3-30b-a3b", &m) != 0) {
-        check_fail_count++;
+    if (load_model("qwen3-30b-a3b", &m) != 0)
         return;
-    }
     CHECK_INT(m.head_dim, 128);
     CHECK_INT(m.n_moe_layers, 48);
     CHECK(m.qk_norm);
@@ -93,14 +76,14 @@ static void moe_with_explicit_head_dim(void)
 static void kv_bytes_per_token(void)
 {
     sim_model m;
-    if (load("llama-2-7b", &m) == 0) {
+    if (load_model("llama-2-7b", &m) == 0) {
         CHECK_REL(sim_model_kv_bytes_per_token(&m, 1, SIM_DTYPE_FP16), 2.0 * 32 * 32 * 128 * 2,
                   0.0);
         CHECK_REL(sim_model_kv_bytes_per_token(&m, 2, SIM_DTYPE_FP16), 2.0 * 32 * 16 * 128 * 2,
                   0.0);
         CHECK_REL(sim_model_kv_bytes_per_token(&m, 1, SIM_DTYPE_FP8), 2.0 * 32 * 32 * 128 * 1, 0.0);
     }
-    if (load("llama-3.1-70b", &m) == 0) {
+    if (load_model("llama-3.1-70b", &m) == 0) {
         /* 8 KV heads: TP 8 holds one each; TP 16 replicates, still one per GPU. */
         CHECK_REL(sim_model_kv_bytes_per_token(&m, 1, SIM_DTYPE_BF16), 2.0 * 80 * 8 * 128 * 2, 0.0);
         CHECK_REL(sim_model_kv_bytes_per_token(&m, 8, SIM_DTYPE_BF16), 2.0 * 80 * 1 * 128 * 2, 0.0);
@@ -113,7 +96,7 @@ static void tp_legality(void)
 {
     sim_model m;
     struct sim_err err;
-    if (load("qwen2-7b", &m) != 0)
+    if (load_model("qwen2-7b", &m) != 0)
         return;
     /* 28 heads, 4 KV heads, F 18944 = 2^8 x 74. */
     CHECK(sim_model_check_tp(&m, 1, &err) == SIM_OK);
@@ -131,7 +114,7 @@ static void tp_legality(void)
 static void weights_per_gpu(void)
 {
     sim_model m;
-    if (load("llama-2-7b", &m) != 0)
+    if (load_model("llama-2-7b", &m) != 0)
         return;
     CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_FP16), 2.0 * 6738415616.0, 0.0);
     CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 2, SIM_DTYPE_FP16), 2.0 * 3369340928.0, 0.0);

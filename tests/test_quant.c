@@ -7,10 +7,9 @@
  */
 #include <stdio.h>
 
+#include "bundled.h"
 #include "check.h"
-#include "hw_json.h"
 #include "model.h"
-#include "model_json.h"
 #include "step.h"
 
 static int load_path(const char *path, sim_model *m)
@@ -28,13 +27,6 @@ static int load_quant(const char *name, sim_model *m)
 {
     char path[1024];
     snprintf(path, sizeof(path), "%s/quant/%s.json", SIM_TEST_DATA, name);
-    return load_path(path, m);
-}
-
-static int load_bundled(const char *id, sim_model *m)
-{
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/models/%s.json", SIM_SOURCE_DIR, id);
     return load_path(path, m);
 }
 
@@ -225,28 +217,14 @@ static void bundled_checkpoints(void)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         sim_model m;
-        if (load_bundled(cases[i].id, &m) != 0)
-            continue;
         sim_param_count p;
-        sim_model_params(&m, &p);
+        if (load_model_params(cases[i].id, &m, &p) != 0)
+            continue;
         CHECK_REL(p.total, cases[i].params, 0.0);
         double b = sim_model_weight_bytes_per_gpu(&m, 1, m.dtype);
         CHECK_REL(b, cases[i].bytes, 0.0);
         CHECK_REL(b, cases[i].published, cases[i].tol);
     }
-}
-
-static int load_hw(const char *id, sim_hw *hw)
-{
-    char path[1024];
-    struct sim_err err;
-    snprintf(path, sizeof(path), "%s/hwprofiles/%s.json", SIM_SOURCE_DIR, id);
-    if (sim_hw_load(path, hw, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", id, err.msg);
-        check_fail_count++;
-        return -1;
-    }
-    return 0;
 }
 
 /*
@@ -263,7 +241,7 @@ static void step_bytes_and_math(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load_bundled("llama-3.1-70b-awq", &m) != 0 || load_hw("h100-sxm", &hw) != 0)
+    if (load_model("llama-3.1-70b-awq", &m) != 0 || load_hw("h100-sxm", &hw) != 0)
         return;
     sim_run_cfg cfg = {.tp = 1,
                        .dtype = SIM_DTYPE_FP16,
@@ -285,7 +263,7 @@ static void step_bytes_and_math(void)
               c.ops[SIM_OP_QKV].flops / (hw.v[SIM_HWF_PEAK_FP16] * hw.v[SIM_HWF_GEMM_EFF_FP16]),
               1e-12);
 
-    if (load_bundled("llama-3.1-8b-fp8", &m) != 0)
+    if (load_model("llama-3.1-8b-fp8", &m) != 0)
         return;
     cfg.dtype = cfg.kv_dtype = SIM_DTYPE_BF16;
     sim_step_cost_compute(&m, &hw, &cfg, &pf, &c);

@@ -32,22 +32,6 @@ static void toy_v1(sim_engine *e)
     e->host_per_seq_s = 1e-5;
 }
 
-static const sim_run_cfg run1 = {1,   SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0,
-                                 0.0, SIM_GEMM_FLAT};
-
-/* Capacity that leaves exactly n_blocks KV blocks (plus half a block of slack). */
-static double capacity_for_blocks(const sim_engine *e, const sim_model *m,
-                                  const sim_sched_resolved *s, int64_t n_blocks)
-{
-    sim_hw hw;
-    toy_hw(&hw, 1e12);
-    sim_memory mem;
-    sim_memory_compute(e, m, &hw, &run1, s, &mem);
-    double other = mem.usable_bytes - mem.kv_budget_bytes; /* weights + activations + reserve */
-    double block = (double)s->block_size * mem.kv_bytes_per_token;
-    return other + ((double)n_blocks + 0.5) * block;
-}
-
 /* Records every step the simulation reports. */
 #define MAX_STEPS 64
 typedef struct steps_seen {
@@ -63,41 +47,34 @@ static void record(void *ctx, const sim_serve_step *st)
     seen->n++;
 }
 
-typedef struct setup {
-    sim_model m;
-    sim_hw hw;
-    sim_engine e;
-    sim_sched_resolved s;
-} setup;
-
-static void make_setup(setup *x, int64_t seqs, int64_t tokens, int64_t max_len, int64_t blocks)
+/* The toy set-up (toys.h) on the V1 engine above, with max_num_seqs seqs, a budget of tokens,
+ * max_model_len max_len, and, when blocks > 0, memory for exactly that many KV blocks. */
+static void make_setup(toy_setup *x, int64_t seqs, int64_t tokens, int64_t max_len, int64_t blocks)
 {
-    toy_model(&x->m);
-    toy_v1(&x->e);
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    in.max_num_seqs = seqs;
-    in.max_num_batched_tokens = tokens;
-    in.max_model_len = max_len;
-    toy_hw(&x->hw, 1e12);
-    struct sim_err err;
-    CHECK_INT(sim_sched_resolve(&x->e, &x->m, &x->hw, &in, &x->s, &err), SIM_OK);
+    sim_engine e;
+    toy_v1(&e);
+    toy_setup_init(x, &e);
+    x->in.max_num_seqs = seqs;
+    x->in.max_num_batched_tokens = tokens;
+    x->in.max_model_len = max_len;
+    CHECK_INT(toy_resolve(x), SIM_OK);
     if (blocks > 0)
-        toy_hw(&x->hw, capacity_for_blocks(&x->e, &x->m, &x->s, blocks));
+        toy_set_blocks(x, blocks);
 }
 
-static sim_status serve(setup *x, sim_request *req, int64_t n, int64_t conc, steps_seen *seen,
+/* Serves n requests (conc clients, or 0 for open arrivals) on x, with scratch sized for the
+ * tests, recording every step in *seen; the status, with the message in x->err. */
+static sim_status serve(toy_setup *x, sim_request *req, int64_t n, int64_t conc, steps_seen *seen,
                         sim_serve_result *r)
 {
     static int32_t queue[1024], running[1024];
     static sim_itl_entry itl[4096];
     sim_workload w = {req, n, conc};
     sim_serve_scratch scr = {queue, running, itl, 4096};
-    struct sim_err err;
-    sim_status st =
-        sim_serve_simulate(&x->e, &x->m, &x->hw, &run1, &x->s, &w, &scr, record, seen, r, &err);
+    sim_status st = sim_serve_simulate(&x->e, &x->m, &x->hw, &x->run, &x->s, &w, &scr, record, seen,
+                                       r, &x->err);
     if (st != SIM_OK)
-        printf("serve: %s\n", err.msg);
+        printf("serve: %s\n", x->err.msg);
     return st;
 }
 
@@ -111,7 +88,7 @@ static sim_status serve(setup *x, sim_request *req, int64_t n, int64_t conc, ste
  */
 static void budget_split_between_decodes_and_a_chunk(void)
 {
-    setup x;
+    toy_setup x;
     make_setup(&x, 256, 64, 4096, 0);
     sim_request req[2] = {{.prompt_tokens = 8, .output_tokens = 4},
                           {.prompt_tokens = 100, .output_tokens = 2}};
@@ -145,7 +122,7 @@ static void budget_split_between_decodes_and_a_chunk(void)
  */
 static void max_num_seqs_holds_admissions(void)
 {
-    setup x;
+    toy_setup x;
     make_setup(&x, 2, 2048, 4096, 0);
     sim_request req[3];
     for (int i = 0; i < 3; i++)
@@ -179,7 +156,7 @@ static void max_num_seqs_holds_admissions(void)
  */
 static void preemption_and_resumption(void)
 {
-    setup x;
+    toy_setup x;
     make_setup(&x, 256, 2048, 24, 6);
     sim_request req[2] = {{.prompt_tokens = 8, .output_tokens = 5},
                           {.prompt_tokens = 8, .output_tokens = 5}};
@@ -211,7 +188,7 @@ static void preemption_and_resumption(void)
 static void single_request_latencies(void)
 {
     for (int async = 0; async < 2; async++) {
-        setup x;
+        toy_setup x;
         make_setup(&x, 256, 2048, 4096, 0);
         x.e.async_scheduling = async;
         sim_request req = {.prompt_tokens = 33, .output_tokens = 4};
@@ -225,7 +202,7 @@ static void single_request_latencies(void)
             st.n_groups = 1;
             st.groups[0] = i == 0 ? (sim_group){1, 33, 0, 1} : (sim_group){1, 1, 32 + i, 1};
             sim_step_cost c;
-            sim_step_cost_compute(&x.m, &x.hw, &run1, &st, &c);
+            sim_step_cost_compute(&x.m, &x.hw, &x.run, &st, &c);
             double host = 1e-3 + 1e-5;
             double wall = async ? fmax(c.step_s, host) : c.step_s + host;
             want_e2e += wall;
@@ -248,7 +225,7 @@ static void single_request_latencies(void)
  */
 static void closed_loop_obeys_littles_law(void)
 {
-    setup x;
+    toy_setup x;
     make_setup(&x, 256, 256, 4096, 0);
     static sim_request req[2200];
     sim_workload_spec spec = {SIM_ARRIVAL_CLOSED, 16, 0.0, 1.0, 100, 20, 0.3, 2000, 200, 7};
@@ -259,8 +236,7 @@ static void closed_loop_obeys_littles_law(void)
     sim_workload w = {req, 2200, 16};
     sim_serve_scratch scr = {queue, running, itl, 2200 * 30};
     sim_serve_result r;
-    struct sim_err err;
-    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &run1, &x.s, &w, &scr, NULL, NULL, &r, &err),
+    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &w, &scr, NULL, NULL, &r, &x.err),
               SIM_OK);
     sim_serve_stats st;
     CHECK_INT(sim_serve_stats_compute(req + 200, 2000, itl, r.n_itl, 0.0, 0.0, scratch, &st),
@@ -337,14 +313,14 @@ static void percentiles_on_hand_made_sets(void)
  */
 static void v1_memory_budget(void)
 {
-    setup x;
+    toy_setup x;
     make_setup(&x, 256, 2048, 4096, 0);
     x.e.reserve_bytes = 0.5e9;
     x.e.cudagraph_bytes = 0.25e9;
     x.hw.v[SIM_HWF_MEM_CUDA_TOTAL] = 10e9;
     x.s.gpu_memory_utilization = 0.9;
     sim_memory mem;
-    sim_memory_compute(&x.e, &x.m, &x.hw, &run1, &x.s, &mem);
+    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
     CHECK_REL(mem.capacity_bytes, 10e9, 0.0);
     CHECK_REL(mem.weights_bytes, 98688.0, 1e-12);
     CHECK_REL(mem.activation_bytes, 2097152.0 + 131072.0, 1e-12);
@@ -354,7 +330,7 @@ static void v1_memory_budget(void)
     CHECK_INT(mem.kv_blocks, (int64_t)floor(budget / 1024.0));
     /* Eager mode captures no graphs. */
     x.s.enforce_eager = 1;
-    sim_memory_compute(&x.e, &x.m, &x.hw, &run1, &x.s, &mem);
+    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
     CHECK_REL(mem.reserve_bytes, 0.5e9, 1e-12);
 }
 
@@ -369,64 +345,64 @@ static void v1_defaults_by_usage_and_memory(void)
     e.default_tokens[SIM_USAGE_LLM][1] = 16384;
     e.large_gpu_min_bytes = 70.0 * 1073741824.0;
     snprintf(e.large_gpu_exclude, sizeof(e.large_gpu_exclude), "a100");
-    sim_model m;
-    toy_model(&m);
-    m.max_pos = 32768;
-    sim_hw hw;
-    toy_hw(&hw, 85e9);
-    hw.v[SIM_HWF_MEM_CUDA_TOTAL] = 85e9;
-    sim_sched_cfg in;
-    sim_sched_cfg_unset(&in);
-    in.usage = SIM_USAGE_SERVER;
-    sim_sched_resolved s;
-    struct sim_err err;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    CHECK_INT(s.max_num_batched_tokens, 8192);
-    CHECK_INT(s.max_num_seqs, 1024);
-    CHECK_INT(s.enable_chunked_prefill, 1);
-    in.usage = SIM_USAGE_LLM;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    CHECK_INT(s.max_num_batched_tokens, 16384);
+    toy_setup x;
+    toy_setup_init(&x, &e);
+    x.m.max_pos = 32768;
+    toy_hw(&x.hw, 85e9);
+    x.hw.v[SIM_HWF_MEM_CUDA_TOTAL] = 85e9;
+    x.in.usage = SIM_USAGE_SERVER;
+    CHECK_INT(toy_resolve(&x), SIM_OK);
+    CHECK_INT(x.s.max_num_batched_tokens, 8192);
+    CHECK_INT(x.s.max_num_seqs, 1024);
+    CHECK_INT(x.s.enable_chunked_prefill, 1);
+    x.in.usage = SIM_USAGE_LLM;
+    CHECK_INT(toy_resolve(&x), SIM_OK);
+    CHECK_INT(x.s.max_num_batched_tokens, 16384);
     /* An 80 GB A100 gets the small defaults. */
-    snprintf(hw.name, sizeof(hw.name), "NVIDIA A100 SXM4 80GB");
-    in.usage = SIM_USAGE_SERVER;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    CHECK_INT(s.max_num_batched_tokens, 2048);
+    snprintf(x.hw.name, sizeof(x.hw.name), "NVIDIA A100 SXM4 80GB");
+    x.in.usage = SIM_USAGE_SERVER;
+    CHECK_INT(toy_resolve(&x), SIM_OK);
+    CHECK_INT(x.s.max_num_batched_tokens, 2048);
     /* So does a 24 GB GPU. */
-    toy_hw(&hw, 24e9);
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_OK);
-    CHECK_INT(s.max_num_batched_tokens, 2048);
-    CHECK_INT(s.max_num_seqs, 256);
+    toy_hw(&x.hw, 24e9);
+    CHECK_INT(toy_resolve(&x), SIM_OK);
+    CHECK_INT(x.s.max_num_batched_tokens, 2048);
+    CHECK_INT(x.s.max_num_seqs, 256);
     /* V1 always chunks prefills. */
-    in.enable_chunked_prefill = 0;
-    CHECK_INT(sim_sched_resolve(&e, &m, &hw, &in, &s, &err), SIM_EINVAL);
+    x.in.enable_chunked_prefill = 0;
+    CHECK_INT(toy_resolve(&x), SIM_EINVAL);
 }
 
-/* Bad workloads are refused with the request named. */
+/* Bad workloads are refused with the request named: request 1 arrives at 1.0 s with 8 + 4
+ * tokens (max_model_len 100); each case changes request 2, or request 1's output. */
 static void bad_workloads_refused(void)
 {
-    setup x;
+    static const struct {
+        double arrival_2_s;
+        int64_t prompt_2, output_1;
+        const char *msg;
+    } cases[] = {
+        {0.5, 8, 4, "request 2: arrival_s"},
+        {2.0, 99, 4, "request 2: prompt_tokens 99 + output_tokens 4 exceed max_model_len"},
+        {2.0, 8, 0, "request 1: prompt_tokens and output_tokens must be >= 1"},
+    };
+    toy_setup x;
     make_setup(&x, 256, 2048, 100, 0);
-    sim_request req[2] = {{.arrival_s = 1.0, .prompt_tokens = 8, .output_tokens = 4},
-                          {.arrival_s = 0.5, .prompt_tokens = 8, .output_tokens = 4}};
     static int32_t queue[3], running[2];
-    sim_workload w = {req, 2, 0};
     sim_serve_scratch scr = {queue, running, NULL, 0};
-    sim_serve_result r;
-    struct sim_err err;
-    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &run1, &x.s, &w, &scr, NULL, NULL, &r, &err),
-              SIM_ERANGE);
-    CHECK_CONTAINS(err.msg, "request 2: arrival_s");
-    req[1].arrival_s = 2.0;
-    req[1].prompt_tokens = 99;
-    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &run1, &x.s, &w, &scr, NULL, NULL, &r, &err),
-              SIM_ERANGE);
-    CHECK_CONTAINS(err.msg, "request 2: prompt_tokens 99 + output_tokens 4 exceed max_model_len");
-    req[1].prompt_tokens = 8;
-    req[0].output_tokens = 0;
-    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &run1, &x.s, &w, &scr, NULL, NULL, &r, &err),
-              SIM_ERANGE);
-    CHECK_CONTAINS(err.msg, "request 1: prompt_tokens and output_tokens must be >= 1");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sim_request req[2] = {
+            {.arrival_s = 1.0, .prompt_tokens = 8, .output_tokens = cases[i].output_1},
+            {.arrival_s = cases[i].arrival_2_s,
+             .prompt_tokens = cases[i].prompt_2,
+             .output_tokens = 4}};
+        sim_workload w = {req, 2, 0};
+        sim_serve_result r;
+        CHECK_INT(
+            sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &w, &scr, NULL, NULL, &r, &x.err),
+            SIM_ERANGE);
+        CHECK_CONTAINS(x.err.msg, cases[i].msg);
+    }
 }
 
 /* Trace files: good lines load; every bad one is named by file, line and field. */

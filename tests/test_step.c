@@ -5,33 +5,17 @@
  */
 #include <stdio.h>
 
+#include "bundled.h"
 #include "check.h"
 #include "kernels.h"
 #include "hw.h"
-#include "model_json.h"
 #include "step.h"
-
-static int load(const char *id, sim_model *m)
-{
-    char path[1024];
-    struct sim_err err;
-    snprintf(path, sizeof(path), "%s/models/%s.json", SIM_SOURCE_DIR, id);
-    if (sim_model_load(path, id, m, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", id, err.msg);
-        check_fail_count++;
-        return -1;
-    }
-    return 0;
-}
+#include "toys.h"
 
 /* A made-up GPU with "high-entropy" figures, so no number coincides by accident. */
 static void test_hw(sim_hw *hw)
 {
-    *hw = (sim_hw){0};
-    const struct {
-        sim_hw_field f;
-        double v;
-    } figs[] = {
+    const toy_fig figs[] = {
         {SIM_HWF_PEAK_FP16, 523.7e12},
         {SIM_HWF_PEAK_BF16, 523.7e12},
         {SIM_HWF_PEAK_FP8, 1047.4e12},
@@ -45,13 +29,17 @@ static void test_hw(sim_hw *hw)
         {SIM_HWF_N_SM, 97},
         {SIM_HWF_L2, 37e6},
     };
-    for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
-        hw->v[figs[i].f] = figs[i].v;
-        hw->prov[figs[i].f] = SIM_PROV_ESTIMATED;
-    }
+    toy_hw_figs(hw, "", figs, sizeof(figs) / sizeof(figs[0]), SIM_PROV_ESTIMATED);
     hw->n_allreduce = 1;
     hw->allreduce[0] = (sim_allreduce){2, 7.3e-6, 187e9, SIM_PROV_ESTIMATED, ""};
     sim_hw_apply_defaults(hw);
+}
+
+/* The bundled model id on test_hw; 0, or -1 after counting a failed load. */
+static int load_on_test_hw(const char *id, sim_model *m, sim_hw *hw)
+{
+    test_hw(hw);
+    return load_model(id, m);
 }
 
 static sim_run_cfg cfg_of(int tp, sim_dtype dt)
@@ -77,9 +65,8 @@ static void llama2_7b_decode_counts(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("llama-2-7b", &m) != 0)
+    if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     sim_step s = {1, {{1, 1, 1024, 1}}};
     sim_step_cost c1, c2;
     sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
@@ -128,9 +115,8 @@ static void llama31_8b_prefill_counts(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("llama-3.1-8b", &m) != 0)
+    if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     sim_step s = {1, {{1, 1024, 0, 1}}};
     for (int tp = 1; tp <= 2; tp++) {
         sim_step_cost c;
@@ -161,9 +147,8 @@ static void mixtral_expert_counts(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("mixtral-8x7b", &m) != 0)
+    if (load_on_test_hw("mixtral-8x7b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     CHECK_REL(sim_moe_expected_experts(8, 2, 1), 2.0, 1e-15);
     CHECK_REL(sim_moe_expected_experts(8, 2, 4), 5.46875, 1e-15);
     sim_step_cost c;
@@ -194,44 +179,43 @@ static void attention_pairs(void)
     CHECK_REL(sim_attn_pairs(1, 5000, 4096), 4096.0, 0.0);
 }
 
-/* Step time never decreases as batch, context or prompt length grow. */
+/* Step time never decreases as batch, context or prompt length grow: one field of a single
+ * group swept from lo to hi by inc, the others held. */
 static void monotone_in_tokens_and_context(void)
 {
+    static const struct {
+        const char *name;
+        sim_group base;
+        int field; /* 0 count (batch), 1 new_tokens (prompt), 2 context_tokens */
+        int64_t lo, hi, inc;
+    } sweeps[] = {
+        {"batch at context 2048", {1, 1, 2048, 1}, 0, 1, 512, 1},
+        {"context of 16 decodes", {16, 1, 0, 1}, 2, 0, 32768, 97},
+        {"prompt length", {1, 1, 0, 1}, 1, 1, 16384, 61},
+    };
     sim_model m;
     sim_hw hw;
-    if (load("llama-3.1-8b", &m) != 0)
+    if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     for (int tp = 1; tp <= 4; tp *= 2) {
         sim_run_cfg cfg = cfg_of(tp, SIM_DTYPE_BF16);
-        double prev = 0.0;
-        int ok = 1;
-        for (int64_t b = 1; b <= 512; b++) {
-            sim_step s = {1, {{b, 1, 2048, 1}}};
-            sim_step_cost c;
-            sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
-            ok &= c.step_s >= prev;
-            prev = c.step_s;
+        for (size_t k = 0; k < sizeof(sweeps) / sizeof(sweeps[0]); k++) {
+            double prev = 0.0;
+            int ok = 1;
+            for (int64_t v = sweeps[k].lo; v <= sweeps[k].hi; v += sweeps[k].inc) {
+                sim_step s = {1, {sweeps[k].base}};
+                int64_t *f[] = {&s.groups[0].count, &s.groups[0].new_tokens,
+                                &s.groups[0].context_tokens};
+                *f[sweeps[k].field] = v;
+                sim_step_cost c;
+                sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
+                ok &= c.step_s >= prev;
+                prev = c.step_s;
+            }
+            if (!ok)
+                printf("  (%s, TP %d)\n", sweeps[k].name, tp);
+            CHECK(ok);
         }
-        CHECK(ok);
-        prev = 0.0;
-        for (int64_t ctx = 0; ctx <= 32768; ctx += 97) {
-            sim_step s = {1, {{16, 1, ctx, 1}}};
-            sim_step_cost c;
-            sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
-            ok &= c.step_s >= prev;
-            prev = c.step_s;
-        }
-        CHECK(ok);
-        prev = 0.0;
-        for (int64_t len = 1; len <= 16384; len += 61) {
-            sim_step s = {1, {{1, len, 0, 1}}};
-            sim_step_cost c;
-            sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
-            ok &= c.step_s >= prev;
-            prev = c.step_s;
-        }
-        CHECK(ok);
     }
 }
 
@@ -240,9 +224,8 @@ static void memory_bound_time_halves_with_double_bandwidth(void)
 {
     sim_model m;
     sim_hw hw, hw2;
-    if (load("llama-2-7b", &m) != 0)
+    if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     hw2 = hw;
     hw2.v[SIM_HWF_BW_STREAM_COPY] *= 2.0;
     sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
@@ -261,9 +244,8 @@ static void mha_sharded_bytes_halve(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("llama-2-7b", &m) != 0)
+    if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     sim_step s = {2, {{3, 1, 777, 1}, {1, 211, 0, 1}}};
     sim_step_cost c1, c2;
     sim_run_cfg cfg1 = cfg_of(1, SIM_DTYPE_FP16), cfg2 = cfg_of(2, SIM_DTYPE_FP16);
@@ -283,9 +265,8 @@ static void regime_flips_at_ridge(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("llama-2-7b", &m) != 0)
+    if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
     double ridge = sim_hw_ridge_flops_per_byte(&hw, SIM_DTYPE_FP16);
     /* 523.7e12 x 0.763 / (2.04e12 x 0.917) = 213.6 FLOP/B. */
@@ -310,9 +291,8 @@ static void step_mode_bounds(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("llama-3.1-8b", &m) != 0)
+    if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     sim_step s = {2, {{1, 900, 0, 1}, {40, 1, 1500, 1}}};
     sim_run_cfg op = cfg_of(2, SIM_DTYPE_BF16), st = op;
     st.mode = SIM_ROOFLINE_STEP;
@@ -328,9 +308,8 @@ static void calibration_applies(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("llama-3.1-8b", &m) != 0)
+    if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     sim_step s = {1, {{7, 1, 333, 1}}};
     sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
     sim_step_cost a, b;
@@ -344,7 +323,7 @@ static void calibration_applies(void)
 static void step_check_rejects_bad_steps(void)
 {
     sim_model m;
-    if (load("llama-2-7b", &m) != 0)
+    if (load_model("llama-2-7b", &m) != 0)
         return;
     struct sim_err err;
     sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
@@ -365,9 +344,8 @@ static void sliding_window_caps_context(void)
 {
     sim_model m;
     sim_hw hw;
-    if (load("mistral-7b", &m) != 0)
+    if (load_on_test_hw("mistral-7b", &m, &hw) != 0)
         return;
-    test_hw(&hw);
     CHECK_INT(m.sliding_window, 4096);
     sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
     sim_step a = {1, {{1, 1, 8000, 1}}}, b = {1, {{1, 1, 20000, 1}}};
@@ -494,7 +472,7 @@ static void decode_runs_sum_steps(void)
     int crossed_op = 0, crossed_step = 0, cases = 0;
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         sim_model m;
-        if (load(ids[i], &m) != 0)
+        if (load_model(ids[i], &m) != 0)
             return;
         for (size_t p = 0; p < sizeof(peaks) / sizeof(peaks[0]); p++) {
             sim_hw hw;
@@ -543,8 +521,7 @@ static void decode_runs_sum_steps(void)
     /* A prefill then a decode: the token count changes, so next recomputes everything. */
     sim_model m;
     sim_hw hw;
-    test_hw(&hw);
-    if (load("llama-3.1-8b", &m) != 0)
+    if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
     const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
     sim_step pf = {1, {{2, 300, 0, 1}}}, dec = {1, {{2, 1, 300, 1}}};

@@ -31,6 +31,8 @@
 #include "step.h"
 #include "trace_json.h"
 
+#include "../toys.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64];
@@ -156,38 +158,19 @@ static void api_one(const uint8_t *data, size_t size)
 /* A small, valid model and an H100-like profile to pair with what is fuzzed. */
 __attribute__((unused)) static void ref_model(sim_model *m)
 {
-    *m = (sim_model){0};
-    snprintf(m->id, sizeof(m->id), "ref");
-    m->arch = SIM_ARCH_LLAMA;
-    m->n_layers = 4;
-    m->d_model = 512;
-    m->n_heads = 8;
-    m->n_kv_heads = 2;
-    m->head_dim = 64;
-    m->d_ff = 1376;
-    m->vocab = 32000;
-    m->max_pos = 4096;
-    m->n_moe_layers = 0;
-    m->dtype = SIM_DTYPE_BF16;
+    const toy_shape sh = {4, 512, 8, 2, 64, 1376, 32000, 4096, SIM_DTYPE_BF16};
+    toy_llama(m, "ref", &sh);
 }
 
 __attribute__((unused)) static void ref_hw(sim_hw *hw)
 {
-    *hw = (sim_hw){0};
-    snprintf(hw->id, sizeof(hw->id), "ref");
-    const struct {
-        sim_hw_field f;
-        double v;
-    } figs[] = {
+    const toy_fig figs[] = {
         {SIM_HWF_PEAK_FP16, 989e12},    {SIM_HWF_PEAK_BF16, 989e12},
         {SIM_HWF_PEAK_FP32, 67e12},     {SIM_HWF_N_SM, 132},
         {SIM_HWF_MEM_CAPACITY, 80e9},   {SIM_HWF_L2, 50e6},
         {SIM_HWF_BW_HBM_PEAK, 3.35e12},
     };
-    for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
-        hw->v[figs[i].f] = figs[i].v;
-        hw->prov[figs[i].f] = SIM_PROV_DATASHEET;
-    }
+    toy_hw_figs(hw, "ref", figs, sizeof(figs) / sizeof(figs[0]), SIM_PROV_DATASHEET);
     sim_hw_apply_defaults(hw);
 }
 
@@ -217,24 +200,18 @@ __attribute__((unused)) static void check_steps(const sim_model *m, const sim_hw
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct sim_err err;
-#if FUZZ_TARGET == 1 /* model config */
+#if FUZZ_TARGET == 1 || FUZZ_TARGET == 2 /* model config (1) or hardware profile (2) */
     if (write_input(data, size) != 0)
         return 0;
+    /* The fuzzed file, paired with the reference other half. */
     static sim_model m;
-    if (sim_model_load(path, "fuzz", &m, &err) == SIM_OK) {
-        sim_hw hw;
-        ref_hw(&hw);
-        check_steps(&m, &hw);
-    }
-#elif FUZZ_TARGET == 2  /* hardware profile */
-    if (write_input(data, size) != 0)
-        return 0;
     static sim_hw hw;
-    if (sim_hw_load(path, &hw, &err) == SIM_OK) {
-        sim_model m;
-        ref_model(&m);
+    ref_model(&m);
+    ref_hw(&hw);
+    sim_status st =
+        FUZZ_TARGET == 1 ? sim_model_load(path, "fuzz", &m, &err) : sim_hw_load(path, &hw, &err);
+    if (st == SIM_OK)
         check_steps(&m, &hw);
-    }
 #elif FUZZ_TARGET == 3  /* engine profile */
     if (write_input(data, size) != 0)
         return 0;
