@@ -44,9 +44,9 @@ extern "C" {
 #endif
 
 #define LLMSTEP_VERSION_MAJOR 0
-#define LLMSTEP_VERSION_MINOR 2
+#define LLMSTEP_VERSION_MINOR 3
 #define LLMSTEP_VERSION_PATCH 0
-#define LLMSTEP_VERSION       "0.2.0"
+#define LLMSTEP_VERSION       "0.3.0"
 #define LLMSTEP_ABI_VERSION   1
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
@@ -388,12 +388,13 @@ LLMSTEP_API llmstep_status llmstep_serve_sweep(llmstep_deploy *d, const llmstep_
 /* ---- Measurements: validate, calibrate, holdout ------------------------------------------- */
 
 /*
- * Which measurement rows (../shared/MEASUREMENTS.md JSON Lines files) and how to predict and
- * fit them. Fill with llmstep_meas_spec_init. Rows from Python or other memory are written to
- * a file first (the Python package does that for a list of dicts).
+ * Which measurement rows (../shared/MEASUREMENTS.md JSON Lines) and how to predict and fit
+ * them. Fill with llmstep_meas_spec_init. The rows are those of rows_jsonl (text in memory,
+ * when not NULL; messages name it "<rows>") followed by those of the files; at least one of
+ * the two must be given.
  */
 typedef struct llmstep_meas_spec {
-    const char *const *files; /* n_files paths (1..64) */
+    const char *const *files; /* n_files paths (0..64) */
     size_t n_files;
     const char *const *select; /* "field=value" terms every kept row matches (as --select) */
     size_t n_select;
@@ -406,6 +407,8 @@ typedef struct llmstep_meas_spec {
     int weighting_absolute; /* 0: relative errors (default); 1: seconds */
     double alpha_min, alpha_max, beta_min_s, beta_max_s; /* box of the fit (defaults: [0.1, 10],
                                                             [0, 1] s) */
+    const char *rows_jsonl; /* NULL, or rows_jsonl_len bytes of JSON Lines rows (no NUL) */
+    size_t rows_jsonl_len;
 } llmstep_meas_spec;
 
 LLMSTEP_API void llmstep_meas_spec_init(llmstep_meas_spec *spec /* OUT */);

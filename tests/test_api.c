@@ -247,6 +247,149 @@ static void measurements(void)
     CHECK_CONTAINS(err.message, "no row matches");
 }
 
+/* Counts the points a serving sweep reports and stops after stop_after of them. */
+typedef struct sweep_seen {
+    int n, stop_after;
+    double last_load;
+} sweep_seen;
+
+static int sweep_cb(void *user, size_t i, double load, const llmstep_serve_result *r, int meets)
+{
+    sweep_seen *s = user;
+    (void)r;
+    (void)meets;
+    CHECK_INT((int)i, s->n);
+    s->n++;
+    s->last_load = load;
+    return s->n >= s->stop_after;
+}
+
+/*
+ * A serving sweep: point i is llmstep_serve at load i (same numbers, bit for bit); in a closed
+ * loop more clients queue longer, so TTFT p90 does not fall with concurrency; the verdict is
+ * the SLO rule applied by hand; the callback sees the points in order and stops the sweep.
+ */
+static void serving_sweep(llmstep_deploy *d)
+{
+    llmstep_workload w;
+    llmstep_workload_init(&w);
+    w.num_requests = 200;
+    w.slo_ttft_s = 0.2;
+    w.slo_tpot_s = 0.02;
+    const double loads[] = {1, 8, 64};
+    llmstep_serve_result r[3], one;
+    int meets[3];
+    llmstep_error err;
+    CHECK_INT(llmstep_serve_sweep(d, &w, loads, 3, 90, r, meets, NULL, NULL, &err), LLMSTEP_OK);
+    for (int i = 0; i < 3; i++) {
+        llmstep_workload wi = w;
+        wi.concurrency = (int64_t)loads[i];
+        CHECK_INT(llmstep_serve(d, &wi, &one, &err), LLMSTEP_OK);
+        CHECK(one.ttft_s.p90 == r[i].ttft_s.p90 && one.tpot_s.p99 == r[i].tpot_s.p99);
+        const int want = r[i].ttft_s.p90 <= 0.2 && r[i].tpot_s.p90 <= 0.02;
+        CHECK_INT(meets[i], want);
+        if (i > 0)
+            CHECK(r[i].ttft_s.p90 >= r[i - 1].ttft_s.p90);
+    }
+    CHECK_INT(meets[0], 1); /* one client: no queue */
+    CHECK_INT(meets[2], 0); /* 64 clients of 1024-token prompts: TTFT p90 above 200 ms */
+    sweep_seen seen = {0, 2, 0.0};
+    CHECK_INT(llmstep_serve_sweep(d, &w, loads, 3, 0, NULL, NULL, sweep_cb, &seen, &err),
+              LLMSTEP_OK);
+    CHECK_INT(seen.n, 2);
+    CHECK_REL(seen.last_load, 8.0, 0.0);
+    const double half[] = {1.5};
+    CHECK_INT(llmstep_serve_sweep(d, &w, half, 1, 90, r, NULL, NULL, NULL, &err), LLMSTEP_ERANGE);
+    CHECK_CONTAINS(err.message, "whole number");
+    CHECK_INT(llmstep_serve_sweep(d, &w, loads, 1, 75, r, NULL, NULL, NULL, &err), LLMSTEP_ERANGE);
+    CHECK_CONTAINS(err.message, "slo_percentile");
+    w.arrival = LLMSTEP_ARRIVAL_POISSON;
+    const double rates[] = {2.0, -1.0};
+    CHECK_INT(llmstep_serve_sweep(d, &w, rates, 2, 90, r, NULL, NULL, NULL, &err), LLMSTEP_ERANGE);
+    CHECK_CONTAINS(err.message, "rate_per_s");
+    w.arrival = LLMSTEP_ARRIVAL_TRACE;
+    w.trace_path = "x.jsonl";
+    CHECK_INT(llmstep_serve_sweep(d, &w, rates, 1, 90, r, NULL, NULL, NULL, &err), LLMSTEP_EINVAL);
+}
+
+/* Reads a whole small file into buf (NUL-terminated); its length, or 0. */
+static size_t slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n;
+}
+
+/*
+ * Rows in memory: the example file's text given as rows_jsonl validates as the file does;
+ * a bad row is named "<rows>" with its line. llmstep_calibrate_write writes a calibration
+ * file that deploys and validates with the fitted figures, and refuses a directory.
+ */
+static void rows_in_memory_and_calibration_file(void)
+{
+    static char text[1 << 16];
+    const char *file = SIM_SOURCE_DIR "/measurements/example.jsonl";
+    const size_t len = slurp(file, text, sizeof(text));
+    CHECK(len > 0 && len < sizeof(text) - 1);
+    const char *files[] = {file};
+    const char *sel[] = {"hardware=h100-sxm"};
+    llmstep_meas_spec spec;
+    llmstep_meas_spec_init(&spec);
+    spec.select = sel;
+    spec.n_select = 1;
+    llmstep_validation from_text, from_file;
+    llmstep_error err;
+    spec.rows_jsonl = text;
+    spec.rows_jsonl_len = len;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &from_text, &err), LLMSTEP_OK);
+    spec.rows_jsonl = NULL;
+    spec.files = files;
+    spec.n_files = 1;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &from_file, &err), LLMSTEP_OK);
+    CHECK_INT(from_text.n_rows, from_file.n_rows);
+    CHECK(from_text.mape_pct == from_file.mape_pct);
+    /* Both: the same ids twice. */
+    spec.rows_jsonl = text;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &from_text, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "id");
+    const char bad[] = "{\"id\": \"x\", \"hardware\": \"h100-sxm\"}\n";
+    spec.files = NULL;
+    spec.n_files = 0;
+    spec.rows_jsonl = bad;
+    spec.rows_jsonl_len = sizeof(bad) - 1;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &from_text, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "<rows>:1:");
+    spec.rows_jsonl = NULL;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &from_text, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "rows_jsonl");
+
+    spec.files = files;
+    spec.n_files = 1;
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/llmstep-test-api-%ld.json", (long)getpid());
+    llmstep_fit fit;
+    CHECK_INT(llmstep_calibrate_write(ctx, &spec, path, &fit, &err), LLMSTEP_OK);
+    llmstep_validation v;
+    CHECK_INT(llmstep_validate(ctx, &spec, path, NULL, NULL, 0, &v, &err), LLMSTEP_OK);
+    CHECK(v.alpha == fit.alpha && v.beta_s == fit.beta_s);
+    CHECK_REL(v.mape_pct, fit.fit.mape_pct, 1e-9);
+    llmstep_deploy_spec ds;
+    llmstep_deploy_spec_init(&ds);
+    ds.model = "llama-3.1-8b";
+    ds.hw = "h100-sxm";
+    ds.calibration = path;
+    llmstep_deploy *d = NULL;
+    CHECK_INT(llmstep_deploy_open(ctx, &ds, &d, &err), LLMSTEP_OK);
+    llmstep_deploy_free(d);
+    remove(path);
+    CHECK(llmstep_calibrate_write(ctx, &spec, "/tmp", &fit, &err) != LLMSTEP_OK);
+    CHECK_CONTAINS(err.message, "not a regular file");
+}
+
 int main(void)
 {
     llmstep_error err;
@@ -259,7 +402,8 @@ int main(void)
     model_facts_and_cache();
     errors_name_file_and_field();
     /* Each on a fresh deployment of Llama-3.1-8B on one H100 SXM, server usage. */
-    void (*const on_h100_8b[])(llmstep_deploy *) = {step_ops_and_grid, capacity_rule, serving};
+    void (*const on_h100_8b[])(llmstep_deploy *) = {step_ops_and_grid, capacity_rule, serving,
+                                                    serving_sweep};
     for (size_t i = 0; i < sizeof(on_h100_8b) / sizeof(on_h100_8b[0]); i++) {
         llmstep_deploy *d = open_deploy("llama-3.1-8b", "h100-sxm", 1, 1);
         if (d)
@@ -267,6 +411,7 @@ int main(void)
         llmstep_deploy_free(d);
     }
     measurements();
+    rows_in_memory_and_calibration_file();
     llmstep_ctx_free(ctx);
     return check_report("test_api");
 }

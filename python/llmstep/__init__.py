@@ -14,11 +14,9 @@ Errors raise ``llmstep.Error`` (a ``ValueError``) with the library's one-line me
 names the file, line and field at fault.
 """
 
-import contextlib
 import ctypes
 import json
 import os
-import tempfile
 
 from . import _lib
 
@@ -56,7 +54,7 @@ def _struct_dict(st):
 
 
 def version():
-    """The C library's release ("0.2.0")."""
+    """The C library's release (LLMSTEP_VERSION, e.g. "0.3.0")."""
     return _lib.lib.llmstep_version().decode()
 
 
@@ -109,54 +107,58 @@ class Context:
 
     # ---- measurements (../shared/MEASUREMENTS.md rows) ----
 
-    @contextlib.contextmanager
-    def _meas_spec(self, measurements, select, exclude, engine, no_host, roofline, gemm,
-                   weighting, alpha_bounds, beta_bounds_s):
-        """The C spec for measurement files, or for rows given as dicts (written to a
-        temporary JSON Lines file, since the library reads files)."""
-        tmp = None
-        try:
-            if isinstance(measurements, (str, os.PathLike)):
-                files = [os.fspath(measurements)]
-            elif measurements and isinstance(measurements[0], dict):
-                fd, tmp = tempfile.mkstemp(prefix="llmstep-rows-", suffix=".jsonl")
-                with os.fdopen(fd, "w") as f:
-                    for row in measurements:
-                        f.write(json.dumps(row) + "\n")
-                files = [tmp]
-            else:
-                files = [os.fspath(x) for x in measurements]
-            spec = _lib.MeasSpec()
-            _lib.lib.llmstep_meas_spec_init(ctypes.byref(spec))
-            keep = []
+    @staticmethod
+    def _meas_spec(measurements, select, exclude, engine, no_host, roofline, gemm, weighting,
+                   alpha_bounds, beta_bounds_s):
+        """The C spec for measurement files, or for rows given as dicts (passed to the library
+        as JSON Lines text in memory), the objects it points to (to keep alive), and an upper
+        bound on the rows (the inputs' lines)."""
+        rows_text = None
+        if isinstance(measurements, (str, os.PathLike)):
+            files = [os.fspath(measurements)]
+        elif measurements and isinstance(measurements[0], dict):
+            rows_text = "".join(json.dumps(row) + "\n" for row in measurements).encode()
+            files = []
+        else:
+            files = [os.fspath(x) for x in measurements]
+        n_lines = len(measurements) if rows_text is not None else 0
+        for path in files:
+            try:
+                with open(path, "rb") as f:
+                    n_lines += sum(1 for _ in f)
+            except OSError:
+                pass  # the library reports the file
+        spec = _lib.MeasSpec()
+        _lib.lib.llmstep_meas_spec_init(ctypes.byref(spec))
+        keep = []
 
-            def strv(items):
-                arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
-                keep.append(arr)
-                return arr, len(items)
+        def strv(items):
+            arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
+            keep.append(arr)
+            return arr, len(items)
 
-            spec.files, spec.n_files = strv(files)
-            spec.select, spec.n_select = strv(list(select))
-            spec.exclude, spec.n_exclude = strv(list(exclude))
-            eng = _enc(engine)
-            keep.append(eng)
-            spec.engine = eng
-            spec.no_host = int(bool(no_host))
-            if roofline not in ("op", "step") or gemm not in ("flat", "tile-wave"):
-                raise Error(1, "roofline: 'op' or 'step'; gemm: 'flat' or 'tile-wave'")
-            if weighting not in ("relative", "absolute"):
-                raise Error(1, f"weighting: 'relative' or 'absolute', got {weighting!r}")
-            spec.roofline_step = int(roofline == "step")
-            spec.gemm_tile_wave = int(gemm == "tile-wave")
-            spec.weighting_absolute = int(weighting == "absolute")
-            if alpha_bounds is not None:
-                spec.alpha_min, spec.alpha_max = map(float, alpha_bounds)
-            if beta_bounds_s is not None:
-                spec.beta_min_s, spec.beta_max_s = map(float, beta_bounds_s)
-            yield spec, keep
-        finally:
-            if tmp:
-                os.unlink(tmp)
+        spec.files, spec.n_files = strv(files)
+        if rows_text is not None:
+            keep.append(rows_text)
+            spec.rows_jsonl, spec.rows_jsonl_len = rows_text, len(rows_text)
+        spec.select, spec.n_select = strv(list(select))
+        spec.exclude, spec.n_exclude = strv(list(exclude))
+        eng = _enc(engine)
+        keep.append(eng)
+        spec.engine = eng
+        spec.no_host = int(bool(no_host))
+        if roofline not in ("op", "step") or gemm not in ("flat", "tile-wave"):
+            raise Error(1, "roofline: 'op' or 'step'; gemm: 'flat' or 'tile-wave'")
+        if weighting not in ("relative", "absolute"):
+            raise Error(1, f"weighting: 'relative' or 'absolute', got {weighting!r}")
+        spec.roofline_step = int(roofline == "step")
+        spec.gemm_tile_wave = int(gemm == "tile-wave")
+        spec.weighting_absolute = int(weighting == "absolute")
+        if alpha_bounds is not None:
+            spec.alpha_min, spec.alpha_max = map(float, alpha_bounds)
+        if beta_bounds_s is not None:
+            spec.beta_min_s, spec.beta_max_s = map(float, beta_bounds_s)
+        return spec, keep, n_lines
 
     @staticmethod
     def _meas_opts(kw):
@@ -172,15 +174,15 @@ class Context:
     def _validate(self, fn, extra, measurements, kw):
         import numpy as np
 
-        with self._meas_spec(measurements, **self._meas_opts(kw)) as (spec, _keep):
-            v = _lib.Validation()
-            err = _lib.Error()
-            cap = 1 << 20
-            pred = np.empty(cap)
-            meas = np.empty(cap)
-            dp = ctypes.POINTER(ctypes.c_double)
-            _check(fn(self._h, ctypes.byref(spec), extra, pred.ctypes.data_as(dp),
-                      meas.ctypes.data_as(dp), cap, ctypes.byref(v), ctypes.byref(err)), err)
+        spec, _keep, cap = self._meas_spec(measurements, **self._meas_opts(kw))
+        v = _lib.Validation()
+        err = _lib.Error()
+        cap = max(cap, 1)  # rows <= lines of the inputs
+        pred = np.empty(cap)
+        meas = np.empty(cap)
+        dp = ctypes.POINTER(ctypes.c_double)
+        _check(fn(self._h, ctypes.byref(spec), extra, pred.ctypes.data_as(dp),
+                  meas.ctypes.data_as(dp), cap, ctypes.byref(v), ctypes.byref(err)), err)
         out = _struct_dict(v)
         n = out["n_rows"]
         out["predicted_s"] = pred[:n].copy()
@@ -204,17 +206,17 @@ class Context:
         hardware, engine, alpha, beta_s, their standard errors, bound flags, n_rows and the
         fit's own errors ("fit"). With ``out`` (a path), also writes the calibration file
         atomically, as ``llmstep calibrate --out`` does, for ``calibration=`` to use."""
-        with self._meas_spec(measurements, **self._meas_opts(kw)) as (spec, _keep):
-            f = _lib.Fit()
-            err = _lib.Error()
-            if out is None:
-                st = _lib.lib.llmstep_calibrate(self._h, ctypes.byref(spec), ctypes.byref(f),
-                                                ctypes.byref(err))
-            else:
-                st = _lib.lib.llmstep_calibrate_write(self._h, ctypes.byref(spec),
-                                                      _enc(os.fspath(out)), ctypes.byref(f),
-                                                      ctypes.byref(err))
-            _check(st, err)
+        spec, _keep, _ = self._meas_spec(measurements, **self._meas_opts(kw))
+        f = _lib.Fit()
+        err = _lib.Error()
+        if out is None:
+            st = _lib.lib.llmstep_calibrate(self._h, ctypes.byref(spec), ctypes.byref(f),
+                                            ctypes.byref(err))
+        else:
+            st = _lib.lib.llmstep_calibrate_write(self._h, ctypes.byref(spec),
+                                                  _enc(os.fspath(out)), ctypes.byref(f),
+                                                  ctypes.byref(err))
+        _check(st, err)
         out = _struct_dict(f)
         out["fit"] = _struct_dict(f.fit)
         out["alpha_at_bound"] = bool(out["alpha_at_bound"])

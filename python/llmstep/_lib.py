@@ -148,7 +148,8 @@ class MeasSpec(ctypes.Structure):
                 ("exclude", ctypes.POINTER(cstr)), ("n_exclude", ctypes.c_size_t),
                 ("engine", cstr), ("no_host", cint), ("roofline_step", cint),
                 ("gemm_tile_wave", cint), ("weighting_absolute", cint), ("alpha_min", dbl),
-                ("alpha_max", dbl), ("beta_min_s", dbl), ("beta_max_s", dbl)]
+                ("alpha_max", dbl), ("beta_min_s", dbl), ("beta_max_s", dbl),
+                ("rows_jsonl", cstr), ("rows_jsonl_len", ctypes.c_size_t)]
 
 
 class Validation(ctypes.Structure):

@@ -208,3 +208,6 @@ def test_validate_and_calibrate_match_the_cli(ctx):
     assert held["n_rows"] == got["n_rows"]
     with pytest.raises(llmstep.Error, match="no row matches"):
         ctx.validate(path, select=["hardware=b200"])
+    # Row dicts go to the library as text in memory; a bad one is named by its place.
+    with pytest.raises(llmstep.Error, match=r"<rows>:2:.*measured_s"):
+        ctx.validate([rows[0], dict(rows[1], measured_s="fast")])

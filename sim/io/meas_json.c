@@ -544,15 +544,13 @@ static sim_status load_line(const sim_jctx *ctx, const cJSON *root, int line, vo
     return SIM_OK;
 }
 
-sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *err)
+/* Appends the rows of buf (len bytes, NUL-terminated, owned: freed here) named path. */
+static sim_status load_buf(const char *path, char *buf, size_t len, sim_meas_set *set,
+                           struct sim_err *err)
 {
     load_ctx lc = {set, {NULL, 0}};
     const size_t n0 = set->n;
-    char *buf = NULL;
-    size_t len = 0;
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    if (st != SIM_OK)
-        return st;
+    sim_status st = SIM_OK;
     /* The index is sized for every row so far plus one per line of the file. */
     size_t n_lines = 1;
     for (size_t i = 0; i < len; i++)
@@ -572,6 +570,36 @@ sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *er
     free(lc.ix.slot);
     free(buf);
     return st;
+}
+
+sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    sim_status st = sim_json_read_file(path, &buf, &len, err);
+    return st == SIM_OK ? load_buf(path, buf, len, set, err) : st;
+}
+
+sim_status sim_meas_load_text(const char *name, const char *text, size_t len, sim_meas_set *set,
+                              struct sim_err *err)
+{
+    if (len > SIM_JSON_MAX_FILE_BYTES) {
+        sim_io_errf(err, "%s: too large (at most %lld bytes)", name,
+                    (long long)SIM_JSON_MAX_FILE_BYTES);
+        return SIM_EIO;
+    }
+    if (memchr(text, '\0', len)) {
+        sim_io_errf(err, "%s: contains a NUL byte (not a text file)", name);
+        return SIM_EPARSE;
+    }
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        sim_io_enomem(err, name);
+        return SIM_ENOMEM;
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    return load_buf(name, buf, len, set, err);
 }
 
 /* ---- Selection -------------------------------------------------------------------------- */

@@ -115,6 +115,11 @@ void sim_meas_set_free(sim_meas_set *s);
  */
 sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *err /* OUT */);
 
+/* The same for JSON Lines text in memory (len bytes; no NUL byte), named name in messages
+ * and in the rows' file field. */
+sim_status sim_meas_load_text(const char *name, const char *text, size_t len, sim_meas_set *set,
+                              struct sim_err *err /* OUT */);
+
 /* "prefill", "decode", "step", "offline_batch", "serving"; "?" for out-of-range values. */
 /*
  * The value of a row's field as text, for grouping: strings as they are, integers

@@ -631,8 +631,10 @@ void llmstep_meas_spec_init(llmstep_meas_spec *spec)
 static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set, sim_meas_opts *o,
                                 llmstep_error *err)
 {
-    if (!spec || !spec->files || spec->n_files < 1 || spec->n_files > MEAS_MAX_FILES)
-        return fail(err, SIM_EINVAL, "measurements: expected 1 to %d files", MEAS_MAX_FILES);
+    if (!spec || (spec->n_files && !spec->files) || spec->n_files > MEAS_MAX_FILES ||
+        (spec->n_files == 0 && !spec->rows_jsonl))
+        return fail(err, SIM_EINVAL, "measurements: expected rows_jsonl or 1 to %d files",
+                    MEAS_MAX_FILES);
     if (spec->n_select > SIM_MEAS_MAX_FILTERS || spec->n_exclude > SIM_MEAS_MAX_FILTERS ||
         (spec->n_select && !spec->select) || (spec->n_exclude && !spec->exclude))
         return fail(err, SIM_EINVAL, "select/exclude: at most %d terms each", SIM_MEAS_MAX_FILTERS);
@@ -656,8 +658,12 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
                     "finite, alpha_min >= 0");
     struct sim_err e;
     int bad_term;
-    sim_status st = sim_meas_load_selected(spec->files, spec->n_files, spec->select, spec->n_select,
-                                           spec->exclude, spec->n_exclude, "", set, &bad_term, &e);
+    sim_status st = SIM_OK;
+    if (spec->rows_jsonl)
+        st = sim_meas_load_text("<rows>", spec->rows_jsonl, spec->rows_jsonl_len, set, &e);
+    if (st == SIM_OK)
+        st = sim_meas_load_selected(spec->files, spec->n_files, spec->select, spec->n_select,
+                                    spec->exclude, spec->n_exclude, "", set, &bad_term, &e);
     if (st != SIM_OK)
         return fail_err(err, st, &e);
     return LLMSTEP_OK;
