@@ -621,6 +621,52 @@ static int su_case(const vk_ctx *x, int g, const sim_model *m, int tp, int64_t b
 
 static double su_sum(const double v[SU_N_CLASS]) { return v[SU_GEMM] + v[SU_ATTN] + v[SU_AR]; }
 
+/* One row of the speed-up report: a GPU's measured and predicted times and H100's. */
+typedef struct su_row {
+    const char *label, *model; /* label: the model on the first GPU's row, else "" */
+    int tp;
+    int64_t batch;
+    const char *gpu;
+    const double *meas, *pred, *meas0, *pred0; /* per operator class */
+} su_row;
+
+static void su_print_row(const su_row *r, int json, int *first)
+{
+    static const char *const cls_name[SU_N_CLASS] = {"gemm", "attn", "allreduce"};
+    const double tm = su_sum(r->meas), tpd = su_sum(r->pred);
+    const double rm = tm / su_sum(r->meas0), rp = tpd / su_sum(r->pred0);
+    const double diff = 100.0 * (rp / rm - 1.0);
+    double cm[SU_N_CLASS], cp[SU_N_CLASS];
+    for (int c = 0; c < SU_N_CLASS; c++) {
+        cm[c] = r->meas0[c] > 0.0 ? r->meas[c] / r->meas0[c] : 0.0;
+        cp[c] = r->pred0[c] > 0.0 ? r->pred[c] / r->pred0[c] : 0.0;
+    }
+    if (json) {
+        printf("%s{\"model\":\"%s\",\"tp\":%d,\"batch\":%lld,\"gpu\":\"%s\","
+               "\"measured_s\":%.17g,\"predicted_s\":%.17g,\"measured_ratio\":%.17g,"
+               "\"predicted_ratio\":%.17g,\"diff_pct\":%.17g",
+               *first ? "" : ",", r->model, r->tp, (long long)r->batch, r->gpu, tm, tpd, rm, rp,
+               diff);
+        for (int c = 0; c < SU_N_CLASS; c++)
+            printf(",\"%s_measured_s\":%.17g,\"%s_predicted_s\":%.17g,"
+                   "\"%s_measured_ratio\":%.17g,\"%s_predicted_ratio\":%.17g",
+                   cls_name[c], r->meas[c], cls_name[c], r->pred[c], cls_name[c], cm[c],
+                   cls_name[c], cp[c]);
+        printf("}");
+        *first = 0;
+        return;
+    }
+    printf("  %-15s %2d  %5lld  %-9s %8.4f %8.4f  %10.3f  %10.3f  %+6.1f", r->label, r->tp,
+           (long long)r->batch, r->gpu, 1e3 * tm, 1e3 * tpd, rm, rp, diff);
+    for (int c = 0; c < SU_N_CLASS; c++) {
+        if (r->meas0[c] > 0.0)
+            printf("   %5.3f/%5.3f", cm[c], cp[c]);
+        else
+            printf("   %11s", "-");
+    }
+    printf("\n");
+}
+
 /*
  * The speed-up report: per model, batch and GPU the measured and predicted step time of the
  * operators above, their ratio to H100's (time / H100 time; the speed-up is its inverse)
@@ -629,7 +675,6 @@ static double su_sum(const double v[SU_N_CLASS]) { return v[SU_GEMM] + v[SU_ATTN
  */
 static int speedup_report(const vk_ctx *x, int json)
 {
-    static const char *const cls_name[SU_N_CLASS] = {"gemm", "attn", "allreduce"};
     int interp = 0, first = 1, n_rows = 0, n_ok = 0;
     if (json)
         printf("{\"schema\":\"%s\",\"report\":\"speedup\",\"keys\":%d,\"rows\":[", SCHEMA, SU_KEYS);
@@ -657,14 +702,8 @@ static int speedup_report(const vk_ctx *x, int json)
                     return CLI_BAD_INPUT;
                 }
             for (int g = 0; g < SU_N_GPU; g++) {
-                const double tm = su_sum(meas[g]), tpd = su_sum(pred[g]);
-                const double rm = tm / su_sum(meas[0]), rp = tpd / su_sum(pred[0]);
-                const double diff = 100.0 * (rp / rm - 1.0);
-                double cm[SU_N_CLASS], cp[SU_N_CLASS];
-                for (int c = 0; c < SU_N_CLASS; c++) {
-                    cm[c] = meas[0][c] > 0.0 ? meas[g][c] / meas[0][c] : 0.0;
-                    cp[c] = pred[0][c] > 0.0 ? pred[g][c] / pred[0][c] : 0.0;
-                }
+                const double rm = su_sum(meas[g]) / su_sum(meas[0]);
+                const double diff = 100.0 * (su_sum(pred[g]) / su_sum(pred[0]) / rm - 1.0);
                 if (!isfinite(diff)) {
                     cli_error("validate-kernels --speedup: %s: ratio is not finite", x->hw[g].id);
                     return CLI_NUMERIC;
@@ -673,31 +712,9 @@ static int speedup_report(const vk_ctx *x, int json)
                     n_rows++;
                     n_ok += fabs(diff) <= 10.0;
                 }
-                if (json) {
-                    printf("%s{\"model\":\"%s\",\"tp\":%d,\"batch\":%lld,\"gpu\":\"%s\","
-                           "\"measured_s\":%.17g,\"predicted_s\":%.17g,\"measured_ratio\":%.17g,"
-                           "\"predicted_ratio\":%.17g,\"diff_pct\":%.17g",
-                           first ? "" : ",", su_models[mi].model, tp, (long long)su_batch[bi],
-                           x->hw[g].id, tm, tpd, rm, rp, diff);
-                    for (int c = 0; c < SU_N_CLASS; c++)
-                        printf(",\"%s_measured_s\":%.17g,\"%s_predicted_s\":%.17g,"
-                               "\"%s_measured_ratio\":%.17g,\"%s_predicted_ratio\":%.17g",
-                               cls_name[c], meas[g][c], cls_name[c], pred[g][c], cls_name[c], cm[c],
-                               cls_name[c], cp[c]);
-                    printf("}");
-                    first = 0;
-                    continue;
-                }
-                printf("  %-15s %2d  %5lld  %-9s %8.4f %8.4f  %10.3f  %10.3f  %+6.1f",
-                       g ? "" : m.id, tp, (long long)su_batch[bi], x->hw[g].id, 1e3 * tm, 1e3 * tpd,
-                       rm, rp, diff);
-                for (int c = 0; c < SU_N_CLASS; c++) {
-                    if (meas[0][c] > 0.0)
-                        printf("   %5.3f/%5.3f", cm[c], cp[c]);
-                    else
-                        printf("   %11s", "-");
-                }
-                printf("\n");
+                const su_row row = {g ? "" : m.id, m.id,    tp,      su_batch[bi], x->hw[g].id,
+                                    meas[g],       pred[g], meas[0], pred[0]};
+                su_print_row(&row, json, &first);
             }
         }
     }
