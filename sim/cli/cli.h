@@ -132,20 +132,24 @@ typedef struct cli_run_spec {
     int ignore_memory; /* 1: skip cli_check_memory (--ignore-memory) */
 } cli_run_spec;
 
+/* An opened run (sim_deploy_open through the run's own cache): copies of the loaded inputs
+ * and the resolved settings. */
 typedef struct cli_run {
     sim_model model;
     sim_hw hw;
     sim_engine engine;
-    sim_calib calib;
     sim_run_cfg cfg;
     sim_sched_resolved sched;
     sim_memory mem;
-    sim_batch_work *work; /* heap, owned; freed by cli_run_close */
-    char model_path[4096], hw_path[4096], engine_path[4096];
+    sim_batch_work *work;    /* heap, owned; freed by cli_run_close */
+    struct sim_cache *cache; /* owned; freed by cli_run_close */
+    char model_path[4096];
 } cli_run;
 
 void cli_run_spec_init(cli_run_spec *spec);
-/* Loads and checks everything; prints the error and returns CLI_BAD_INPUT/CLI_USAGE on failure. */
+/* Loads and checks everything (sim_deploy_open); prints the error and returns CLI_USAGE (a
+ * setting at fault), CLI_BAD_INPUT (a file) or CLI_NUMERIC (memory) on failure. Call
+ * cli_run_close after a failure too. */
 int cli_run_open(const cli_run_spec *spec, cli_run *run);
 /* Simulates one offline batch; prints the error and returns CLI_BAD_INPUT on failure. */
 int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r);

@@ -205,6 +205,7 @@ static int check_plot_args(plot_args *a)
 /* plot roofline: the run and its step, checked. */
 static int open_roofline(const plot_args *a, cli_run *run)
 {
+    memset(run, 0, sizeof(*run)); /* closed by the caller whatever happens here */
     cli_run_spec spec;
     cli_run_spec_init(&spec);
     spec.model = a->model;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "cli.h"
 #include "deploy.h"
 #include "units.h"
@@ -20,49 +21,39 @@ void cli_run_spec_init(cli_run_spec *spec)
 int cli_run_open(const cli_run_spec *spec, cli_run *run)
 {
     memset(run, 0, sizeof(*run));
-    struct sim_err err;
-    int rc = cli_load_model_hw(spec->model, spec->hw, &run->model, &run->hw, run->model_path,
-                               run->hw_path, sizeof(run->model_path));
-    if (rc == CLI_OK && spec->calibration)
-        rc = cli_load_calib(spec->calibration, run->hw.id, &run->calib);
-    if (rc != CLI_OK)
-        return rc;
-    const char *engine;
-    struct sim_err e;
-    if (sim_deploy_pick_engine(spec->engine, spec->calibration ? &run->calib : NULL,
-                               spec->calibration, CLI_DEFAULT_ENGINE, "", "--engine", &engine, NULL,
-                               &e) != SIM_OK) {
-        cli_error("%s", e.msg);
-        return CLI_USAGE;
-    }
-    rc = cli_load_engine(engine, &run->engine, run->engine_path, sizeof(run->engine_path));
-    if (rc != CLI_OK)
-        return rc;
-    sim_run_cfg *cfg = &run->cfg;
-    *cfg = (sim_run_cfg){(int)spec->tp, run->model.dtype, run->model.dtype, spec->mode, 1.0,
-                         0.0,           spec->gemm};
-    rc = cli_resolve_dtypes(&run->model, spec->dtype, spec->kv_dtype, "", cfg);
-    if (rc != CLI_OK)
-        return rc;
-    if (spec->calibration) {
-        cfg->alpha = run->calib.alpha;
-        cfg->beta_s = run->calib.beta_s;
-    }
-    rc = cli_check_tp_node(&run->hw, cfg->tp, "");
-    if (rc != CLI_OK)
-        return rc;
-    if (sim_model_check_tp(&run->model, cfg->tp, &err) != SIM_OK ||
-        sim_sched_resolve(&run->engine, &run->model, &run->hw, &spec->sched, &run->sched, &err) !=
-            SIM_OK) {
-        cli_error("%s: %s", run->model_path, err.msg);
-        return CLI_BAD_INPUT;
-    }
-    sim_memory_compute(&run->engine, &run->model, &run->hw, cfg, &run->sched, &run->mem);
+    run->cache = sim_cache_alloc(cli_data_dir());
     run->work = malloc(sizeof(*run->work));
-    if (!run->work) {
+    if (!run->cache || !run->work) {
         cli_error("out of memory");
         return CLI_NUMERIC;
     }
+    const sim_deploy_in in = {.model = spec->model,
+                              .hw = spec->hw,
+                              .engine = spec->engine,
+                              .default_engine = CLI_DEFAULT_ENGINE,
+                              .engine_opt = "--engine",
+                              .calibration = spec->calibration,
+                              .dtype = spec->dtype,
+                              .kv_dtype = spec->kv_dtype,
+                              .tp = spec->tp,
+                              .sched = spec->sched,
+                              .mode = spec->mode,
+                              .gemm = spec->gemm,
+                              .alpha = 1.0};
+    sim_deployment d;
+    struct sim_err err;
+    sim_status st = sim_deploy_open(run->cache, &in, &d, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return st == SIM_ENOMEM ? CLI_NUMERIC : (d.bad_option ? CLI_USAGE : CLI_BAD_INPUT);
+    }
+    run->model = *d.m;
+    run->hw = *d.hw;
+    run->engine = d.e;
+    run->cfg = d.cfg;
+    run->sched = d.s;
+    run->mem = d.mem;
+    snprintf(run->model_path, sizeof(run->model_path), "%s", d.model_path);
     return CLI_OK;
 }
 
@@ -121,4 +112,6 @@ void cli_run_close(cli_run *run)
 {
     free(run->work);
     run->work = NULL;
+    sim_cache_free(run->cache);
+    run->cache = NULL;
 }

@@ -225,21 +225,50 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
 {
     memset(d, 0, sizeof(*d));
     const sim_engine *e = NULL;
+    const char *engine = in->engine;
     sim_status st = sim_cache_model(c, in->model, &d->m, &d->model_path, err);
     if (st == SIM_OK)
         st = sim_cache_hw(c, in->hw, &d->hw, NULL, err);
-    if (st == SIM_OK)
-        st = sim_cache_engine(c, in->engine, &e, NULL, err);
+    if (st == SIM_OK && in->calibration) {
+        st = sim_cache_calib(c, in->calibration, &d->cal, NULL, err);
+        if (st == SIM_OK && strcmp(d->cal->hardware, d->hw->id) != 0) {
+            sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", in->calibration,
+                        d->cal->hardware, d->hw->id);
+            st = SIM_EINVAL;
+        }
+    }
     if (st != SIM_OK)
+        return st;
+    st = sim_deploy_pick_engine(in->engine, d->cal, in->calibration, in->default_engine, "",
+                                in->engine_opt ? in->engine_opt : "engine", &engine, &d->cal_engine,
+                                err);
+    if (st != SIM_OK) {
+        d->bad_option = 1;
+        return st;
+    }
+    if (!engine) {
+        sim_io_errf(err, "engine: none named and no default");
+        d->bad_option = 1;
+        return SIM_EINVAL;
+    }
+    if ((st = sim_cache_engine(c, engine, &e, NULL, err)) != SIM_OK)
         return st;
     d->e = *e;
     if (in->no_host)
         d->e.host_step_s = d->e.host_step_tp_s = d->e.host_per_seq_s = 0.0;
-    d->cfg = (sim_run_cfg){(int)in->tp, d->m->dtype, d->m->dtype, in->mode,
-                           in->alpha,   in->beta_s,  in->gemm};
+    d->cfg = (sim_run_cfg){(int)in->tp,
+                           d->m->dtype,
+                           d->m->dtype,
+                           in->mode,
+                           d->cal ? d->cal->alpha : in->alpha,
+                           d->cal ? d->cal->beta_s : in->beta_s,
+                           in->gemm};
     st = sim_deploy_resolve_dtypes(d->m, in->dtype, in->kv_dtype, "", &d->cfg, err);
-    if (st == SIM_OK)
-        st = sim_deploy_check_tp_node(d->hw, in->tp, "", err);
+    if (st != SIM_OK) {
+        d->bad_option = 1;
+        return st;
+    }
+    st = sim_deploy_check_tp_node(d->hw, in->tp, "", err);
     if (st != SIM_OK)
         return st;
     struct sim_err e2;

@@ -73,9 +73,14 @@ sim_status sim_deploy_pick_engine(const char *engine, const sim_calib *cal, cons
                                   const char *def, const char *who, const char *opt,
                                   const char **out, const char **cal_engine, struct sim_err *err);
 
-/* What to open: names as given (ids or paths) and settings; the engine is already chosen. */
+/* What to open: names as given (ids or paths) and settings. */
 typedef struct sim_deploy_in {
-    const char *model, *hw, *engine;
+    const char *model, *hw;
+    /* The engine: engine when given, else the calibration's, else default_engine
+     * (sim_deploy_pick_engine; engine_opt names the option in its message). */
+    const char *engine, *default_engine, *engine_opt;
+    /* NULL, or a calibration for hw: its alpha and beta_s replace alpha and beta_s. */
+    const char *calibration;
     const char *dtype, *kv_dtype; /* NULL or "auto": the defaults */
     int64_t tp;
     sim_sched_cfg sched; /* unset fields take the engine's defaults */
@@ -89,19 +94,24 @@ typedef struct sim_deploy_in {
 typedef struct sim_deployment {
     const sim_model *m;
     const sim_hw *hw;
-    sim_engine e; /* a copy: no_host changes it */
+    const sim_calib *cal;   /* NULL without a calibration */
+    const char *cal_engine; /* the engine the calibration was fitted with, or NULL */
+    sim_engine e;           /* a copy: no_host changes it */
     const char *model_path;
     sim_run_cfg cfg;
     sim_sched_cfg sc;
     sim_sched_resolved s;
     sim_memory mem;
+    int bad_option; /* after a failure: 1 when a setting (engine, dtype) is at fault, not a file */
 } sim_deployment;
 
 /*
- * Loads (through the cache) and checks everything and resolves the engine's defaults and the
- * memory budget, without judging whether it fits (sim_deploy_check_memory does). Messages as
- * the CLI prints them: the loaders', the dtype and node checks', "<model path>: <problem>"
- * for an illegal TP or scheduler setting.
+ * Loads (through the cache) and checks everything, in the order model, hardware,
+ * calibration, engine choice, engine, dtypes, node size, TP and scheduler settings, and
+ * resolves the engine's defaults and the memory budget, without judging whether it fits
+ * (sim_deploy_check_memory does). Messages as the CLI prints them: the loaders', "<calib>:
+ * hardware: calibration is for 'X', not 'Y'", the engine choice's, the dtype and node
+ * checks', "<model path>: <problem>" for an illegal TP or scheduler setting.
  */
 sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
                            struct sim_err *err);

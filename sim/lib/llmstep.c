@@ -234,31 +234,20 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
         return fail(err, SIM_EINVAL, "roofline_step and gemm_tile_wave: expected 0 or 1");
     struct sim_err e;
     sim_status st;
-    const sim_calib *cal = NULL;
-    const sim_hw *hw = NULL;
-    if (spec->calibration) {
-        if ((st = sim_cache_hw(ctx->cache, spec->hw, &hw, NULL, &e)) != SIM_OK ||
-            (st = sim_cache_calib(ctx->cache, spec->calibration, &cal, NULL, &e)) != SIM_OK)
-            return fail_err(err, st, &e);
-        if (strcmp(cal->hardware, hw->id) != 0)
-            return fail(err, SIM_EINVAL, "%s: hardware: calibration is for '%s', not '%s'",
-                        spec->calibration, cal->hardware, hw->id);
-    }
-    const char *engine;
-    if ((st = sim_deploy_pick_engine(spec->engine, cal, spec->calibration, "vllm-v1", "", "engine",
-                                     &engine, NULL, &e)) != SIM_OK)
-        return fail_err(err, st, &e);
     sim_deploy_in in = {0};
     in.model = spec->model;
     in.hw = spec->hw;
-    in.engine = engine;
+    in.engine = spec->engine;
+    in.default_engine = "vllm-v1";
+    in.engine_opt = "engine";
+    in.calibration = spec->calibration;
     in.dtype = spec->dtype;
     in.kv_dtype = spec->kv_dtype;
     in.tp = spec->tp;
     in.mode = spec->roofline_step ? SIM_ROOFLINE_STEP : SIM_ROOFLINE_OP;
     in.gemm = spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT;
-    in.alpha = cal ? cal->alpha : 1.0;
-    in.beta_s = cal ? cal->beta_s : 0.0;
+    in.alpha = 1.0;
+    in.beta_s = 0.0;
     llmstep_status ls = sched_of(spec, &in.sched, err);
     if (ls != LLMSTEP_OK)
         return ls;
