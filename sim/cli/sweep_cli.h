@@ -14,54 +14,22 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "sweep_drive.h"
 #include "sweep.h"
 
-#define CLI_SWEEP_MAX_NAMES 32
+#define CLI_SWEEP_MAX_NAMES SIM_SWEEP_MAX_NAMES
 
-typedef struct cli_sweep_opts {
-    const char *models[CLI_SWEEP_MAX_NAMES];
-    size_t n_models;
-    const char *hws[CLI_SWEEP_MAX_NAMES];
-    size_t n_hws;
-    sim_sweep_axes axes; /* TP, batch, context values (caller-owned arrays) */
-    sim_sweep_kind kind;
-    int64_t prompt_tokens, output_tokens; /* offline and serving */
-    /* Serving: closed loop over axes.batch (concurrency), or open loop over rates when
-     * n_rates > 0; the rest of the workload as for `llmstep serve`. */
-    const double *rates; /* requests/s (caller-owned) */
-    size_t n_rates;
-    int64_t num_requests; /* measured per point; 0: closed 10 x concurrency, open 1000 */
-    double range_ratio, burstiness;
-    uint64_t seed;
-    const char *calibration; /* FILE (one hardware) or DIR of <hw-id>.json; NULL */
-    const char *engine, *dtype, *kv_dtype;
-    sim_sched_cfg sched;
-    sim_sweep_slo slo;
-    double gpu_hour_usd;                         /* <= 0: no price */
-    double gpu_hour_usd_hw[CLI_SWEEP_MAX_NAMES]; /* per hws[i] when > 0; else gpu_hour_usd */
-    int host_time; /* 1: add the engine's host time per step (default) */
-} cli_sweep_opts;
+/* The sweep's options, blocks and sink are the driver's (sweep_drive.h); the CLI's sinks
+ * return CLI exit codes, and a non-zero one stops the sweep with that code. */
+typedef sim_sweep_opts cli_sweep_opts;
+typedef sim_sweep_block cli_sweep_block;
+typedef sim_sweep_sink cli_sweep_sink;
 
+/* sim_sweep_opts_init with the CLI's default engine, messages naming --calibration. */
 void cli_sweep_opts_init(cli_sweep_opts *o);
 
-/* One (model, hardware) block of rows. */
-typedef struct cli_sweep_block {
-    const char *model;      /* model id */
-    const char *hw;         /* hardware id */
-    const char *calib_path; /* calibration applied, or NULL (uncalibrated) */
-    double gpu_hour_usd;    /* price of one GPU-hour of this hardware; <= 0: none */
-    double alpha, beta_s;
-} cli_sweep_block;
-
-/* Receives the rows in sweep order; a non-zero return stops the sweep with that exit code. */
-typedef struct cli_sweep_sink {
-    void *ctx;
-    int (*begin)(void *ctx, const cli_sweep_block *b); /* may be NULL */
-    int (*row)(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r);
-    int (*end)(void *ctx, const cli_sweep_block *b); /* may be NULL */
-} cli_sweep_sink;
-
-/* Runs the sweep; prints errors and returns a CLI exit code. */
+/* Runs the sweep (sim_sweep_drive); prints errors and returns a CLI exit code: the sink's
+ * when it stopped the sweep. */
 int cli_sweep_run(const cli_sweep_opts *o, const cli_sweep_sink *sink);
 
 /*

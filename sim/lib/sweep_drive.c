@@ -1,0 +1,287 @@
+/*
+ * sweep_drive.c - the sweep driver (see sweep_drive.h). Models, hardware and engines are
+ * loaded once through the cache; the memory budget once per TP; each point costs one core
+ * call (one serving simulation for serving points) and one call of the sink.
+ */
+#include "sweep_drive.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "calib_json.h"
+#include "deploy.h"
+#include "errf.h"
+
+void sim_sweep_opts_init(sim_sweep_opts *o, const char *engine)
+{
+    memset(o, 0, sizeof(*o));
+    o->kind = SIM_SWEEP_DECODE;
+    o->prompt_tokens = -1;
+    o->output_tokens = -1;
+    o->engine = engine;
+    o->calib_opt = "calibration";
+    o->host_time = 1;
+    sim_sched_cfg_unset(&o->sched);
+}
+
+/* The calibration file for hardware id: FILE when it names id, DIR/<id>.json when present. */
+static sim_status find_calibration(const sim_sweep_opts *o, const char *hw_id, char *path,
+                                   size_t cap, int *found, struct sim_err *err)
+{
+    *found = 0;
+    if (!o->calibration)
+        return SIM_OK;
+    struct stat st;
+    if (stat(o->calibration, &st) != 0) {
+        sim_io_errf(err, "%s '%s': no such file or directory", o->calib_opt, o->calibration);
+        return SIM_EIO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(path, cap, "%s/%s.json", o->calibration, hw_id);
+        *found = stat(path, &st) == 0;
+        return SIM_OK;
+    }
+    sim_calib c;
+    sim_status s = sim_calib_load(o->calibration, &c, err);
+    if (s != SIM_OK)
+        return s;
+    snprintf(path, cap, "%s", o->calibration);
+    *found = strcmp(c.hardware, hw_id) == 0;
+    return SIM_OK;
+}
+
+/* A FILE calibration must name one of the swept hardware profiles. */
+static sim_status check_calibration_file(sim_cache *cache, const sim_sweep_opts *o,
+                                         struct sim_err *err)
+{
+    struct stat st;
+    if (!o->calibration || stat(o->calibration, &st) != 0 || S_ISDIR(st.st_mode))
+        return SIM_OK;
+    sim_calib c;
+    sim_status s = sim_calib_load(o->calibration, &c, err);
+    int match = 0;
+    for (size_t i = 0; s == SIM_OK && i < o->n_hws && !match; i++) {
+        const sim_hw *hw;
+        s = sim_cache_hw(cache, o->hws[i], &hw, NULL, err);
+        match = s == SIM_OK && strcmp(hw->id, c.hardware) == 0;
+    }
+    if (s == SIM_OK && !match) {
+        sim_io_errf(err,
+                    "%s: hardware: calibration is for '%s', which is not swept (use a folder of "
+                    "<hw-id>.json files for several)",
+                    o->calibration, c.hardware);
+        s = SIM_EINVAL;
+    }
+    return s;
+}
+
+/* What one (model, hardware) block evaluates with. */
+typedef struct block_in {
+    const sim_sweep_opts *o;
+    const sim_engine *e;
+    const sim_model *m;
+    const sim_hw *hw;
+    const sim_sched_resolved *sched;
+    const sim_sweep_block *b;
+    const sim_sweep_sink *sink;
+    double price;
+    int *stopped;
+} block_in;
+
+/* The served workload of one serving point. */
+static sim_workload_spec serving_spec(const sim_sweep_opts *o, int open_loop, size_t k)
+{
+    return (sim_workload_spec){
+        .arrival = open_loop ? SIM_ARRIVAL_POISSON : SIM_ARRIVAL_CLOSED,
+        .concurrency = open_loop ? 0 : o->axes.batch[k],
+        .rate_per_s = open_loop ? o->rates[k] : 0.0,
+        .burstiness = o->burstiness > 0.0 ? o->burstiness : 1.0,
+        .prompt_tokens = o->prompt_tokens,
+        .output_tokens = o->output_tokens,
+        .range_ratio = o->range_ratio,
+        .num_requests = o->num_requests,
+        .warmup_requests = -1,
+        .seed = o->seed,
+    };
+}
+
+/* One serving simulation (as `llmstep serve`) into r. */
+static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_run_cfg *cfg,
+                              const sim_workload_spec *spec, sim_sweep_row *r, struct sim_err *err)
+{
+    sim_served sv;
+    sim_serve_result res;
+    sim_serve_stats st;
+    sim_status s = sim_served_prepare(&sv, spec, NULL, err);
+    if (s == SIM_OK)
+        s = sim_served_run(e, x->m, x->hw, cfg, x->sched, &sv, NULL, NULL, &res, err);
+    if (s == SIM_OK)
+        s = sim_served_stats(x->m, x->hw, &sv, &res, 0.0, 0.0, &st, err);
+    sim_served_free(&sv);
+    if (s == SIM_OK)
+        sim_sweep_serving_set(r, &st, &res, x->o->slo.percentile);
+    return s;
+}
+
+/*
+ * The serving points of one block: TP outermost, then concurrency (closed loop) or request
+ * rate (open loop). Each point that can start is one serving simulation; the others keep
+ * their status.
+ */
+static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim_err *err)
+{
+    const sim_sweep_opts *o = x->o;
+    sim_engine e = *x->e;
+    if (!o->host_time)
+        e.host_step_s = e.host_step_tp_s = e.host_per_seq_s = 0.0;
+    const int open_loop = o->n_rates > 0;
+    const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch;
+    for (size_t t = 0; t < o->axes.n_tp; t++) {
+        struct sim_err e2;
+        cfg->tp = (int)o->axes.tp[t];
+        sim_memory mem = {0};
+        sim_sweep_ctx c = {x->m, x->hw, cfg, &e, x->sched, &mem, o->host_time, 0};
+        c.tp_ok = sim_model_check_tp(x->m, cfg->tp, &e2) == SIM_OK;
+        if (c.tp_ok)
+            sim_memory_compute(&e, x->m, x->hw, cfg, x->sched, &mem);
+        for (size_t k = 0; k < n_load; k++) {
+            const sim_workload_spec spec = serving_spec(o, open_loop, k);
+            sim_sweep_row r;
+            sim_sweep_serving_init(&c, open_loop ? -1 : spec.concurrency,
+                                   open_loop ? spec.rate_per_s : (double)NAN, spec.prompt_tokens,
+                                   spec.output_tokens, &r);
+            if (r.status == SIM_SWEEP_OK) {
+                sim_status s = serve_point(x, &e, cfg, &spec, &r, err);
+                if (s != SIM_OK)
+                    return s;
+            }
+            sim_sweep_finish(&r, &o->slo, x->price);
+            if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &r)) != 0)
+                return SIM_OK;
+        }
+    }
+    return SIM_OK;
+}
+
+/* The step and offline points of one block, in sim_sweep_at order. */
+static sim_status step_points(const block_in *x, sim_run_cfg *cfg, sim_batch_work *work)
+{
+    const sim_sweep_opts *o = x->o;
+    /* Offline points have no context axis. */
+    static const int64_t no_context = 0;
+    sim_sweep_axes ax = o->axes;
+    if (o->kind == SIM_SWEEP_OFFLINE) {
+        ax.context = &no_context;
+        ax.n_context = 1;
+    }
+    sim_memory mem;
+    sim_sweep_ctx c = {x->m, x->hw, cfg, x->e, x->sched, &mem, o->host_time, 0};
+    const int64_t n = sim_sweep_count(&ax);
+    int64_t cur_tp = -1;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t tp, batch, context;
+        sim_sweep_at(&ax, i, &tp, &batch, &context);
+        if (tp != cur_tp) {
+            struct sim_err e2;
+            cur_tp = tp;
+            cfg->tp = (int)tp;
+            c.tp_ok = sim_model_check_tp(x->m, cfg->tp, &e2) == SIM_OK;
+            if (c.tp_ok)
+                sim_memory_compute(x->e, x->m, x->hw, cfg, x->sched, &mem);
+        }
+        sim_sweep_row r;
+        if (o->kind == SIM_SWEEP_DECODE)
+            sim_sweep_decode(&c, batch, context, &r);
+        else if (o->kind == SIM_SWEEP_PREFILL)
+            sim_sweep_prefill(&c, batch, context, &r);
+        else
+            sim_sweep_offline(&c, batch, o->prompt_tokens, o->output_tokens, work, &r);
+        sim_sweep_finish(&r, &o->slo, x->price);
+        if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &r)) != 0)
+            return SIM_OK;
+    }
+    return SIM_OK;
+}
+
+/* Sweeps one (model, hardware) block. */
+static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *err)
+{
+    const sim_sweep_opts *o = x->o;
+    char cpath[4096];
+    int found;
+    sim_status s = find_calibration(o, x->hw->id, cpath, sizeof(cpath), &found, err);
+    if (s != SIM_OK)
+        return s;
+    sim_calib cal = {.alpha = 1.0, .beta_s = 0.0};
+    if (found) {
+        if ((s = sim_calib_load(cpath, &cal, err)) != SIM_OK)
+            return s;
+        if (strcmp(cal.hardware, x->hw->id) != 0) {
+            sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", cpath, cal.hardware,
+                        x->hw->id);
+            return SIM_EINVAL;
+        }
+    }
+    const sim_sweep_block b = {x->m->id, x->hw->id, found ? cpath : NULL,
+                               x->price, cal.alpha, cal.beta_s};
+    x->b = &b;
+    sim_run_cfg cfg = {1,         x->m->dtype, x->m->dtype,  SIM_ROOFLINE_OP,
+                       cal.alpha, cal.beta_s,  SIM_GEMM_FLAT};
+    if (o->dtype)
+        sim_dtype_parse(o->dtype, &cfg.dtype);
+    cfg.kv_dtype = cfg.dtype;
+    if (o->kv_dtype)
+        sim_dtype_parse(o->kv_dtype, &cfg.kv_dtype);
+    const sim_sweep_sink *sink = x->sink;
+    if (sink->begin && (*x->stopped = sink->begin(sink->ctx, &b)) != 0)
+        return SIM_OK;
+    s = o->kind == SIM_SWEEP_SERVING ? serving_points(x, &cfg, err) : step_points(x, &cfg, work);
+    if (s == SIM_OK && !*x->stopped && sink->end)
+        *x->stopped = sink->end(sink->ctx, &b);
+    return s;
+}
+
+sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_sweep_sink *sink,
+                           int *stopped, struct sim_err *err)
+{
+    *stopped = 0;
+    const sim_engine *engine;
+    sim_status s = sim_cache_engine(c, o->engine, &engine, NULL, err);
+    if (s == SIM_OK)
+        s = check_calibration_file(c, o, err);
+    /* Every name must load before the first row is written. */
+    const sim_model *m;
+    const sim_hw *hw;
+    const char *mpath;
+    for (size_t mi = 0; s == SIM_OK && mi < o->n_models; mi++)
+        s = sim_cache_model(c, o->models[mi], &m, NULL, err);
+    for (size_t hi = 0; s == SIM_OK && hi < o->n_hws; hi++)
+        s = sim_cache_hw(c, o->hws[hi], &hw, NULL, err);
+    sim_batch_work *work = NULL;
+    if (s == SIM_OK && o->kind == SIM_SWEEP_OFFLINE && !(work = malloc(sizeof(*work)))) {
+        sim_io_errf(err, "out of memory");
+        s = SIM_ENOMEM;
+    }
+    for (size_t mi = 0; s == SIM_OK && !*stopped && mi < o->n_models; mi++) {
+        s = sim_cache_model(c, o->models[mi], &m, &mpath, err);
+        for (size_t hi = 0; s == SIM_OK && !*stopped && hi < o->n_hws; hi++) {
+            s = sim_cache_hw(c, o->hws[hi], &hw, NULL, err);
+            /* V1 defaults depend on the GPU's memory: resolve per (model, GPU). */
+            sim_sched_resolved sched;
+            struct sim_err e2;
+            if (s == SIM_OK &&
+                (s = sim_sched_resolve(engine, m, hw, &o->sched, &sched, &e2)) != SIM_OK)
+                sim_io_errf(err, "%s: %s", mpath, e2.msg);
+            const double price =
+                o->gpu_hour_usd_hw[hi] > 0.0 ? o->gpu_hour_usd_hw[hi] : o->gpu_hour_usd;
+            block_in x = {o, engine, m, hw, &sched, NULL, sink, price, stopped};
+            if (s == SIM_OK)
+                s = run_block(&x, work, err);
+        }
+    }
+    free(work);
+    return s;
+}

@@ -1,0 +1,76 @@
+/*
+ * sweep_drive.h - the sweep driver: every (model, hardware) block of a sweep, each over its
+ * TP x batch x context (or load) axes, evaluated by the core (sweep.h) and streamed row by
+ * row to a sink. Models, hardware and engines come through a cache (cache.h); a calibration
+ * is a file for one of the swept GPUs or a folder of <hw-id>.json files. Shared by
+ * `llmstep sweep`, `llmstep plot sweep|serving`, `llmstep bench --sweep` and llmstep_sweep.
+ */
+#ifndef SIM_SWEEP_DRIVE_H
+#define SIM_SWEEP_DRIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "engine.h"
+#include "status.h"
+#include "sweep.h"
+
+#define SIM_SWEEP_MAX_NAMES 32
+
+typedef struct sim_sweep_opts {
+    const char *models[SIM_SWEEP_MAX_NAMES];
+    size_t n_models;
+    const char *hws[SIM_SWEEP_MAX_NAMES];
+    size_t n_hws;
+    sim_sweep_axes axes; /* TP, batch, context values (caller-owned arrays) */
+    sim_sweep_kind kind;
+    int64_t prompt_tokens, output_tokens; /* offline and serving */
+    /* Serving: closed loop over axes.batch (concurrency), or open loop over rates when
+     * n_rates > 0; the rest of the workload as for `llmstep serve`. */
+    const double *rates; /* requests/s (caller-owned) */
+    size_t n_rates;
+    int64_t num_requests; /* measured per point; 0: closed 10 x concurrency, open 1000 */
+    double range_ratio, burstiness;
+    uint64_t seed;
+    const char *calibration; /* FILE (one hardware) or DIR of <hw-id>.json; NULL */
+    const char *calib_opt;   /* how messages name the calibration option ("--calibration") */
+    const char *engine, *dtype, *kv_dtype;
+    sim_sched_cfg sched;
+    sim_sweep_slo slo;
+    double gpu_hour_usd;                         /* <= 0: no price */
+    double gpu_hour_usd_hw[SIM_SWEEP_MAX_NAMES]; /* per hws[i] when > 0; else gpu_hour_usd */
+    int host_time; /* 1: add the engine's host time per step (default) */
+} sim_sweep_opts;
+
+/* Defaults: decode, engine engine, host time on, no calibration, no SLO, no price. */
+void sim_sweep_opts_init(sim_sweep_opts *o, const char *engine);
+
+/* One (model, hardware) block of rows. */
+typedef struct sim_sweep_block {
+    const char *model;      /* model id */
+    const char *hw;         /* hardware id */
+    const char *calib_path; /* calibration applied, or NULL (uncalibrated) */
+    double gpu_hour_usd;    /* price of one GPU-hour of this hardware; <= 0: none */
+    double alpha, beta_s;
+} sim_sweep_block;
+
+/* Receives the rows in sweep order; a non-zero return stops the sweep (see sim_sweep_drive). */
+typedef struct sim_sweep_sink {
+    void *ctx;
+    int (*begin)(void *ctx, const sim_sweep_block *b); /* may be NULL */
+    int (*row)(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r);
+    int (*end)(void *ctx, const sim_sweep_block *b); /* may be NULL */
+} sim_sweep_sink;
+
+/*
+ * Runs the sweep: every name loads (and a calibration file names a swept GPU) before the
+ * first row. Returns SIM_OK with *stopped 0 when every row went to the sink, SIM_OK with
+ * *stopped set to the sink's non-zero return when it stopped the sweep, or a failure with
+ * err set (the loaders' messages; "<model path>: ..." for a scheduler setting the engine
+ * refuses; the serving simulation's).
+ */
+sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_sweep_sink *sink,
+                           int *stopped, struct sim_err *err);
+
+#endif
