@@ -385,6 +385,103 @@ LLMSTEP_API llmstep_status llmstep_serve_sweep(llmstep_deploy *d, const llmstep_
                                                int *meets_slo /* OUT */, llmstep_serve_cb cb,
                                                void *user, llmstep_error *err /* OUT */);
 
+/* ---- Configuration sweeps ---------------------------------------------------------------- */
+
+typedef enum llmstep_sweep_kind {
+    LLMSTEP_SWEEP_DECODE = 0,  /* one decode step of batch sequences at each context */
+    LLMSTEP_SWEEP_PREFILL = 1, /* one prefill step of batch prompts of context tokens */
+    LLMSTEP_SWEEP_OFFLINE = 2, /* an offline batch (llmstep_batch) of batch prompts */
+    LLMSTEP_SWEEP_SERVING = 3, /* a serving run (llmstep_serve) per concurrency or rate */
+    LLMSTEP_SWEEP_KIND_COUNT
+} llmstep_sweep_kind;
+
+/*
+ * A sweep, as `llmstep sweep`: every model x hardware block, each over TP x batch x context
+ * (decode, prefill), TP x batch (offline), or TP x load (serving: the batch values as closed
+ * loop concurrencies, or rates for an open loop). Fill with llmstep_sweep_spec_init.
+ */
+typedef struct llmstep_sweep_spec {
+    const char *const *models; /* 1..32 ids or paths */
+    size_t n_models;
+    const char *const *hws; /* 1..32 */
+    size_t n_hws;
+    llmstep_sweep_kind kind;
+    const int64_t *tp; /* 1..4096 each; n_tp >= 1 */
+    size_t n_tp;
+    const int64_t *batch; /* sequences (serving: concurrency), >= 1 each */
+    size_t n_batch;
+    const int64_t *context; /* decode: cached tokens (>= 0); prefill: prompt tokens (>= 1) */
+    size_t n_context;
+    int64_t prompt_tokens, output_tokens; /* offline and serving (>= 1) */
+    const double *rates;                  /* serving: open-loop requests/s; n_rates 0: closed */
+    size_t n_rates;
+    int64_t num_requests; /* serving: measured per point (0: closed 10 x concurrency, open 1000) */
+    double range_ratio, burstiness; /* serving workload, as llmstep_workload (0: 1) */
+    uint64_t seed;
+    const char *calibration;       /* NULL, a file for one swept GPU, or a folder of <hw-id>.json */
+    const char *engine;            /* NULL: vllm-v1 for serving, vllm-v0 otherwise (as the CLI) */
+    const char *dtype, *kv_dtype;  /* NULL: the model's */
+    int no_host;                   /* 1: leave the engine's host time out */
+    double slo_ttft_s, slo_tpot_s; /* <= 0: none; judged at slo_percentile (serving) */
+    int slo_percentile;            /* 50, 90 or 99 (0: 90) */
+    double gpu_hour_usd;           /* <= 0: no cost column */
+    /* Scheduler settings, as in llmstep_deploy_spec (0 or -1: the engine's defaults; usage
+     * -1: the server's for serving, else the LLM class's). */
+    int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
+    double gpu_memory_utilization_frac;
+    int chunked_prefill, usage;
+} llmstep_sweep_spec;
+
+LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);
+
+/* Rows the sweep yields: n_models x n_hws x n_tp x (n_batch x n_context, n_batch, or the
+ * loads); 0 when spec is NULL. */
+LLMSTEP_API size_t llmstep_sweep_size(const llmstep_sweep_spec *spec);
+
+/* Why a point does or does not run (`llmstep sweep`'s status column). */
+typedef enum llmstep_sweep_status {
+    LLMSTEP_SWEEP_OK = 0,        /* fits */
+    LLMSTEP_SWEEP_NO_MEMORY = 1, /* the engine does not start */
+    LLMSTEP_SWEEP_KV_FULL = 2,   /* batch above the KV capacity or max_num_seqs */
+    LLMSTEP_SWEEP_TOO_LONG = 3,  /* context above max_model_len */
+    LLMSTEP_SWEEP_BAD_TP = 4     /* the model cannot be sharded over tp GPUs */
+} llmstep_sweep_status;
+
+/* "ok", "no_memory", "kv_full", "too_long", "bad_tp"; "?" for others. */
+LLMSTEP_API const char *llmstep_sweep_status_name(int status);
+
+/* One point. Figures that do not apply to the kind are NaN (-1 for counts). */
+typedef struct llmstep_sweep_row {
+    int32_t model_index, hw_index; /* into spec->models and spec->hws */
+    int32_t kind;                  /* llmstep_sweep_kind */
+    int32_t status;                /* llmstep_sweep_status */
+    int32_t fits, meets_slo, calibrated;
+    int32_t bound; /* 1 compute, 2 memory, 0 none (decode, prefill, offline) */
+    double alpha, beta_s;
+    int64_t tp, batch, context_tokens, prompt_tokens, output_tokens;
+    int64_t concurrency; /* serving closed loop; -1 */
+    double rate_per_s;   /* serving open loop; NaN */
+    double time_s;       /* step time, batch latency, or serving E2E at the SLO percentile */
+    double tpot_s, ttft_s;
+    double tokens_per_s, tokens_per_s_per_gpu, cost_per_mtok_usd;
+    int64_t n_requests, preemptions; /* serving */
+    double requests_per_s, kv_peak_frac;
+    llmstep_dist ttft_dist_s, tpot_dist_s, e2e_dist_s; /* serving */
+} llmstep_sweep_row;
+
+/* Called with each row in sweep order; a non-zero return stops the sweep. */
+typedef int (*llmstep_sweep_cb)(void *user, const llmstep_sweep_row *row);
+
+/*
+ * Runs the sweep (the code of `llmstep sweep`, same rows): rows go to rows[0..cap) (may be
+ * NULL; room for llmstep_sweep_size rows holds them all; *n_rows, when not NULL, counts the
+ * rows produced) and to cb (may be NULL). Every name loads before the first row.
+ */
+LLMSTEP_API llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
+                                         llmstep_sweep_row *rows /* OUT */, size_t cap,
+                                         size_t *n_rows /* OUT */, llmstep_sweep_cb cb, void *user,
+                                         llmstep_error *err /* OUT */);
+
 /* ---- Measurements: validate, calibrate, holdout ------------------------------------------- */
 
 /*

@@ -390,6 +390,109 @@ static void rows_in_memory_and_calibration_file(void)
     CHECK_CONTAINS(err.message, "not a regular file");
 }
 
+static int stop_after_three(void *user, const llmstep_sweep_row *row)
+{
+    (void)row;
+    return ++*(int *)user >= 3;
+}
+
+/*
+ * A configuration sweep (the driver of `llmstep sweep`): each decode row is llmstep_step on a
+ * deployment of the same point (engine vllm-v0, the sweep's default off serving), each
+ * offline row llmstep_batch; rows come models outer, then hardware, TP, batch, context; the
+ * callback can stop it; bad specs are refused naming the field.
+ */
+static void config_sweep(void)
+{
+    const char *models[] = {"llama-3.1-8b"}, *hws[] = {"h100-sxm", "a100-sxm-80gb"};
+    const int64_t tp[] = {1, 2}, batch[] = {1, 32}, ctxs[] = {1024, 4096};
+    llmstep_sweep_spec s;
+    llmstep_sweep_spec_init(&s);
+    s.models = models;
+    s.n_models = 1;
+    s.hws = hws;
+    s.n_hws = 2;
+    s.tp = tp;
+    s.n_tp = 2;
+    s.batch = batch;
+    s.n_batch = 2;
+    s.context = ctxs;
+    s.n_context = 2;
+    llmstep_sweep_row rows[16];
+    size_t n = 0;
+    llmstep_error err;
+    CHECK_INT((int)llmstep_sweep_size(&s), 16);
+    CHECK_INT(llmstep_sweep(ctx, &s, rows, 16, &n, NULL, NULL, &err), LLMSTEP_OK);
+    CHECK_INT((int)n, 16);
+    for (size_t i = 0; i < n; i++) {
+        const llmstep_sweep_row *r = &rows[i];
+        /* Order: hardware, TP, batch, context. */
+        CHECK_INT(r->hw_index, (int)(i / 8));
+        CHECK_INT((int)r->tp, (int)tp[(i / 4) % 2]);
+        CHECK_INT((int)r->batch, (int)batch[(i / 2) % 2]);
+        CHECK_INT((int)r->context_tokens, (int)ctxs[i % 2]);
+        llmstep_deploy_spec ds;
+        llmstep_deploy_spec_init(&ds);
+        ds.model = "llama-3.1-8b";
+        ds.hw = hws[r->hw_index];
+        ds.tp = r->tp;
+        ds.engine = "vllm-v0";
+        ds.ignore_memory = 1;
+        llmstep_deploy *d = NULL;
+        CHECK_INT(llmstep_deploy_open(ctx, &ds, &d, &err), LLMSTEP_OK);
+        if (!d)
+            continue;
+        llmstep_group g = {r->batch, 1, r->context_tokens, 1};
+        llmstep_step_result sr;
+        CHECK_INT(llmstep_step(d, &g, 1, &sr, NULL, 0, NULL, &err), LLMSTEP_OK);
+        CHECK_REL(r->time_s, sr.step_s, 1e-12);
+        CHECK_REL(r->tokens_per_s, (double)r->batch / sr.step_s, 1e-12);
+        llmstep_deploy_free(d);
+    }
+    int seen = 0;
+    CHECK_INT(llmstep_sweep(ctx, &s, NULL, 0, &n, stop_after_three, &seen, &err), LLMSTEP_OK);
+    CHECK_INT((int)n, 3);
+    /* Offline: a batch of 8 prompts of 512 tokens, 64 out. */
+    s.kind = LLMSTEP_SWEEP_OFFLINE;
+    s.n_hws = 1;
+    s.n_tp = 1;
+    const int64_t eight[] = {8};
+    s.batch = eight;
+    s.n_batch = 1;
+    s.prompt_tokens = 512;
+    s.output_tokens = 64;
+    CHECK_INT(llmstep_sweep(ctx, &s, rows, 16, &n, NULL, NULL, &err), LLMSTEP_OK);
+    CHECK_INT((int)n, 1);
+    llmstep_deploy_spec ds;
+    llmstep_deploy_spec_init(&ds);
+    ds.model = "llama-3.1-8b";
+    ds.hw = "h100-sxm";
+    ds.engine = "vllm-v0";
+    llmstep_deploy *d = NULL;
+    CHECK_INT(llmstep_deploy_open(ctx, &ds, &d, &err), LLMSTEP_OK);
+    llmstep_batch_result br;
+    if (d) {
+        CHECK_INT(llmstep_batch(d, 8, 512, 64, &br, &err), LLMSTEP_OK);
+        CHECK_REL(rows[0].time_s, br.latency_s, 1e-12);
+    }
+    llmstep_deploy_free(d);
+    /* Refused: lengths on a decode sweep; a TP of 0; a misspelt model. */
+    s.kind = LLMSTEP_SWEEP_DECODE;
+    CHECK_INT(llmstep_sweep(ctx, &s, rows, 16, &n, NULL, NULL, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "prompt_tokens");
+    s.prompt_tokens = s.output_tokens = 0;
+    const int64_t zero[] = {0};
+    s.tp = zero;
+    CHECK_INT(llmstep_sweep(ctx, &s, rows, 16, &n, NULL, NULL, &err), LLMSTEP_ERANGE);
+    CHECK_CONTAINS(err.message, "tp[0]");
+    s.tp = tp;
+    const char *typo[] = {"llama-3.1-8c"};
+    s.models = typo;
+    CHECK(llmstep_sweep(ctx, &s, rows, 16, &n, NULL, NULL, &err) != LLMSTEP_OK);
+    CHECK_CONTAINS(err.message, "llama-3.1-8c");
+    CHECK_INT((int)n, 0);
+}
+
 int main(void)
 {
     llmstep_error err;
@@ -412,6 +515,7 @@ int main(void)
     }
     measurements();
     rows_in_memory_and_calibration_file();
+    config_sweep();
     llmstep_ctx_free(ctx);
     return check_report("test_api");
 }

@@ -20,7 +20,7 @@ import os
 
 from . import _lib
 
-__all__ = ["Context", "Deployment", "Error", "deploy", "serve", "validate", "calibrate",
+__all__ = ["Context", "Deployment", "Error", "deploy", "serve", "sweep", "validate", "calibrate",
            "to_frame", "version", "default_context"]
 
 
@@ -104,6 +104,115 @@ class Context:
                           max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                           gpu_memory_utilization, chunked_prefill, roofline, gemm,
                           ignore_memory)
+
+    # ---- configuration sweeps ----
+
+    _KINDS = ("decode", "prefill", "offline", "serving")
+
+    def sweep(self, models, hws, kind="decode", tp=(1,), batch=None, context=(2048,),
+              prompt_tokens=None, output_tokens=None, concurrency=None, request_rate=None,
+              num_requests=0, range_ratio=0.0, burstiness=1.0, seed=0, calibration=None,
+              engine=None, dtype=None, kv_dtype=None, no_host=False, slo_ttft_s=0.0,
+              slo_tpot_s=0.0, slo_percentile=90, gpu_hour_usd=0.0, usage=None,
+              max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
+              block_size=None, gpu_memory_utilization=None, chunked_prefill=None):
+        """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
+        every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
+        TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
+        ("serving": ``concurrency`` for closed loops or ``request_rate`` for open ones).
+        Returns a dict of NumPy arrays, one entry per row: model, hardware, kind, tp,
+        batch, context_tokens, prompt_tokens, output_tokens, time_s, tpot_s, ttft_s,
+        tokens_per_s, tokens_per_s_per_gpu, cost_per_mtok_usd, fits, status, bound,
+        meets_slo, calibrated, alpha, beta_s, and for serving concurrency, rate_per_s,
+        n_requests, ttft_s_p90 style percentiles, requests_per_s, preemptions,
+        kv_peak_frac. ``to_frame`` makes it a DataFrame."""
+        import numpy as np
+
+        models = [models] if isinstance(models, str) else list(models)
+        hws = [hws] if isinstance(hws, str) else list(hws)
+        if kind not in self._KINDS:
+            raise Error(1, f"kind: expected one of {self._KINDS}, got {kind!r}")
+        serving = kind == "serving"
+        if serving:
+            if (concurrency is None) == (request_rate is None):
+                raise Error(1, "sweep: a serving sweep takes one of concurrency, request_rate")
+            batch = concurrency
+        elif concurrency is not None or request_rate is not None:
+            raise Error(1, "sweep: concurrency and request_rate belong to kind='serving'")
+        if batch is None and not (serving and request_rate is not None):
+            batch = [1 << i for i in range(9)]  # 1:256, as the CLI's default
+        spec = _lib.SweepSpec()
+        _lib.lib.llmstep_sweep_spec_init(ctypes.byref(spec))
+        keep = []
+
+        def strv(items):
+            arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
+            keep.append(arr)
+            return arr, len(items)
+
+        def i64v(items):
+            a = np.ascontiguousarray(items if items is not None else [], dtype=np.int64).ravel()
+            keep.append(a)
+            return a.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), a.size
+
+        spec.models, spec.n_models = strv(models)
+        spec.hws, spec.n_hws = strv(hws)
+        spec.kind = self._KINDS.index(kind)
+        spec.tp, spec.n_tp = i64v(tp)
+        spec.batch, spec.n_batch = i64v(batch)
+        if kind in ("decode", "prefill"):
+            spec.context, spec.n_context = i64v(context)
+        spec.prompt_tokens = int(prompt_tokens or 0)
+        spec.output_tokens = int(output_tokens or 0)
+        if request_rate is not None:
+            r = np.ascontiguousarray(request_rate, dtype=np.float64).ravel()
+            keep.append(r)
+            spec.rates, spec.n_rates = r.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), r.size
+        spec.num_requests, spec.range_ratio = int(num_requests), float(range_ratio)
+        spec.burstiness, spec.seed = float(burstiness), int(seed)
+        for name, val in (("calibration", calibration), ("engine", engine), ("dtype", dtype),
+                          ("kv_dtype", kv_dtype)):
+            b = _enc(val)
+            keep.append(b)
+            setattr(spec, name, b)
+        spec.no_host = int(bool(no_host))
+        spec.slo_ttft_s, spec.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
+        spec.slo_percentile, spec.gpu_hour_usd = int(slo_percentile), float(gpu_hour_usd)
+        usages = {None: -1, "llm": 0, "server": 1}
+        if usage not in usages:
+            raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")
+        spec.usage = usages[usage]
+        spec.max_num_seqs = int(max_num_seqs or 0)
+        spec.max_num_batched_tokens = int(max_num_batched_tokens or 0)
+        spec.max_model_len = int(max_model_len or 0)
+        spec.block_size = int(block_size or 0)
+        spec.gpu_memory_utilization_frac = float(gpu_memory_utilization or 0.0)
+        spec.chunked_prefill = {None: -1, False: 0, True: 1}[chunked_prefill]
+        n = _lib.lib.llmstep_sweep_size(ctypes.byref(spec))
+        rows = (_lib.SweepRow * max(n, 1))()
+        got = ctypes.c_size_t(0)
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_sweep(self._h, ctypes.byref(spec), rows, n, ctypes.byref(got),
+                                      None, None, ctypes.byref(err)), err)
+        arr = np.ctypeslib.as_array(rows)[:got.value]
+        out = {"model": np.array(models, dtype=object)[arr["model_index"]],
+               "hardware": np.array(hws, dtype=object)[arr["hw_index"]],
+               "kind": np.array(self._KINDS, dtype=object)[arr["kind"]]}
+        names = np.array([_lib.lib.llmstep_sweep_status_name(i).decode() for i in range(5)],
+                         dtype=object)
+        out["status"] = names[arr["status"]]
+        out["bound"] = np.array(["none", "compute", "memory", "comm"], dtype=object)[arr["bound"]]
+        for name in arr.dtype.names:
+            if name in ("model_index", "hw_index", "kind", "status", "bound"):
+                continue
+            if arr.dtype[name].names:
+                for stat in arr.dtype[name].names:
+                    out["%s_%s" % (name.replace("_dist", ""), stat)] = arr[name][stat].copy()
+            elif name in ("fits", "meets_slo", "calibrated"):
+                out[name] = arr[name].astype(bool)
+            else:
+                out[name] = arr[name].copy()
+        return out
 
     # ---- measurements (../shared/MEASUREMENTS.md rows) ----
 
@@ -453,6 +562,11 @@ def serve(model, hw, tp=1, engine=None, calibration=None, usage="server", **work
     return d.serve(**workload)
 
 
+def sweep(models, hws, **kw):
+    """Context.sweep on the default context."""
+    return default_context().sweep(models, hws, **kw)
+
+
 def validate(measurements, calibration=None, **kw):
     """Context.validate on the default context."""
     return default_context().validate(measurements, calibration=calibration, **kw)
@@ -465,9 +579,13 @@ def calibrate(measurements, **kw):
 
 def to_frame(rows):
     """A list of result dicts (or one) as a pandas DataFrame, nested statistics flattened to
-    ``ttft_s_p90`` style columns. Needs pandas."""
+    ``ttft_s_p90`` style columns; a dict of equal-length arrays (``sweep``, ``serve_sweep``)
+    becomes one row per element. Needs pandas."""
+    import numpy as np
     import pandas as pd
 
+    if isinstance(rows, dict) and rows and all(isinstance(v, np.ndarray) for v in rows.values()):
+        return pd.DataFrame(rows)
     if isinstance(rows, dict):
         rows = [rows]
     flat = []

@@ -142,6 +142,38 @@ class ServeResult(ctypes.Structure):
                 ("n_steps", i64)]
 
 
+class SweepSpec(ctypes.Structure):
+    _fields_ = [("models", ctypes.POINTER(cstr)), ("n_models", ctypes.c_size_t),
+                ("hws", ctypes.POINTER(cstr)), ("n_hws", ctypes.c_size_t), ("kind", cint),
+                ("tp", ctypes.POINTER(i64)), ("n_tp", ctypes.c_size_t),
+                ("batch", ctypes.POINTER(i64)), ("n_batch", ctypes.c_size_t),
+                ("context", ctypes.POINTER(i64)), ("n_context", ctypes.c_size_t),
+                ("prompt_tokens", i64), ("output_tokens", i64),
+                ("rates", ctypes.POINTER(dbl)), ("n_rates", ctypes.c_size_t),
+                ("num_requests", i64), ("range_ratio", dbl), ("burstiness", dbl),
+                ("seed", ctypes.c_uint64), ("calibration", cstr), ("engine", cstr),
+                ("dtype", cstr), ("kv_dtype", cstr), ("no_host", cint), ("slo_ttft_s", dbl),
+                ("slo_tpot_s", dbl), ("slo_percentile", cint), ("gpu_hour_usd", dbl),
+                ("max_num_seqs", i64), ("max_num_batched_tokens", i64),
+                ("max_model_len", i64), ("block_size", i64),
+                ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
+                ("usage", cint)]
+
+
+class SweepRow(ctypes.Structure):
+    _fields_ = [("model_index", ctypes.c_int32), ("hw_index", ctypes.c_int32),
+                ("kind", ctypes.c_int32), ("status", ctypes.c_int32), ("fits", ctypes.c_int32),
+                ("meets_slo", ctypes.c_int32), ("calibrated", ctypes.c_int32),
+                ("bound", ctypes.c_int32), ("alpha", dbl), ("beta_s", dbl), ("tp", i64),
+                ("batch", i64), ("context_tokens", i64), ("prompt_tokens", i64),
+                ("output_tokens", i64), ("concurrency", i64), ("rate_per_s", dbl),
+                ("time_s", dbl), ("tpot_s", dbl), ("ttft_s", dbl), ("tokens_per_s", dbl),
+                ("tokens_per_s_per_gpu", dbl), ("cost_per_mtok_usd", dbl),
+                ("n_requests", i64), ("preemptions", i64), ("requests_per_s", dbl),
+                ("kv_peak_frac", dbl), ("ttft_dist_s", Dist), ("tpot_dist_s", Dist),
+                ("e2e_dist_s", Dist)]
+
+
 class MeasSpec(ctypes.Structure):
     _fields_ = [("files", ctypes.POINTER(cstr)), ("n_files", ctypes.c_size_t),
                 ("select", ctypes.POINTER(cstr)), ("n_select", ctypes.c_size_t),
@@ -189,6 +221,11 @@ _sigs = {
     "llmstep_serve": (cint, [vp, P(Workload), P(ServeResult), P(Error)]),
     "llmstep_serve_sweep": (cint, [vp, P(Workload), P(dbl), ctypes.c_size_t, cint,
                                    P(ServeResult), P(cint), vp, vp, P(Error)]),
+    "llmstep_sweep_spec_init": (None, [P(SweepSpec)]),
+    "llmstep_sweep_size": (ctypes.c_size_t, [P(SweepSpec)]),
+    "llmstep_sweep_status_name": (cstr, [cint]),
+    "llmstep_sweep": (cint, [vp, P(SweepSpec), P(SweepRow), ctypes.c_size_t,
+                             P(ctypes.c_size_t), vp, vp, P(Error)]),
     "llmstep_meas_spec_init": (None, [P(MeasSpec)]),
     "llmstep_validate": (cint, [vp, P(MeasSpec), cstr, P(dbl), P(dbl), ctypes.c_size_t,
                                 P(Validation), P(Error)]),

@@ -91,6 +91,45 @@ def test_serve_sweep_refuses_bad_loads(ctx):
         d.serve_sweep(request_rate=[float("nan")])
 
 
+@pytest.mark.parametrize("kw,cli_args", [
+    (dict(kind="decode", tp=[1, 2], batch=[1, 64], context=[1024, 8192], gpu_hour_usd=2.5,
+          slo_tpot_s=0.01),
+     ["--tp", "1,2", "--batch", "1,64", "--context", "1024,8192", "--gpu-hour-usd", "2.5",
+      "--slo-tpot-ms", "10"]),
+    (dict(kind="offline", tp=[1], batch=[4, 16], prompt_tokens=512, output_tokens=64),
+     ["--kind", "offline", "--tp", "1", "--batch", "4,16", "--prompt-tokens", "512",
+      "--output-tokens", "64"]),
+    (dict(kind="serving", tp=[1], request_rate=[1.0, 4.0], prompt_tokens=256, output_tokens=32,
+          num_requests=60),
+     ["--kind", "serving", "--tp", "1", "--request-rate", "1,4", "--prompt-tokens", "256",
+      "--output-tokens", "32", "--num-requests", "60"]),
+])
+def test_sweep_matches_the_cli(ctx, kw, cli_args):
+    """llmstep.sweep returns the rows `llmstep sweep --format json` prints, in its order."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    models, hws = ["llama-3.1-8b", "llama-2-7b"], ["h100-sxm", "a100-sxm-80gb"]
+    want = cli_json("sweep", "--model", ",".join(models), "--hw", ",".join(hws),
+                    *cli_args)["rows"]
+    got = ctx.sweep(models, hws, **kw)
+    assert len(got["time_s"]) == len(want)
+    for i, row in enumerate(want):
+        assert got["model"][i] == row["model"] and got["hardware"][i] == row["hardware"]
+        assert got["status"][i] == row["status"] and bool(got["fits"][i]) == row["fits"]
+        assert bool(got["meets_slo"][i]) == row["meets_slo"]
+        for key in ("time_s", "tpot_s", "ttft_s", "tokens_per_s", "cost_per_mtok_usd"):
+            if key in row and not isinstance(row[key], dict):
+                if row[key] is None:
+                    assert np.isnan(got[key][i]), (key, i)
+                else:
+                    assert got[key][i] == pytest.approx(row[key], rel=1e-9), (key, i)
+        if kw["kind"] == "serving":
+            assert got["ttft_s_p90"][i] == pytest.approx(row["ttft_s"]["p90"], rel=1e-9)
+    pd = pytest.importorskip("pandas")
+    frame = llmstep.to_frame(got)
+    assert isinstance(frame, pd.DataFrame) and len(frame) == len(want)
+
+
 def test_model_facts(ctx):
     """Llama-3.1-8B: 8.03e9 parameters (Meta's model card); KV bytes per token at 16 bits:
     2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131072."""

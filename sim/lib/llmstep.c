@@ -23,6 +23,7 @@
 #include "model.h"
 #include "serve.h"
 #include "step.h"
+#include "sweep_drive.h"
 
 _Static_assert((int)LLMSTEP_OK == (int)SIM_OK && (int)LLMSTEP_EINVAL == (int)SIM_EINVAL &&
                    (int)LLMSTEP_EPARSE == (int)SIM_EPARSE &&
@@ -597,6 +598,251 @@ llmstep_status llmstep_serve_sweep(llmstep_deploy *d, const llmstep_workload *w,
         if (cb && cb(user, i, load, &r, meets) != 0)
             break;
     }
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+/* ---- Configuration sweeps ---------------------------------------------------------------- */
+
+void llmstep_sweep_spec_init(llmstep_sweep_spec *spec)
+{
+    memset(spec, 0, sizeof(*spec));
+    spec->kind = LLMSTEP_SWEEP_DECODE;
+    spec->chunked_prefill = -1;
+    spec->usage = -1;
+}
+
+/* Loads per TP of a block. */
+static size_t sweep_points_per_tp(const llmstep_sweep_spec *spec)
+{
+    switch (spec->kind) {
+    case LLMSTEP_SWEEP_DECODE:
+    case LLMSTEP_SWEEP_PREFILL:
+        return spec->n_batch * spec->n_context;
+    case LLMSTEP_SWEEP_OFFLINE:
+        return spec->n_batch;
+    case LLMSTEP_SWEEP_SERVING:
+        return spec->n_rates > 0 ? spec->n_rates : spec->n_batch;
+    case LLMSTEP_SWEEP_KIND_COUNT:
+        break;
+    }
+    return 0;
+}
+
+size_t llmstep_sweep_size(const llmstep_sweep_spec *spec)
+{
+    if (!spec)
+        return 0;
+    return spec->n_models * spec->n_hws * spec->n_tp * sweep_points_per_tp(spec);
+}
+
+const char *llmstep_sweep_status_name(int status)
+{
+    return status >= 0 && status < SIM_SWEEP_STATUS_COUNT
+               ? sim_sweep_status_name((sim_sweep_status)status)
+               : "?";
+}
+
+/* An axis: n values (n >= 1 unless may_be_empty) in [min, max]. */
+static llmstep_status check_axis(const char *name, const int64_t *v, size_t n, int64_t min,
+                                 int64_t max, int may_be_empty, llmstep_error *err)
+{
+    if ((n == 0 && !may_be_empty) || n > 4096 || (n > 0 && !v))
+        return fail(err, SIM_EINVAL, "%s: expected 1 to 4096 values", name);
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < min || v[i] > max)
+            return fail(err, SIM_ERANGE, "%s[%zu]: expected %lld to %lld, got %lld", name, i,
+                        (long long)min, (long long)max, (long long)v[i]);
+    return LLMSTEP_OK;
+}
+
+/* The checks `llmstep sweep` makes on its options, on a library spec. */
+static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *err)
+{
+    if ((unsigned)s->kind >= (unsigned)LLMSTEP_SWEEP_KIND_COUNT)
+        return fail(err, SIM_EINVAL, "kind: expected 0 (decode) to 3 (serving)");
+    if (s->n_models < 1 || s->n_models > SIM_SWEEP_MAX_NAMES || !s->models || s->n_hws < 1 ||
+        s->n_hws > SIM_SWEEP_MAX_NAMES || !s->hws)
+        return fail(err, SIM_EINVAL, "models and hws: expected 1 to %d names each",
+                    SIM_SWEEP_MAX_NAMES);
+    for (size_t i = 0; i < s->n_models; i++)
+        if (!s->models[i])
+            return fail(err, SIM_EINVAL, "models[%zu]: NULL", i);
+    for (size_t i = 0; i < s->n_hws; i++)
+        if (!s->hws[i])
+            return fail(err, SIM_EINVAL, "hws[%zu]: NULL", i);
+    const int serving = s->kind == LLMSTEP_SWEEP_SERVING;
+    const int lengths = serving || s->kind == LLMSTEP_SWEEP_OFFLINE;
+    const int64_t batch_max = s->kind == LLMSTEP_SWEEP_OFFLINE ? SIM_BATCH_MAX_SEQS
+                              : serving                        ? 65536
+                                                               : INT64_C(1) << 30;
+    llmstep_status ls = check_axis("tp", s->tp, s->n_tp, 1, 4096, 0, err);
+    if (ls == LLMSTEP_OK)
+        ls =
+            check_axis("batch", s->batch, s->n_batch, 1, batch_max, serving && s->n_rates > 0, err);
+    if (ls == LLMSTEP_OK && !lengths)
+        ls = check_axis("context", s->context, s->n_context,
+                        s->kind == LLMSTEP_SWEEP_DECODE ? 0 : 1, INT64_C(1) << 30, 0, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    if (lengths != (s->prompt_tokens != 0 || s->output_tokens != 0) ||
+        (lengths && (s->prompt_tokens < 1 || s->prompt_tokens > (1 << 24) || s->output_tokens < 1 ||
+                     s->output_tokens > (1 << 24))))
+        return fail(err, SIM_EINVAL,
+                    "prompt_tokens and output_tokens: 1 to 2^24 for offline and serving sweeps, "
+                    "0 for decode and prefill (which take context)");
+    if (s->n_rates > 0 && (!serving || !s->rates || s->n_rates > 4096))
+        return fail(err, SIM_EINVAL, "rates: 1 to 4096 values, for serving sweeps");
+    for (size_t i = 0; i < s->n_rates; i++)
+        if (!(s->rates[i] >= 1e-6 && s->rates[i] <= 1e7))
+            return fail(err, SIM_ERANGE, "rates[%zu]: expected 1e-6 to 1e7, got %g", i,
+                        s->rates[i]);
+    if (s->num_requests < 0 || s->num_requests > (1 << 24) ||
+        !(s->range_ratio >= 0.0 && s->range_ratio < 1.0) ||
+        !(s->burstiness == 0.0 || (s->burstiness >= 1e-3 && s->burstiness <= 1e3)))
+        return fail(err, SIM_ERANGE,
+                    "num_requests 0 to 2^24, range_ratio in [0, 1), burstiness 0 or 0.001 to "
+                    "1000");
+    if (s->slo_percentile != 0 && s->slo_percentile != 50 && s->slo_percentile != 90 &&
+        s->slo_percentile != 99)
+        return fail(err, SIM_ERANGE, "slo_percentile: expected 50, 90 or 99 (0: 90), got %d",
+                    s->slo_percentile);
+    if (!isfinite(s->slo_ttft_s) || !isfinite(s->slo_tpot_s) || !isfinite(s->gpu_hour_usd))
+        return fail(err, SIM_ERANGE, "slo_ttft_s, slo_tpot_s and gpu_hour_usd: finite numbers");
+    sim_dtype dt = SIM_DTYPE_BF16, kdt = SIM_DTYPE_BF16;
+    if ((s->dtype && sim_dtype_parse(s->dtype, &dt) != SIM_OK) ||
+        (s->kv_dtype && sim_dtype_parse(s->kv_dtype, &kdt) != SIM_OK) || dt == SIM_DTYPE_FP32 ||
+        kdt == SIM_DTYPE_FP32)
+        return fail(err, SIM_EINVAL, "dtype and kv_dtype: expected fp16, bf16 or fp8");
+    return LLMSTEP_OK;
+}
+
+/* The sink that turns the driver's rows into the library's. */
+typedef struct sweep_out {
+    const llmstep_sweep_spec *spec;
+    llmstep_sweep_row *rows;
+    size_t cap, n;
+    long block; /* blocks begun: models outer, hardware inner */
+    llmstep_sweep_cb cb;
+    void *user;
+} sweep_out;
+
+static int sweep_begin(void *ctx, const sim_sweep_block *b)
+{
+    (void)b;
+    ((sweep_out *)ctx)->block++;
+    return 0;
+}
+
+static llmstep_dist dist_of(sim_dist d);
+
+static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r)
+{
+    sweep_out *o = ctx;
+    const long k = o->block - 1, n_hws = (long)o->spec->n_hws;
+    const llmstep_sweep_row row = {
+        .model_index = (int32_t)(k / n_hws),
+        .hw_index = (int32_t)(k % n_hws),
+        .kind = (int32_t)r->kind,
+        .status = (int32_t)r->status,
+        .fits = r->status == SIM_SWEEP_OK,
+        .meets_slo = r->meets_slo,
+        .calibrated = b->calib_path != NULL,
+        .bound = (int32_t)r->bound,
+        .alpha = b->alpha,
+        .beta_s = b->beta_s,
+        .tp = r->tp,
+        .batch = r->batch,
+        .context_tokens = r->context_tokens,
+        .prompt_tokens = r->prompt_tokens,
+        .output_tokens = r->output_tokens,
+        .concurrency = r->concurrency,
+        .rate_per_s = r->rate_per_s,
+        .time_s = r->time_s,
+        .tpot_s = r->tpot_s,
+        .ttft_s = r->ttft_s,
+        .tokens_per_s = r->tokens_per_s,
+        .tokens_per_s_per_gpu = r->tokens_per_s_per_gpu,
+        .cost_per_mtok_usd = r->cost_per_mtok_usd,
+        .n_requests = r->n_requests,
+        .preemptions = r->preemptions,
+        .requests_per_s = r->requests_per_s,
+        .kv_peak_frac = r->kv_peak_frac,
+        .ttft_dist_s = dist_of(r->ttft_dist_s),
+        .tpot_dist_s = dist_of(r->tpot_dist_s),
+        .e2e_dist_s = dist_of(r->e2e_dist_s),
+    };
+    if (o->rows && o->n < o->cap)
+        o->rows[o->n] = row;
+    o->n++;
+    return o->cb ? o->cb(o->user, &row) : 0;
+}
+
+llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
+                             llmstep_sweep_row *rows, size_t cap, size_t *n_rows,
+                             llmstep_sweep_cb cb, void *user, llmstep_error *err)
+{
+    if (n_rows)
+        *n_rows = 0;
+    if (!ctx || !spec)
+        return fail(err, SIM_EINVAL, "sweep: NULL argument");
+    llmstep_status ls = sweep_check(spec, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    const int serving = spec->kind == LLMSTEP_SWEEP_SERVING;
+    sim_sweep_opts o;
+    sim_sweep_opts_init(&o, spec->engine ? spec->engine : serving ? "vllm-v1" : "vllm-v0");
+    for (size_t i = 0; i < spec->n_models; i++)
+        o.models[i] = spec->models[i];
+    o.n_models = spec->n_models;
+    for (size_t i = 0; i < spec->n_hws; i++)
+        o.hws[i] = spec->hws[i];
+    o.n_hws = spec->n_hws;
+    static const int64_t none = 0;
+    o.axes = (sim_sweep_axes){spec->tp,
+                              spec->n_tp,
+                              spec->n_batch ? spec->batch : &none,
+                              spec->n_batch,
+                              spec->n_context ? spec->context : &none,
+                              spec->n_context};
+    o.kind = (sim_sweep_kind)spec->kind;
+    o.prompt_tokens = spec->prompt_tokens > 0 ? spec->prompt_tokens : -1;
+    o.output_tokens = spec->output_tokens > 0 ? spec->output_tokens : -1;
+    o.rates = spec->rates;
+    o.n_rates = spec->n_rates;
+    o.num_requests = spec->num_requests;
+    o.range_ratio = spec->range_ratio;
+    o.burstiness = spec->burstiness;
+    o.seed = spec->seed;
+    o.calibration = spec->calibration;
+    o.dtype = spec->dtype;
+    o.kv_dtype = spec->kv_dtype;
+    o.host_time = !spec->no_host;
+    o.slo = (sim_sweep_slo){spec->slo_tpot_s, spec->slo_ttft_s,
+                            spec->slo_percentile ? spec->slo_percentile : 90};
+    o.gpu_hour_usd = spec->gpu_hour_usd;
+    llmstep_deploy_spec ds;
+    llmstep_deploy_spec_init(&ds);
+    ds.max_num_seqs = spec->max_num_seqs;
+    ds.max_num_batched_tokens = spec->max_num_batched_tokens;
+    ds.max_model_len = spec->max_model_len;
+    ds.block_size = spec->block_size;
+    ds.gpu_memory_utilization_frac = spec->gpu_memory_utilization_frac;
+    ds.chunked_prefill = spec->chunked_prefill;
+    ds.usage = spec->usage;
+    if ((ls = sched_of(&ds, &o.sched, err)) != LLMSTEP_OK)
+        return ls;
+    if (serving && o.sched.usage < 0)
+        o.sched.usage = SIM_USAGE_SERVER; /* the serving defaults of `llmstep serve` */
+    sweep_out out = {spec, rows, rows ? cap : 0, 0, 0, cb, user};
+    const sim_sweep_sink sink = {&out, sweep_begin, sweep_row, NULL};
+    struct sim_err e;
+    int stopped = 0;
+    sim_status st = sim_sweep_drive(ctx->cache, &o, &sink, &stopped, &e);
+    if (n_rows)
+        *n_rows = out.n;
+    if (st != SIM_OK)
+        return fail_err(err, st, &e);
     ok(err);
     return LLMSTEP_OK;
 }
