@@ -151,7 +151,45 @@ static void api_one(const uint8_t *data, size_t size)
         REQUIRE(isfinite(sr.ttft_s.p99) && isfinite(sr.e2e_s.mean) && sr.n_requests > 0);
     else
         REQUIRE(err.message[0]);
+    /* Two loads of the same workload; a non-whole concurrency or a bad rate is refused. */
+    const double loads[2] = {(double)next(&b, 40) / 4.0 - 1.0, (double)next(&b, 40) / 4.0};
+    int meets[2];
+    if (llmstep_serve_sweep(d, &w, loads, 2, (int)next(&b, 100), NULL, meets, NULL, NULL, &err) ==
+        LLMSTEP_OK)
+        REQUIRE((meets[0] == 0 || meets[0] == 1) && (meets[1] == 0 || meets[1] == 1));
+    else
+        REQUIRE(err.message[0]);
     llmstep_deploy_free(d);
+    /* A small sweep of the same names: every row it yields is counted and sane. */
+    llmstep_sweep_spec ss;
+    llmstep_sweep_spec_init(&ss);
+    const char *sm[1] = {spec.model}, *sh[1] = {spec.hw};
+    const int64_t tps[2] = {next(&b, 10) - 1, 1}, bs[2] = {next(&b, 300) - 2, 8},
+                  cs[2] = {next(&b, 40000) - 2, 1024};
+    ss.models = sm;
+    ss.n_models = 1;
+    ss.hws = sh;
+    ss.n_hws = 1;
+    ss.kind = (llmstep_sweep_kind)next(&b, 4);
+    ss.tp = tps;
+    ss.n_tp = 2;
+    ss.batch = bs;
+    ss.n_batch = 2;
+    ss.context = cs;
+    ss.n_context = 2;
+    ss.prompt_tokens = ss.kind >= LLMSTEP_SWEEP_OFFLINE ? next(&b, 300) - 2 : 0;
+    ss.output_tokens = ss.kind >= LLMSTEP_SWEEP_OFFLINE ? next(&b, 20) - 2 : 0;
+    ss.num_requests = ss.kind == LLMSTEP_SWEEP_SERVING ? next(&b, 12) + 1 : 0;
+    ss.dtype = spec.dtype;
+    llmstep_sweep_row rows[8];
+    size_t n_rows = 0;
+    if (llmstep_sweep(ctx, &ss, rows, 8, &n_rows, NULL, NULL, &err) == LLMSTEP_OK) {
+        REQUIRE(n_rows == llmstep_sweep_size(&ss));
+        for (size_t i = 0; i < n_rows && i < 8; i++)
+            REQUIRE(rows[i].status != LLMSTEP_SWEEP_OK || isfinite(rows[i].time_s));
+    } else {
+        REQUIRE(err.message[0]);
+    }
 }
 #endif
 
