@@ -38,8 +38,8 @@ check "compile with pkg-config (static)" $cc -std=c11 -Wall -Wextra -Werror "$sr
     $(pkg-config --cflags llmstep) "$prefix/lib/libllmstep.a" \
     $(pkg-config --libs libcjson zlib gsl) -lm -ldl -o "$tmp/predict-static"
 cd "$tmp" || exit 1
-# A statically linked program cannot tell where the library was installed: it is given the
-# folder (here through $LLMSTEP_DATA_DIR; llmstep_ctx_new takes it too).
+# A statically linked program outside the prefix cannot tell where the library was installed:
+# it is given the folder (here through $LLMSTEP_DATA_DIR; llmstep_ctx_new takes it too).
 for exe in predict predict-static; do
     if [ $exe = predict ]; then
         check "$exe runs" "./$exe"
@@ -60,6 +60,14 @@ for exe in predict predict-static; do
         fail=$((fail + 1))
     fi
 done
+# Placed in <prefix>/bin, a statically linked program finds share/llmstep from its own path.
+cp "$tmp/predict-static" "$prefix/bin/predict-static"
+check "static program in prefix/bin runs" "$prefix/bin/predict-static"
+if ! grep -q "^data: $prefix/bin/../share/llmstep " "$tmp/out"; then
+    echo "FAIL predict-static in $prefix/bin did not read the installed data:"
+    sed 's/^/    /' "$tmp/out"
+    fail=$((fail + 1))
+fi
 check "installed CLI predicts" "$prefix/bin/llmstep" predict --model llama-3.1-8b --hw h100-sxm \
     --decode 32x1024
 "$prefix/bin/llmstep" --help >"$tmp/help" 2>&1

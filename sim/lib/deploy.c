@@ -51,6 +51,14 @@ void sim_deploy_find_data_dir(char *out, size_t cap)
     }
     if (installed_data_dir(out, cap))
         return;
+#ifdef LLMSTEP_INSTALL_DATA_DIR
+    /* A program linked statically, elsewhere than <prefix>/bin: the configured prefix. */
+    struct stat sb;
+    if (stat(LLMSTEP_INSTALL_DATA_DIR "/models", &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(out, cap, "%s", LLMSTEP_INSTALL_DATA_DIR);
+        return;
+    }
+#endif
 #ifdef LLMSTEP_DATA_DIR
     snprintf(out, cap, "%s", LLMSTEP_DATA_DIR);
 #else
