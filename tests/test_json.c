@@ -68,6 +68,13 @@ static void bad_files_are_rejected_with_location(void)
         {"unknown model type", MODEL, "model_unknown_type.json", SIM_EINVAL,
          ":12:3: model_type: unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
          "mixtral, qwen3_moe, got 'gpt_neox')"},
+        /* Refused for the architecture, before v_head_dim (a key llmstep does not read). */
+        {"MLA model", MODEL, "model_mla.json", SIM_EINVAL,
+         ":8:3: model_type: 'deepseek_v3': multi-head latent attention (MLA) is not modelled"},
+        {"hybrid linear-attention model", MODEL, "model_hybrid.json", SIM_EINVAL,
+         ":5:3: model_type: 'qwen3_next': a hybrid of linear"},
+        {"dtype and torch_dtype disagree", MODEL, "model_dtype_conflict.json", SIM_EINVAL,
+         ":34:3: dtype: disagrees with torch_dtype ('float16' against 'bfloat16')"},
         {"misspelled model key", MODEL, "model_misspelled.json", SIM_EINVAL,
          ":24:3: num_hidden_layer: unknown key (did you mean 'num_hidden_layers'?)"},
         {"kv heads do not divide", MODEL, "model_bad_kv_heads.json", SIM_EINVAL,
@@ -127,6 +134,14 @@ static void good_files_load(void)
     CHECK_REL(c.alpha, 1.173, 0.0);
     CHECK_REL(c.beta_s, 0.000421, 0.0);
     CHECK_STR(c.hardware, "test-gpu");
+
+    /* The newer HF key "dtype" (transformers 4.56+) reads as torch_dtype did: this is
+     * Llama-3.1-8B's config with "torch_dtype": "bfloat16" renamed. */
+    sim_model m;
+    snprintf(path, sizeof(path), "%s/model_new_dtype.json", SIM_TEST_DATA);
+    CHECK_INT(sim_model_load(path, "new-dtype", &m, &err), SIM_OK);
+    CHECK_INT(m.dtype, SIM_DTYPE_BF16);
+    CHECK_INT(m.d_model, 4096);
 }
 
 static void edit_distance(void)
