@@ -155,9 +155,10 @@ static void edit_distance(void)
 static void bundled_files_load(void)
 {
     static const char *const models[] = {
-        "llama-2-7b",    "llama-2-70b", "llama-3-8b",    "llama-3-70b",   "llama-3.1-8b",
-        "llama-3.1-70b", "mistral-7b",  "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
-        "qwen2.5-7b",    "qwen3-32b",   "codellama-34b", "qwen3-30b-a3b",
+        "llama-2-7b",    "llama-2-70b",     "llama-3-8b",    "llama-3-70b",   "llama-3.1-8b",
+        "llama-3.1-70b", "mistral-7b",      "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
+        "qwen2.5-7b",    "qwen3-32b",       "codellama-34b", "qwen3-30b-a3b", "llama-3.1-405b",
+        "mixtral-8x22b", "qwen3-235b-a22b",
     };
     /* Issue 2's four, issue 3's full list and issue 9's two PCIe cards. */
     static const char *const hws[] = {"h100-sxm", "h100-pcie",     "h200-sxm",      "gh200",
