@@ -41,6 +41,13 @@ def _enc(s):
     return None if s is None else str(s).encode()
 
 
+def _strv(items, keep):
+    """A C array of encoded strings (kept alive in ``keep``) and its length."""
+    arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
+    keep.append(arr)
+    return arr, len(items)
+
+
 def _struct_dict(st):
     out = {}
     for name, _ in st._fields_:
@@ -146,9 +153,7 @@ class Context:
         keep = []
 
         def strv(items):
-            arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
-            keep.append(arr)
-            return arr, len(items)
+            return _strv(items, keep)
 
         def i64v(items):
             a = np.ascontiguousarray(items if items is not None else [], dtype=np.int64).ravel()
@@ -242,9 +247,7 @@ class Context:
         keep = []
 
         def strv(items):
-            arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
-            keep.append(arr)
-            return arr, len(items)
+            return _strv(items, keep)
 
         spec.files, spec.n_files = strv(files)
         if rows_text is not None:

@@ -183,8 +183,19 @@ void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
 }
 
 /* The scheduler options of spec as the core takes them (unset = -1). */
-static llmstep_status sched_of(const llmstep_deploy_spec *spec, sim_sched_cfg *c,
-                               llmstep_error *err)
+/* The scheduler settings a deployment or a sweep spec carries (the same names in both). */
+typedef struct sched_fields {
+    int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
+    double gpu_memory_utilization_frac;
+    int chunked_prefill, usage;
+} sched_fields;
+
+#define SCHED_FIELDS_OF(spec)                                                                      \
+    ((sched_fields){(spec)->max_num_seqs, (spec)->max_num_batched_tokens, (spec)->max_model_len,   \
+                    (spec)->block_size, (spec)->gpu_memory_utilization_frac,                       \
+                    (spec)->chunked_prefill, (spec)->usage})
+
+static llmstep_status sched_of(const sched_fields *spec, sim_sched_cfg *c, llmstep_error *err)
 {
     sim_sched_cfg_unset(c);
     const struct {
@@ -249,7 +260,8 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
     in.gemm = spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT;
     in.alpha = 1.0;
     in.beta_s = 0.0;
-    llmstep_status ls = sched_of(spec, &in.sched, err);
+    const sched_fields sf = SCHED_FIELDS_OF(spec);
+    llmstep_status ls = sched_of(&sf, &in.sched, err);
     if (ls != LLMSTEP_OK)
         return ls;
     llmstep_deploy *h = calloc(1, sizeof(*h));
@@ -821,16 +833,8 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     o.slo = (sim_sweep_slo){spec->slo_tpot_s, spec->slo_ttft_s,
                             spec->slo_percentile ? spec->slo_percentile : 90};
     o.gpu_hour_usd = spec->gpu_hour_usd;
-    llmstep_deploy_spec ds;
-    llmstep_deploy_spec_init(&ds);
-    ds.max_num_seqs = spec->max_num_seqs;
-    ds.max_num_batched_tokens = spec->max_num_batched_tokens;
-    ds.max_model_len = spec->max_model_len;
-    ds.block_size = spec->block_size;
-    ds.gpu_memory_utilization_frac = spec->gpu_memory_utilization_frac;
-    ds.chunked_prefill = spec->chunked_prefill;
-    ds.usage = spec->usage;
-    if ((ls = sched_of(&ds, &o.sched, err)) != LLMSTEP_OK)
+    const sched_fields sf = SCHED_FIELDS_OF(spec);
+    if ((ls = sched_of(&sf, &o.sched, err)) != LLMSTEP_OK)
         return ls;
     if (serving && o.sched.usage < 0)
         o.sched.usage = SIM_USAGE_SERVER; /* the serving defaults of `llmstep serve` */
