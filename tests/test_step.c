@@ -542,6 +542,42 @@ static void decode_runs_sum_steps(void)
     CHECK_INT(sim_step_cost_decode_run(&m, &hw, &cfg, &w, 1, &b, &sum), 0);
 }
 
+/*
+ * GQA reuse in decode attention (hw flag attn_decode_kv_per_q_head_flag; docs/model.md,
+ * "Attention"). Llama-3.1-8B, TP 1, bf16, one sequence decoding at context 1024 (1025 keys):
+ *   shared per KV head (flag 0): 32 x (2 x 32 x 128 x 2 + 1025 x 2 x 8 x 128 x 2)
+ *                              = 32 x (16,384 + 4,198,400) = 134,873,088 bytes;
+ *   per query head (flag 1):     32 x (16,384 + 1025 x 2 x 32 x 128 x 2) = 537,919,488 bytes,
+ * as a full-attention (MHA) model's would be. FLOPs, prefill and the other operators are the
+ * same either way.
+ */
+static void gqa_reuse_flag(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
+        return;
+    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_step dec = {1, {{1, 1, 1024, 1}}}, pf = {1, {{1, 512, 0, 1}}};
+    sim_step_cost a, b, pa, pb;
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &a);
+    sim_step_cost_compute(&m, &hw, &cfg, &pf, &pa);
+    CHECK_REL(a.ops[SIM_OP_ATTN_DECODE].bytes, 134873088.0, 0.0);
+    hw.v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] = 1.0;
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &b);
+    sim_step_cost_compute(&m, &hw, &cfg, &pf, &pb);
+    CHECK_REL(b.ops[SIM_OP_ATTN_DECODE].bytes, 537919488.0, 0.0);
+    CHECK_REL(b.ops[SIM_OP_ATTN_DECODE].flops, a.ops[SIM_OP_ATTN_DECODE].flops, 0.0);
+    CHECK_REL(b.ops[SIM_OP_QKV].time_s, a.ops[SIM_OP_QKV].time_s, 0.0);
+    CHECK_REL(pb.roofline_s, pa.roofline_s, 0.0);
+    CHECK(b.roofline_s > a.roofline_s);
+    /* Only 0 and 1 are flags. */
+    struct sim_err err;
+    hw.v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] = 0.5;
+    CHECK_INT(sim_hw_validate(&hw, &err), SIM_ERANGE);
+    CHECK_CONTAINS(err.msg, "attn_decode_kv_per_q_head_flag: must be 0 or 1");
+}
+
 int main(void)
 {
     llama2_7b_decode_counts();
@@ -559,5 +595,6 @@ int main(void)
     issue9_kernel_figures();
     fp8_dispatch_tiles_and_quant_kernel();
     decode_runs_sum_steps();
+    gqa_reuse_flag();
     return check_report("test_step");
 }

@@ -110,6 +110,9 @@ static const struct hw_default {
      "default: 0 (no fixed time on the prefill compute side)"},
     {SIM_HWF_ATTN_PREFILL_SEQ_HALF, SIM_HWF_COUNT, 0.0,
      "default: 0 (prefill attention at attn_eff_frac at every length)"},
+    {SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD, SIM_HWF_COUNT, 0.0,
+     "default: 0 (decode attention reads each KV head once for its query group, as "
+     "FlashAttention and FlashInfer do)"},
     {SIM_HWF_LINK_BW, SIM_HWF_COUNT, DEFAULT_LINK_BW_BYTES_PER_S,
      "default: PCIe Gen4 x16, 32e9 B/s per direction"},
     {SIM_HWF_N_GPUS_PER_NODE, SIM_HWF_COUNT, DEFAULT_GPUS_PER_NODE,
@@ -142,6 +145,14 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         int fixed = f == SIM_HWF_GEMM_FIXED || f == SIM_HWF_ATTN_FIXED ||
                     f == SIM_HWF_ELEMWISE_FIXED || f == SIM_HWF_GEMM_FIXED_FP8 ||
                     f == SIM_HWF_ATTN_DECODE_SEQ_HEAD || f == SIM_HWF_ATTN_PREFILL_FIXED;
+        /* A behaviour of the stack's decode kernel: 0 or 1. */
+        if (f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD) {
+            if (hw->v[f] != 0.0 && hw->v[f] != 1.0) {
+                sim__errf(err, "%s: must be 0 or 1", field_keys[f]);
+                return SIM_ERANGE;
+            }
+            continue;
+        }
         /* A count of tokens, 0 allowed, not a time. */
         if (f == SIM_HWF_ATTN_PREFILL_SEQ_HALF) {
             if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || hw->v[f] > 1e6) {

@@ -13,7 +13,10 @@
  *   fp8 GEMMs        = their own weights factor and fixed time (bw_factor_weights_fp8_frac,
  *                      gemm_fixed_fp8_s: vLLM quantizes the activations in an extra kernel)
  *   decode attention = attn_fixed_s + KV bytes / (copy x bw_factor_kv_gather[_fp8]_frac)
- *                      + attn_decode_seq_head_s x sequences x query heads
+ *                      + attn_decode_seq_head_s x sequences x query heads; the KV bytes are
+ *                      read once per KV head, or once per query head when the stack's decode
+ *                      kernel does not share them within a GQA group
+ *                      (attn_decode_kv_per_q_head_flag = 1)
  *   prefill attention = max(attn_prefill_fixed_s + flops / (peak x attn_eff) x (1 + s0 / s),
  *                      attn_fixed_s + bytes / (copy x mixed)), s0 = attn_prefill_seq_half_tokens
  *                      (FlashAttention's rate ramps with the prompt length s)
@@ -58,6 +61,7 @@
     XX(ATTN_DECODE_SEQ_HEAD, "attn_decode_seq_head_s", 0)                                          \
     XX(ATTN_PREFILL_FIXED, "attn_prefill_fixed_s", 0)                                              \
     XX(ATTN_PREFILL_SEQ_HALF, "attn_prefill_seq_half_tokens", 0)                                   \
+    XX(ATTN_DECODE_KV_PER_Q_HEAD, "attn_decode_kv_per_q_head_flag", 0)                             \
     XX(ELEMWISE_FIXED, "elementwise_fixed_s", 0)                                                   \
     XX(LINK_BW, "link_bw_per_dir_bytes_per_s", 0)                                                  \
     XX(N_SM, "n_sm", 1)                                                                            \

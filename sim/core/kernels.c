@@ -102,7 +102,9 @@ void sim_attn_decode_time(const sim_hw *hw, double batch, double ctx, double hea
 {
     const double hb = 2.0;
     out->flops = batch * 4.0 * heads * head_dim * ctx;
-    out->bytes = batch * (2.0 * heads * head_dim * hb + ctx * 2.0 * kv_heads * head_dim * kv_bytes);
+    /* KV read once per query head where the stack's kernel does not share it (hw.h). */
+    const double kv_read = hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0 ? heads : kv_heads;
+    out->bytes = batch * (2.0 * heads * head_dim * hb + ctx * 2.0 * kv_read * head_dim * kv_bytes);
     /* An fp8 KV cache (1 byte per element) is gathered and dequantized at its own rate. The
      * per (sequence, query head) time is the work of a thread block that does not scale with
      * the KV length (Q load, softmax merge, output write; docs/model.md, "Decode attention"). */

@@ -177,6 +177,9 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     sim_op_cost *ops = out->ops;
     ops[SIM_OP_ATTN_PREFILL] = ops[SIM_OP_ATTN_CHUNKED] = ops[SIM_OP_ATTN_DECODE] =
         (sim_op_cost){0};
+    /* KV heads a decode reads: each once for its query group, or once per query head when
+     * the stack's decode kernel does not share them (docs/model.md, "Attention"). */
+    const double Kd = hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0 ? x->Hg : x->Kg;
     double T = 0.0, S = 0.0, Se = 0.0;
     for (int i = 0; i < s->n_groups; i++) {
         const sim_group *g = &s->groups[i];
@@ -195,8 +198,10 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
             kv_len = nt - 1.0 + x->W;
         sim_op_kind k =
             nt == 1.0 ? SIM_OP_ATTN_DECODE : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
+        const double kv_heads = k == SIM_OP_ATTN_DECODE ? Kd : x->Kg;
         add(&ops[k], x->L * cnt * 4.0 * x->Hg * x->dh * pairs,
-            x->L * cnt * (2.0 * nt * x->Hg * x->dh * x->hb + kv_len * 2.0 * x->Kg * x->dh * x->kvb),
+            x->L * cnt *
+                (2.0 * nt * x->Hg * x->dh * x->hb + kv_len * 2.0 * kv_heads * x->dh * x->kvb),
             0.0);
     }
     out->tokens = T;
