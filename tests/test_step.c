@@ -543,6 +543,44 @@ static void decode_runs_sum_steps(void)
 }
 
 /*
+ * Qwen2's max_window_layers (HF Qwen2Attention: the window applies to layers >= it): Qwen2-7B
+ * (28 layers, 28/4 heads of 128) with use_sliding_window, a 4096-token window and
+ * max_window_layers 20: 20 layers attend to all 10001 keys of a decode at context 10000, 8
+ * to 4096. FLOPs 4 x 28 x 128 x (8 x 4096 + 20 x 10001) = 14336 x 232788 = 3,337,248,768;
+ * bytes 28 x 2 x 28 x 128 x 2 (q, o) + (8 x 4096 + 20 x 10001) x 2 x 4 x 128 x 2 (K, V)
+ * = 401,408 + 476,749,824 = 477,151,232. With max_window_layers 28 no layer is windowed.
+ */
+static void qwen2_max_window_layers(void)
+{
+    sim_model m;
+    sim_hw hw;
+    struct sim_err err;
+    test_hw(&hw);
+    if (sim_model_load(SIM_SOURCE_DIR "/tests/data/model_qwen2_window.json", "qwen2-window", &m,
+                       &err) != SIM_OK) {
+        printf("FAIL load: %s\n", err.msg);
+        check_fail_count++;
+        return;
+    }
+    CHECK_INT(m.sliding_window, 4096);
+    CHECK_INT(m.full_attn_layers, 20);
+    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_step dec = {1, {{1, 1, 10000, 1}}};
+    sim_step_cost c;
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].flops, 3337248768.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes, 477151232.0, 0.0);
+    m.full_attn_layers = 0;
+    m.sliding_window = 0;
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].flops, 14336.0 * 28 * 10001, 0.0);
+    m.sliding_window = 4096;
+    m.full_attn_layers = 28; /* as many as the layers: refused */
+    CHECK_INT(sim_model_validate(&m, &err), SIM_EINVAL);
+    CHECK_CONTAINS(err.msg, "max_window_layers");
+}
+
+/*
  * GQA reuse in decode attention (hw flag attn_decode_kv_per_q_head_flag; docs/model.md,
  * "Attention"). Llama-3.1-8B, TP 1, bf16, one sequence decoding at context 1024 (1025 keys):
  *   shared per KV head (flag 0): 32 x (2 x 32 x 128 x 2 + 1025 x 2 x 8 x 128 x 2)
@@ -596,5 +634,6 @@ int main(void)
     fp8_dispatch_tiles_and_quant_kernel();
     decode_runs_sum_steps();
     gqa_reuse_flag();
+    qwen2_max_window_layers();
     return check_report("test_step");
 }

@@ -88,6 +88,15 @@ sim_status sim_model_validate(const sim_model *m, struct sim_err *err)
         SET_ERR(err, "sliding_window: must be >= 0 (got %lld)", (long long)m->sliding_window);
         return SIM_EINVAL;
     }
+    if (m->full_attn_layers < 0 ||
+        (m->full_attn_layers > 0 &&
+         (m->sliding_window == 0 || m->full_attn_layers >= m->n_layers))) {
+        SET_ERR(err,
+                "max_window_layers: the layers without the sliding window must be fewer than "
+                "num_hidden_layers = %lld, with a window (got %lld)",
+                (long long)m->n_layers, (long long)m->full_attn_layers);
+        return SIM_EINVAL;
+    }
     if (m->n_experts > 0) {
         if (m->n_experts_per_tok < 1 || m->n_experts_per_tok > m->n_experts) {
             SET_ERR(err, "num_experts_per_tok: must be in [1, %lld] (got %lld)",

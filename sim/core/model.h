@@ -101,6 +101,8 @@ typedef struct sim_model {
     int64_t vocab;             /* vocab_size */
     int64_t max_pos;           /* max_position_embeddings, tokens */
     int64_t sliding_window;    /* attended-context cap in tokens; 0 = none */
+    int64_t full_attn_layers;  /* with a window: the first layers that attend without it (HF
+                                  Qwen2/3 max_window_layers); 0 = every layer is windowed */
     int64_t n_experts;         /* routed experts per MoE layer; 0 = dense model */
     int64_t n_experts_per_tok; /* experts each token is routed to (top-k) */
     int64_t d_ff_expert;       /* intermediate size of one expert */

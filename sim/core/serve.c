@@ -105,7 +105,8 @@ static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int6
     const int emits = r->computed + r->sched == r->prompt_tokens + r->generated;
     if (r->sched == 1 && emits) {
         int64_t c = r->computed;
-        const int64_t W = x->m->sliding_window;
+        /* Only when every layer is windowed does a longer context cost no more. */
+        const int64_t W = x->m->full_attn_layers == 0 ? x->m->sliding_window : 0;
         if (W > 0 && c > W - 1)
             c = W - 1;
         (*dec_n)++;

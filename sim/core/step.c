@@ -151,6 +151,7 @@ static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s, dou
 /* Shapes and byte widths shared by the parts of one step's count. */
 typedef struct step_dims {
     double L, d, dh, Hg, Kg, hb, kvb, W;
+    double Lf; /* layers that attend without the window (0: all windowed, or no window) */
 } step_dims;
 
 static step_dims dims_of(const sim_model *m, const sim_run_cfg *cfg)
@@ -165,6 +166,7 @@ static step_dims dims_of(const sim_model *m, const sim_run_cfg *cfg)
         .hb = cfg->dtype == SIM_DTYPE_FP8 ? 2.0 : wb,
         .kvb = sim_dtype_bytes(cfg->kv_dtype),
         .W = (double)m->sliding_window,
+        .Lf = m->sliding_window > 0 ? (double)m->full_attn_layers : 0.0,
     };
 }
 
@@ -199,6 +201,16 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
         sim_op_kind k =
             nt == 1.0 ? SIM_OP_ATTN_DECODE : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
         const double kv_heads = k == SIM_OP_ATTN_DECODE ? Kd : x->Kg;
+        if (x->Lf > 0.0) {
+            /* The first Lf layers attend to every cached key, the other L - Lf within W. */
+            const double Lw = x->L - x->Lf, kv_full = c + nt;
+            add(&ops[k],
+                cnt * 4.0 * x->Hg * x->dh * (Lw * pairs + x->Lf * sim_attn_pairs(nt, c, 0.0)),
+                cnt * (x->L * 2.0 * nt * x->Hg * x->dh * x->hb +
+                       (Lw * kv_len + x->Lf * kv_full) * 2.0 * kv_heads * x->dh * x->kvb),
+                0.0);
+            continue;
+        }
         add(&ops[k], x->L * cnt * 4.0 * x->Hg * x->dh * pairs,
             x->L * cnt *
                 (2.0 * nt * x->Hg * x->dh * x->hb + kv_len * 2.0 * kv_heads * x->dh * x->kvb),

@@ -669,6 +669,19 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
     m->sliding_window = (has_sw && (!qwen || use_sw)) ? sw : 0;
     if (qwen && !cJSON_GetObjectItemCaseSensitive(root, "use_sliding_window"))
         m->sliding_window = 0;
+    /* Qwen2/3 apply the window only from layer max_window_layers on (HF Qwen2Attention:
+     * layer_idx >= max_window_layers); none when that is every layer. */
+    int64_t mwl = 0;
+    int has_mwl = 0;
+    st = sim_j_int(ctx, root, "max_window_layers", 0, 0, MAX_LAYERS, &mwl, &has_mwl);
+    if (st != SIM_OK)
+        return st;
+    if (qwen && m->sliding_window > 0 && has_mwl) {
+        if (mwl >= m->n_layers)
+            m->sliding_window = 0;
+        else
+            m->full_attn_layers = mwl;
+    }
 
     if (m->arch == SIM_ARCH_MIXTRAL) {
         st = sim_j_int(ctx, root, "num_local_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
