@@ -40,7 +40,8 @@ static sim_status validate_once(const char *file, bench_val *v, struct sim_err *
         sim__errf(err, "bench: out of memory");
         st = SIM_ENOMEM;
     }
-    sim_meas_opts o = {.engine = "vllm-v0", .mode = SIM_ROOFLINE_OP, .gemm = SIM_GEMM_FLAT};
+    sim_meas_opts o = {
+        .engine = SIM_MEAS_DEFAULT_ENGINE, .mode = SIM_ROOFLINE_OP, .gemm = SIM_GEMM_FLAT};
     sim_fit_opts_default(&o.fit);
     sim_meas_pred mp;
     memset(&mp, 0, sizeof(mp));

@@ -18,7 +18,7 @@
 #include "step.h"
 
 /* The engine profile commands use when neither --engine nor a calibration names one. */
-#define CLI_DEFAULT_ENGINE "vllm-v1"
+#define CLI_DEFAULT_ENGINE SIM_DEFAULT_ENGINE
 
 /* Exit codes (../shared/MEASUREMENTS.md): jq-style enum. */
 enum cli_exit {

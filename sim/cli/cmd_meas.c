@@ -96,7 +96,7 @@ static void validate_help(FILE *f) { fputs(validate_usage, f); }
 static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *), int *done)
 {
     memset(o, 0, sizeof(*o));
-    o->p.engine = "vllm-v0";
+    o->p.engine = SIM_MEAS_DEFAULT_ENGINE;
     o->format = "table";
     o->p.mode = SIM_ROOFLINE_OP;
     sim_fit_opts_default(&o->p.fit);

@@ -248,9 +248,7 @@ static int open_sweep(const plot_args *a, cli_sweep_opts *so, int64_t *axes, dou
         so->kind = SIM_SWEEP_SERVING;
         so->prompt_tokens = a->prompt;
         so->output_tokens = a->output;
-        so->num_requests = a->n_req;
-        if (so->sched.usage < 0)
-            so->sched.usage = SIM_USAGE_SERVER;
+        so->num_requests = a->n_req; /* usage: the server's, from the driver */
         batch_spec = a->conc_spec ? a->conc_spec : "1:256";
         ctx_spec = "0";
         if (a->rate_spec) {

@@ -585,17 +585,13 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
                   "--context");
         return CLI_USAGE;
     }
-    if (serving) {
+    if (serving) /* the engine and usage context default as for `llmstep serve` (the driver) */
         a->batch_spec = a->conc_spec ? a->conc_spec : "1:256";
-        /* The serving defaults of `llmstep serve`: the V1 engine, vLLM's server context. */
-        if (o->sched.usage < 0)
-            o->sched.usage = SIM_USAGE_SERVER;
-    }
     if (!a->batch_spec)
         a->batch_spec = "1:256";
     if (!a->ctx_spec)
         a->ctx_spec = "2048";
-    o->engine = a->engine ? a->engine : serving ? CLI_DEFAULT_ENGINE : "vllm-v0";
+    o->engine = a->engine ? a->engine : sim_sweep_default_engine(o->kind);
     o->slo.percentile = a->slo_pct > 0 ? (int)a->slo_pct : 90;
     o->slo.tpot_s = a->slo_tpot_s;
     o->slo.ttft_s = a->slo_ttft_s;

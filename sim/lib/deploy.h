@@ -19,11 +19,16 @@
 #include "status.h"
 #include "step.h"
 
+/* The engine profile a deployment uses when neither it nor its calibration names one: vLLM's
+ * V1 engine (docs/engine.md). */
+#define SIM_DEFAULT_ENGINE "vllm-v1"
+
 /*
  * The folder holding models/, hwprofiles/, engines/ and calibrations/, written to out (cap
  * bytes, truncated to fit): $LLMSTEP_DATA_DIR when set; else share/llmstep next to the
  * installed binary or library (<prefix>/bin or <prefix>/lib[64] -> <prefix>/share/llmstep)
- * when it exists; else the source tree the build came from. No state is kept between calls,
+ * when it exists; else the configured install prefix's share/llmstep when it holds models/;
+ * else the source tree the build came from. No state is kept between calls,
  * so threads may call it at once.
  */
 void sim_deploy_find_data_dir(char *out, size_t cap);

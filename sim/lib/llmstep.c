@@ -250,7 +250,7 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
     in.model = spec->model;
     in.hw = spec->hw;
     in.engine = spec->engine;
-    in.default_engine = "vllm-v1";
+    in.default_engine = SIM_DEFAULT_ENGINE;
     in.engine_opt = "engine";
     in.calibration = spec->calibration;
     in.dtype = spec->dtype;
@@ -746,8 +746,6 @@ static int sweep_begin(void *ctx, const sim_sweep_block *b)
     return 0;
 }
 
-static llmstep_dist dist_of(sim_dist d);
-
 static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r)
 {
     sweep_out *o = ctx;
@@ -801,9 +799,9 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     llmstep_status ls = sweep_check(spec, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    const int serving = spec->kind == LLMSTEP_SWEEP_SERVING;
     sim_sweep_opts o;
-    sim_sweep_opts_init(&o, spec->engine ? spec->engine : serving ? "vllm-v1" : "vllm-v0");
+    sim_sweep_opts_init(&o, spec->engine ? spec->engine
+                                         : sim_sweep_default_engine((sim_sweep_kind)spec->kind));
     for (size_t i = 0; i < spec->n_models; i++)
         o.models[i] = spec->models[i];
     o.n_models = spec->n_models;
@@ -836,8 +834,6 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     const sched_fields sf = SCHED_FIELDS_OF(spec);
     if ((ls = sched_of(&sf, &o.sched, err)) != LLMSTEP_OK)
         return ls;
-    if (serving && o.sched.usage < 0)
-        o.sched.usage = SIM_USAGE_SERVER; /* the serving defaults of `llmstep serve` */
     sweep_out out = {spec, rows, rows ? cap : 0, 0, 0, cb, user};
     const sim_sweep_sink sink = {&out, sweep_begin, sweep_row, NULL};
     struct sim_err e;
@@ -878,7 +874,7 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
         (spec->n_select && !spec->select) || (spec->n_exclude && !spec->exclude))
         return fail(err, SIM_EINVAL, "select/exclude: at most %d terms each", SIM_MEAS_MAX_FILTERS);
     *o = (sim_meas_opts){0};
-    o->engine = spec->engine ? spec->engine : "vllm-v0";
+    o->engine = spec->engine ? spec->engine : SIM_MEAS_DEFAULT_ENGINE;
     o->engine_given = spec->engine != NULL;
     o->mode = spec->roofline_step ? SIM_ROOFLINE_STEP : SIM_ROOFLINE_OP;
     o->gemm = spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT;

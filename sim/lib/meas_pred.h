@@ -20,6 +20,9 @@
 #include "meas_json.h"
 #include "status.h"
 
+/* The engine profile for rows that name no engine_version (the V0 offline-batch data). */
+#define SIM_MEAS_DEFAULT_ENGINE "vllm-v0"
+
 /* How rows are predicted. */
 typedef struct sim_meas_opts {
     const char *engine; /* the engine profile for rows without a usable engine_version */

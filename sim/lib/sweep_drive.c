@@ -27,11 +27,27 @@ void sim_sweep_opts_init(sim_sweep_opts *o, const char *engine)
     sim_sched_cfg_unset(&o->sched);
 }
 
-/* The calibration file for hardware id: FILE when it names id, DIR/<id>.json when present. */
-static sim_status find_calibration(const sim_sweep_opts *o, const char *hw_id, char *path,
-                                   size_t cap, int *found, struct sim_err *err)
+const char *sim_sweep_default_engine(sim_sweep_kind kind)
+{
+    return kind == SIM_SWEEP_SERVING ? SIM_DEFAULT_ENGINE : "vllm-v0";
+}
+
+/* A FILE calibration, loaded once for the whole sweep (is_file 0 for a folder or none). */
+typedef struct sweep_calib {
+    int is_file;
+    sim_calib file;
+} sweep_calib;
+
+/*
+ * The calibration of hardware id into *cal (alpha 1, beta 0 when none) and its path:
+ * the FILE when it names id, DIR/<id>.json when present (loaded, and checked to name id).
+ */
+static sim_status find_calibration(const sim_sweep_opts *o, const sweep_calib *sc,
+                                   const char *hw_id, char *path, size_t cap, sim_calib *cal,
+                                   int *found, struct sim_err *err)
 {
     *found = 0;
+    *cal = (sim_calib){.alpha = 1.0, .beta_s = 0.0};
     if (!o->calibration)
         return SIM_OK;
     struct stat st;
@@ -39,48 +55,57 @@ static sim_status find_calibration(const sim_sweep_opts *o, const char *hw_id, c
         sim_io_errf(err, "%s '%s': no such file or directory", o->calib_opt, o->calibration);
         return SIM_EIO;
     }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(path, cap, "%s/%s.json", o->calibration, hw_id);
-        *found = stat(path, &st) == 0;
+    if (sc->is_file) {
+        snprintf(path, cap, "%s", o->calibration);
+        *found = strcmp(sc->file.hardware, hw_id) == 0;
+        if (*found)
+            *cal = sc->file;
         return SIM_OK;
     }
-    sim_calib c;
-    sim_status s = sim_calib_load(o->calibration, &c, err);
-    if (s != SIM_OK)
-        return s;
-    snprintf(path, cap, "%s", o->calibration);
-    *found = strcmp(c.hardware, hw_id) == 0;
-    return SIM_OK;
+    snprintf(path, cap, "%s/%s.json", o->calibration, hw_id);
+    if (stat(path, &st) != 0)
+        return SIM_OK;
+    *found = 1;
+    sim_status s = sim_calib_load(path, cal, err);
+    if (s == SIM_OK && strcmp(cal->hardware, hw_id) != 0) {
+        sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", path, cal->hardware,
+                    hw_id);
+        s = SIM_EINVAL;
+    }
+    return s;
 }
 
-/* A FILE calibration must name one of the swept hardware profiles. */
-static sim_status check_calibration_file(sim_cache *cache, const sim_sweep_opts *o,
-                                         struct sim_err *err)
+/* Loads a FILE calibration into sc; it must name one of the swept hardware profiles. */
+static sim_status load_calibration_file(sim_cache *cache, const sim_sweep_opts *o, sweep_calib *sc,
+                                        struct sim_err *err)
 {
     struct stat st;
+    sc->is_file = 0;
     if (!o->calibration || stat(o->calibration, &st) != 0 || S_ISDIR(st.st_mode))
         return SIM_OK;
-    sim_calib c;
-    sim_status s = sim_calib_load(o->calibration, &c, err);
+    sim_calib *c = &sc->file;
+    sim_status s = sim_calib_load(o->calibration, c, err);
     int match = 0;
     for (size_t i = 0; s == SIM_OK && i < o->n_hws && !match; i++) {
         const sim_hw *hw;
         s = sim_cache_hw(cache, o->hws[i], &hw, NULL, err);
-        match = s == SIM_OK && strcmp(hw->id, c.hardware) == 0;
+        match = s == SIM_OK && strcmp(hw->id, c->hardware) == 0;
     }
     if (s == SIM_OK && !match) {
         sim_io_errf(err,
                     "%s: hardware: calibration is for '%s', which is not swept (use a folder of "
                     "<hw-id>.json files for several)",
-                    o->calibration, c.hardware);
+                    o->calibration, c->hardware);
         s = SIM_EINVAL;
     }
+    sc->is_file = s == SIM_OK;
     return s;
 }
 
 /* What one (model, hardware) block evaluates with. */
 typedef struct block_in {
     const sim_sweep_opts *o;
+    const sweep_calib *cal;
     const sim_engine *e;
     const sim_model *m;
     const sim_hw *hw;
@@ -212,19 +237,10 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
     const sim_sweep_opts *o = x->o;
     char cpath[4096];
     int found;
-    sim_status s = find_calibration(o, x->hw->id, cpath, sizeof(cpath), &found, err);
+    sim_calib cal;
+    sim_status s = find_calibration(o, x->cal, x->hw->id, cpath, sizeof(cpath), &cal, &found, err);
     if (s != SIM_OK)
         return s;
-    sim_calib cal = {.alpha = 1.0, .beta_s = 0.0};
-    if (found) {
-        if ((s = sim_calib_load(cpath, &cal, err)) != SIM_OK)
-            return s;
-        if (strcmp(cal.hardware, x->hw->id) != 0) {
-            sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", cpath, cal.hardware,
-                        x->hw->id);
-            return SIM_EINVAL;
-        }
-    }
     const sim_sweep_block b = {x->m->id, x->hw->id, found ? cpath : NULL,
                                x->price, cal.alpha, cal.beta_s};
     x->b = &b;
@@ -249,9 +265,14 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
 {
     *stopped = 0;
     const sim_engine *engine;
+    sweep_calib cal = {0};
     sim_status s = sim_cache_engine(c, o->engine, &engine, NULL, err);
     if (s == SIM_OK)
-        s = check_calibration_file(c, o, err);
+        s = load_calibration_file(c, o, &cal, err);
+    /* The serving defaults of `llmstep serve`: vLLM's server usage context. */
+    sim_sched_cfg sched_in = o->sched;
+    if (o->kind == SIM_SWEEP_SERVING && sched_in.usage < 0)
+        sched_in.usage = SIM_USAGE_SERVER;
     /* Every name must load before the first row is written. */
     const sim_model *m;
     const sim_hw *hw;
@@ -273,11 +294,11 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
             sim_sched_resolved sched;
             struct sim_err e2;
             if (s == SIM_OK &&
-                (s = sim_sched_resolve(engine, m, hw, &o->sched, &sched, &e2)) != SIM_OK)
+                (s = sim_sched_resolve(engine, m, hw, &sched_in, &sched, &e2)) != SIM_OK)
                 sim_io_errf(err, "%s: %s", mpath, e2.msg);
             const double price =
                 o->gpu_hour_usd_hw[hi] > 0.0 ? o->gpu_hour_usd_hw[hi] : o->gpu_hour_usd;
-            block_in x = {o, engine, m, hw, &sched, NULL, sink, price, stopped};
+            block_in x = {o, &cal, engine, m, hw, &sched, NULL, sink, price, stopped};
             if (s == SIM_OK)
                 s = run_block(&x, work, err);
         }

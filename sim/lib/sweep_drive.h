@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "deploy.h"
 #include "engine.h"
 #include "status.h"
 #include "sweep.h"
@@ -43,6 +44,10 @@ typedef struct sim_sweep_opts {
     int host_time; /* 1: add the engine's host time per step (default) */
 } sim_sweep_opts;
 
+/* The engine a sweep uses unless one is named: vllm-v1 (SIM_DEFAULT_ENGINE) for serving, as
+ * `llmstep serve`; the V0 engine of the offline-batch measurements otherwise. */
+const char *sim_sweep_default_engine(sim_sweep_kind kind);
+
 /* Defaults: decode, engine engine, host time on, no calibration, no SLO, no price. */
 void sim_sweep_opts_init(sim_sweep_opts *o, const char *engine);
 
@@ -65,10 +70,11 @@ typedef struct sim_sweep_sink {
 
 /*
  * Runs the sweep: every name loads (and a calibration file names a swept GPU) before the
- * first row. Returns SIM_OK with *stopped 0 when every row went to the sink, SIM_OK with
- * *stopped set to the sink's non-zero return when it stopped the sweep, or a failure with
- * err set (the loaders' messages; "<model path>: ..." for a scheduler setting the engine
- * refuses; the serving simulation's).
+ * first row; a calibration file is read once. A serving sweep whose scheduler leaves the
+ * usage context unset takes the server's, as `llmstep serve`. Returns SIM_OK with *stopped 0 when
+ * every row went to the sink, SIM_OK with *stopped set to the sink's non-zero return when it
+ * stopped the sweep, or a failure with err set (the loaders' messages; "<model path>: ..." for a
+ * scheduler setting the engine refuses; the serving simulation's).
  */
 sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_sweep_sink *sink,
                            int *stopped, struct sim_err *err);
