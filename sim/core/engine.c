@@ -368,16 +368,16 @@ static void finish_step(sim_state *x, int64_t *done)
     x->n_running = k;
 }
 
-/* Blocks that the sequences of st0's groups start over the first k steps of a decode run:
- * a sequence at context c in st0 has c + 1 + j cached at step j and starts a block when that
- * is a multiple of bs (the multiples of bs in [c + 1, c + k]). */
+/* Blocks one sequence starts in k decode steps from context c: it has c + 1 + j cached at step
+ * j and starts a block when that is a multiple of bs (the multiples of bs in [c + 1, c + k]). */
+static int64_t blocks_started(int64_t c, int64_t k, int64_t bs) { return (c + k) / bs - c / bs; }
+
+/* Blocks that the sequences of st0's groups start over the first k steps of a decode run. */
 static int64_t run_blocks(const sim_step *st0, int64_t k, int64_t bs)
 {
     int64_t need = 0;
-    for (int g = 0; g < st0->n_groups; g++) {
-        const int64_t c = st0->groups[g].context_tokens;
-        need += st0->groups[g].count * ((c + k) / bs - c / bs);
-    }
+    for (int g = 0; g < st0->n_groups; g++)
+        need += st0->groups[g].count * blocks_started(st0->groups[g].context_tokens, k, bs);
     return need;
 }
 
@@ -437,9 +437,8 @@ static void decode_run(sim_state *x, const sim_step *st0)
     }
     for (int i = 0; i < x->n_running; i++) {
         int32_t id = w->running[i];
-        /* Blocks started at cached values c .. c + n - 1: the multiples of bs among them. */
-        const int64_t c = w->cached[id];
-        w->blocks[id] += (c + n - 1) / bs - (c - 1) / bs;
+        /* Its context in st0 was cached - 1. */
+        w->blocks[id] += blocks_started(w->cached[id] - 1, n, bs);
         w->cached[id] += n;
         w->generated[id] += n;
     }
