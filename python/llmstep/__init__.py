@@ -48,6 +48,23 @@ def _strv(items, keep):
     return arr, len(items)
 
 
+def _columns(arr, skip=(), flags=()):
+    """The fields of a NumPy array of result structs as columns: nested distributions as
+    ``ttft_s_p90`` style keys (a ``_dist`` in the field name dropped), flags as bool."""
+    out = {}
+    for name in arr.dtype.names:
+        if name in skip:
+            continue
+        if arr.dtype[name].names:
+            for stat in arr.dtype[name].names:
+                out["%s_%s" % (name.replace("_dist", ""), stat)] = arr[name][stat].copy()
+        elif name in flags:
+            out[name] = arr[name].astype(bool)
+        else:
+            out[name] = arr[name].copy()
+    return out
+
+
 def _struct_dict(st):
     out = {}
     for name, _ in st._fields_:
@@ -207,16 +224,8 @@ class Context:
                          dtype=object)
         out["status"] = names[arr["status"]]
         out["bound"] = np.array(["none", "compute", "memory", "comm"], dtype=object)[arr["bound"]]
-        for name in arr.dtype.names:
-            if name in ("model_index", "hw_index", "kind", "status", "bound"):
-                continue
-            if arr.dtype[name].names:
-                for stat in arr.dtype[name].names:
-                    out["%s_%s" % (name.replace("_dist", ""), stat)] = arr[name][stat].copy()
-            elif name in ("fits", "meets_slo", "calibrated"):
-                out[name] = arr[name].astype(bool)
-            else:
-                out[name] = arr[name].copy()
+        out.update(_columns(arr, skip=("model_index", "hw_index", "kind", "status", "bound"),
+                            flags=("fits", "meets_slo", "calibrated")))
         return out
 
     # ---- measurements (../shared/MEASUREMENTS.md rows) ----
@@ -543,12 +552,7 @@ class Deployment:
             None, ctypes.byref(err)), err)
         arr = np.ctypeslib.as_array(res)[:n]
         out = {"load": loads.copy()}
-        for name in arr.dtype.names:
-            if arr.dtype[name].names:
-                for stat in arr.dtype[name].names:
-                    out["%s_%s" % (name, stat)] = arr[name][stat].copy()
-            else:
-                out[name] = arr[name].copy()
+        out.update(_columns(arr))
         out["meets_slo"] = meets[:n].astype(bool)
         return out
 
