@@ -99,9 +99,8 @@ static void usage(FILE *f)
 #define AXIS_CAP 4096
 /* One serving point simulates about 12 x concurrency requests; this keeps a point under a
  * second or so and its buffers small. */
-#define SWEEP_MAX_CONCURRENCY 65536
-#define PARETO_CAP            16384
-#define OUTBUF_BYTES          (1u << 20)
+#define PARETO_CAP   16384
+#define OUTBUF_BYTES (1u << 20)
 
 enum sweep_format { FMT_CSV, FMT_JSON, FMT_TABLE };
 enum sweep_select { SEL_ALL, SEL_BEST, SEL_PARETO };
@@ -655,13 +654,10 @@ int cmd_sweep(int argc, char **argv)
     writer w = {fmt, {0}, 0, NULL};
     rc = axes ? CLI_OK : CLI_NUMERIC;
     if (rc == CLI_OK)
-        rc = parse_axis("--tp", tp_spec, 1, 4096, axes, &o.axes.n_tp);
+        rc = parse_axis("--tp", tp_spec, 1, SIM_SWEEP_MAX_TP, axes, &o.axes.n_tp);
     if (rc == CLI_OK)
         rc = parse_axis(serving ? "--concurrency" : "--batch", batch_spec, 1,
-                        o.kind == SIM_SWEEP_OFFLINE ? SIM_BATCH_MAX_SEQS
-                        : serving                   ? SWEEP_MAX_CONCURRENCY
-                                                    : INT64_C(1) << 30,
-                        axes + AXIS_CAP, &o.axes.n_batch);
+                        sim_sweep_batch_max(o.kind), axes + AXIS_CAP, &o.axes.n_batch);
     if (rc == CLI_OK && rate_spec) {
         rates = malloc(AXIS_CAP * sizeof(*rates));
         rc = rates ? cli_sweep_parse_rates("sweep", rate_spec, rates, AXIS_CAP, &o.n_rates)
@@ -669,7 +665,7 @@ int cmd_sweep(int argc, char **argv)
         o.rates = rates;
     }
     if (rc == CLI_OK)
-        rc = parse_axis("--context", ctx_spec, o.kind == SIM_SWEEP_DECODE ? 0 : 1, INT64_C(1) << 30,
+        rc = parse_axis("--context", ctx_spec, sim_sweep_context_min(o.kind), SIM_SWEEP_MAX_CONTEXT,
                         axes + 2 * AXIS_CAP, &o.axes.n_context);
     if (rc != CLI_OK)
         goto cleanup;

@@ -685,16 +685,14 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
             return fail(err, SIM_EINVAL, "hws[%zu]: NULL", i);
     const int serving = s->kind == LLMSTEP_SWEEP_SERVING;
     const int lengths = serving || s->kind == LLMSTEP_SWEEP_OFFLINE;
-    const int64_t batch_max = s->kind == LLMSTEP_SWEEP_OFFLINE ? SIM_BATCH_MAX_SEQS
-                              : serving                        ? 65536
-                                                               : INT64_C(1) << 30;
-    llmstep_status ls = check_axis("tp", s->tp, s->n_tp, 1, 4096, 0, err);
+    const sim_sweep_kind kind = (sim_sweep_kind)s->kind;
+    llmstep_status ls = check_axis("tp", s->tp, s->n_tp, 1, SIM_SWEEP_MAX_TP, 0, err);
     if (ls == LLMSTEP_OK)
-        ls =
-            check_axis("batch", s->batch, s->n_batch, 1, batch_max, serving && s->n_rates > 0, err);
+        ls = check_axis("batch", s->batch, s->n_batch, 1, sim_sweep_batch_max(kind),
+                        serving && s->n_rates > 0, err);
     if (ls == LLMSTEP_OK && !lengths)
-        ls = check_axis("context", s->context, s->n_context,
-                        s->kind == LLMSTEP_SWEEP_DECODE ? 0 : 1, INT64_C(1) << 30, 0, err);
+        ls = check_axis("context", s->context, s->n_context, sim_sweep_context_min(kind),
+                        SIM_SWEEP_MAX_CONTEXT, 0, err);
     if (ls != LLMSTEP_OK)
         return ls;
     if (lengths != (s->prompt_tokens != 0 || s->output_tokens != 0) ||

@@ -27,6 +27,16 @@ void sim_sweep_opts_init(sim_sweep_opts *o, const char *engine)
     sim_sched_cfg_unset(&o->sched);
 }
 
+int64_t sim_sweep_batch_max(sim_sweep_kind kind)
+{
+    /* Offline: the sequences the batch simulation tracks; serving: 65,536 clients. */
+    return kind == SIM_SWEEP_OFFLINE   ? SIM_BATCH_MAX_SEQS
+           : kind == SIM_SWEEP_SERVING ? 65536
+                                       : INT64_C(1) << 30;
+}
+
+int64_t sim_sweep_context_min(sim_sweep_kind kind) { return kind == SIM_SWEEP_DECODE ? 0 : 1; }
+
 const char *sim_sweep_default_engine(sim_sweep_kind kind)
 {
     return kind == SIM_SWEEP_SERVING ? SIM_DEFAULT_ENGINE : "vllm-v0";

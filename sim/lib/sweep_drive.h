@@ -44,6 +44,14 @@ typedef struct sim_sweep_opts {
     int host_time; /* 1: add the engine's host time per step (default) */
 } sim_sweep_opts;
 
+/* The values an axis of a sweep may take (`llmstep sweep` and llmstep_sweep): TP 1 to
+ * SIM_SWEEP_MAX_TP; batch (serving: concurrency) 1 to sim_sweep_batch_max(kind); context
+ * sim_sweep_context_min(kind) to SIM_SWEEP_MAX_CONTEXT. */
+#define SIM_SWEEP_MAX_TP      4096
+#define SIM_SWEEP_MAX_CONTEXT (INT64_C(1) << 30)
+int64_t sim_sweep_batch_max(sim_sweep_kind kind);
+int64_t sim_sweep_context_min(sim_sweep_kind kind);
+
 /* The engine a sweep uses unless one is named: vllm-v1 (SIM_DEFAULT_ENGINE) for serving, as
  * `llmstep serve`; the V0 engine of the offline-batch measurements otherwise. */
 const char *sim_sweep_default_engine(sim_sweep_kind kind);
