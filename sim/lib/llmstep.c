@@ -729,28 +729,18 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
 
 /* The sink that turns the driver's rows into the library's. */
 typedef struct sweep_out {
-    const llmstep_sweep_spec *spec;
     llmstep_sweep_row *rows;
     size_t cap, n;
-    long block; /* blocks begun: models outer, hardware inner */
     llmstep_sweep_cb cb;
     void *user;
 } sweep_out;
 
-static int sweep_begin(void *ctx, const sim_sweep_block *b)
-{
-    (void)b;
-    ((sweep_out *)ctx)->block++;
-    return 0;
-}
-
 static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r)
 {
     sweep_out *o = ctx;
-    const long k = o->block - 1, n_hws = (long)o->spec->n_hws;
     const llmstep_sweep_row row = {
-        .model_index = (int32_t)(k / n_hws),
-        .hw_index = (int32_t)(k % n_hws),
+        .model_index = (int32_t)b->model_index,
+        .hw_index = (int32_t)b->hw_index,
         .kind = (int32_t)r->kind,
         .status = (int32_t)r->status,
         .fits = r->status == SIM_SWEEP_OK,
@@ -832,8 +822,8 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     const sched_fields sf = SCHED_FIELDS_OF(spec);
     if ((ls = sched_of(&sf, &o.sched, err)) != LLMSTEP_OK)
         return ls;
-    sweep_out out = {spec, rows, rows ? cap : 0, 0, 0, cb, user};
-    const sim_sweep_sink sink = {&out, sweep_begin, sweep_row, NULL};
+    sweep_out out = {rows, rows ? cap : 0, 0, cb, user};
+    const sim_sweep_sink sink = {&out, NULL, sweep_row, NULL};
     struct sim_err e;
     int stopped = 0;
     sim_status st = sim_sweep_drive(ctx->cache, &o, &sink, &stopped, &e);

@@ -123,6 +123,7 @@ typedef struct block_in {
     const sim_sweep_block *b;
     const sim_sweep_sink *sink;
     double price;
+    size_t mi, hi; /* the block's model and hardware indices */
     int *stopped;
 } block_in;
 
@@ -251,8 +252,8 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
     sim_status s = find_calibration(o, x->cal, x->hw->id, cpath, sizeof(cpath), &cal, &found, err);
     if (s != SIM_OK)
         return s;
-    const sim_sweep_block b = {x->m->id, x->hw->id, found ? cpath : NULL,
-                               x->price, cal.alpha, cal.beta_s};
+    const sim_sweep_block b = {
+        x->m->id, x->hw->id, found ? cpath : NULL, x->price, cal.alpha, cal.beta_s, x->mi, x->hi};
     x->b = &b;
     sim_run_cfg cfg = {1,         x->m->dtype, x->m->dtype,  SIM_ROOFLINE_OP,
                        cal.alpha, cal.beta_s,  SIM_GEMM_FLAT};
@@ -308,7 +309,7 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
                 sim_io_errf(err, "%s: %s", mpath, e2.msg);
             const double price =
                 o->gpu_hour_usd_hw[hi] > 0.0 ? o->gpu_hour_usd_hw[hi] : o->gpu_hour_usd;
-            block_in x = {o, &cal, engine, m, hw, &sched, NULL, sink, price, stopped};
+            block_in x = {o, &cal, engine, m, hw, &sched, NULL, sink, price, mi, hi, stopped};
             if (s == SIM_OK)
                 s = run_block(&x, work, err);
         }

@@ -66,6 +66,7 @@ typedef struct sim_sweep_block {
     const char *calib_path; /* calibration applied, or NULL (uncalibrated) */
     double gpu_hour_usd;    /* price of one GPU-hour of this hardware; <= 0: none */
     double alpha, beta_s;
+    size_t model_index, hw_index; /* of model and hw in the options' models and hws */
 } sim_sweep_block;
 
 /* Receives the rows in sweep order; a non-zero return stops the sweep (see sim_sweep_drive). */
