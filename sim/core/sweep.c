@@ -298,12 +298,15 @@ double sim_sweep_cost_per_mtok(double usd_per_gpu_hour, int64_t tp, double token
 void sim_sweep_finish(sim_sweep_row *r, const sim_sweep_slo *slo, double usd_per_gpu_hour)
 {
     r->cost_per_mtok_usd = sim_sweep_cost_per_mtok(usd_per_gpu_hour, r->tp, r->tokens_per_s);
-    int ok = r->status == SIM_SWEEP_OK && isfinite(r->time_s);
-    if (slo->tpot_s > 0.0 && !isnan(r->tpot_s) && !(r->tpot_s <= slo->tpot_s))
-        ok = 0;
-    if (slo->ttft_s > 0.0 && !isnan(r->ttft_s) && !(r->ttft_s <= slo->ttft_s))
-        ok = 0;
-    r->meets_slo = ok;
+    r->meets_slo = r->status == SIM_SWEEP_OK && isfinite(r->time_s) &&
+                   sim_sweep_slo_holds(slo, r->ttft_s, r->tpot_s);
+}
+
+int sim_sweep_slo_holds(const sim_sweep_slo *slo, double ttft_s, double tpot_s)
+{
+    if (slo->tpot_s > 0.0 && !isnan(tpot_s) && !(tpot_s <= slo->tpot_s))
+        return 0;
+    return !(slo->ttft_s > 0.0 && !isnan(ttft_s) && !(ttft_s <= slo->ttft_s));
 }
 
 double sim_sweep_latency_s(const sim_sweep_row *r)

@@ -195,6 +195,10 @@ double sim_sweep_cost_per_mtok(double usd_per_gpu_hour, int64_t tp, double token
  * each objective given whose figure the kind has (a decode point has no TTFT). */
 void sim_sweep_finish(sim_sweep_row *r, const sim_sweep_slo *slo, double usd_per_gpu_hour);
 
+/* 1 when ttft_s and tpot_s meet the objectives: a limit <= 0 is none, and a NaN figure (a
+ * kind or a run without it, e.g. one-token outputs' TPOT) is not judged. */
+int sim_sweep_slo_holds(const sim_sweep_slo *slo, double ttft_s, double tpot_s);
+
 /* The latency a Pareto frontier trades against throughput: TTFT for prefill, else TPOT. */
 double sim_sweep_latency_s(const sim_sweep_row *r);
 

@@ -548,24 +548,15 @@ llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
     return ls;
 }
 
-/* The percentile of a distribution (50, 90 or 99). */
-static double at_percentile(const llmstep_dist *x, int p)
-{
-    return p == 50 ? x->p50 : (p == 99 ? x->p99 : x->p90);
-}
-
 int llmstep_meets_slo(const llmstep_serve_result *r, double slo_ttft_s, double slo_tpot_s,
                       int percentile)
 {
-    const double ttft = at_percentile(&r->ttft_s, percentile);
-    const double tpot = at_percentile(&r->tpot_s, percentile);
-    /* As `llmstep sweep --kind serving` (sim_sweep_finish): a limit <= 0 is none; a NaN TPOT
-     * (every request produced one token) is not judged. */
-    if (slo_ttft_s > 0.0 && !isnan(ttft) && !(ttft <= slo_ttft_s))
-        return 0;
-    if (slo_tpot_s > 0.0 && !isnan(tpot) && !(tpot <= slo_tpot_s))
-        return 0;
-    return 1;
+    /* The rule and percentile of `llmstep sweep --kind serving` (sweep.h). */
+    const sim_dist ttft = {r->ttft_s.mean, r->ttft_s.p50, r->ttft_s.p90, r->ttft_s.p99};
+    const sim_dist tpot = {r->tpot_s.mean, r->tpot_s.p50, r->tpot_s.p90, r->tpot_s.p99};
+    const sim_sweep_slo slo = {slo_tpot_s, slo_ttft_s, percentile};
+    return sim_sweep_slo_holds(&slo, sim_sweep_dist_at(&ttft, percentile),
+                               sim_sweep_dist_at(&tpot, percentile));
 }
 
 llmstep_status llmstep_serve_sweep(llmstep_deploy *d, const llmstep_workload *w,
