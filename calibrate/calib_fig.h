@@ -89,7 +89,8 @@ typedef enum sim_fig_held {
     SIM_FIG_HELD_BOUND = 1,  /* the fit ran to its bound */
     SIM_FIG_HELD_STDERR = 2, /* relative standard error above max_rel_stderr */
     SIM_FIG_HELD_CORR = 3,   /* |correlation| above max_abs_corr */
-    SIM_FIG_HELD_PRIOR = 4   /* more than max_prior_z prior widths from the prior */
+    SIM_FIG_HELD_PRIOR = 4,  /* more than max_prior_z prior widths from the prior */
+    SIM_FIG_HELD_HOLDOUT = 5 /* the fitted set lost to alpha/beta only held out (meas_fig.h) */
 } sim_fig_held;
 
 typedef struct sim_fig_result {
@@ -97,7 +98,7 @@ typedef struct sim_fig_result {
     int alpha_at_bound, beta_at_bound;
     size_t nf;
     double value[SIM_FIG_MAX];        /* fitted, or the prior when held */
-    double value_stderr[SIM_FIG_MAX]; /* NaN when held */
+    double value_stderr[SIM_FIG_MAX]; /* NaN when held (meas_fig.c: the fit's, when dropped) */
     double reached[SIM_FIG_MAX];      /* the value the fit reached before a figure was held */
     double rel_stderr[SIM_FIG_MAX];   /* at that fit */
     double corr_max[SIM_FIG_MAX];     /* largest |correlation| at that fit */

@@ -72,6 +72,25 @@ expect "unknown figure key: bad input" "$?" 1
 grep -q "bad.json:[0-9]*:[0-9]*: figures.bw_factor_kv_frac: not a hardware-profile figure" \
     "$tmp/err" || bad "unknown figure message: $(cat "$tmp/err")"
 
+# The self-check: the asked-for figures reset to their documented defaults (bw_factor_kv_gather_frac
+# 1, docs/hwprofile.md "Defaults"), fitted, and set against the profile's own values.
+"$bin" calibrate --measurements "$m" --self-check --out "$tmp/c.json" >/dev/null 2>&1
+expect "--self-check without --fit: usage error" "$?" 2
+"$bin" validate --measurements "$m" --holdout model --fit profile --self-check >/dev/null 2>&1
+expect "validate --self-check: usage error" "$?" 2
+"$bin" calibrate --measurements "$m" --select model=llama-2-7b --fit bw_factor_kv_gather_frac \
+    --loss l2 --self-check --format json --out "$tmp/sc.json" >"$tmp/sc.out" 2>"$tmp/err"
+expect "calibrate --self-check exit" "$?" 0
+grep -q '"self_check":\[{"figure":"bw_factor_kv_gather_frac","profile":[-0-9.eE+]*,"reset_to":1,' \
+    "$tmp/sc.out" || bad "self-check line: $(tail -n 1 "$tmp/sc.out") $(cat "$tmp/err")"
+# The profile set on one model at one TP keeps no figures: nothing to hold out.
+"$bin" calibrate --measurements "$m" --select model=llama-2-7b --fit profile --loss l2 \
+    --format json --out "$tmp/p.json" >"$tmp/p.out" 2>"$tmp/err"
+expect "calibrate --fit profile on one model exit" "$?" 0
+grep -q '"figures_kept":false,"note":"one model and one TP' "$tmp/p.out" ||
+    bad "profile set on one model: $(cat "$tmp/p.out" "$tmp/err")"
+if grep -q '"figures"' "$tmp/p.json"; then bad "dropped figures written: $(cat "$tmp/p.json")"; else ok; fi
+
 # Held-out folds with figures (two models: leave-one-model-out).
 "$bin" validate --measurements "$m" --holdout model --fit bw_factor_kv_gather_frac --loss l2 \
     --format json >"$tmp/ho.out" 2>"$tmp/err"

@@ -326,6 +326,84 @@ done:
     close_fixture(&f);
 }
 
+/*
+ * The profile set's held-out check on its own rows (meas_fig.h). Rows of the two models
+ * simulated with gemm_eff_fp16_frac 0.62 and bw_factor_kv_gather_frac 0.85 planted for both
+ * (a property of the GPU, so what is fitted on one model holds for the other): leave-one-
+ * model-out over the two models finds the figure fit better than alpha/beta on the unchanged
+ * profile, and keeps it. A set that cannot be checked is dropped (alpha/beta only on the
+ * profile as it is, every figure held, the profile's flag): a fold too small to fit, and rows
+ * of one model at one TP (nothing to hold out).
+ */
+static void test_training_check(void)
+{
+    fixture f;
+    if (open_fixture(&f, two_models, 2, batches, 3, lens, 2) != 0)
+        return;
+    sim_hw *truth = malloc(sizeof(*truth));
+    sim_meas_figfit *ff = malloc(sizeof(*ff));
+    *truth = *f.h100;
+    truth->v[SIM_HWF_GEMM_EFF_FP16] = 0.62;
+    truth->v[SIM_HWF_BW_FACTOR_KV] = 0.85;
+    struct sim_err err;
+    sim_meas_figspec spec;
+    CHECK(sim_meas_figspec_parse("profile", SIM_LOSS_HUBER, &spec, &err) == SIM_OK);
+    if (plant(&f.o, &f.mp, &f.set, truth, 1.0, 2e-4, 0.005) != 0)
+        goto done;
+    sim_status st = sim_meas_fit_figures(&f.o, &f.mp, NULL, &spec, "test", ff, &err);
+    CHECK(st == SIM_OK);
+    if (st == SIM_OK) {
+        CHECK_CONTAINS(ff->check_field, "model");
+        CHECK_INT(ff->check_folds, 2);
+        CHECK(ff->check_fig_mape_pct < ff->check_ab_mape_pct);
+        CHECK_INT(ff->check_fell_back, 0);
+    } else {
+        printf("  %s\n", err.msg);
+    }
+
+    /* A set that cannot be checked is not kept: llama-3-8b's rows cut to 2, so the fold that
+     * holds out llama-2-7b has 2 rows to fit on (a figure fit needs 3) and fails. */
+    unsigned char mask[MAX_ROWS];
+    int n_gqa = 0;
+    for (size_t i = 0; i < f.set.n; i++) {
+        const int gqa = strcmp(f.set.rows[i].model, "llama-3-8b") == 0;
+        mask[i] = !gqa || n_gqa < 2;
+        n_gqa += gqa;
+    }
+    st = sim_meas_fit_figures(&f.o, &f.mp, mask, &spec, "test", ff, &err);
+    CHECK(st == SIM_OK);
+    if (st == SIM_OK) {
+        CHECK_INT(ff->check_fell_back, 1);
+        CHECK_CONTAINS(ff->check_note, "failed");
+        CHECK(ff->check_fig_mape_pct != ff->check_fig_mape_pct); /* NaN: not computed */
+        for (int k = 0; k < ff->n; k++) {
+            CHECK(ff->res.held[k] != SIM_FIG_FITTED);
+            CHECK(ff->hw.v[ff->f[k]] == f.h100->v[ff->f[k]]);
+        }
+        CHECK(ff->res.alpha == ff->ab.alpha && ff->res.beta_s == ff->ab.beta_s);
+        CHECK(ff->hw.v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] ==
+              f.h100->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD]);
+    } else {
+        printf("  %s\n", err.msg);
+    }
+
+    /* One model at one TP. */
+    for (size_t i = 0; i < f.set.n; i++)
+        mask[i] = strcmp(f.set.rows[i].model, "llama-2-7b") == 0;
+    st = sim_meas_fit_figures(&f.o, &f.mp, mask, &spec, "test", ff, &err);
+    CHECK(st == SIM_OK);
+    if (st == SIM_OK) {
+        CHECK_INT(ff->check_fell_back, 1);
+        CHECK_CONTAINS(ff->check_note, "nothing to hold out");
+        for (int k = 0; k < ff->n; k++)
+            CHECK(ff->res.held[k] != SIM_FIG_FITTED);
+    }
+done:
+    free(truth);
+    free(ff);
+    close_fixture(&f);
+}
+
 /* Writes text to a temporary file; its path in path (cap bytes). */
 static int write_tmp(const char *text, char *path, size_t cap)
 {
@@ -496,6 +574,7 @@ int main(void)
     test_bound();
     test_undetermined();
     test_flag();
+    test_training_check();
     if (keep->n)
         test_file_round_trip(keep);
     test_bad_figures();

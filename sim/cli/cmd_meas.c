@@ -28,6 +28,7 @@ typedef struct meas_opts {
     const char *fit;   /* --fit: "profile" or FIGURE[,FIGURE...]; NULL: alpha and beta_s only */
     sim_fit_loss loss; /* --loss of the figure fit */
     sim_meas_figspec figs;
+    int self_check; /* calibrate --self-check: fit from a profile with the figures reset */
     /* engine, engine_given (--engine overrides the engine that rows name by engine_version),
      * mode, gemm, no_host and the fit options */
     sim_meas_opts p;
@@ -64,7 +65,14 @@ static const char calibrate_usage[] =
     "  --loss huber|cauchy|l2  loss of the figure fit (default huber)\n"
     "                          With --fit, rows of 2 or more models (or TPs) are also fitted\n"
     "                          leaving each out, and the held-out error of the figure fit is\n"
-    "                          printed next to alpha/beta only's (docs/calibration.md).\n"
+    "                          printed next to alpha/beta only's (docs/calibration.md). The\n"
+    "                          profile set keeps its figures only when they also beat\n"
+    "                          alpha/beta leaving out each model (or TP) of the rows; else\n"
+    "                          it falls back to alpha/beta only.\n"
+    "  --self-check            with --fit: the method's self-check. The candidate figures of\n"
+    "                          the rows' profile are reset to their documented defaults (loose\n"
+    "                          priors), fitted from the rows, and compared with the profile's\n"
+    "                          own (kernel-derived) values in standard errors.\n"
     "\n"
     "Exit status: 0 ok, 1 bad input, 2 usage, 3 fit failure.\n"
     "Example:\n"
@@ -152,6 +160,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *)
         CLI_GEMM("gemm", &o->p.gemm),
         CLI_STR("fit", &o->fit),
         CLI_CUSTOM("loss", parse_loss, &o->loss),
+        CLI_FLAG("self-check", &o->self_check),
     };
     int first = argc;
     int rc = cli_opts_parse_operands(cmd, argc, argv, t, CLI_N(t), usage, done, &first);
@@ -407,6 +416,17 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
                ff->flag_compared ? "true" : "false", ff->flag_value);
         if (ff->flag_compared)
             printf(",\"mape_pct\":[%.17g,%.17g]", ff->flag_mape_pct[0], ff->flag_mape_pct[1]);
+        printf("},\"training_check\":{");
+        if (ff->check_field[0])
+            printf("\"field\":\"%s\",\"folds\":%d,\"alpha_beta_mape_pct\":%.17g,"
+                   "\"figures_mape_pct\":",
+                   ff->check_field, ff->check_folds, ff->check_ab_mape_pct);
+        if (ff->check_field[0] && isfinite(ff->check_fig_mape_pct))
+            printf("%.17g,", ff->check_fig_mape_pct);
+        else if (ff->check_field[0])
+            printf("null,");
+        printf("\"figures_kept\":%s,\"note\":\"%s\"", ff->check_fell_back ? "false" : "true",
+               ff->check_note);
         printf("},\"holdout\":[");
         for (int k = 0; k < n_hold; k++)
             printf("%s{\"field\":\"%s\",\"alpha_beta_mape_pct\":%.17g,"
@@ -423,7 +443,9 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
         const sim_hw_field f = ff->f[k];
         printf("  %-32s %12.5g %12.5g %10.3g %8.3f %6.3f  %s", sim_hw_field_key(f), ff->prior[k],
                r->reached[k], r->value_stderr[k], r->rel_stderr[k], r->corr_max[k],
-               r->held[k] ? "UNDETERMINED, held at the profile's value: " : "fitted");
+               r->held[k] == SIM_FIG_HELD_HOLDOUT ? "DROPPED, held at the profile's value: "
+               : r->held[k]                       ? "UNDETERMINED, held at the profile's value: "
+                                                  : "fitted");
         if (r->held[k])
             printf("%s", sim_meas_fig_held_name(r->held[k]));
         if (r->held[k] == SIM_FIG_HELD_CORR)
@@ -443,6 +465,22 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
                "cost %.4g vs %.4g); chosen %d (profile %d)\n",
                ff->flag_mape_pct[0], ff->flag_mape_pct[1], ff->flag_cost[0], ff->flag_cost[1],
                ff->flag_value, ff->flag_profile);
+    if (ff->check_field[0]) {
+        printf("  checked on the training rows, leave-one-%s-out (%d folds): alpha/beta only "
+               "MAPE %.2f%%, with these figures ",
+               ff->check_field, ff->check_folds, ff->check_ab_mape_pct);
+        if (isfinite(ff->check_fig_mape_pct))
+            printf("%.2f%%", ff->check_fig_mape_pct);
+        else
+            printf("not computed (%s)", ff->check_note);
+        printf(" -> %s\n", ff->check_fell_back
+                               ? "FIGURES DROPPED: alpha/beta only on the profile as it is"
+                               : "figures kept");
+    } else if (ff->check_note[0]) {
+        printf("  not checked held out (%s) -> FIGURES DROPPED: alpha/beta only on the profile "
+               "as it is\n",
+               ff->check_note);
+    }
     printf("  alpha/beta only on the same rows: MAPE %.2f%%, alpha %.4g, beta_s %.4g s\n",
            ff->ab.fit.mape_pct, ff->ab.alpha, ff->ab.beta_s);
     printf("  (%ld simulations of the %zu rows)\n", ff->evals, r->n_rows);
@@ -453,6 +491,99 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
                            ? "  -> THE FIGURE FIT LOSES held out: prefer alpha/beta only"
                            : "");
     }
+}
+
+/* The self-check's profiles: the rows' own (kernel-derived figures) and the copy fitted from. */
+typedef struct self_check {
+    sim_hw orig, reset;
+    sim_hw_field f[SIM_FIG_MAX + 4];
+    int n;
+} self_check;
+
+/* calibrate --self-check: a copy of the rows' profile whose candidate figures (the default
+ * set's with --fit profile, else those asked for) are absent, so that their documented defaults
+ * apply with loose priors (SIM_PROV_DEFAULT); the fit then starts from it (o->p.hw). */
+static int self_check_reset(meas_opts *o, const sim_meas_set *set, self_check *sc)
+{
+    static const sim_hw_field cand[] = {SIM_HWF_GEMM_EFF_FP16,     SIM_HWF_GEMM_EFF_FP8,
+                                        SIM_HWF_BW_FACTOR_WEIGHTS, SIM_HWF_BW_FACTOR_WEIGHTS_FP8,
+                                        SIM_HWF_BW_FACTOR_KV,      SIM_HWF_ATTN_DECODE_SEQ_HEAD,
+                                        SIM_HWF_GEMM_FIXED};
+    sim_cache *c = sim_cache_alloc(cli_data_dir());
+    if (!c) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    const sim_hw *h;
+    struct sim_err err;
+    sim_status st = sim_cache_hw(c, set->rows[0].hardware, &h, NULL, &err);
+    if (st == SIM_OK)
+        sc->orig = *h;
+    sim_cache_free(c);
+    if (st != SIM_OK)
+        return meas_fail(st, &err);
+    sc->reset = sc->orig;
+    sc->n = 0;
+    const int nc = o->figs.profile ? (int)(sizeof(cand) / sizeof(cand[0])) : 0;
+    for (int k = 0; k < nc + o->figs.n; k++) {
+        const sim_hw_field f = k < nc ? cand[k] : o->figs.f[k - nc];
+        int seen = 0;
+        for (int j = 0; j < sc->n; j++)
+            seen |= sc->f[j] == f;
+        if (seen || sc->orig.prov[f] == SIM_PROV_ABSENT)
+            continue;
+        sc->f[sc->n++] = f;
+        sc->reset.prov[f] = SIM_PROV_ABSENT;
+        sc->reset.v[f] = 0.0;
+    }
+    sim_hw_apply_defaults(&sc->reset);
+    o->p.hw = &sc->reset;
+    return CLI_OK;
+}
+
+/* The self-check's comparison: each reset figure's profile value against the fitted one. */
+static void print_self_check(const meas_opts *o, const self_check *sc, const sim_meas_figfit *ff)
+{
+    const int json = strcmp(o->format, "json") == 0;
+    if (json)
+        printf("{\"self_check\":[");
+    else
+        printf("\n  self-check: figures reset to their defaults and fitted from the rows\n"
+               "  %-32s %12s %12s %12s %10s  %s\n",
+               "figure", "profile", "reset to", "fitted", "stderr", "fitted - profile");
+    int first = 1;
+    for (int j = 0; j < sc->n; j++) {
+        const sim_hw_field f = sc->f[j];
+        int k = 0;
+        while (k < ff->n && ff->f[k] != f)
+            k++;
+        const int fitted = k < ff->n && (ff->res.held[k] == SIM_FIG_FITTED ||
+                                         ff->res.held[k] == SIM_FIG_HELD_HOLDOUT);
+        const double v = k < ff->n ? ff->res.reached[k] : (double)NAN;
+        const double se = fitted ? ff->res.value_stderr[k] : (double)NAN;
+        const double z = (v - sc->orig.v[f]) / se;
+        if (json) {
+            printf("%s{\"figure\":\"%s\",\"profile\":%.17g,\"reset_to\":%.17g,\"fitted\":",
+                   first ? "" : ",", sim_hw_field_key(f), sc->orig.v[f], sc->reset.v[f]);
+            if (fitted && isfinite(se))
+                printf("%.17g,\"stderr\":%.17g,\"z\":%.17g}", v, se, z);
+            else
+                printf("null,\"stderr\":null,\"z\":null}");
+            first = 0;
+            continue;
+        }
+        printf("  %-32s %12.5g %12.5g ", sim_hw_field_key(f), sc->orig.v[f], sc->reset.v[f]);
+        if (k == ff->n)
+            printf("%12s %10s  not fitted (the rows do not span it)\n", "", "");
+        else if (!fitted || !isfinite(se))
+            printf("%12s %10s  undetermined: %s\n", "", "",
+                   sim_meas_fig_held_name(ff->res.held[k]));
+        else
+            printf("%12.5g %10.3g  %+.1f stderr%s\n", v, se, z,
+                   ff->res.held[k] == SIM_FIG_HELD_HOLDOUT ? " (dropped: loses held out)" : "");
+    }
+    if (json)
+        printf("]}\n");
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -469,6 +600,10 @@ int cmd_calibrate(int argc, char **argv)
         cli_error("calibrate: --calibration and --holdout belong to validate");
         return CLI_USAGE;
     }
+    if (o.self_check && !o.fit) {
+        cli_error("calibrate: --self-check fits figures: give --fit profile (or a list)");
+        return CLI_USAGE;
+    }
     sim_meas_set set;
     sim_meas_set_init(&set);
     sim_meas_pred mp = {0};
@@ -480,6 +615,13 @@ int cmd_calibrate(int argc, char **argv)
         cli_error("calibrate: %zu row selected; alpha and beta need at least 2", set.n);
         rc = CLI_BAD_INPUT;
     }
+    self_check *sc = o.self_check ? malloc(sizeof(*sc)) : NULL;
+    if (rc == CLI_OK && o.self_check && !sc) {
+        cli_error("out of memory");
+        rc = CLI_NUMERIC;
+    }
+    if (rc == CLI_OK && sc)
+        rc = self_check_reset(&o, &set, sc);
     if (rc == CLI_OK)
         rc = predict_all(&o, &set, &cache, &mp);
     sim_fit_result res;
@@ -514,6 +656,9 @@ int cmd_calibrate(int argc, char **argv)
         print_calibration(&o, set.rows[0].hardware, engine, &res);
     if (rc == CLI_OK && ff)
         print_figures(&o, ff, hold, n_hold);
+    if (rc == CLI_OK && ff && sc)
+        print_self_check(&o, sc, ff);
+    free(sc);
     free(ff);
     sim_meas_pred_free(&mp);
     sim_cache_free(cache);
@@ -677,11 +822,12 @@ static int calibrated_hw(const sim_calib *cal, const char *path, const char *hw_
     return rc;
 }
 
-/* The options validate refuses: --out, --calibration with --holdout, an unknown field. */
+/* The options validate refuses: --out, --self-check, --calibration with --holdout, an unknown
+ * field. */
 static int validate_usage_check(const meas_opts *o)
 {
-    if (o->out) {
-        cli_error("validate: --out belongs to calibrate");
+    if (o->out || o->self_check) {
+        cli_error("validate: %s belongs to calibrate", o->out ? "--out" : "--self-check");
         return CLI_USAGE;
     }
     if (o->fit && !o->holdout) {

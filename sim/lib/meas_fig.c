@@ -23,6 +23,8 @@ const char *sim_meas_fig_held_name(sim_fig_held h)
         return "|correlation| above 0.95";
     case SIM_FIG_HELD_PRIOR:
         return "more than 3 prior widths from the profile's value";
+    case SIM_FIG_HELD_HOLDOUT:
+        return "the fitted set loses to alpha/beta only held out within the training rows";
     default:
         return "fitted";
     }
@@ -260,6 +262,163 @@ static sim_status fit_at(trial *t, const double *meas, const sim_fig_param *par,
     return SIM_OK;
 }
 
+/* Distinct values of field among the rows of mask (NULL: all); the first cap are kept in v. */
+static int distinct(const sim_meas_set *set, const unsigned char *mask, const char *field,
+                    char (*v)[64], int cap)
+{
+    int n = 0;
+    char b[64];
+    for (size_t i = 0; i < set->n; i++) {
+        if (mask && !mask[i])
+            continue;
+        const char *x = sim_meas_group_field(&set->rows[i], field, b, sizeof(b));
+        int k = 0;
+        while (k < n && k < cap && strcmp(v[k], x) != 0)
+            k++;
+        if (k == n) {
+            if (n < cap)
+                snprintf(v[n], sizeof(v[0]), "%s", x);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The fit becomes alpha/beta only on the profile as it is, as if no figure had been asked for;
+ * figures not held already are held for losing held out. */
+static void fall_back(sim_meas_figfit *out, const sim_hw *base)
+{
+    sim_fig_result *r = &out->res;
+    out->check_fell_back = 1;
+    for (int k = 0; k < out->n; k++) {
+        r->value[k] = out->prior[k];
+        if (!r->held[k])
+            r->held[k] = SIM_FIG_HELD_HOLDOUT; /* value_stderr stays the fit's, for reports */
+    }
+    r->alpha = out->ab.alpha;
+    r->beta_s = out->ab.beta_s;
+    r->alpha_stderr = out->ab.alpha_stderr;
+    r->beta_stderr_s = out->ab.beta_stderr_s;
+    r->alpha_at_bound = out->ab.alpha_at_bound;
+    r->beta_at_bound = out->ab.beta_at_bound;
+    r->fit = out->ab.fit;
+    out->flag_value = out->flag_profile;
+    out->hw = *base;
+}
+
+#define CHECK_MAX_FOLDS 64
+
+/*
+ * The profile set's held-out check on its own training rows (meas_fig.h): leave-one-<field>-
+ * out with the figures of out (and the flag when compared) and with alpha/beta only. Sets
+ * out->check_*; falls back to alpha/beta only when the figures lose. An inner fit that fails
+ * (too few rows in a fold, GSL) counts as a loss, and rows of one model and one TP, which
+ * nothing can be held out of, keep no figures: a set that cannot be checked is not kept.
+ */
+static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
+                                 const unsigned char *mask, const sim_hw *base,
+                                 sim_meas_figfit *out, const char *cmd, struct sim_err *err)
+{
+    const sim_meas_set *set = mp->set;
+    static const char *const fields[] = {"model", "tp"};
+    char(*v)[64] = malloc(CHECK_MAX_FOLDS * sizeof(*v));
+    if (!v) {
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    const char *field = NULL;
+    int nv = 0;
+    for (int k = 0; k < 2 && !field; k++) {
+        nv = distinct(set, mask, fields[k], v, CHECK_MAX_FOLDS);
+        if (nv >= 2)
+            field = fields[k];
+    }
+    if (!field || nv > CHECK_MAX_FOLDS) {
+        snprintf(out->check_note, sizeof(out->check_note), "%s",
+                 field ? "more groups than the check takes"
+                       : "one model and one TP among the rows: nothing to hold out");
+        free(v);
+        fall_back(out, base);
+        return SIM_OK;
+    }
+    const size_t n = set->n;
+    unsigned char *train = malloc(n), *test = malloc(n);
+    sim_meas_figfit *in = malloc(sizeof(*in));
+    double *pred = malloc(n * sizeof(double));
+    if (!train || !test || !in || !pred) {
+        free(v);
+        free(train);
+        free(test);
+        free(in);
+        free(pred);
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    sim_meas_figspec spec = {
+        .profile = 0, .n = out->n, .flag = out->flag_compared, .loss = out->loss};
+    for (int k = 0; k < out->n; k++)
+        spec.f[k] = out->f[k];
+    double sum_ab = 0.0, sum_fig = 0.0;
+    size_t n_test = 0;
+    int failed = 0;
+    sim_status st = SIM_OK;
+    for (int g = 0; g < nv && st == SIM_OK && !failed; g++) {
+        char b[64];
+        for (size_t i = 0; i < n; i++) {
+            const int in_set = !mask || mask[i];
+            const int is_g =
+                strcmp(sim_meas_group_field(&set->rows[i], field, b, sizeof(b)), v[g]) == 0;
+            train[i] = in_set && !is_g;
+            test[i] = in_set && is_g;
+        }
+        sim_fit_result ab;
+        struct sim_err e = {{0}};
+        sim_status s1 = sim_meas_fit(o, mp, train, cmd, &ab, &e);
+        sim_status s2 = s1 == SIM_OK ? sim_meas_fit_figures(o, mp, train, &spec, cmd, in, &e) : s1;
+        if (s2 == SIM_OK)
+            s2 = sim_meas_predict_on(o, mp, test, &in->hw, in->res.alpha, in->res.beta_s, pred, &e);
+        if (s1 == SIM_ENOMEM || s2 == SIM_ENOMEM) {
+            st = SIM_ENOMEM;
+            sim_io_errf(err, "%s", e.msg);
+            break;
+        }
+        if (s1 != SIM_OK || s2 != SIM_OK) {
+            failed = 1;
+            snprintf(out->check_note, sizeof(out->check_note),
+                     "the fold without %s %s failed: %.80s", field, v[g], e.msg);
+            for (char *c = out->check_note; *c; c++)
+                if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+                    *c = '\''; /* printed inside JSON strings */
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (!test[i])
+                continue;
+            const sim_row_pred *p = &mp->p[i];
+            const double m = set->rows[i].measured_s;
+            sum_ab += fabs(ab.alpha * p->roofline_s + ab.beta_s * p->n_steps + p->host_s - m) / m;
+            sum_fig += fabs(pred[i] - m) / m;
+            n_test++;
+        }
+    }
+    if (st == SIM_OK) {
+        snprintf(out->check_field, sizeof(out->check_field), "%s", field);
+        out->check_folds = nv;
+        out->check_ab_mape_pct = n_test ? 100.0 * sum_ab / (double)n_test : (double)NAN;
+        out->check_fig_mape_pct =
+            n_test && !failed ? 100.0 * sum_fig / (double)n_test : (double)NAN;
+        out->check_fell_back = failed || !(out->check_fig_mape_pct <= out->check_ab_mape_pct);
+    }
+    if (st == SIM_OK && out->check_fell_back)
+        fall_back(out, base);
+    free(v);
+    free(train);
+    free(test);
+    free(in);
+    free(pred);
+    return st;
+}
+
 sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
                                 const unsigned char *mask, const sim_meas_figspec *spec,
                                 const char *cmd, sim_meas_figfit *out, struct sim_err *err)
@@ -382,5 +541,7 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     free(idx);
     free(meas);
     free(work);
+    if (st == SIM_OK && spec->profile && (out->n > 0 || out->flag_compared))
+        st = check_held_out(o, mp, mask, base, out, cmd, err);
     return st;
 }

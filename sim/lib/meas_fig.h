@@ -21,6 +21,16 @@
  *                              per step change with layers, work per kernel with TP)
  *   attn_decode_kv_per_q_head_flag   a GQA model among the rows (compared, 0 and 1)
  * Only step and offline-batch rows (serving rows are refused).
+ *
+ * The default set must also beat alpha/beta where its own rows can check it: leave-one-
+ * model-out within the training rows (leave-one-TP-out when they hold one model), fitting the
+ * chosen figures (and comparing the flag) on the other groups and alpha/beta only on the same
+ * groups. When the figures' held-out MAPE is the larger, the fit falls back to alpha/beta
+ * only on the profile as it is (every figure held, SIM_FIG_HELD_HOLDOUT; the profile's flag);
+ * so it does when the rows hold one model at one TP (nothing to hold out).
+ * A figure fit stores structural errors of the rows in the figures as readily as it measures
+ * them (docs/calibration.md, "Self-check"); only a held-out comparison tells the two apart.
+ * A list of figures asked for by name is fitted as asked (calibrate prints the comparison).
  */
 #ifndef SIM_MEAS_FIG_H
 #define SIM_MEAS_FIG_H
@@ -59,7 +69,13 @@ typedef struct sim_meas_figfit {
     double sigma_row_frac;
     sim_fit_loss loss;
     long evals; /* predictions of every row the fit made */
-    sim_hw hw;  /* the profile with the determined figures and the chosen flag */
+    /* The profile set's check on the training rows (above); check_field "" when not run. */
+    char check_field[16];
+    int check_folds;
+    double check_ab_mape_pct, check_fig_mape_pct;
+    int check_fell_back;  /* 1: the figures lost; res is the alpha/beta-only fit */
+    char check_note[160]; /* why the check was not run or failed, "" otherwise */
+    sim_hw hw;            /* the profile with the determined figures and the chosen flag */
 } sim_meas_figfit;
 
 /*
