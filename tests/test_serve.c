@@ -10,6 +10,7 @@
 #include "check.h"
 #include "engine.h"
 #include "hw.h"
+#include "pipeline.h"
 #include "serve.h"
 #include "trace_json.h"
 #include "toys.h"
@@ -474,8 +475,92 @@ static void generated_workloads(void)
     CHECK_INT(sim_workload_default_warmup(&spec), 0);
 }
 
+/*
+ * Pipeline stages (pp 2), vLLM's batch queue (serve.c serve_pipeline). Budget 8 tokens; A and B
+ * (prompt 8, output 1) arrive at t = 0, so each batch holds one of them, which leaves when its
+ * prefill samples. The engine schedules batch 1 (A) at 0 and submits it after the host time h of
+ * a one-sequence step; with one batch in flight and B waiting, it schedules batch 2 (B) at h
+ * without waiting for A and submits it at 2h; then, the queue full, it waits for A's output, and
+ * then for B's. A token is out when the engine has its batch's output. Stage times t0, t1 and
+ * the transfer x after stage 0 are those of an 8-token prefill (sim_pp_step, tested in
+ * test_pipeline.c). A flow shop:
+ *   A: stage 0 from h to h + t0, stage 1 from h + t0 + x to a = h + t0 + x + t1;
+ *      first token at max(a, 2h)
+ *   B: stage 0 from s0 = max(2h, h + t0) (stage 0 is A's until h + t0) to s0 + t0,
+ *      stage 1 from max(s0 + t0 + x, a) to b = that + t1; first token at max(b, A's)
+ * One batch in flight (every request in one schedule, waiting for it) would give B its first
+ * token at 2 (h + t0 + x + t1), later than the pipeline's.
+ */
+static void pipeline_batches_in_flight(void)
+{
+    toy_setup x;
+    make_setup(&x, 256, 8, 4096, 0);
+    x.run.pp = 2;
+    sim_request req[2] = {{.prompt_tokens = 8, .output_tokens = 1},
+                          {.prompt_tokens = 8, .output_tokens = 1}};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, req, 2, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.n_steps, 2);
+    sim_step st = {0};
+    sim_step_add_group(&st, 1, 8, 0, 1);
+    sim_pp_cost pc;
+    sim_pp_step(&x.m, &x.hw, &x.run, &st, &pc);
+    const double h = sim_engine_host_s(&x.e, 1, 1.0), t0 = pc.stage_s[0], t1 = pc.stage_s[1],
+                 xf = pc.transfer_s[0];
+    CHECK(t0 > 0.0 && t1 > 0.0 && xf > 0.0 && h > 0.0);
+    const double a = h + t0 + xf + t1, a_first = fmax(a, 2.0 * h);
+    const double s0 = fmax(2.0 * h, h + t0);
+    const double b_first = fmax(fmax(s0 + t0 + xf, a) + t1, a_first);
+    CHECK_REL(req[0].first_token_s, a_first, 1e-12);
+    CHECK_REL(req[1].first_token_s, b_first, 1e-12);
+    CHECK(b_first < 2.0 * a);
+    CHECK_REL(req[1].finish_s, b_first, 1e-12);
+    /* The second batch was scheduled at h, before the first came back. */
+    CHECK_INT(seen.n, 2);
+    if (seen.n == 2)
+        CHECK_REL(seen.s[1].start_s, h, 1e-12);
+}
+
+static void sum_walls(void *ctx, const sim_serve_step *st) { *(double *)ctx += st->wall_s; }
+
+/* A closed loop through two stages obeys Little's law (throughput = concurrency / mean E2E), and
+ * keeps more than one batch in flight: the batches' latencies, summed, exceed the time the
+ * loop took (one batch at a time, they would add up to it). */
+static void pipeline_closed_loop(void)
+{
+    toy_setup x;
+    make_setup(&x, 256, 256, 4096, 0);
+    x.run.pp = 2;
+    x.e.host_step_s = x.e.host_step_tp_s = x.e.host_per_seq_s = 0.0; /* the GPUs' time alone */
+    static sim_request req[1100];
+    sim_workload_spec spec = {SIM_ARRIVAL_CLOSED, 16, 0.0, 1.0, 100, 20, 0.3, 1000, 100, 7};
+    sim_workload_generate(&spec, req, 1100);
+    static int32_t queue[1101], running[1100];
+    static sim_itl_entry itl[1100 * 30];
+    static double scratch[1100];
+    sim_workload w = {req, 1100, 16};
+    sim_serve_scratch scr = {queue, running, itl, 1100 * 30};
+    sim_serve_result r;
+    double latencies = 0.0;
+    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &w, &scr, sum_walls, &latencies,
+                                 &r, &x.err),
+              SIM_OK);
+    sim_serve_stats st;
+    CHECK_INT(sim_serve_stats_compute(req + 100, 1000, itl, r.n_itl, 0.0, 0.0, scratch, &st),
+              SIM_OK);
+    CHECK_REL(st.request_throughput_per_s * st.e2e_s.mean, 16.0, 0.02);
+    /* Batches overlap: their latencies, summed, exceed the span; the busy time (each batch from
+     * the previous one's return) does not, and the prefill time is part of it. */
+    CHECK(latencies > 1.2 * r.end_s);
+    CHECK(r.busy_s <= r.end_s * (1.0 + 1e-12) && r.busy_s > 0.9 * r.end_s);
+    CHECK(r.prefill_s > 0.0 && r.prefill_s < r.busy_s);
+}
+
 int main(void)
 {
+    pipeline_batches_in_flight();
+    pipeline_closed_loop();
     budget_split_between_decodes_and_a_chunk();
     max_num_seqs_holds_admissions();
     preemption_and_resumption();

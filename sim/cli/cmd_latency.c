@@ -26,10 +26,10 @@ static void usage(FILE *f)
         "above one node and not a multiple of it, more stages than layers).\n"
         "\n"
         "Options:\n"
-        "  --pp N                        pipeline stages (default 1): each step is one batch\n"
-        "                                through the N stages, stage times and transfers summed\n"
-        "                                (vLLM V1 keeps the running requests in one batch when\n"
-        "                                the token budget holds them; docs/engine.md)\n"
+        "  --pp N                        pipeline stages (default 1): with the V1 engine up to\n"
+        "                                N batches of disjoint requests in flight through the\n"
+        "                                stages, as vLLM's batch queue (V0: one batch a step;\n"
+        "                                docs/engine.md)\n"
         "  --dtype T                     fp16|bf16|fp8 for unquantized models (fp8: online fp8\n"
         "                                weights); quantized configs carry their own format\n"
         "  --kv-dtype T                  default: the model's 16-bit type (vLLM 'auto')\n"
@@ -87,7 +87,11 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
         printf("llmstep latency: %s on %s, %s, %s, engine %s\n", run->model.id, run->hw.id,
                cli_layout_name(&run->cfg, lay, sizeof(lay)),
                cli_weight_format(&run->model, &run->cfg), run->engine.id);
-        if (run->cfg.pp > 1)
+        if (run->cfg.pp > 1 && run->engine.kind == SIM_SCHED_V1)
+            printf("pipeline: vLLM V1's batch queue, up to %d batches of disjoint requests in "
+                   "flight through the %d stages (docs/model.md, \"Pipeline parallelism\")\n",
+                   run->cfg.pp, run->cfg.pp);
+        else if (run->cfg.pp > 1)
             printf("pipeline: each step is one batch through the %d stages (stage times and the "
                    "transfers summed; docs/model.md, \"Pipeline parallelism\")\n",
                    run->cfg.pp);

@@ -222,6 +222,7 @@ typedef struct sim_request {
     int64_t generated;   /* tokens sampled so far */
     int64_t blocks;      /* KV blocks held */
     int64_t sched;       /* tokens scheduled in the current step (0 = not scheduled) */
+    int64_t batch;       /* with pipeline stages: the batch in flight it rides when sched > 0 */
 } sim_request;
 
 /*

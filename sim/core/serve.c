@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "pipeline.h"
 
 /* Everything one simulation carries between steps. */
 typedef struct serve_state {
@@ -27,6 +28,7 @@ typedef struct serve_state {
     int64_t next_arrival; /* open loop: next request not yet arrived; closed: next to send */
     int64_t done;
     int64_t step_preempted;
+    int64_t batch; /* id of the batch being scheduled (pipeline stages: batches in flight) */
 } serve_state;
 
 static void q_push_back(serve_state *x, int32_t id)
@@ -70,10 +72,24 @@ static void send_next(serve_state *x, double t)
     q_push_back(x, (int32_t)x->next_arrival++);
 }
 
-/* Recompute preemption of the last running request (vLLM: self.running.pop()). */
+/* A running request rides a batch still in flight (pipeline stages only). */
+static int in_flight(const serve_state *x, const sim_request *r)
+{
+    return r->sched > 0 && r->batch != x->batch;
+}
+
+/* Recompute preemption of the last running request (vLLM: self.running.pop()); with batches in
+ * flight, of the last one not in flight (at least the request being scheduled is not). */
 static int32_t preempt_last(serve_state *x)
 {
-    int32_t id = x->scr->running[--x->n_running];
+    int32_t *running = x->scr->running;
+    int64_t j = x->n_running - 1;
+    while (j > 0 && in_flight(x, &x->w->req[running[j]]))
+        j--;
+    int32_t id = running[j];
+    for (int64_t k = j; k + 1 < x->n_running; k++)
+        running[k] = running[k + 1];
+    x->n_running--;
     sim_request *r = &x->w->req[id];
     x->free_blocks += r->blocks;
     r->blocks = 0;
@@ -133,6 +149,8 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
 
     for (int64_t i = 0; i < x->n_running && budget > 0; i++) {
         sim_request *r = &req[running[i]];
+        if (in_flight(x, r)) /* vLLM: num_new_tokens == 0 until its batch comes back */
+            continue;
         int64_t want = wanted_tokens(x, r);
         if (want > budget)
             want = budget;
@@ -152,6 +170,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         x->free_blocks -= need;
         r->blocks += need;
         r->sched = want;
+        r->batch = x->batch;
         budget -= want;
         n_sched++;
     }
@@ -177,6 +196,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         x->free_blocks -= need;
         r->blocks += need;
         r->sched = want;
+        r->batch = x->batch;
         budget -= want;
         n_sched++;
     }
@@ -185,7 +205,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
     *n_prefill_tokens = 0;
     for (int64_t i = 0; i < x->n_running; i++) {
         const sim_request *r = &req[running[i]];
-        if (r->sched <= 0)
+        if (r->sched <= 0 || r->batch != x->batch)
             continue;
         int decode = r->sched == 1 && r->computed + 1 == r->prompt_tokens + r->generated &&
                      r->generated > 0 && r->computed >= r->prompt_tokens;
@@ -207,21 +227,21 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
 }
 
 /*
- * After a step that ended at t: scheduled requests gain their tokens; those that computed
- * everything they know sample one; finished ones leave and free their blocks.
+ * After a step (the batch `batch`) that ended at t: its requests gain their tokens; those that
+ * computed everything they know sample one; finished ones leave and free their blocks.
+ * prev_end: when the previous step ended (NaN with batches in flight: every ITL is its own).
  */
-static void finish_step(serve_state *x, double t, double wall_s)
+static void finish_step(serve_state *x, double t, double wall_s, int64_t batch, double prev_end)
 {
     sim_request *req = x->w->req;
     int32_t *running = x->scr->running;
     sim_serve_scratch *scr = x->scr;
-    const double prev_end = x->now_s;
     double same = 0.0; /* tokens whose previous token came at the end of the previous step */
     int64_t k = 0;
     for (int64_t i = 0; i < x->n_running; i++) {
         int32_t id = running[i];
         sim_request *r = &req[id];
-        if (r->sched > 0) {
+        if (r->sched > 0 && r->batch == batch) {
             r->computed += r->sched;
             r->sched = 0;
             if (r->computed == r->prompt_tokens + r->generated) {
@@ -288,6 +308,133 @@ static sim_status check_workload(const sim_workload *w, const sim_sched_resolved
     return SIM_OK;
 }
 
+/* Statistics of a scheduled step; the observer's record when one is given. */
+static void count_step(serve_state *x, const sim_memory *mem, const sim_step_cost *c, double host,
+                       double wall, int64_t n_sched, int64_t n_pf_seqs, int64_t n_pf_tokens,
+                       sim_serve_observer obs, void *obs_ctx)
+/* wall: the step's duration; with batches in flight 0 here (serve_pipeline counts the busy
+ * and prefill time as batches come back), and the batch's latency for the observer. */
+{
+    const double obs_wall = wall < 0.0 ? -wall : wall;
+    wall = wall < 0.0 ? 0.0 : wall;
+    sim_serve_result *out = x->out;
+    const int64_t used = x->pool_blocks - x->free_blocks;
+    if (used > out->peak_kv_blocks)
+        out->peak_kv_blocks = used;
+    if (x->q_len > out->queue_peak)
+        out->queue_peak = x->q_len;
+    if (x->n_running > out->running_peak)
+        out->running_peak = x->n_running;
+    out->n_steps++;
+    out->roofline_sum_s += c->roofline_s;
+    out->host_sum_s += host;
+    out->busy_s += wall;
+    if (n_pf_seqs > 0) {
+        out->n_prefill_steps++;
+        out->prefill_s += wall;
+    }
+    if (obs) {
+        sim_serve_step info = {x->now_s, obs_wall,       c->step_s,          host,
+                               n_sched,  n_pf_seqs,      (int64_t)c->tokens, n_pf_tokens,
+                               used,     mem->kv_blocks, x->q_len,           x->step_preempted};
+        obs(obs_ctx, &info);
+    }
+}
+
+/*
+ * With pipeline stages: vLLM V1's batch queue (vllm/v1/engine/core.py step_with_batch_queue;
+ * docs/engine.md, "Pipeline parallelism"). While fewer than pp batches are in flight and the
+ * scheduler finds work among the requests not in flight, the engine schedules another batch
+ * (its host time on the engine's clock) and returns without waiting; otherwise it waits for
+ * the oldest batch and updates the requests from its output. A batch enters stage i when it
+ * has left stage i - 1 (and the transfer after it) and stage i is free:
+ *   start_i = max(end_{i-1} + transfer_{i-1}, free_i),  end_i = start_i + t_i
+ * with t_i the stage times of sim_pp_step; it comes back at end_{pp-1}.
+ */
+static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serve_observer obs,
+                                 void *obs_ctx, struct sim_err *err)
+{
+    const sim_workload *w = x->w;
+    const int pp = x->run->pp;
+    double stage_free[SIM_PP_MAX] = {0};
+    struct {
+        int64_t id;
+        double start_s, done_s;
+        int prefill;
+    } q[SIM_PP_MAX];
+    double last_done = 0.0; /* when the previous batch came back */
+    int n_q = 0;
+    sim_step_cost c = {0};
+    sim_pp_cost pc;
+    x->batch = 1;
+    while (x->done < w->n_requests) {
+        admit_arrivals(x);
+        int64_t n_sched = 0, n_pf_seqs = 0, n_pf_tokens = 0;
+        sim_step stp = {0};
+        if (n_q < pp && (x->n_running > 0 || x->q_len > 0))
+            n_sched = schedule(x, &stp, &n_pf_seqs, &n_pf_tokens);
+        if (n_sched > 0 && stp.n_groups > 0) {
+            sim_step_cost_next(x->m, x->hw, x->run, &stp, &c);
+            sim_pp_step(x->m, x->hw, x->run, &stp, &pc);
+            const double host = sim_engine_host_s(x->e, x->run->tp, c.seqs);
+            double a = x->now_s + host;
+            for (int i = 0; i < pp; i++) {
+                const double start = a > stage_free[i] ? a : stage_free[i];
+                stage_free[i] = start + pc.stage_s[i];
+                a = stage_free[i] + pc.transfer_s[i];
+            }
+            const double done = stage_free[pp - 1];
+            count_step(x, mem, &c, host, -(done - x->now_s), n_sched, n_pf_seqs, n_pf_tokens, obs,
+                       obs_ctx);
+            q[n_q].id = x->batch++;
+            q[n_q].start_s = x->now_s;
+            q[n_q].done_s = done;
+            q[n_q].prefill = n_pf_seqs > 0;
+            n_q++;
+            x->now_s += host;
+            if (x->out->n_steps >= SIM_SERVE_MAX_STEPS) {
+                sim__errf(err,
+                          "scheduler: more than %lld steps (%lld of %lld requests done); the "
+                          "simulation stops there (docs/limits.md)",
+                          (long long)SIM_SERVE_MAX_STEPS, (long long)x->done,
+                          (long long)w->n_requests);
+                return SIM_ERANGE;
+            }
+            continue;
+        }
+        if (n_q == 0) {
+            if (x->n_running == 0 && x->q_len == 0) {
+                /* Idle: wait for the next arrival (open loop only). */
+                x->now_s = w->req[x->next_arrival].arrival_s;
+                continue;
+            }
+            sim__errf(err,
+                      "scheduler: no request could be scheduled at step %lld (%lld running, "
+                      "%lld waiting, %lld free blocks)",
+                      (long long)x->out->n_steps, (long long)x->n_running, (long long)x->q_len,
+                      (long long)x->free_blocks);
+            return SIM_EINVAL;
+        }
+        /* Wait for the oldest batch; arrivals until then are seen by the next schedule. Busy
+         * time: from the previous batch's return (or this one's scheduling) to this one's. */
+        const double busy = q[0].done_s - (last_done > q[0].start_s ? last_done : q[0].start_s);
+        x->out->busy_s += busy;
+        if (q[0].prefill)
+            x->out->prefill_s += busy;
+        last_done = q[0].done_s;
+        if (q[0].done_s > x->now_s)
+            x->now_s = q[0].done_s;
+        finish_step(x, x->now_s, q[0].done_s - q[0].start_s, q[0].id, (double)NAN);
+        for (int i = 1; i < n_q; i++)
+            q[i - 1] = q[i];
+        n_q--;
+    }
+    x->out->end_s = x->now_s;
+    x->out->peak_kv_frac =
+        x->pool_blocks > 0 ? (double)x->out->peak_kv_blocks / (double)x->pool_blocks : 0.0;
+    return SIM_OK;
+}
+
 sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                               const sim_run_cfg *run, const sim_sched_resolved *s,
                               const sim_workload *w, sim_serve_scratch *scr, sim_serve_observer obs,
@@ -325,13 +472,15 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
     for (int64_t i = 0; i < w->n_requests; i++) {
         sim_request *r = &w->req[i];
         r->first_token_s = r->finish_s = r->last_token_s = 0.0;
-        r->n_preemptions = r->computed = r->generated = r->blocks = r->sched = 0;
+        r->n_preemptions = r->computed = r->generated = r->blocks = r->sched = r->batch = 0;
     }
     if (w->concurrency > 0)
         for (int64_t i = 0; i < w->concurrency; i++)
             send_next(&x, 0.0);
     double t0 = w->concurrency > 0 ? 0.0 : w->req[0].arrival_s;
     x.now_s = t0;
+    if (run->pp > 1)
+        return serve_pipeline(&x, &mem, obs, obs_ctx, err);
 
     sim_step_cost c = {0}; /* the previous step's cost: sim_step_cost_next reuses it */
     while (x.done < w->n_requests) {
@@ -355,29 +504,9 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
         sim_step_cost_next(m, hw, run, &stp, &c);
         const double host = sim_engine_host_s(e, run->tp, c.seqs);
         const double wall = sim_engine_step_wall_s(e, c.step_s, host);
-        const int64_t used = x.pool_blocks - x.free_blocks;
-        if (used > out->peak_kv_blocks)
-            out->peak_kv_blocks = used;
-        if (x.q_len > out->queue_peak)
-            out->queue_peak = x.q_len;
-        if (x.n_running > out->running_peak)
-            out->running_peak = x.n_running;
-        out->n_steps++;
-        out->roofline_sum_s += c.roofline_s;
-        out->host_sum_s += host;
-        out->busy_s += wall;
-        if (n_pf_seqs > 0) {
-            out->n_prefill_steps++;
-            out->prefill_s += wall;
-        }
-        if (obs) {
-            sim_serve_step info = {x.now_s, wall,          c.step_s,          host,
-                                   n_sched, n_pf_seqs,     (int64_t)c.tokens, n_pf_tokens,
-                                   used,    mem.kv_blocks, x.q_len,           x.step_preempted};
-            obs(obs_ctx, &info);
-        }
+        count_step(&x, &mem, &c, host, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
         const double t_end = x.now_s + wall;
-        finish_step(&x, t_end, wall);
+        finish_step(&x, t_end, wall, x.batch, x.now_s);
         x.now_s = t_end;
         if (out->n_steps >= SIM_SERVE_MAX_STEPS) {
             sim__errf(err,
