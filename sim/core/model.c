@@ -197,7 +197,8 @@ double sim_model_vision_params(const sim_model *m)
         return 0.0;
     const double e = (double)v->d_model, f = (double)v->d_ff, l = (double)v->n_layers;
     const double side = (double)(v->image / v->patch), n = side * side;
-    const double patch_in = (double)(v->n_channels * v->patch * v->patch);
+    /* In double: channels x patch^2 of a hostile config would overflow int64. */
+    const double p = (double)v->patch, patch_in = (double)v->n_channels * p * p;
     const double layer = 4.0 * (e * e + e) + 2.0 * e * f + f + e + 4.0 * e;
     const double d = (double)m->d_model;
     if (v->kind == SIM_VISION_SIGLIP)

@@ -849,6 +849,8 @@ static sim_status parse_layer_pattern(const sim_jctx *ctx, const cJSON *obj, con
  * (layer i global iff (i + 1) % p == 0; 0: none global, 1: every layer global). */
 static void set_window_period(sim_model *m, int64_t p)
 {
+    if (m->sliding_window == 0) /* no window (sliding_window null): every layer is global */
+        return;
     if (p == 1) {
         m->sliding_window = 0;
         m->window_chunked = false;
@@ -987,7 +989,7 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, sim_mo
     vi->kind = l4 ? SIM_VISION_LLAMA4 : SIM_VISION_SIGLIP;
     vi->n_channels = 3;
     sim_status st = sim_j_check_keys(&ctx, v, vision_used_keys, N(vision_used_keys),
-                                     vision_ignored_keys, N(vision_ignored_keys), 1);
+                                     vision_ignored_keys, N(vision_ignored_keys), 0);
     const struct {
         const char *key;
         int64_t *out;
@@ -1211,7 +1213,7 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
 static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, sim_model *m)
 {
     sim_status st = sim_j_check_keys(ctx, root, mm_used_keys, N(mm_used_keys), mm_ignored_keys,
-                                     N(mm_ignored_keys), 1);
+                                     N(mm_ignored_keys), 0);
     if (st != SIM_OK)
         return st;
     if (cJSON_GetObjectItemCaseSensitive(root, "quantization_config"))
