@@ -950,6 +950,11 @@ static sim_status parse_llama4(const sim_jctx *ctx, const cJSON *obj, sim_model 
                              m->n_layers, "no_rope_layers", &p_lt, &has_lt);
     if (st != SIM_OK)
         return st;
+    if (has_lt && p_lt != p) /* no NoPE layer in no_rope_layers, some full in layer_types */
+        return sim_j_fail(ctx, "layer_types",
+                          "disagrees with no_rope_layers (expected no full_attention layer, got "
+                          "every %lld-th)",
+                          (long long)p_lt);
     const int chunked = !(cs && cJSON_IsNull(cs));
     m->sliding_window = chunked ? chunk : 0;
     m->window_chunked = chunked;
