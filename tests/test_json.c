@@ -73,7 +73,8 @@ static void bad_files_are_rejected_with_location(void)
          ":17:19: allreduce[0].regimes[1].from_byte: unknown key (did you mean 'from_bytes'?)"},
         {"unknown model type", MODEL, "model_unknown_type.json", SIM_EINVAL,
          ":12:3: model_type: unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
-         "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, got "
+         "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, gemma3, "
+         "gemma3_text, llama4, llama4_text, got "
          "'gpt_neox')"},
         /* An MLA config must give every latent-attention shape. */
         {"MLA model without qk_nope_head_dim", MODEL, "model_mla.json", SIM_EINVAL,
@@ -86,6 +87,17 @@ static void bad_files_are_rejected_with_location(void)
         /* gpt-oss: only the published alternating window pattern is modelled. */
         {"gpt-oss layer_types", MODEL, "model_gpt_oss_layer_types.json", SIM_EINVAL,
          ":15:3: layer_types: only the alternating pattern"},
+        /* Gemma-3 and Llama-4: only every p-th layer global is modelled; a pattern that breaks
+         * it is refused at the key, inside text_config for a multimodal config. */
+        {"gemma3 layer_types against sliding_window_pattern", MODEL,
+         "model_gemma3_bad_layer_types.json", SIM_EINVAL,
+         ":21:3: layer_types: only every p-th layer global is modelled (layer i global iff "
+         "(i + 1) % p == 0, p = 6 from sliding_window_pattern); element 11 is local (expected "
+         "global)"},
+        {"llama4 irregular no_rope_layers", MODEL, "model_llama4_bad_no_rope.json", SIM_EINVAL,
+         ":84:5: text_config.no_rope_layers: only every p-th layer global is modelled (layer i "
+         "global iff (i + 1) % p == 0, p = 4 from the first NoPE layer); element 6 is global "
+         "(expected local)"},
         {"hybrid linear-attention model", MODEL, "model_hybrid.json", SIM_EINVAL,
          ":5:3: model_type: 'qwen3_next': a hybrid of linear"},
         {"dtype and torch_dtype disagree", MODEL, "model_dtype_conflict.json", SIM_EINVAL,
@@ -190,7 +202,7 @@ static void bundled_files_load(void)
         "llama-2-7b",    "llama-2-70b",     "llama-3-8b",    "llama-3-70b",   "llama-3.1-8b",
         "llama-3.1-70b", "mistral-7b",      "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
         "qwen2.5-7b",    "qwen3-32b",       "codellama-34b", "qwen3-30b-a3b", "llama-3.1-405b",
-        "mixtral-8x22b", "qwen3-235b-a22b",
+        "mixtral-8x22b", "qwen3-235b-a22b", "gemma-3-27b",   "llama-4-scout",
     };
     /* Issue 2's four, issue 3's full list and issue 9's two PCIe cards. */
     static const char *const hws[] = {"h100-sxm", "h100-pcie",     "h200-sxm",      "gh200",

@@ -10,6 +10,7 @@
 #include "bundled.h"
 #include "check.h"
 #include "model.h"
+#include "pipeline.h"
 
 /*
  * Published totals, derived by hand:
@@ -124,6 +125,124 @@ static void large_models_match_published_counts(void)
             CHECK_INT(m.full_attn_layers, 23);
         }
     }
+}
+
+/*
+ * Gemma-3 and Llama-4 (docs/model.md, "Gemma-3", "Llama-4", "Vision encoders"): multimodal
+ * checkpoints whose published totals include the vision encoder, which vLLM loads.
+ * - Gemma-3-27B (google/gemma-3-27b-it; HF lists 27.4B). Language model: tied embedding
+ *   262208 x 5376 = 1,409,630,208; per layer attention 5376 x (32 x 128 + 2 x 16 x 128) +
+ *   4096 x 5376 = 66,060,288, q/k norms 2 x 128 = 256, MLP 3 x 5376 x 21504 = 346,816,512,
+ *   four norms 4 x 5376 = 21,504, so 412,898,560; x 62 = 25,599,710,720; final norm 5,376;
+ *   27,009,346,304. SigLIP (27 layers of 1152, MLP 4304, patch 14, image 896): patch
+ *   convolution 3 x 14^2 x 1152 + 1152 = 678,528; (896/14)^2 = 4096 position embeddings x 1152
+ *   = 4,718,592; per layer q, k, v, o with biases 4 x (1152^2 + 1152) = 5,313,024, fc1 and fc2
+ *   with biases 2 x 1152 x 4304 + 4304 + 1152 = 9,921,872, two LayerNorms 4 x 1152 = 4,608,
+ *   so 15,239,504; x 27 = 411,466,608; post-LayerNorm 2,304; projector 1152 x 5376 + its
+ *   RMSNorm 1152 = 6,194,304; vision 423,060,336. Total 27,432,406,640 (0.12% over 27.4B);
+ *   a text token touches the language model only: 27,009,346,304.
+ * - Llama-4-Scout-17B-16E (Meta: 109B total, 17B active). Language model: embed + head
+ *   2 x 202048 x 5120 = 2,068,971,520; per layer attention 5120 x (5120 + 2 x 1024) + 5120^2 =
+ *   62,914,560 (the L2 q/k norm has no weights), 16 routed + 1 shared expert of 3 x 5120 x
+ *   8192 = 125,829,120 each = 2,139,095,040, router 5120 x 16 = 81,920, norms 2 x 5120, so
+ *   2,202,101,760; x 48 = 105,700,884,480; final norm 5,120; 107,769,861,120. Vision (34
+ *   layers of 1408, MLP 5632, patch 14, image 336): patch linear 3 x 14^2 x 1408 = 827,904;
+ *   class embedding 1,408; (24^2 + 1) x 1408 = 812,416 position embeddings; pre- and post-
+ *   LayerNorms 4 x 1408 = 5,632; per layer 4 x (1408^2 + 1408) + 2 x 1408 x 5632 + 5632 +
+ *   1408 + 4 x 1408 = 23,807,872, x 34 = 809,467,648; pixel-shuffle MLP 5632 x 4096 + 4096^2 =
+ *   39,845,888; projector 4096 x 5120 = 20,971,520; vision 871,932,416. Total
+ *   108,641,793,536: 0.33% under Meta's 109B, which counts the whole checkpoint (the language
+ *   model alone, 107.8B, is 1.1% under). Active: minus 48 x 15 x 125,829,120 =
+ *   90,596,966,400 -> 17,172,894,720 (Meta's rounded 17B).
+ * Weights at TP 1 are 2 bytes a parameter, the vision encoder included; at TP 8 the encoder
+ * holds 871,932,416 x 2 / 8 = 217,983,104 bytes. Two pipeline stages of Scout (24 layers each,
+ * untied): stage 0 holds the embedding and the encoder, stage 1 the LM head (as large as the
+ * embedding) and the final norm (5120 x 2 bytes), so stage 0 - stage 1 = 1,743,864,832 -
+ * 10,240 = 1,743,854,592 bytes.
+ */
+static void gemma3_and_llama4_match_published_counts(void)
+{
+    static const struct {
+        const char *id;
+        double published, total, vision, active, active_published;
+        int64_t full_layers, period, window;
+        int chunked, tied;
+    } cases[] = {
+        {"gemma-3-27b", 27.4e9, 27432406640.0, 423060336.0, 27009346304.0, 27.0e9, 10, 6, 1024, 0,
+         1},
+        {"llama-4-scout", 109e9, 108641793536.0, 871932416.0, 17172894720.0, 17e9, 12, 4, 8192, 1,
+         0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sim_model m;
+        sim_param_count p;
+        if (load_model_params(cases[i].id, &m, &p) != 0)
+            continue;
+        CHECK_REL(p.total, cases[i].published, 0.005);
+        CHECK_REL(p.total, cases[i].total, 0.0);
+        CHECK_REL(p.vision, cases[i].vision, 0.0);
+        CHECK_REL(p.active_per_token, cases[i].active, 0.0);
+        CHECK(fabs(p.active_per_token - cases[i].active_published) <= 0.5e9);
+        CHECK_INT(m.full_attn_layers, cases[i].full_layers);
+        CHECK_INT(m.window_period, cases[i].period);
+        CHECK_INT(m.sliding_window, cases[i].window);
+        CHECK_INT(m.window_chunked, cases[i].chunked);
+        CHECK_INT(m.tie_embeddings, cases[i].tied);
+        CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_BF16), 2.0 * cases[i].total, 0.0);
+    }
+    sim_model m;
+    if (load_model("llama-4-scout", &m) != 0)
+        return;
+    CHECK(m.qk_l2_norm);
+    CHECK(!m.qk_norm);
+    CHECK_INT(m.n_moe_layers, 48);
+    CHECK_INT(m.n_shared_experts, 1);
+    CHECK_INT(m.d_ff, 16384);
+    CHECK_INT(m.d_ff_expert, 8192);
+    sim_weight_bytes w;
+    sim_model_weight_bytes(&m, 8, SIM_DTYPE_BF16, &w);
+    CHECK_REL(w.vision, 217983104.0, 0.0);
+    CHECK_REL(sim_pp_stage_weight_bytes(&m, 1, 2, 0, SIM_DTYPE_BF16) -
+                  sim_pp_stage_weight_bytes(&m, 1, 2, 1, SIM_DTYPE_BF16),
+              1743854592.0, 1e-12);
+}
+
+/*
+ * The text-only forms (model_type gemma3_text, llama4_text) load from the top level.
+ * - Gemma-3-1B (HF: 1B; layer_types given as newer transformers write it): tied embedding
+ *   262144 x 1152 = 301,989,888; per layer attention 1152 x (4 x 256 + 2 x 256) + 1024 x 1152
+ *   = 2,949,120, q/k norms 512, MLP 3 x 1152 x 6912 = 23,887,872, four norms 4,608, so
+ *   26,842,112; x 26 = 697,894,912; final norm 1,152; total 999,885,952. Global layers 5, 11,
+ *   17, 23: four.
+ * - Llama-4-Maverick's language model (Meta: 400B total, 17B active): MoE on the 24 odd layers
+ *   (interleave_moe_layer_step 2) with 128 routed + 1 shared expert of 125,829,120 and a
+ *   5120 x 128 router, 16,232,611,840 a layer; dense MLPs of 3 x 5120 x 16384 = 251,658,240 on
+ *   the 24 even ones; attention 48 x 62,914,560 = 3,019,898,880; embed + head 2,068,971,520;
+ *   norms 97 x 5120 = 496,640. Total 24 x 16,232,611,840 + 24 x 251,658,240 + 3,019,898,880 +
+ *   2,068,971,520 + 496,640 = 400,711,848,960 (0.18% over 400B without the vision encoder);
+ *   active: minus 24 x 127 x 125,829,120 = 383,527,157,760 -> 17,184,691,200.
+ */
+static void text_only_gemma3_and_llama4(void)
+{
+    char path[1024];
+    struct sim_err err;
+    sim_model m;
+    sim_param_count p;
+    snprintf(path, sizeof(path), "%s/model_gemma3_1b_layer_types.json", SIM_TEST_DATA);
+    CHECK_INT(sim_model_load(path, "gemma-3-1b", &m, &err), SIM_OK);
+    sim_model_params(&m, &p);
+    CHECK_REL(p.total, 999885952.0, 0.0);
+    CHECK_REL(p.vision, 0.0, 0.0);
+    CHECK_INT(m.window_period, 6);
+    CHECK_INT(m.full_attn_layers, 4);
+    CHECK_INT(m.sliding_window, 512);
+    snprintf(path, sizeof(path), "%s/model_llama4_maverick_text.json", SIM_TEST_DATA);
+    CHECK_INT(sim_model_load(path, "maverick-text", &m, &err), SIM_OK);
+    sim_model_params(&m, &p);
+    CHECK_INT(m.n_moe_layers, 24);
+    CHECK_REL(p.total, 400711848960.0, 0.0);
+    CHECK_REL(p.total, 400e9, 0.005);
+    CHECK_REL(p.active_per_token, 17184691200.0, 0.0);
 }
 
 /*
@@ -325,5 +444,7 @@ int main(void)
     kv_bytes_per_token();
     tp_legality();
     weights_per_gpu();
+    gemma3_and_llama4_match_published_counts();
+    text_only_gemma3_and_llama4();
     return check_report("test_model");
 }

@@ -788,6 +788,119 @@ static void gemma2_interleaved_window(void)
               23.0 * 16384.0 + (11.0 * 4096.0 + 12.0 * 6001.0) * 8192.0, 0.0);
 }
 
+/*
+ * Chunked local attention (Llama-4): the token at position p attends to the (p mod C) + 1 keys
+ * of its own chunk. C = 4, positions 2, 3, 4: 3 + 4 + 1 = 8. C = 8192: a decode at 8192 (a
+ * new chunk) sees 1 key, at 20000 (20000 - 2 x 8192 = 3616) 3617; a 10000-token prefill from
+ * 0 sees 8192 x 8193 / 2 + 1808 x 1809 / 2 = 33,558,528 + 1,635,336 = 35,193,864 pairs; a
+ * chunk of 1000 after 7692 cached crosses the boundary: positions 7692..8191 see 7693..8192
+ * keys ((7693 + 8192) x 500 / 2 = 3,971,250), 8192..8691 see 1..500 (125,250): 4,096,500.
+ * Inside the first chunk it is the causal count.
+ */
+static void chunked_attention_pairs(void)
+{
+    CHECK_REL(sim_attn_pairs_chunked(3, 2, 4), 8.0, 0.0);
+    CHECK_REL(sim_attn_pairs_chunked(1, 8192, 8192), 1.0, 0.0);
+    CHECK_REL(sim_attn_pairs_chunked(1, 20000, 8192), 3617.0, 0.0);
+    CHECK_REL(sim_attn_pairs_chunked(10000, 0, 8192), 35193864.0, 0.0);
+    CHECK_REL(sim_attn_pairs_chunked(1000, 7692, 8192), 4096500.0, 0.0);
+    CHECK_REL(sim_attn_pairs_chunked(300, 1000, 8192), sim_attn_pairs(300, 1000, 0), 0.0);
+}
+
+/*
+ * Llama-4-Scout at TP 1, bf16: 40 query and 8 KV heads of 128, 48 layers, of which 12
+ * (3, 7, ..., 47) attend globally and 36 within their 8192-token chunk.
+ * Decode at context 20000 (the new token at position 20000): chunked layers read
+ * (20000 mod 8192) + 1 = 3617 keys, global ones 20001:
+ *   FLOPs = 4 x 40 x 128 x (36 x 3617 + 12 x 20001) = 20,480 x 370,224 = 7,582,187,520;
+ *   bytes = 48 x 2 x 40 x 128 x 2 (Q in, O out) + 370,224 x 2 x 8 x 128 x 2
+ *         = 983,040 + 1,516,437,504 = 1,517,420,544.
+ * (A sliding window of 8192 would read 8192 keys on those layers.)
+ * Chunk of 1000 after 7692 cached: chunked layers 4,096,500 pairs (chunked_attention_pairs),
+ * global ones 1000 x 7692 + 1000 x 1001 / 2 = 8,192,500; both read the keys from 0 (the first
+ * new token's chunk starts at 0): 8692 keys.
+ *   FLOPs = 20,480 x (36 x 4,096,500 + 12 x 8,192,500) = 20,480 x 245,784,000
+ *         = 5,033,656,320,000;
+ *   bytes = 48 x 2 x 1000 x 40 x 128 x 2 + 48 x 8692 x 4,096 = 983,040,000 + 1,708,916,736
+ *         = 2,691,956,736.
+ * RoPE on q and k of the decode, 3 x (40 + 8) x 128 x 48 = 884,736 FLOPs, and the weightless
+ * L2 q/k norm on the 36 RoPE layers, 4 x 6144 x 36 = 884,736: 1,769,472 in 48 + 36 = 84 kernels.
+ * Two pipeline stages of 24 layers hold 6 global layers each (23 and 47 end them).
+ */
+static void llama4_chunked_attention(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load_on_test_hw("llama-4-scout", &m, &hw) != 0)
+        return;
+    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_step dec = {1, {{1, 1, 20000, 1}}};
+    sim_step_cost c;
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].flops, 7582187520.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes, 1517420544.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ROPE].flops, 1769472.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ROPE].n_kernels, 84.0, 0.0);
+    const sim_step chunk = {1, {{1, 1000, 7692, 1}}};
+    sim_step_cost_compute(&m, &hw, &cfg, &chunk, &c);
+    CHECK_REL(c.ops[SIM_OP_ATTN_CHUNKED].flops, 5033656320000.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_CHUNKED].bytes, 2691956736.0, 0.0);
+    sim_step_cost s0, s1;
+    sim__step_stage_cost(&m, &hw, &cfg, 0, 24, 1, 0, &dec, &s0);
+    sim__step_stage_cost(&m, &hw, &cfg, 24, 24, 0, 1, &dec, &s1);
+    const double stage = 24.0 * 20480.0 + (18.0 * 3617.0 + 6.0 * 20001.0) * 4096.0;
+    CHECK_REL(s0.ops[SIM_OP_ATTN_DECODE].bytes, stage, 0.0);
+    CHECK_REL(s1.ops[SIM_OP_ATTN_DECODE].bytes, stage, 0.0);
+}
+
+/*
+ * One Gemma-3-27B layer at TP 1, bf16 (32 query and 16 KV heads of 128, window 1024), counted
+ * as a one-layer pipeline stage without embedding or LM head.
+ * Layer 0 is local. Decode at context 3000: min(3001, 1024) = 1024 keys:
+ *   FLOPs = 4 x 32 x 128 x 1024 = 16,777,216;
+ *   bytes = 2 x 32 x 128 x 2 + 1024 x 2 x 16 x 128 x 2 = 16,384 + 8,388,608 = 8,404,992.
+ * Prefill of 2000: queries 1..1024 see 1..1024 keys, the other 976 see 1024:
+ *   pairs 1024 x 1025 / 2 + 976 x 1024 = 524,800 + 999,424 = 1,524,224;
+ *   FLOPs = 16,384 x 1,524,224 = 24,972,886,016;
+ *   bytes = 2 x 2000 x 32 x 128 x 2 + 2000 x 2 x 16 x 128 x 2 = 32,768,000 + 16,384,000
+ *         = 49,152,000.
+ * Layer 5 is global: the decode reads 3001 keys: FLOPs 16,384 x 3001 = 49,168,384, bytes
+ * 16,384 + 3001 x 8,192 = 24,600,576. Each layer runs four norms and the q/k norm (a second
+ * RoPE kernel). The whole model has 62 / 6 = 10 global layers and 4 x 62 + 1 = 249 norms; two
+ * stages of 31 layers hold 5 global layers each.
+ */
+static void gemma3_local_and_global_layer(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load_on_test_hw("gemma-3-27b", &m, &hw) != 0)
+        return;
+    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_step dec = {1, {{1, 1, 3000, 1}}};
+    const sim_step pre = {1, {{1, 2000, 0, 1}}};
+    sim_step_cost c;
+    sim__step_stage_cost(&m, &hw, &cfg, 0, 1, 0, 0, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].flops, 16777216.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes, 8404992.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_NORM].n_kernels, 4.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ROPE].n_kernels, 2.0, 0.0);
+    sim__step_stage_cost(&m, &hw, &cfg, 0, 1, 0, 0, &pre, &c);
+    CHECK_REL(c.ops[SIM_OP_ATTN_PREFILL].flops, 24972886016.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_PREFILL].bytes, 49152000.0, 0.0);
+    sim__step_stage_cost(&m, &hw, &cfg, 5, 1, 0, 0, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].flops, 49168384.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes, 24600576.0, 0.0);
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_NORM].n_kernels, 249.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].flops, 16384.0 * (52.0 * 1024.0 + 10.0 * 3001.0), 0.0);
+    sim_step_cost s0, s1;
+    sim__step_stage_cost(&m, &hw, &cfg, 0, 31, 1, 0, &dec, &s0);
+    sim__step_stage_cost(&m, &hw, &cfg, 31, 31, 0, 1, &dec, &s1);
+    const double stage = 31.0 * 16384.0 + (26.0 * 1024.0 + 5.0 * 3001.0) * 8192.0;
+    CHECK_REL(s0.ops[SIM_OP_ATTN_DECODE].bytes, stage, 0.0);
+    CHECK_REL(s1.ops[SIM_OP_ATTN_DECODE].bytes, stage, 0.0);
+}
+
 int main(void)
 {
     mla_decode_and_prefill_counts();
@@ -810,5 +923,8 @@ int main(void)
     qwen2_max_window_layers();
     fused_moe_hand_cases();
     gemma2_interleaved_window();
+    chunked_attention_pairs();
+    llama4_chunked_attention();
+    gemma3_local_and_global_layer();
     return check_report("test_step");
 }

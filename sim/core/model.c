@@ -14,8 +14,8 @@
 static const char *const dtype_names[SIM_DTYPE_COUNT] = {"fp16", "bf16", "fp8", "fp32"};
 static const double dtype_bytes[SIM_DTYPE_COUNT] = {2.0, 2.0, 1.0, 4.0};
 static const char *const arch_names[SIM_ARCH_COUNT] = {
-    "llama",       "mistral",     "qwen2",   "qwen3", "mixtral", "qwen3_moe",
-    "deepseek_v2", "deepseek_v3", "kimi_k2", "phi3",  "gemma2",  "gpt_oss"};
+    "llama",       "mistral", "qwen2", "qwen3",  "mixtral", "qwen3_moe", "deepseek_v2",
+    "deepseek_v3", "kimi_k2", "phi3",  "gemma2", "gpt_oss", "gemma3",    "llama4"};
 
 double sim_dtype_bytes(sim_dtype dtype)
 {
@@ -137,6 +137,22 @@ sim_status sim_model_validate(const sim_model *m, struct sim_err *err)
             return SIM_EINVAL;
         }
     }
+    if (m->window_chunked && m->sliding_window < 1) {
+        SET_ERR(err, "attention_chunk_size: must be >= 1 with chunked attention (got %lld)",
+                (long long)m->sliding_window);
+        return SIM_EINVAL;
+    }
+    if (m->vision.kind != SIM_VISION_NONE) {
+        const sim_vision *v = &m->vision;
+        if (v->n_layers < 1 || v->d_model < 1 || v->d_ff < 1 || v->patch < 1 || v->n_channels < 1 ||
+            v->image < v->patch || v->image % v->patch != 0) {
+            SET_ERR(err,
+                    "vision_config: needs positive sizes and image_size a multiple of patch_size "
+                    "(got image_size %lld, patch_size %lld)",
+                    (long long)v->image, (long long)v->patch);
+            return SIM_EINVAL;
+        }
+    }
     if (m->n_moe_layers < m->n_layers && m->d_ff < 1) {
         SET_ERR(err, "intermediate_size: must be >= 1 (got %lld)", (long long)m->d_ff);
         return SIM_EINVAL;
@@ -158,6 +174,37 @@ static double mla_attn_params(const sim_model *m)
     const double q = ql > 0.0 ? d * ql + ql + ql * H * qk : d * H * qk;
     return q + d * (kvl + (double)m->qk_rope_dim) + kvl +
            kvl * H * (double)(m->qk_nope_dim + m->v_head_dim) + H * (double)m->v_head_dim * d;
+}
+
+/*
+ * Vision encoder and projector parameters (docs/model.md, "Vision encoders"); c channels,
+ * patch p, n = (image / p)^2 patches, e the encoder width, f its MLP width, l its layers,
+ * d the language model's hidden size. Both encoders are pre-LayerNorm ViTs whose layer holds
+ * q, k, v, o with biases (4 (e^2 + e)), fc1 and fc2 with biases (2 e f + f + e) and two
+ * LayerNorms with biases (4 e).
+ * SigLIP (HF SiglipVisionTransformer, vision_use_head false): a patch convolution with bias
+ * (c p^2 e + e), n position embeddings (n e), the layers and a post-LayerNorm (2 e); the
+ * Gemma-3 projector (Gemma3MultiModalProjector) is an e x d matrix and an RMSNorm over e.
+ * Llama-4 (HF Llama4VisionModel): the patch linear without bias (c p^2 e), a class embedding
+ * (e) and n + 1 position embeddings, pre- and post-LayerNorms (4 e), the layers, the
+ * pixel-shuffle MLP (f x proj_in and proj_out x proj_out, no biases) and the projector
+ * (vision_output_dim x d, no bias).
+ */
+double sim_model_vision_params(const sim_model *m)
+{
+    const sim_vision *v = &m->vision;
+    if (v->kind == SIM_VISION_NONE)
+        return 0.0;
+    const double e = (double)v->d_model, f = (double)v->d_ff, l = (double)v->n_layers;
+    const double side = (double)(v->image / v->patch), n = side * side;
+    /* In double: channels x patch^2 of a hostile config would overflow int64. */
+    const double p = (double)v->patch, patch_in = (double)v->n_channels * p * p;
+    const double layer = 4.0 * (e * e + e) + 2.0 * e * f + f + e + 4.0 * e;
+    const double d = (double)m->d_model;
+    if (v->kind == SIM_VISION_SIGLIP)
+        return patch_in * e + e + n * e + l * layer + 2.0 * e + e * d + e;
+    return patch_in * e + e + (n + 1.0) * e + 4.0 * e + l * layer + f * (double)v->d_proj_in +
+           (double)v->d_proj_out * (double)v->d_proj_out + (double)v->d_out * d;
 }
 
 double sim_model_norms_per_layer(const sim_model *m) { return 2.0 + (double)m->extra_norms; }
@@ -193,8 +240,12 @@ void sim_model_params(const sim_model *m, sim_param_count *out)
         (E + (double)m->n_shared_experts) * expert + d * E + (m->router_bias ? E : 0.0);
     out->mlp = n_dense * 3.0 * d * F + n_moe * moe_layer;
     out->norms = (sim_model_norms_per_layer(m) * L + 1.0) * d;
+    out->vision = sim_model_vision_params(m);
     out->total = out->embedding + out->lm_head + out->attention + out->mlp + out->norms;
     out->active_per_token = out->total - n_moe * (E - k) * expert;
+    /* Added after the active count: a text token does not touch the vision encoder (and
+     * x + 0 = x keeps text-only models' totals bit for bit). */
+    out->total += out->vision;
     /* A DeepSeek-V3 MTP module (arXiv:2412.19437 section 2.2; HF checkpoint layer L): a
      * decoder layer (MoE when the model has experts), enorm and hnorm, eh_proj (2d x d), its
      * own shared_head norm, and the checkpoint's copies of the embedding and LM head. */
@@ -400,8 +451,12 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_wei
         }
     }
     out->norms = (sim_model_norms_per_layer(m) * L + 1.0) * d * hb;
+    /* The vision encoder: 16-bit, sharded over tp as vLLM's parallel linears shard its
+     * layers; its embeddings and norms (1.3% of SigLIP's, 0.2% of Llama-4's) are in fact
+     * replicated, which this understates by under 0.1% of a GPU's weights. */
+    out->vision = sim_model_vision_params(m) * hb / t;
     out->total = out->embedding + out->lm_head + out->qkv + out->o + out->small + out->gate_up +
-                 out->down + out->experts + out->router + out->norms;
+                 out->down + out->experts + out->router + out->norms + out->vision;
 }
 
 double sim_model_weight_bytes_per_gpu(const sim_model *m, int tp, sim_dtype dtype)

@@ -9,7 +9,12 @@
  * DeepSeek-V2/V3 and Kimi-K2 replace the q, k, v projections by multi-head latent
  * attention (MLA: low-rank q and a shared kv latent, arXiv:2405.04434 section 2.1) and
  * add always-active shared experts to every MoE layer (mla and n_shared_experts).
- * Counting formulas are in docs/model.md ("Parameters", "KV cache", "MLA").
+ * Gemma-2/3, gpt-oss and Llama-4 interleave windowed and full-attention layers
+ * (window_period); Llama-4's window is chunked rather than sliding (window_chunked).
+ * Multimodal checkpoints (Gemma-3, Llama-4) also hold a vision encoder (vision), whose
+ * weights vLLM loads but which llmstep does not run per step.
+ * Counting formulas are in docs/model.md ("Parameters", "KV cache", "MLA", "Gemma-3",
+ * "Llama-4").
  */
 #ifndef SIM_MODEL_H
 #define SIM_MODEL_H
@@ -95,8 +100,32 @@ typedef enum sim_arch {
     SIM_ARCH_PHI3 = 9,     /* Phi-3, Phi-4: Llama's math with packed qkv_proj and gate_up_proj */
     SIM_ARCH_GEMMA2 = 10,  /* Gemma-2: sliding window on every other layer, four norms a layer */
     SIM_ARCH_GPT_OSS = 11, /* gpt-oss: MoE in every layer, alternating 128-token window, sinks */
+    SIM_ARCH_GEMMA3 = 12,  /* Gemma-3: 5 sliding-window layers then 1 global, q/k norms */
+    SIM_ARCH_LLAMA4 = 13,  /* Llama-4: MoE (+ shared expert), chunked attention, NoPE layers */
     SIM_ARCH_COUNT
 } sim_arch;
+
+/* The vision encoder of a multimodal checkpoint (vision_config) and its projector into the
+ * language model (docs/model.md, "Vision encoders"). */
+typedef enum sim_vision_kind {
+    SIM_VISION_NONE = 0,   /* text-only model */
+    SIM_VISION_SIGLIP = 1, /* Gemma-3: SigLIP ViT (no head) + Gemma3MultiModalProjector */
+    SIM_VISION_LLAMA4 = 2, /* Llama-4: Llama4VisionModel (pixel-shuffle adapter) + projector */
+    SIM_VISION_COUNT
+} sim_vision_kind;
+
+typedef struct sim_vision {
+    sim_vision_kind kind;
+    int64_t n_layers;   /* vision_config.num_hidden_layers */
+    int64_t d_model;    /* vision_config.hidden_size */
+    int64_t d_ff;       /* vision_config.intermediate_size */
+    int64_t patch;      /* vision_config.patch_size, pixels */
+    int64_t image;      /* vision_config.image_size, pixels */
+    int64_t n_channels; /* vision_config.num_channels (3) */
+    int64_t d_proj_in;  /* Llama-4: projector_input_dim (pixel-shuffle MLP fc1 out) */
+    int64_t d_proj_out; /* Llama-4: projector_output_dim (fc2 in and out) */
+    int64_t d_out;      /* Llama-4: vision_output_dim (multimodal projector in) */
+} sim_vision;
 
 typedef struct sim_model {
     char id[128];              /* model id or path it was loaded from */
@@ -113,9 +142,13 @@ typedef struct sim_model {
     int64_t full_attn_layers;  /* with a window: the first layers that attend without it (HF
                                   Qwen2/3 max_window_layers); 0 = every layer is windowed */
     int64_t window_period;     /* with a window: 0, or p when the full-attention layers are
-                                  every p-th (layer i is full iff i % p == p - 1; Gemma-2: 2);
+                                  every p-th (layer i is full iff i % p == p - 1; Gemma-2 and
+                                  gpt-oss: 2, Llama-4: 4, Gemma-3: 6);
                                   full_attn_layers then counts them (n_layers / p) */
-    int64_t extra_norms;       /* RMSNorms per layer beyond the two pre-norms (Gemma-2: 2) */
+    bool window_chunked;       /* the window is chunked, not sliding (Llama-4 attention_chunk_size):
+                                  a token at position p attends to positions floor(p / W) W .. p
+                                  of its own W-token chunk, not to the last W */
+    int64_t extra_norms;       /* RMSNorms per layer beyond the two pre-norms (Gemma-2/3: 2) */
     bool o_bias;               /* bias on the o projection (gpt-oss attention_bias) */
     bool attn_sinks;           /* one learned softmax sink per query head and layer (gpt-oss) */
     bool expert_bias;          /* biases on every expert's gate_up (2 Fe) and down (d) (gpt-oss) */
@@ -124,7 +157,9 @@ typedef struct sim_model {
     int64_t d_ff_expert;       /* intermediate size of one expert */
     int64_t n_moe_layers;      /* layers whose MLP is MoE (rest are dense) */
     bool tie_embeddings;       /* tie_word_embeddings: LM head shares the embedding */
-    bool qk_norm;              /* per-head RMSNorm on q and k (qwen3) */
+    bool qk_norm;              /* per-head RMSNorm on q and k (qwen3, gemma3) */
+    bool qk_l2_norm;           /* per-head L2 norm on q and k, no weights, on the windowed
+                                  (RoPE) layers only (Llama-4 use_qk_norm) */
     bool qkv_bias;             /* bias on the q, k, v projections (qwen2) */
     /* Multi-head latent attention (deepseek_v2, deepseek_v3, kimi_k2); zero otherwise. With
      * mla, n_kv_heads = 1 (the latent) and head_dim = qk_nope_dim + qk_rope_dim (the q/k head of
@@ -141,6 +176,7 @@ typedef struct sim_model {
                                  without speculative decoding (counted apart) */
     sim_dtype dtype;          /* torch_dtype mapped to what vLLM runs by default */
     sim_quant quant;          /* quantization_config; method SIM_QUANT_NONE when absent */
+    sim_vision vision;        /* vision encoder; kind SIM_VISION_NONE for text-only models */
 } sim_model;
 
 /* Bytes per element of a dtype (fp16/bf16 2, fp8 1, fp32 4). */
@@ -170,13 +206,19 @@ typedef struct sim_param_count {
     double attention; /* all layers: q, k, v, o (+ biases, q/k norms) */
     double mlp;       /* all layers: dense MLP or all experts, plus routers */
     double norms;     /* all RMSNorm weights */
+    double vision;    /* vision encoder and multimodal projector (0 for text-only models) */
     double total;
-    double active_per_token; /* parameters one token touches (top-k experts only) */
+    double active_per_token; /* parameters one text token touches (top-k experts only; not
+                                the vision encoder) */
     double mtp; /* DeepSeek-V3 multi-token-prediction modules of the checkpoint, not in total
                    (vLLM loads them only for MTP speculative decoding) */
 } sim_param_count;
 
 void sim_model_params(const sim_model *m, sim_param_count *out /* OUT */);
+
+/* Parameters of the vision encoder and its projector (docs/model.md, "Vision encoders");
+ * 0 without one. */
+double sim_model_vision_params(const sim_model *m);
 
 /* RMSNorms of one decoder layer: the two pre-norms, plus Gemma-2's post-norms (extra_norms). */
 double sim_model_norms_per_layer(const sim_model *m);
@@ -221,6 +263,8 @@ typedef struct sim_weight_bytes {
     double experts;   /* every routed expert of every MoE layer (gate, up, down) */
     double router;    /* MoE routers, 16-bit (+ fp32 e_score_correction_bias) */
     double norms;     /* RMSNorm weights */
+    double vision;    /* vision encoder and projector, 16-bit, sharded over tp (loaded, not
+                         streamed per step) */
     double total;
 } sim_weight_bytes;
 

@@ -92,8 +92,10 @@ double sim_pp_stage_weight_bytes(const sim_model *m, int tp, int pp, int stage, 
     const double one_norm = w.norms / (per_layer * (double)m->n_layers + 1.0);
     double b = frac * (w.qkv + w.o + w.small + w.gate_up + w.down + w.experts + w.router) +
                per_layer * (double)n * one_norm + (stage == pp - 1 ? one_norm : 0.0);
+    /* The vision encoder of a multimodal model feeds the first layer: counted with the
+     * embedding on the first stage only (an assumption; docs/model.md, "Vision encoders"). */
     if (stage == 0)
-        b += w.embedding;
+        b += w.embedding + w.vision;
     if (stage == pp - 1)
         b += m->tie_embeddings ? (stage == 0 ? 0.0 : w.embedding) : w.lm_head;
     return b;

@@ -69,6 +69,19 @@ double sim_attn_pairs(double t, double c, double w)
     return i0 * c + i0 * (i0 + 1.0) / 2.0 + (t - i0) * w;
 }
 
+/* S(n) of sim_attn_pairs_chunked: the keys of the first n positions, chunk by chunk. */
+static double chunked_prefix(double n, double chunk)
+{
+    const double q = floor(n / chunk), r = n - q * chunk;
+    return q * chunk * (chunk + 1.0) / 2.0 + r * (r + 1.0) / 2.0;
+}
+
+double sim_attn_pairs_chunked(double t, double c, double chunk)
+{
+    assert(chunk >= 1.0);
+    return chunked_prefix(c + t, chunk) - chunked_prefix(c, chunk);
+}
+
 sim_status sim_step_check(const sim_model *m, const sim_run_cfg *cfg, const sim_step *s,
                           struct sim_err *err)
 {
@@ -214,7 +227,8 @@ static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s, dou
 /* Shapes and byte widths shared by the parts of one step's count. */
 typedef struct step_dims {
     double L, d, dh, Hg, Kg, hb, kvb, W;
-    double Lf; /* layers that attend without the window (0: all windowed, or no window) */
+    double Lf;   /* layers that attend without the window (0: all windowed, or no window) */
+    int chunked; /* the window is Llama-4's chunk, not a sliding window */
     /* MLA (docs/model.md, "MLA"): latent, rotary, nope and v head dims; 0 without MLA. */
     int mla;
     double kvl, rope, nope, vd;
@@ -258,6 +272,7 @@ static step_dims dims_of(const sim_model *m, const sim_hw *hw, const sim_run_cfg
         .kvb = sim_dtype_bytes(cfg->kv_dtype),
         .W = (double)m->sliding_window,
         .Lf = m->sliding_window > 0 ? (double)lf : 0.0,
+        .chunked = m->window_chunked,
         .frac = (double)r->n / (double)m->n_layers,
         .first = r->first,
         .last = r->last,
@@ -342,10 +357,16 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
         /* Attention (docs/model.md "Attention"): 4 dh FLOPs per (query, key) pair and head
          * (QK^T and PV); Q read and O written once; K and V of every key any query of the
          * sequence attends read once (FlashAttention keeps scores on chip). */
-        const double pairs = sim_attn_pairs(nt, c, x->W);
-        double kv_len = c + nt;
-        if (x->W > 0.0 && kv_len > nt - 1.0 + x->W)
-            kv_len = nt - 1.0 + x->W;
+        double pairs, kv_len = c + nt;
+        if (x->chunked) {
+            /* Chunked ("Llama-4"): the keys from the first new token's chunk start on. */
+            pairs = sim_attn_pairs_chunked(nt, c, x->W);
+            kv_len = c - floor(c / x->W) * x->W + nt;
+        } else {
+            pairs = sim_attn_pairs(nt, c, x->W);
+            if (x->W > 0.0 && kv_len > nt - 1.0 + x->W)
+                kv_len = nt - 1.0 + x->W;
+        }
         sim_op_kind k =
             nt == 1.0 ? SIM_OP_ATTN_DECODE : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
         if (x->mla) {
@@ -489,6 +510,13 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         }
         add(&ops[SIM_OP_ROPE], L * rope_flops, L * rope_bytes,
             m->qk_norm ? L * 2.0 * dh * hb : 0.0);
+        /* Llama-4's weightless L2 q/k norm, on the windowed (RoPE) layers only ("Llama-4"):
+         * one more kernel per such layer. */
+        if (m->qk_l2_norm) {
+            const double Lr = L - x->Lf;
+            add(&ops[SIM_OP_ROPE], Lr * FLOPS_PER_QKNORM_ELEM * qk, Lr * 2.0 * qk * hb, 0.0);
+            n_rope_k += Lr;
+        }
 
         /* KV-cache write ("KV cache"): read new k, v; write them into paged blocks. */
         add(&ops[SIM_OP_KV_WRITE], 0.0, L * T * 2.0 * Kg * dh * (hb + kvb), 0.0);

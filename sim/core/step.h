@@ -194,4 +194,13 @@ double sim_moe_expected_experts(double n_experts, double k, double n_tokens);
  */
 double sim_attn_pairs(double new_tokens, double context, double window);
 
+/*
+ * The same with chunked local attention (Llama-4 attention_chunk_size C): the token at
+ * position p (0-based; the new ones are c .. c + t - 1) attends to the (p mod C) + 1 keys of
+ * its own chunk, so the sum is S(c + t) - S(c) with
+ *   S(n) = sum_{p=0..n-1} ((p mod C) + 1) = q C (C + 1) / 2 + r (r + 1) / 2,
+ * q = floor(n / C), r = n - q C. docs/model.md, "Llama-4". chunk must be >= 1.
+ */
+double sim_attn_pairs_chunked(double new_tokens, double context, double chunk);
+
 #endif

@@ -51,8 +51,18 @@ static const char *const used_keys[] = {
     "topk_method",
     "scoring_func",
     "num_nextn_predict_layers",
-    /* gpt-oss: which layers slide ("sliding_attention") and which attend fully */
+    /* gpt-oss, Gemma-3: which layers slide ("sliding_attention") and which attend fully */
     "layer_types",
+    /* Gemma-3: every p-th layer global (older configs; newer ones write layer_types) */
+    "sliding_window_pattern",
+    /* Llama-4 (text_config) */
+    "attention_chunk_size",
+    "no_rope_layers",
+    "no_rope_layer_interval",
+    "use_qk_norm",
+    "interleave_moe_layer_step",
+    "moe_layers",
+    "intermediate_size_mlp",
 };
 
 /* Keys of HF configs that do not change FLOPs or bytes. */
@@ -103,6 +113,57 @@ static const char *const ignored_keys[] = {
     "experts_per_token",
     "initial_context_length",
     "swiglu_limit",
+    /* Gemma-3: the local layers' RoPE base. */
+    "rope_local_base_freq",
+    /* Llama-4: the NoPE layers' query temperature (an elementwise scale), a loader flag of
+     * HF's and its attention-implementation marker. */
+    "attn_scale",
+    "attn_temperature_tuning",
+    "floor_scale",
+    "for_llm_compressor",
+    "_attn_implementation_autoset",
+};
+
+/* Top-level keys of a multimodal config (Gemma-3 model_type gemma3, Llama-4 llama4), whose
+ * language model is under text_config and vision encoder under vision_config. */
+static const char *const mm_used_keys[] = {
+    "model_type", "text_config",         "vision_config",       "torch_dtype",
+    "dtype",      "tie_word_embeddings", "quantization_config",
+};
+static const char *const mm_ignored_keys[] = {
+    "_comment",        "architectures",     "transformers_version", "boi_token_index",
+    "eoi_token_index", "image_token_index", "mm_tokens_per_image",  "initializer_range",
+    "bos_token_id",    "eos_token_id",      "pad_token_id",
+};
+
+/* vision_config keys: those counted, then what does not change the parameter count. */
+static const char *const vision_used_keys[] = {
+    "num_hidden_layers",
+    "hidden_size",
+    "intermediate_size",
+    "patch_size",
+    "image_size",
+    "num_channels",
+    "vision_use_head",
+    "projector_input_dim",
+    "projector_output_dim",
+    "vision_output_dim",
+    "multi_modal_projector_bias",
+};
+static const char *const vision_ignored_keys[] = {
+    "model_type",
+    "num_attention_heads",
+    "attention_dropout",
+    "hidden_act",
+    "layer_norm_eps",
+    "norm_eps",
+    "initializer_range",
+    "pixel_shuffle_ratio",
+    "projector_dropout",
+    "rope_theta",
+    "vision_feature_layer",
+    "vision_feature_select_strategy",
+    "_attn_implementation_autoset",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -127,6 +188,10 @@ static const struct {
     {"phi3", SIM_ARCH_PHI3},
     {"gemma2", SIM_ARCH_GEMMA2},
     {"gpt_oss", SIM_ARCH_GPT_OSS},
+    {"gemma3", SIM_ARCH_GEMMA3},
+    {"gemma3_text", SIM_ARCH_GEMMA3},
+    {"llama4", SIM_ARCH_LLAMA4},
+    {"llama4_text", SIM_ARCH_LLAMA4},
 };
 
 /* Architectures vLLM serves that llmstep recognises but does not model yet, and why: refused
@@ -134,9 +199,6 @@ static const struct {
 static const struct {
     const char *name, *why;
 } unmodelled[] = {
-    {"gemma3", "local/global attention interleave and soft-capping are not modelled yet"},
-    {"gemma3_text", "local/global attention interleave and soft-capping are not modelled yet"},
-    {"llama4", "MoE on alternate layers and chunked local attention are not modelled yet"},
     {"qwen3_next", "a hybrid of linear (Gated DeltaNet) and full attention: not modelled"},
     {"jamba", "a hybrid of Mamba and attention layers: not modelled"},
     {"mamba", "a state-space model without attention: not modelled"},
@@ -150,7 +212,9 @@ static const struct {
     {"rwkv", "a recurrent (RWKV) model without attention: not modelled"},
 };
 
-static sim_status parse_arch(const sim_jctx *ctx, const cJSON *root, sim_model *m)
+/* Reads model_type into m->arch; *multimodal = 1 for the configs that keep the language model
+ * under text_config (gemma3, llama4; their text-only forms are gemma3_text, llama4_text). */
+static sim_status parse_arch(const sim_jctx *ctx, const cJSON *root, sim_model *m, int *multimodal)
 {
     char mt[64];
     sim_status st = sim_j_str(ctx, root, "model_type", 1, mt, sizeof(mt), NULL);
@@ -159,6 +223,7 @@ static sim_status parse_arch(const sim_jctx *ctx, const cJSON *root, sim_model *
     for (size_t i = 0; i < N(archs); i++) {
         if (strcmp(mt, archs[i].name) == 0) {
             m->arch = archs[i].arch;
+            *multimodal = strcmp(mt, "gemma3") == 0 || strcmp(mt, "llama4") == 0;
             return SIM_OK;
         }
     }
@@ -169,7 +234,8 @@ static sim_status parse_arch(const sim_jctx *ctx, const cJSON *root, sim_model *
     return sim_j_fail(
         ctx, "model_type",
         "unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
-        "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, got '%s')",
+        "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, gemma3, "
+        "gemma3_text, llama4, llama4_text, got '%s')",
         mt);
 }
 
@@ -727,22 +793,263 @@ static sim_status parse_quant(const sim_jctx *parent, const cJSON *root, sim_mod
     return st;
 }
 
-static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
+/*
+ * Reads a per-layer attention pattern into the period p of its global layers: layer i must be
+ * global iff (i + 1) % p == 0, the one interleave the step model counts (window_period).
+ * Gemma-3 layer_types and Llama-4 layer_types are strings (global_name, or local_name);
+ * Llama-4 no_rope_layers are numbers (0: a global NoPE layer, 1: a local RoPE one), an empty
+ * list meaning HF's default. *period is the p expected on entry (0: take it from the first
+ * global layer, whose source `from` names) and the p found on return (0: no global layer).
+ * *present says whether the key held a pattern. Other patterns are refused at the key.
+ */
+static sim_status parse_layer_pattern(const sim_jctx *ctx, const cJSON *obj, const char *key,
+                                      const char *global_name, const char *local_name,
+                                      int64_t n_layers, const char *from, int64_t *period,
+                                      int *present)
 {
-    sim_status st;
-    if (!cJSON_IsObject(root))
-        return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
-    /* The architecture first: a model llmstep cannot model is refused for that reason, not
-     * for the first key it does not know. */
-    st = parse_arch(ctx, root, m);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const int numeric = global_name == NULL;
+    *present = 0;
+    if (!a || cJSON_IsNull(a) || (numeric && cJSON_IsArray(a) && !a->child))
+        return SIM_OK;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != (int)n_layers)
+        return sim_j_fail(ctx, key, "expected an array of num_hidden_layers = %lld %s",
+                          (long long)n_layers, numeric ? "0/1 flags" : "strings");
+    int64_t p = *period, i = 0;
+    for (const cJSON *e = a->child; e; e = e->next, i++) {
+        int global;
+        if (numeric && cJSON_IsNumber(e) && (e->valuedouble == 0.0 || e->valuedouble == 1.0))
+            global = e->valuedouble == 0.0;
+        else if (!numeric && cJSON_IsString(e) && strcmp(e->valuestring, global_name) == 0)
+            global = 1;
+        else if (!numeric && cJSON_IsString(e) && strcmp(e->valuestring, local_name) == 0)
+            global = 0;
+        else if (numeric)
+            return sim_j_fail(ctx, key, "element %lld is not 0 or 1", (long long)i);
+        else
+            return sim_j_fail(ctx, key, "element %lld is not '%s' or '%s'", (long long)i,
+                              global_name, local_name);
+        if (p == 0 && global)
+            p = i + 1;
+        const int want = p > 0 && (i + 1) % p == 0;
+        if (global != want)
+            return sim_j_fail(
+                ctx, key,
+                "only every p-th layer global is modelled (layer i global iff (i + 1) %% p == 0, "
+                "p = %lld from %s); element %lld is %s (expected %s)",
+                (long long)p, from, (long long)i, global ? "global" : "local",
+                want ? "global" : "local");
+    }
+    *period = p;
+    *present = 1;
+    return SIM_OK;
+}
+
+/* Sets the interleave of windowed and global layers from the period p of the global ones
+ * (layer i global iff (i + 1) % p == 0; 0: none global, 1: every layer global). */
+static void set_window_period(sim_model *m, int64_t p)
+{
+    if (m->sliding_window == 0) /* no window (sliding_window null): every layer is global */
+        return;
+    if (p == 1) {
+        m->sliding_window = 0;
+        m->window_chunked = false;
+        return;
+    }
+    if (p > 1) {
+        m->window_period = p;
+        m->full_attn_layers = m->n_layers / p;
+    }
+}
+
+/*
+ * Gemma-3 (docs/model.md, "Gemma-3"; HF Gemma3TextConfig, vLLM gemma3.py): four norms a layer
+ * and q/k RMSNorms, a tied LM head by default, and the sliding window on every layer but each
+ * sliding_window_pattern-th (default 6: five local, one global), or as layer_types lists
+ * them; both given must agree.
+ */
+static sim_status parse_gemma3(const sim_jctx *ctx, const cJSON *obj, sim_model *m)
+{
+    int64_t pattern = 6, p = 0;
+    int has_pat = 0, has_lt = 0;
+    m->extra_norms = 2;
+    m->qk_norm = true;
+    sim_status st =
+        sim_j_int(ctx, obj, "sliding_window_pattern", 0, 1, MAX_LAYERS, &pattern, &has_pat);
+    if (st != SIM_OK)
+        return st;
+    p = has_pat ? pattern : 0;
+    st = parse_layer_pattern(ctx, obj, "layer_types", "full_attention", "sliding_attention",
+                             m->n_layers, has_pat ? "sliding_window_pattern" : "the first global",
+                             &p, &has_lt);
+    if (st != SIM_OK)
+        return st;
+    set_window_period(m, has_lt ? p : pattern);
+    return SIM_OK;
+}
+
+/* The MoE layers of Llama-4: layer i iff (i + 1) % interleave_moe_layer_step == 0 (vLLM
+ * llama4.py Llama4DecoderLayer; HF moe_layers lists them, and must agree). */
+static sim_status llama4_moe_layers(const sim_jctx *ctx, const cJSON *obj, sim_model *m)
+{
+    int64_t step = 1;
+    sim_status st = sim_j_int(ctx, obj, "interleave_moe_layer_step", 0, 1, MAX_LAYERS, &step, NULL);
+    if (st != SIM_OK)
+        return st;
+    m->n_moe_layers = m->n_layers / step;
+    const cJSON *ml = cJSON_GetObjectItemCaseSensitive(obj, "moe_layers");
+    if (!ml || cJSON_IsNull(ml))
+        return SIM_OK;
+    int64_t want = step - 1, n = 0;
+    for (const cJSON *e = cJSON_IsArray(ml) ? ml->child : NULL; e; e = e->next, n++) {
+        if (!cJSON_IsNumber(e) || e->valuedouble != (double)want)
+            return sim_j_fail(ctx, "moe_layers",
+                              "only the layers interleave_moe_layer_step = %lld makes MoE are "
+                              "modelled (layer i iff (i + 1) %% %lld == 0); element %lld is not "
+                              "%lld",
+                              (long long)step, (long long)step, (long long)n, (long long)want);
+        want += step;
+    }
+    if (!cJSON_IsArray(ml) || n != m->n_moe_layers)
+        return sim_j_fail(ctx, "moe_layers",
+                          "expected the %lld layer indices interleave_moe_layer_step = %lld "
+                          "makes MoE (got %lld)",
+                          (long long)m->n_moe_layers, (long long)step, (long long)n);
+    return SIM_OK;
+}
+
+/*
+ * Llama-4 (docs/model.md, "Llama-4"; HF Llama4TextConfig, vLLM llama4.py): experts of
+ * intermediate_size with one shared expert of the same size and a bias-free router on the MoE
+ * layers, dense MLPs of intermediate_size_mlp on the others; chunked local attention
+ * (attention_chunk_size) on the RoPE layers and global NoPE attention on the layers
+ * no_rope_layers marks 0 (HF default: every no_rope_layer_interval-th, 4); use_qk_norm: a
+ * weightless L2 norm of q and k on the RoPE layers. A null attention_chunk_size: no chunking.
+ */
+static sim_status parse_llama4(const sim_jctx *ctx, const cJSON *obj, sim_model *m)
+{
+    int64_t chunk = 8192, interval = 4, p = 0, p_lt = 0, mlp = 16384;
+    int has_nr = 0, has_lt = 0, qkn = 1;
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(obj, "attention_chunk_size");
+    sim_status st = sim_j_int(ctx, obj, "attention_chunk_size", 0, 1, MAX_DIM, &chunk, NULL);
     if (st == SIM_OK)
-        st = sim_j_check_keys(ctx, root, used_keys, N(used_keys), ignored_keys, N(ignored_keys), 0);
+        st = sim_j_int(ctx, obj, "no_rope_layer_interval", 0, 1, MAX_LAYERS, &interval, NULL);
+    if (st == SIM_OK)
+        st = sim_j_bool(ctx, obj, "use_qk_norm", 0, &qkn, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, obj, "intermediate_size_mlp", 0, 1, MAX_DIM, &mlp, NULL);
+    if (st == SIM_OK)
+        st = parse_layer_pattern(ctx, obj, "no_rope_layers", NULL, NULL, m->n_layers,
+                                 "the first NoPE layer", &p, &has_nr);
+    if (st != SIM_OK)
+        return st;
+    if (!has_nr)
+        p = interval;
+    p_lt = p;
+    st = parse_layer_pattern(ctx, obj, "layer_types", "full_attention", "chunked_attention",
+                             m->n_layers, "no_rope_layers", &p_lt, &has_lt);
+    if (st != SIM_OK)
+        return st;
+    if (has_lt && p_lt != p) /* no NoPE layer in no_rope_layers, some full in layer_types */
+        return sim_j_fail(ctx, "layer_types",
+                          "disagrees with no_rope_layers (expected no full_attention layer, got "
+                          "every %lld-th)",
+                          (long long)p_lt);
+    const int chunked = !(cs && cJSON_IsNull(cs));
+    m->sliding_window = chunked ? chunk : 0;
+    m->window_chunked = chunked;
+    m->qk_l2_norm = qkn != 0 && p != 1;
+    if (chunked)
+        set_window_period(m, p);
+    /* MoE: experts of intermediate_size, one shared expert, dense layers of
+     * intermediate_size_mlp. */
+    m->d_ff_expert = m->d_ff;
+    m->d_ff = mlp;
+    m->n_shared_experts = 1;
+    st = sim_j_int(ctx, obj, "num_local_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, obj, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok, NULL);
+    if (st == SIM_OK)
+        st = llama4_moe_layers(ctx, obj, m);
+    return st;
+}
+
+/*
+ * vision_config of a multimodal config (docs/model.md, "Vision encoders"): the sizes that
+ * fix the encoder's parameters. Gemma-3: SigLIP without its pooling head; Llama-4: its
+ * encoder, pixel-shuffle MLP and projector, all without biases in the projector.
+ */
+static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, sim_model *m)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "vision_config");
+    if (!v || !cJSON_IsObject(v))
+        return sim_j_fail(parent, "vision_config",
+                          "%s (expected the vision encoder's config object)",
+                          v ? "wrong type" : "missing");
+    sim_jctx ctx = *parent;
+    ctx.scope = sim_j_locate(parent, "vision_config");
+    ctx.prefix = "vision_config.";
+    sim_vision *vi = &m->vision;
+    const int l4 = m->arch == SIM_ARCH_LLAMA4;
+    vi->kind = l4 ? SIM_VISION_LLAMA4 : SIM_VISION_SIGLIP;
+    vi->n_channels = 3;
+    sim_status st = sim_j_check_keys(&ctx, v, vision_used_keys, N(vision_used_keys),
+                                     vision_ignored_keys, N(vision_ignored_keys), 0);
+    const struct {
+        const char *key;
+        int64_t *out;
+        int required;
+    } ints[] = {
+        {"num_hidden_layers", &vi->n_layers, 1},
+        {"hidden_size", &vi->d_model, 1},
+        {"intermediate_size", &vi->d_ff, 1},
+        {"patch_size", &vi->patch, 1},
+        {"image_size", &vi->image, 1},
+        {"num_channels", &vi->n_channels, 0},
+        {"projector_input_dim", &vi->d_proj_in, l4},
+        {"projector_output_dim", &vi->d_proj_out, l4},
+        {"vision_output_dim", &vi->d_out, l4},
+    };
+    for (size_t i = 0; st == SIM_OK && i < N(ints); i++)
+        st = sim_j_int(&ctx, v, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
+                       ints[i].out, NULL);
+    int head = 0, proj_bias = 0;
+    if (st == SIM_OK)
+        st = sim_j_bool(&ctx, v, "vision_use_head", 0, &head, NULL);
+    if (st == SIM_OK)
+        st = sim_j_bool(&ctx, v, "multi_modal_projector_bias", 0, &proj_bias, NULL);
+    if (st != SIM_OK)
+        return st;
+    if (head)
+        return sim_j_fail(&ctx, "vision_use_head",
+                          "SigLIP's pooling head is not modelled (Gemma-3 runs without it)");
+    if (proj_bias)
+        return sim_j_fail(&ctx, "multi_modal_projector_bias",
+                          "a biased projector is not modelled (expected false)");
+    return SIM_OK;
+}
+
+/*
+ * The language model's keys, in root (a text-only config) or in a multimodal config's
+ * text_config (top is then the whole config, else NULL; ctx locates keys in text_config).
+ */
+static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON *top, sim_model *m)
+{
+    sim_status st =
+        sim_j_check_keys(ctx, root, used_keys, N(used_keys), ignored_keys, N(ignored_keys), 0);
     if (st == SIM_OK)
         st = parse_dtype(ctx, root, m);
     if (st != SIM_OK)
         return st;
 
-    int has_kv = 0, has_hd = 0, tie = 0, bias = 0, use_sw = 1, has_sw = 0;
+    int has_kv = 0, has_hd = 0, tie = 0, bias = 0, use_sw = 1, has_sw = 0, has_tie = 0;
+    /* Gemma-3 multimodal configs leave the text model's defaults out (HF Gemma3TextConfig:
+     * vocab_size 262208, max_position_embeddings 131072, head_dim 256, sliding_window 4096). */
+    const int gemma3 = m->arch == SIM_ARCH_GEMMA3;
+    if (gemma3) {
+        m->vocab = 262208;
+        m->max_pos = 131072;
+    }
     const struct {
         const char *key;
         int64_t *out;
@@ -755,8 +1062,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
         {"num_key_value_heads", &m->n_kv_heads, 0, &has_kv},
         {"head_dim", &m->head_dim, 0, &has_hd},
         {"intermediate_size", &m->d_ff, 1, NULL},
-        {"vocab_size", &m->vocab, 1, NULL},
-        {"max_position_embeddings", &m->max_pos, 1, NULL},
+        {"vocab_size", &m->vocab, !gemma3, NULL},
+        {"max_position_embeddings", &m->max_pos, !gemma3, NULL},
     };
     for (size_t i = 0; i < N(ints); i++) {
         st = sim_j_int(ctx, root, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
@@ -768,6 +1075,10 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
         m->n_kv_heads = m->n_heads;
     const int mla = m->arch == SIM_ARCH_DEEPSEEK_V2 || m->arch == SIM_ARCH_DEEPSEEK_V3 ||
                     m->arch == SIM_ARCH_KIMI_K2;
+    if (!has_hd && gemma3) {
+        m->head_dim = 256;
+        has_hd = 1;
+    }
     if (!has_hd && !mla) {
         if (m->d_model % m->n_heads != 0)
             return sim_j_fail(ctx, "hidden_size",
@@ -776,11 +1087,20 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
                               (long long)m->n_heads, (long long)m->d_model);
         m->head_dim = m->d_model / m->n_heads;
     }
-    if ((st = sim_j_bool(ctx, root, "tie_word_embeddings", 0, &tie, NULL)) != SIM_OK ||
+    if ((st = sim_j_bool(ctx, root, "tie_word_embeddings", 0, &tie, &has_tie)) != SIM_OK ||
         (st = sim_j_bool(ctx, root, "attention_bias", 0, &bias, NULL)) != SIM_OK ||
         (st = sim_j_bool(ctx, root, "use_sliding_window", 0, &use_sw, NULL)) != SIM_OK)
         return st;
-    m->tie_embeddings = tie != 0;
+    /* A multimodal config may tie at the top level (Llama-4: false); Gemma-3 ties by default
+     * (HF Gemma3TextConfig tie_word_embeddings=True). */
+    if (!has_tie && top) {
+        sim_jctx tc = *ctx;
+        tc.scope = NULL;
+        tc.prefix = "";
+        if ((st = sim_j_bool(&tc, top, "tie_word_embeddings", 0, &tie, &has_tie)) != SIM_OK)
+            return st;
+    }
+    m->tie_embeddings = tie != 0 || (gemma3 && !has_tie);
     /* Gemma-2 ties the LM head to the embedding unless told otherwise (HF Gemma2Config
      * tie_word_embeddings=True), and norms after attention and after the MLP as well as
      * before (Gemma2DecoderLayer: input, post_attention, pre_feedforward, post_feedforward). */
@@ -797,6 +1117,10 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
     st = sim_j_int(ctx, root, "sliding_window", 0, 1, MAX_DIM, &sw, &has_sw);
     if (st != SIM_OK)
         return st;
+    if (gemma3 && !cJSON_GetObjectItemCaseSensitive(root, "sliding_window")) {
+        sw = 4096;
+        has_sw = 1;
+    }
     /* Mistral applies its window whenever it is set; Qwen2/3 only with use_sliding_window. */
     int qwen =
         m->arch == SIM_ARCH_QWEN2 || m->arch == SIM_ARCH_QWEN3 || m->arch == SIM_ARCH_QWEN3_MOE;
@@ -852,7 +1176,11 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
         m->full_attn_layers = m->n_layers / 2;
     }
 
-    if (m->arch == SIM_ARCH_MIXTRAL || m->arch == SIM_ARCH_GPT_OSS) {
+    if (gemma3)
+        st = parse_gemma3(ctx, root, m);
+    if (m->arch == SIM_ARCH_LLAMA4) {
+        st = parse_llama4(ctx, root, m);
+    } else if (m->arch == SIM_ARCH_MIXTRAL || m->arch == SIM_ARCH_GPT_OSS) {
         st = sim_j_int(ctx, root, "num_local_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
         if (st == SIM_OK)
             st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok,
@@ -879,6 +1207,52 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
     if (st == SIM_OK)
         st = parse_quant(ctx, root, m);
     return st;
+}
+
+/*
+ * A multimodal config (model_type gemma3 or llama4): the language model from text_config,
+ * the vision encoder from vision_config, the dtype from the top level when it has one.
+ * Quantized multimodal checkpoints name the vision encoder's layers in their exclusion
+ * lists too, which the layer classification cannot tell apart yet: refused.
+ */
+static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, sim_model *m)
+{
+    sim_status st = sim_j_check_keys(ctx, root, mm_used_keys, N(mm_used_keys), mm_ignored_keys,
+                                     N(mm_ignored_keys), 0);
+    if (st != SIM_OK)
+        return st;
+    if (cJSON_GetObjectItemCaseSensitive(root, "quantization_config"))
+        return sim_j_fail(ctx, "quantization_config",
+                          "quantized multimodal checkpoints are not modelled yet (expected a "
+                          "16-bit %s config)",
+                          sim_arch_name(m->arch));
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+    if (!tc || !cJSON_IsObject(tc))
+        return sim_j_fail(ctx, "text_config", "%s (expected the language model's config object)",
+                          tc ? "wrong type" : "missing");
+    sim_jctx tctx = *ctx;
+    tctx.scope = sim_j_locate(ctx, "text_config");
+    tctx.prefix = "text_config.";
+    st = parse_text(&tctx, tc, root, m);
+    if (st == SIM_OK && (cJSON_GetObjectItemCaseSensitive(root, "torch_dtype") ||
+                         cJSON_GetObjectItemCaseSensitive(root, "dtype")))
+        st = parse_dtype(ctx, root, m);
+    if (st == SIM_OK)
+        st = parse_vision(ctx, root, m);
+    return st;
+}
+
+static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
+{
+    if (!cJSON_IsObject(root))
+        return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
+    /* The architecture first: a model llmstep cannot model is refused for that reason, not
+     * for the first key it does not know. */
+    int multimodal = 0;
+    sim_status st = parse_arch(ctx, root, m, &multimodal);
+    if (st != SIM_OK)
+        return st;
+    return multimodal ? parse_multimodal(ctx, root, m) : parse_text(ctx, root, NULL, m);
 }
 
 /* Parses and then runs the cross-field checks, reporting them at the offending key. */
