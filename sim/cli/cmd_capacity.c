@@ -64,6 +64,8 @@ static void usage(FILE *f)
         "  --max-num-seqs N, --max-num-batched-tokens N   default: the engine's (V1: by usage\n"
         "                             context and GPU memory, docs/engine.md)\n"
         "  --usage llm|server         vLLM's usage-context defaults (default llm)\n"
+        "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole context\n"
+        "                             (vLLM's flag; on by default they keep only the window)\n"
         "  --engine ID                engine profile (default vllm-v1; vllm-v0 for V0)\n"
         "  --format table|json        default table\n"
         "\n"
@@ -259,6 +261,7 @@ static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
         CLI_STR("engine", &a->spec.engine),
         CLI_SCHED("usage", sc),
         CLI_SCHED("max-num-batched-tokens", sc),
+        CLI_FLAG("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv),
         CLI_I64("prompt-tokens", &a->prompt, 1, (double)(INT64_C(1) << 30)),
         CLI_I64("output-tokens", &a->output, 1, (double)(INT64_C(1) << 30)),
     };
