@@ -261,6 +261,19 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     /* Bytes at 4096: 18 x 4096 x 2048 full + 18 x 128 x 2048 windowed. */
     CHECK_REL(c.kv_full_bytes_per_seq, 150994944.0, 0.0);
     CHECK_REL(c.kv_window_bytes_per_seq, 4718592.0, 0.0);
+    CHECK_INT(c.mem.kv_block_layers, 18);
+    /* PP 2: 18 layers a stage, 9 of each kind; the two groups are the whole model's, projected on
+     * the stage: a block is 16 tokens of 9 layers (294,912 bytes), and a request is budgeted the
+     * same 9225 blocks. */
+    x.run.pp = 2;
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    CHECK_INT(c.mem.kv_block_layers, 9);
+    CHECK_REL(c.mem.kv_block_bytes, 294912.0, 0.0);
+    CHECK_INT(c.mem.kv.n_full_layers, 9);
+    CHECK_INT(c.mem.kv.n_window_layers, 9);
+    CHECK_INT(c.mem.kv_blocks_max_seq, 9225);
+    CHECK_INT(c.blocks_per_seq, 264);
+    x.run.pp = 1;
     /* The server's T = 8192: 8192 + ceil(8319 / 16) + 1 = 8713 blocks budgeted. */
     x.in.usage = SIM_USAGE_SERVER;
     CHECK(toy_resolve(&x) == SIM_OK);

@@ -183,7 +183,7 @@ static void print_table_tp(const tp_result *t, const sim_sched_resolved *s, int6
                (long long)k->window);
         printf("  %-26s %10lld tokens (%lld blocks of %lld layers x %lld tokens, %lld group%s)\n",
                "KV capacity", (long long)m->kv_capacity_tokens, (long long)m->kv_blocks,
-               (long long)k->group_layers, (long long)s->block_size,
+               (long long)m->kv_block_layers, (long long)s->block_size,
                (long long)(k->n_full_groups + k->n_window_groups),
                k->n_full_groups + k->n_window_groups > 1 ? "s" : "");
     } else {

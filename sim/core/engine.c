@@ -173,6 +173,7 @@ void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *h
     out->kv_block_bytes =
         (double)s->block_size *
         (two_kinds ? k->layer_token_bytes * (double)k->group_layers : out->kv_bytes_per_token);
+    out->kv_block_layers = two_kinds ? k->group_layers : m->n_layers;
     double blocks =
         out->kv_budget_bytes > 0.0 ? floor(out->kv_budget_bytes / out->kv_block_bytes) : 0.0;
     out->pp_stage = 0;
@@ -192,13 +193,15 @@ void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *h
             const double budget =
                 out->usable_bytes - w - out->activation_bytes - out->reserve_bytes;
             double bs = (double)s->block_size * kv;
+            int64_t start, n;
+            sim_pp_stage_range(m->n_layers, run->pp, i, &start, &n);
+            int64_t span = n;
             if (two_kinds) {
-                int64_t start, n;
-                sim_pp_stage_range(m->n_layers, run->pp, i, &start, &n);
                 const int64_t lf = sim_model_full_layers_in(m, start, n);
                 const int64_t gf = (lf + k->n_full_groups - 1) / k->n_full_groups;
                 const int64_t gw = (n - lf + k->n_window_groups - 1) / k->n_window_groups;
-                bs = (double)s->block_size * k->layer_token_bytes * (double)(gf > gw ? gf : gw);
+                span = gf > gw ? gf : gw;
+                bs = (double)s->block_size * k->layer_token_bytes * (double)span;
             }
             const double b = budget > 0.0 ? floor(budget / bs) : 0.0;
             if (i == 0 || b < blocks || (b == blocks && budget < out->kv_budget_bytes)) {
@@ -208,6 +211,7 @@ void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *h
                 out->kv_bytes_per_token = kv;
                 out->kv_budget_bytes = budget;
                 out->kv_block_bytes = bs;
+                out->kv_block_layers = span;
             }
         }
         /* The reported stage's layers (the groups stay the whole model's). */

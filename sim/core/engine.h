@@ -142,11 +142,13 @@ typedef struct sim_memory {
     double kv_full_bytes_per_token; /* per GPU, the full-attention layers only (all layers
                                        without the hybrid KV-cache manager) */
     double kv_budget_bytes;         /* usable - weights - activations - reserve (may be < 0) */
-    sim_kv_layout kv;      /* how the V1 hybrid manager groups the layers (model.h); at pp > 1 the
-                              layer counts are the reported stage's, the groups the whole model's */
-    double kv_block_bytes; /* one block of the pool: block_size x kv bytes per token, or
-                              with windowed layers block_size x G pages of one layer */
-    int64_t kv_blocks;     /* floor(budget / kv_block_bytes), >= 0 */
+    sim_kv_layout kv;        /* how the V1 hybrid manager groups the layers (model.h); at pp > 1 the
+                                layer counts are the reported stage's, the groups the whole model's */
+    double kv_block_bytes;   /* one block of the pool: block_size x kv bytes per token, or
+                                with windowed layers block_size x G pages of one layer */
+    int64_t kv_block_layers; /* layers one block spans on this GPU: all its layers, or G (a
+                                stage's share of G at pp > 1) with two kinds of layers */
+    int64_t kv_blocks;       /* floor(budget / kv_block_bytes), >= 0 */
     int64_t kv_capacity_tokens; /* tokens of every group: kv_blocks / groups x block_size (what
                                    vLLM logs as "GPU KV cache size") */
     int64_t kv_blocks_max_seq;  /* blocks vLLM budgets for one max_model_len sequence
