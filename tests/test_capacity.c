@@ -132,9 +132,171 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     CHECK_INT(c.mem.kv_blocks, 0);
 }
 
+/*
+ * KV bytes one gpt-oss-120b request holds on one GPU (sim_model_kv_bytes_at): 36 layers, the
+ * even ones windowed (sliding_window 128), 8 KV heads of 64, bf16 KV, block_size 16.
+ *   bytes per token and layer = 2 (K, V) x 8 x 64 x 2 = 2048 (TP 8: 1 head, 256)
+ *   full layers: 18 x C x 2048
+ *   windowed layers: 18 x kept(C) x 2048, kept(C) = C - 16 floor(max(0, C - 127) / 16)
+ * C = 100: nothing skipped, kept 100; 36 x 100 x 2048 = 7,372,800 (as without a window).
+ * C = 1000: skipped 873, 54 blocks (864 tokens) freed, kept 136:
+ *   18 x 1000 x 2048 + 18 x 136 x 2048 = 36,864,000 + 5,013,504 = 41,877,504.
+ * C = 131072: skipped 130945, 8184 blocks (130944 tokens) freed, kept 128:
+ *   18 x 131072 x 2048 + 18 x 128 x 2048 = 4,831,838,208 + 4,718,592 = 4,836,556,800,
+ *   against 36 x 131072 x 2048 = 9,663,676,416 with every layer full (hybrid manager off).
+ */
+static void gpt_oss_kv_bytes_per_request_match_hand_derivation(void)
+{
+    static sim_model m;
+    if (load_model("gpt-oss-120b", &m) != 0)
+        return;
+    const sim_dtype b = SIM_DTYPE_BF16;
+    CHECK_REL(sim_model_kv_bytes_at(&m, 1, b, true, 16, 100), 7372800.0, 0.0);
+    CHECK_REL(sim_model_kv_bytes_at(&m, 1, b, true, 16, 1000), 41877504.0, 0.0);
+    CHECK_REL(sim_model_kv_bytes_at(&m, 1, b, true, 16, 131072), 4836556800.0, 0.0);
+    CHECK_REL(sim_model_kv_bytes_at(&m, 1, b, false, 16, 131072), 9663676416.0, 0.0);
+    CHECK_REL(sim_model_kv_bytes_at(&m, 1, b, false, 16, 131072),
+              131072.0 * sim_model_kv_bytes_per_token(&m, 1, b), 0.0);
+    /* TP 8: one KV head a GPU, an eighth of the bytes. */
+    CHECK_REL(sim_model_kv_bytes_at(&m, 8, b, true, 16, 131072), 4836556800.0 / 8.0, 0.0);
+    /* A window layer never keeps more than W - 1 + (bs - 1) = 142 tokens. */
+    for (int64_t c = 1; c <= 4096; c += 7) {
+        const double full = 18.0 * (double)c * 2048.0;
+        const double w = sim_model_kv_bytes_at(&m, 1, b, true, 16, c) - full;
+        const double cap = 18.0 * (double)(c < 142 ? c : 142) * 2048.0;
+        CHECK(w <= cap && w >= 18.0 * (double)(c < 127 ? c : 127) * 2048.0);
+    }
+}
+
+/* The grouping rule (vLLM _get_kv_cache_groups_uniform_page_size) on made-up layer counts. */
+static void kv_cache_groups_follow_vllm_rule(void)
+{
+    static const struct {
+        const char *name;
+        int64_t layers, window, full_attn, period;
+        int64_t want_g, want_full_groups, want_window_groups;
+    } cases[] = {
+        /* gpt-oss / Gemma-2: half and half, one group of each. */
+        {"alternating_36_layers_two_groups_of_18", 36, 128, 18, 2, 18, 1, 1},
+        /* Qwen2 max_window_layers 20 of 28: 8 windowed, 20 full; 20 >= 1.25 x 8, so G = 8 and
+         * the full layers take ceil(20 / 8) = 3 groups (4 padding layers). */
+        {"qwen2_20_full_8_windowed_pads_to_groups_of_8", 28, 4096, 20, 0, 8, 3, 1},
+        /* 13 full, 12 windowed: 13 < 1.25 x 12, so G = 13, one group each. */
+        {"near_equal_counts_use_the_larger_as_group", 25, 128, 13, 0, 13, 1, 1},
+        /* Every layer windowed (Mistral-7B v0.1): one group of all of them. */
+        {"all_windowed_one_group", 32, 4096, 0, 0, 32, 0, 1},
+        /* No window: one group of all layers, the classic cache. */
+        {"no_window_one_full_group", 32, 0, 0, 0, 32, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const toy_shape sh = {cases[i].layers, 512, 8, 8, 64, 1024, 1000, 8192, SIM_DTYPE_BF16};
+        sim_model m;
+        toy_llama(&m, cases[i].name, &sh);
+        m.sliding_window = cases[i].window;
+        m.full_attn_layers = cases[i].full_attn;
+        m.window_period = cases[i].period;
+        sim_kv_layout k;
+        sim_model_kv_layout(&m, 1, SIM_DTYPE_BF16, true, &k);
+        CHECK_INT(k.group_layers, cases[i].want_g);
+        CHECK_INT(k.n_full_groups, cases[i].want_full_groups);
+        CHECK_INT(k.n_window_groups, cases[i].want_window_groups);
+        /* Off (V0, disable_hybrid_kv_cache_manager): one group, every layer full. */
+        sim_model_kv_layout(&m, 1, SIM_DTYPE_BF16, false, &k);
+        CHECK_INT(k.group_layers, cases[i].layers);
+        CHECK_INT(k.n_full_groups, 1);
+        CHECK_INT(k.n_window_groups, 0);
+    }
+}
+
+/*
+ * gpt-oss-120b on one H100 SXM, vLLM V1 defaults (LLM usage on a large GPU: max_num_batched_tokens
+ * T = 16384, max_num_seqs 1024), max_model_len 131,072, MXFP4 experts:
+ *   usable      = 85,029,615,042 (CUDA total) x 0.9                  = 76,526,653,537.8
+ *   weights     = 65,248,824,960 (test_model derives the parameter count)
+ *   activations = 16384 x (2 x 2880 + 3 x 4 x 2880) x 2 + 1024 x 201,088 x 8 = 2,968,518,656
+ *   reserve     = 268,435,456 (engine profile)
+ *   KV budget   = 8,040,874,465.8
+ * Before the window credit every block held 16 tokens of all 36 layers (16 x 73,728 =
+ * 1,179,648 bytes): floor(budget / 1,179,648) = 6816 blocks, 109,056 tokens < 131,072, and
+ * capacity refused the model although vLLM serves it. vLLM V1 pages two groups of 18 layers
+ * (18 full, 18 windowed): a block is 16 tokens of 18 layers, 16 x 18 x 2048 = 589,824 bytes,
+ *   blocks = floor(8,040,874,465.8 / 589,824) = 13,632 (13,632 x 589,824 = 8,040,480,768)
+ *   "GPU KV cache size" = 13,632 // 2 groups x 16 = 109,056 tokens
+ * and budgets one 131,072-token request (check_enough_kv_cache_memory) as
+ *   full group ceil(131072 / 16) = 8192 + windowed group ceil(min(127 + 16384, 131072) / 16)
+ *   + 1 = 1032 + 1 = 1033, total 9225 blocks (5,441,126,400 bytes) <= 13,632: it fits,
+ *   maximum concurrency 13,632 / 9225 = 1.4777...
+ * At 4096 tokens a sequence holds 256 + (256 - floor(3969 / 16) = 8) = 264 blocks:
+ * floor(13,632 / 264) = 51 sequences (26 before: 6816 / 256).
+ * With the hybrid manager disabled the old figures come back.
+ */
+static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
+{
+    static toy_setup x;
+    if (load_model("gpt-oss-120b", &x.m) != 0 || load_hw("h100-sxm", &x.hw) != 0 ||
+        load_engine("vllm-v1", &x.e) != 0)
+        return;
+    sim_sched_cfg_unset(&x.in);
+    CHECK(toy_resolve(&x) == SIM_OK);
+    CHECK_INT(x.s.max_model_len, 131072);
+    CHECK_INT(x.s.max_num_batched_tokens, 16384);
+    x.run = (sim_run_cfg){
+        1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+    sim_capacity c;
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    CHECK_REL(c.mem.weights_bytes, 65248824960.0, 0.0);
+    CHECK_REL(c.mem.activation_bytes, 2968518656.0, 0.0);
+    CHECK_REL(c.mem.reserve_bytes, 268435456.0, 0.0);
+    CHECK_REL(c.mem.kv_budget_bytes, 8040874465.8, 1e-12);
+    CHECK_INT(c.mem.kv.group_layers, 18);
+    CHECK_REL(c.mem.kv_block_bytes, 589824.0, 0.0);
+    CHECK_INT(c.mem.kv_blocks, 13632);
+    CHECK_INT(c.mem.kv_capacity_tokens, 109056);
+    CHECK_INT(c.mem.kv_blocks_max_seq, 9225);
+    CHECK_INT(c.fits, 1);
+    CHECK_REL(c.max_concurrency_max_len, 13632.0 / 9225.0, 1e-15);
+    CHECK_REL(c.mem.kv_full_bytes_per_token, 36864.0, 0.0);
+    CHECK_INT(c.blocks_per_seq, 264);
+    CHECK_INT(c.max_seqs_at_context, 51);
+    /* Bytes at 4096: 18 x 4096 x 2048 full + 18 x 128 x 2048 windowed. */
+    CHECK_REL(c.kv_full_bytes_per_seq, 150994944.0, 0.0);
+    CHECK_REL(c.kv_window_bytes_per_seq, 4718592.0, 0.0);
+    CHECK_INT(c.mem.kv_block_layers, 18);
+    /* PP 2: 18 layers a stage, 9 of each kind; the two groups are the whole model's, projected on
+     * the stage: a block is 16 tokens of 9 layers (294,912 bytes), and a request is budgeted the
+     * same 9225 blocks. */
+    x.run.pp = 2;
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    CHECK_INT(c.mem.kv_block_layers, 9);
+    CHECK_REL(c.mem.kv_block_bytes, 294912.0, 0.0);
+    CHECK_INT(c.mem.kv.n_full_layers, 9);
+    CHECK_INT(c.mem.kv.n_window_layers, 9);
+    CHECK_INT(c.mem.kv_blocks_max_seq, 9225);
+    CHECK_INT(c.blocks_per_seq, 264);
+    x.run.pp = 1;
+    /* The server's T = 8192: 8192 + ceil(8319 / 16) + 1 = 8713 blocks budgeted. */
+    x.in.usage = SIM_USAGE_SERVER;
+    CHECK(toy_resolve(&x) == SIM_OK);
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    CHECK_INT(c.mem.kv_blocks_max_seq, 8713);
+    /* disable_hybrid_kv_cache_manager: every layer full, refused as before. */
+    x.in.usage = -1;
+    x.in.disable_hybrid_kv = 1;
+    CHECK(toy_resolve(&x) == SIM_OK);
+    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    CHECK_INT(c.mem.kv_blocks, 6816);
+    CHECK_INT(c.mem.kv_capacity_tokens, 109056);
+    CHECK_INT(c.fits, 0);
+    CHECK_INT(c.max_seqs_at_context, 0);
+    CHECK_INT(c.max_seqs_by_kv, 26);
+}
+
 int main(void)
 {
     weights_and_kv_per_gpu_match_hand_derivation();
     llama70b_tp2_capacity_matches_hand_derivation();
+    gpt_oss_kv_bytes_per_request_match_hand_derivation();
+    kv_cache_groups_follow_vllm_rule();
+    gpt_oss_120b_fits_one_h100_at_max_model_len();
     return check_report("test_capacity");
 }

@@ -557,6 +557,88 @@ static void pipeline_closed_loop(void)
     CHECK(r.prefill_s > 0.0 && r.prefill_s < r.busy_s);
 }
 
+/*
+ * The toy model with two layers, layer 0 windowed (sliding_window 8) and layer 1 full
+ * (window_period 2, as Gemma-2 and gpt-oss), on the toy V1 engine (blocks of 4 tokens),
+ * max_model_len mml and memory for exactly `blocks` blocks of the hybrid layout (two groups of
+ * one layer: a block is 4 tokens of one layer). disable: vLLM's disable_hybrid_kv_cache_manager.
+ */
+static void window_setup(toy_setup *x, int64_t mml, int64_t blocks, int disable)
+{
+    sim_engine e;
+    toy_v1(&e);
+    toy_setup_init(x, &e);
+    x->m.n_layers = 2;
+    x->m.sliding_window = 8;
+    x->m.window_period = 2;
+    x->m.full_attn_layers = 1;
+    x->in.max_model_len = mml;
+    CHECK_INT(toy_resolve(x), SIM_OK);
+    toy_set_blocks(x, blocks);
+    x->in.disable_hybrid_kv = disable;
+    CHECK_INT(toy_resolve(x), SIM_OK);
+}
+
+/*
+ * One request, prompt 8, output 24, alone. A step that starts with c tokens computed and
+ * computes one more holds, after vLLM's allocate_slots (free what the window passed, then
+ * allocate):
+ *   full layer ceil((c + 1) / 4) + windowed layer ceil((c + 1) / 4) - floor(max(0, c - 7) / 4)
+ * Step 1 (prefill, c = 0, 8 slots): 2 + 2 = 4. Step 2 (c = 8): 3 + 3 - 0 = 6. Step 5
+ * (c = 11): 3 + 3 - 1 = 5. Last step 24 (c = 30): 8 + 8 - 5 = 11, the peak (reached at c = 28).
+ * With every layer full (the manager off) a block holds 4 tokens of both layers: the same
+ * memory (40.5 one-layer blocks) makes floor(40.5 / 2) = 20 blocks, and the request ends on
+ * ceil(31 / 4) = 8 of them, 16 one-layer pages against the credited 11.
+ */
+static void windowed_layer_frees_blocks_out_of_reach(void)
+{
+    toy_setup x;
+    window_setup(&x, 64, 40, 0);
+    sim_request req = {.prompt_tokens = 8, .output_tokens = 24};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, &req, 1, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.kv_blocks, 40);
+    CHECK_INT(r.n_steps, 24);
+    CHECK_INT(seen.s[0].kv_used_blocks, 4);
+    CHECK_INT(seen.s[1].kv_used_blocks, 6);
+    CHECK_INT(seen.s[4].kv_used_blocks, 5);
+    CHECK_INT(seen.s[23].kv_used_blocks, 11);
+    CHECK_INT(r.peak_kv_blocks, 11);
+    CHECK_REL(r.peak_kv_frac, 11.0 / 39.0, 1e-15); /* one of the 40 is vLLM's null block */
+    window_setup(&x, 64, 40, 1);
+    seen.n = 0;
+    CHECK_INT(serve(&x, &req, 1, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.kv_blocks, 20);
+    CHECK_INT(r.peak_kv_blocks, 8);
+}
+
+/*
+ * Two such requests at once (max_model_len 32) with memory for 23 one-layer blocks (22 usable):
+ * they run in lockstep and peak together at 2 x 11 = 22, so nothing is preempted. vLLM budgets
+ * one 32-token request at 8 + ceil(min(7 + 2048, 32) / 4) + 1 = 17 <= 23 blocks, so it starts.
+ * Without the credit the same memory is floor(23.5 / 2) = 11 blocks (10 usable) and the two
+ * need 2 x 8: one is preempted.
+ */
+static void windowed_credit_avoids_preemption(void)
+{
+    toy_setup x;
+    window_setup(&x, 32, 23, 0);
+    sim_request req[2] = {{.prompt_tokens = 8, .output_tokens = 24},
+                          {.prompt_tokens = 8, .output_tokens = 24}};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, req, 2, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.kv_blocks, 23);
+    CHECK_INT(r.peak_kv_blocks, 22);
+    CHECK_INT(r.preemptions, 0);
+    window_setup(&x, 32, 23, 1);
+    seen.n = 0;
+    CHECK_INT(serve(&x, req, 2, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.kv_blocks, 11);
+    CHECK(r.preemptions >= 1);
+}
+
 int main(void)
 {
     pipeline_batches_in_flight();
@@ -572,5 +654,7 @@ int main(void)
     bad_workloads_refused();
     trace_files();
     generated_workloads();
+    windowed_layer_frees_blocks_out_of_reach();
+    windowed_credit_avoids_preemption();
     return check_report("test_serve");
 }

@@ -89,8 +89,7 @@ static inline double toy_capacity_for_blocks(const sim_engine *e, const sim_mode
     sim_memory mem;
     sim_memory_compute(e, m, &hw, run, s, &mem);
     double other = mem.usable_bytes - mem.kv_budget_bytes; /* weights + activations + reserve */
-    double block = (double)s->block_size * mem.kv_bytes_per_token;
-    return other + ((double)n_blocks + 0.5) * block;
+    return other + ((double)n_blocks + 0.5) * mem.kv_block_bytes;
 }
 
 /* The set-up of one test: set fields after toy_setup_init, then call toy_resolve. */

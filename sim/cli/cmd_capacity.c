@@ -64,6 +64,8 @@ static void usage(FILE *f)
         "  --max-num-seqs N, --max-num-batched-tokens N   default: the engine's (V1: by usage\n"
         "                             context and GPU memory, docs/engine.md)\n"
         "  --usage llm|server         vLLM's usage-context defaults (default llm)\n"
+        "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole context\n"
+        "                             (vLLM's flag; on by default they keep only the window)\n"
         "  --engine ID                engine profile (default vllm-v1; vllm-v0 for V0)\n"
         "  --format table|json        default table\n"
         "\n"
@@ -102,6 +104,27 @@ static void compute_tp(const cli_run *r, int64_t tp, int64_t pp, int64_t context
     sim_capacity_compute(&r->engine, &r->model, &r->hw, &cfg, &r->sched, context, &out->cap);
 }
 
+/*
+ * With windowed layers credited by vLLM V1's hybrid KV-cache manager: the full layers' figure
+ * per token and the windowed layers' capped bytes per sequence, apart. Printed only then, so
+ * the output of models without a window is unchanged.
+ */
+static void print_json_window(const sim_capacity *cp)
+{
+    const sim_kv_layout *k = &cp->mem.kv;
+    if (k->n_window_layers == 0)
+        return;
+    printf(",\"kv_full_layers\":%lld,\"kv_window_layers\":%lld,\"sliding_window_tokens\":%lld,"
+           "\"kv_cache_groups\":%lld,\"kv_group_layers\":%lld,"
+           "\"kv_full_bytes_per_token_per_gpu\":%.17g,\"kv_full_bytes_per_seq_per_gpu\":%.17g,"
+           "\"kv_window_bytes_per_seq_per_gpu\":%.17g,\"kv_bytes_per_seq_per_gpu\":%.17g,"
+           "\"kv_blocks_max_model_len\":%lld,\"max_concurrency_at_max_model_len\":%.17g",
+           (long long)k->n_full_layers, (long long)k->n_window_layers, (long long)k->window,
+           (long long)(k->n_full_groups + k->n_window_groups), (long long)k->group_layers,
+           cp->mem.kv_full_bytes_per_token, cp->kv_full_bytes_per_seq, cp->kv_window_bytes_per_seq,
+           cp->kv_bytes_per_seq, (long long)cp->mem.kv_blocks_max_seq, cp->max_concurrency_max_len);
+}
+
 static void print_json_tp(const tp_result *t, int first)
 {
     printf("%s{\"tp\":%lld,\"pp\":%lld,\"legal\":%s", first ? "" : ",", (long long)t->tp,
@@ -116,12 +139,13 @@ static void print_json_tp(const tp_result *t, int first)
            "\"reserve_bytes_per_gpu\":%.17g,\"kv_budget_bytes_per_gpu\":%.17g,"
            "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,\"kv_capacity_tokens\":%lld,"
            "\"blocks_per_seq\":%lld,\"max_seqs_by_kv\":%lld,\"max_seqs_at_context\":%lld,"
-           "\"pp_stage\":%d,\"fits\":%s}",
+           "\"pp_stage\":%d",
            m->capacity_bytes, m->usable_bytes, m->weights_bytes, m->activation_bytes,
            m->reserve_bytes, m->kv_budget_bytes, m->kv_bytes_per_token, (long long)m->kv_blocks,
            (long long)m->kv_capacity_tokens, (long long)t->cap.blocks_per_seq,
-           (long long)t->cap.max_seqs_by_kv, (long long)t->cap.max_seqs_at_context, m->pp_stage,
-           t->cap.fits ? "true" : "false");
+           (long long)t->cap.max_seqs_by_kv, (long long)t->cap.max_seqs_at_context, m->pp_stage);
+    print_json_window(&t->cap);
+    printf(",\"fits\":%s}", t->cap.fits ? "true" : "false");
 }
 
 static void print_table_tp(const tp_result *t, const sim_sched_resolved *s, int64_t fit_len,
@@ -148,13 +172,34 @@ static void print_table_tp(const tp_result *t, const sim_sched_resolved *s, int6
     printf("  %-26s %10.2f GB\n", "reserve", m->reserve_bytes / SIM_GB);
     printf("  %-26s %10.2f GB\n", "KV budget", m->kv_budget_bytes / SIM_GB);
     printf("  %-26s %10.0f bytes\n", "KV per token", m->kv_bytes_per_token);
-    printf("  %-26s %10lld tokens (%lld blocks of %lld)\n", "KV capacity",
-           (long long)m->kv_capacity_tokens, (long long)m->kv_blocks, (long long)s->block_size);
+    const sim_kv_layout *k = &m->kv;
+    if (k->n_window_layers > 0) {
+        /* vLLM V1's hybrid KV-cache manager: windowed layers hold only their window. */
+        snprintf(lab, sizeof(lab), "  of %lld full layers", (long long)k->n_full_layers);
+        printf("  %-26s %10.0f bytes\n", lab, m->kv_full_bytes_per_token);
+        snprintf(lab, sizeof(lab), "  %lld windowed layers", (long long)k->n_window_layers);
+        printf("  %-26s %10.0f bytes a sequence of %lld tokens (window %lld, capped)\n", lab,
+               t->cap.kv_window_bytes_per_seq, (long long)t->cap.context_tokens,
+               (long long)k->window);
+        printf("  %-26s %10lld tokens (%lld blocks of %lld layers x %lld tokens, %lld group%s)\n",
+               "KV capacity", (long long)m->kv_capacity_tokens, (long long)m->kv_blocks,
+               (long long)m->kv_block_layers, (long long)s->block_size,
+               (long long)(k->n_full_groups + k->n_window_groups),
+               k->n_full_groups + k->n_window_groups > 1 ? "s" : "");
+    } else {
+        printf("  %-26s %10lld tokens (%lld blocks of %lld)\n", "KV capacity",
+               (long long)m->kv_capacity_tokens, (long long)m->kv_blocks, (long long)s->block_size);
+    }
     snprintf(lab, sizeof(lab), "sequences at %lld tokens", (long long)t->cap.context_tokens);
     printf("  %-26s %10lld", lab, (long long)t->cap.max_seqs_at_context);
     if (t->cap.fits && t->cap.max_seqs_by_kv > t->cap.max_seqs_at_context &&
         t->cap.context_tokens <= s->max_model_len)
         printf(" (max_num_seqs; the KV cache holds %lld)", (long long)t->cap.max_seqs_by_kv);
+    if (k->n_window_layers > 0 && m->kv_blocks_max_seq > 0) {
+        snprintf(lab, sizeof(lab), "sequences at %lld tokens", (long long)s->max_model_len);
+        printf("\n  %-26s %10.2f (vLLM's maximum concurrency: %lld blocks budgeted a sequence)",
+               lab, t->cap.max_concurrency_max_len, (long long)m->kv_blocks_max_seq);
+    }
     if (t->cap.fits)
         printf("\n  %-26s yes\n", "fits");
     else if (m->kv_budget_bytes <= 0.0)
@@ -216,6 +261,7 @@ static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
         CLI_STR("engine", &a->spec.engine),
         CLI_SCHED("usage", sc),
         CLI_SCHED("max-num-batched-tokens", sc),
+        CLI_FLAG("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv),
         CLI_I64("prompt-tokens", &a->prompt, 1, (double)(INT64_C(1) << 30)),
         CLI_I64("output-tokens", &a->output, 1, (double)(INT64_C(1) << 30)),
     };
@@ -343,11 +389,12 @@ static void print_capacity_json(const cap_args *a, const cli_run *run, int64_t c
     printf(",\"tp\":%lld,\"weights_bytes_per_gpu\":%.17g,"
            "\"activation_bytes_per_gpu\":%.17g,\"reserve_bytes_per_gpu\":%.17g,"
            "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,"
-           "\"kv_capacity_tokens\":%lld,\"max_seqs_at_context\":%lld,\"fits\":%s}\n",
+           "\"kv_capacity_tokens\":%lld,\"max_seqs_at_context\":%lld",
            (long long)results[0].tp, cp->mem.weights_bytes, cp->mem.activation_bytes,
            cp->mem.reserve_bytes, cp->mem.kv_bytes_per_token, (long long)cp->mem.kv_blocks,
-           (long long)cp->mem.kv_capacity_tokens, (long long)cp->max_seqs_at_context,
-           cp->fits ? "true" : "false");
+           (long long)cp->mem.kv_capacity_tokens, (long long)cp->max_seqs_at_context);
+    print_json_window(cp);
+    printf(",\"fits\":%s}\n", cp->fits ? "true" : "false");
 }
 
 static void print_capacity_table(const cap_args *a, const cli_run *run, const tp_result *results,

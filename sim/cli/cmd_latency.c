@@ -43,6 +43,7 @@ static void usage(FILE *f)
         "  --max-model-len N             default: the model's max_position_embeddings\n"
         "  --gpu-memory-utilization F    default: the engine's (0.9)\n"
         "  --block-size N                default: the engine's (16 tokens)\n"
+        "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole context\n"
         "  --chunked-prefill on|off      V0 only (V1 always chunks): default on when\n"
         "                                max_model_len > 32768\n"
         "  --roofline op|step            roofline mode (see predict --help)\n"

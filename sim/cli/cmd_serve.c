@@ -46,6 +46,7 @@ static void usage(FILE *f)
            "  --usage server|llm            vLLM's usage-context defaults (default server)\n"
            "  --max-num-seqs N, --max-num-batched-tokens N, --max-model-len N,\n"
            "  --gpu-memory-utilization F, --block-size N   override the engine's defaults\n"
+           "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole context\n"
            "  --slo-ttft-ms X, --slo-tpot-ms Y   SLOs for goodput (requests within both)\n"
            "  --timeline FILE.csv           per-step time, batch, tokens, KV use and queue\n"
            "  --roofline op|step, --gemm flat|tile-wave   as for predict\n"

@@ -127,7 +127,8 @@ typedef struct cli_opt {
 #define CLI_SCHED_OPTS(sc)                                                                         \
     CLI_SCHED("max-num-seqs", sc), CLI_SCHED("max-num-batched-tokens", sc),                        \
         CLI_SCHED("max-model-len", sc), CLI_SCHED("gpu-memory-utilization", sc),                   \
-        CLI_SCHED("block-size", sc), CLI_SCHED("usage", sc)
+        CLI_SCHED("block-size", sc), CLI_SCHED("usage", sc),                                       \
+        CLI_FLAG("disable-hybrid-kv-cache-manager", &(sc)->disable_hybrid_kv)
 /* What names a run (cli_run_spec *sp): model, hardware, TP, PP, dtypes, calibration, engine. */
 #define CLI_RUN_OPTS(sp)                                                                           \
     CLI_STR("model", &(sp)->model), CLI_STR("hw", &(sp)->hw), CLI_I64("tp", &(sp)->tp, 1, 4096),   \

@@ -9,8 +9,10 @@ int64_t sim_capacity_max_seqs(const sim_memory *mem, const sim_sched_resolved *s
     assert(context_tokens >= 1 && s->block_size >= 1);
     if (!mem->fits || context_tokens > s->max_model_len)
         return 0;
-    /* A sequence holds whole blocks: vLLM allocates a block at every block_size-th token. */
-    int64_t per_seq = sim_kv_blocks_for(context_tokens, s->block_size);
+    /* A sequence holds whole blocks: vLLM allocates a block at every block_size-th token, and
+     * frees those its window no longer reaches. */
+    int64_t per_seq =
+        sim_kv_request_blocks(&mem->kv, s->block_size, context_tokens, context_tokens);
     int64_t n = mem->kv_blocks / per_seq;
     return n < s->max_num_seqs ? n : s->max_num_seqs;
 }
@@ -22,8 +24,13 @@ void sim_capacity_compute(const sim_engine *e, const sim_model *m, const sim_hw 
     assert(context_tokens >= 1);
     sim_memory_compute(e, m, hw, run, s, &out->mem);
     out->context_tokens = context_tokens;
-    out->blocks_per_seq = sim_kv_blocks_for(context_tokens, s->block_size);
+    out->blocks_per_seq =
+        sim_kv_request_blocks(&out->mem.kv, s->block_size, context_tokens, context_tokens);
     out->max_seqs_by_kv = out->mem.kv_blocks / out->blocks_per_seq;
     out->max_seqs_at_context = sim_capacity_max_seqs(&out->mem, s, context_tokens);
+    out->kv_bytes_per_seq = sim_kv_bytes_at(&out->mem.kv, s->block_size, context_tokens);
+    out->kv_full_bytes_per_seq = out->mem.kv_full_bytes_per_token * (double)context_tokens;
+    out->kv_window_bytes_per_seq = out->kv_bytes_per_seq - out->kv_full_bytes_per_seq;
+    out->max_concurrency_max_len = (double)out->mem.kv_blocks / (double)out->mem.kv_blocks_max_seq;
     out->fits = out->mem.fits;
 }

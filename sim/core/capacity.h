@@ -11,6 +11,9 @@
  *   max_seqs_at_context  = min(max_num_seqs, floor(kv_blocks / blocks_per_seq(C)))
  * and 0 when the engine would not start (fits == 0: the weights do not fit, or
  * one max_model_len sequence does not fit in the KV cache) or C > max_model_len.
+ * With windowed layers under vLLM V1's hybrid KV-cache manager, blocks_per_seq(C) is
+ * sim_kv_request_blocks(C computed, C slots): the full-attention groups' ceil(C / bs) plus
+ * the windowed groups' blocks still in reach of the window (model.h, sim_kv_layout).
  * docs/capacity-planning.md works examples. Pure: no I/O, no allocation.
  */
 #ifndef SIM_CAPACITY_H
@@ -24,12 +27,17 @@
 #include "step.h"
 
 typedef struct sim_capacity {
-    sim_memory mem;              /* the engine's memory budget of one GPU */
-    int64_t context_tokens;      /* C, tokens held per sequence */
-    int64_t blocks_per_seq;      /* ceil(C / block_size) */
-    int64_t max_seqs_by_kv;      /* floor(kv_blocks / blocks_per_seq), before the cap */
-    int64_t max_seqs_at_context; /* the rule above */
-    int fits;                    /* mem.fits: the engine starts */
+    sim_memory mem;                 /* the engine's memory budget of one GPU */
+    int64_t context_tokens;         /* C, tokens held per sequence */
+    int64_t blocks_per_seq;         /* ceil(C / block_size) */
+    int64_t max_seqs_by_kv;         /* floor(kv_blocks / blocks_per_seq), before the cap */
+    int64_t max_seqs_at_context;    /* the rule above */
+    double kv_bytes_per_seq;        /* KV bytes one sequence of C tokens holds (sim_kv_bytes_at) */
+    double kv_full_bytes_per_seq;   /* of which the full-attention layers': C x per token */
+    double kv_window_bytes_per_seq; /* of which the windowed layers', capped by the window */
+    double max_concurrency_max_len; /* kv_blocks / kv_blocks_max_seq: max_model_len requests at
+                                       once, as vLLM logs "Maximum concurrency" */
+    int fits;                       /* mem.fits: the engine starts */
 } sim_capacity;
 
 /*

@@ -57,6 +57,7 @@ typedef struct sim_sched_cfg {
     int enable_chunked_prefill;    /* 0/1, or -1 for the engine's rule */
     int enforce_eager;             /* 0/1, or -1: no CUDA graphs (eager launches) */
     int usage;                     /* sim_usage, or -1: SIM_USAGE_LLM */
+    int disable_hybrid_kv;         /* 0/1, or -1 (= 0): vLLM V1 disable_hybrid_kv_cache_manager */
 } sim_sched_cfg;
 
 /* All fields unset (-1). */
@@ -112,6 +113,8 @@ typedef struct sim_sched_resolved {
     int enable_chunked_prefill;
     int enforce_eager;
     sim_usage usage;
+    int disable_hybrid_kv; /* 1: windowed layers keep the whole context (vLLM V1
+                              disable_hybrid_kv_cache_manager; the V0 engine always) */
 } sim_sched_resolved;
 
 /* KV blocks of block_size tokens that hold tokens tokens (paged attention rounds up). */
@@ -129,19 +132,38 @@ static inline int64_t sim_kv_blocks_for(int64_t tokens, int64_t block_size)
 
 /* The memory budget of one GPU (docs/model.md, "Memory"). */
 typedef struct sim_memory {
-    double capacity_bytes;      /* device memory (V1: the total CUDA reports) */
-    double usable_bytes;        /* capacity x gpu_memory_utilization */
-    double weights_bytes;       /* per GPU */
-    double activation_bytes;    /* peak of the profiling forward pass */
-    double reserve_bytes;       /* engine reserve (V1: non-torch memory and CUDA graphs) */
-    double kv_bytes_per_token;  /* per GPU */
-    double kv_budget_bytes;     /* usable - weights - activations - reserve (may be < 0) */
-    int64_t kv_blocks;          /* floor(budget / (block_size x kv bytes per token)), >= 0 */
-    int64_t kv_capacity_tokens; /* kv_blocks x block_size */
-    int fits;                   /* weights fit and one max_model_len sequence fits */
+    double capacity_bytes;          /* device memory (V1: the total CUDA reports) */
+    double usable_bytes;            /* capacity x gpu_memory_utilization */
+    double weights_bytes;           /* per GPU */
+    double activation_bytes;        /* peak of the profiling forward pass */
+    double reserve_bytes;           /* engine reserve (V1: non-torch memory and CUDA graphs) */
+    double kv_bytes_per_token;      /* per GPU, every layer counted (what a token costs without the
+                                       window credit) */
+    double kv_full_bytes_per_token; /* per GPU, the full-attention layers only (all layers
+                                       without the hybrid KV-cache manager) */
+    double kv_budget_bytes;         /* usable - weights - activations - reserve (may be < 0) */
+    sim_kv_layout kv;        /* how the V1 hybrid manager groups the layers (model.h); at pp > 1 the
+                                layer counts are the reported stage's, the groups the whole model's */
+    double kv_block_bytes;   /* one block of the pool: block_size x kv bytes per token, or
+                                with windowed layers block_size x G pages of one layer */
+    int64_t kv_block_layers; /* layers one block spans on this GPU: all its layers, or G (a
+                                stage's share of G at pp > 1) with two kinds of layers */
+    int64_t kv_blocks;       /* floor(budget / kv_block_bytes), >= 0 */
+    int64_t kv_capacity_tokens; /* tokens of every group: kv_blocks / groups x block_size (what
+                                   vLLM logs as "GPU KV cache size") */
+    int64_t kv_blocks_max_seq;  /* blocks vLLM budgets for one max_model_len sequence
+                                   (sim_kv_max_request_blocks) */
+    int fits;     /* weights fit and one max_model_len sequence fits: kv_blocks >= kv_blocks_max_seq
+                     (vLLM check_enough_kv_cache_memory) */
     int pp_stage; /* with pipeline stages: the stage whose GPU has the fewest KV blocks, whose
                      weights, KV bytes per token and budget are the figures above; else 0 */
 } sim_memory;
+
+/* 1 when the V1 hybrid KV-cache manager credits windowed layers in this run. */
+static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_resolved *s)
+{
+    return e->kind == SIM_SCHED_V1 && !s->disable_hybrid_kv;
+}
 
 /*
  * Resolves unset settings from the engine, model and GPU: max_model_len = the

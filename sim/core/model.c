@@ -4,6 +4,7 @@
  */
 #include "model.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -271,6 +272,100 @@ double sim_model_kv_bytes_per_token(const sim_model *m, int tp, sim_dtype kv_dty
                sim_dtype_bytes(kv_dtype);
     return 2.0 * (double)m->n_layers * (double)sim_model_kv_heads_per_gpu(m, tp) *
            (double)m->head_dim * sim_dtype_bytes(kv_dtype);
+}
+
+int64_t sim_model_full_layers_in(const sim_model *m, int64_t start, int64_t n)
+{
+    if (m->sliding_window == 0)
+        return n;
+    /* Layer i is full iff i % p == p - 1: floor(end / p) - floor(start / p) of [start, end). */
+    if (m->window_period > 0)
+        return (start + n) / m->window_period - start / m->window_period;
+    int64_t lf = m->full_attn_layers - start;
+    return lf < 0 ? 0 : (lf > n ? n : lf);
+}
+
+static int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+void sim_model_kv_layout(const sim_model *m, int tp, sim_dtype kv_dtype, bool hybrid,
+                         sim_kv_layout *out)
+{
+    /* One layer's share of sim_model_kv_bytes_per_token (same factors, so exact). */
+    out->layer_token_bytes =
+        m->mla ? (double)(m->kv_lora_rank + m->qk_rope_dim) * sim_dtype_bytes(kv_dtype)
+               : 2.0 * (double)sim_model_kv_heads_per_gpu(m, tp) * (double)m->head_dim *
+                     sim_dtype_bytes(kv_dtype);
+    const int64_t full = hybrid ? sim_model_full_layers_in(m, 0, m->n_layers) : m->n_layers;
+    out->n_full_layers = full;
+    out->n_window_layers = m->n_layers - full;
+    out->window = out->n_window_layers > 0 ? m->sliding_window : 0;
+    if (out->n_window_layers == 0 || full == 0) {
+        /* One kind of layer: a single group of all of them (vLLM
+         * _get_kv_cache_groups_uniform_spec). */
+        out->group_layers = m->n_layers;
+        out->n_full_groups = full > 0 ? 1 : 0;
+        out->n_window_groups = full > 0 ? 0 : 1;
+        return;
+    }
+    /* Two kinds (vLLM _get_kv_cache_groups_uniform_page_size): G is the smaller count, or the
+     * larger one when it is below 1.25 times the smaller (less padding). Compared in integers:
+     * max < 1.25 min  <=>  4 max < 5 min. */
+    const int64_t lo = full < out->n_window_layers ? full : out->n_window_layers;
+    const int64_t hi = full < out->n_window_layers ? out->n_window_layers : full;
+    out->group_layers = 4 * hi < 5 * lo ? hi : lo;
+    out->n_full_groups = cdiv64(full, out->group_layers);
+    out->n_window_groups = cdiv64(out->n_window_layers, out->group_layers);
+}
+
+int64_t sim_kv_skipped_tokens(const sim_kv_layout *k, int64_t computed)
+{
+    if (k->n_window_layers == 0)
+        return 0;
+    /* Chunked local attention (Llama-4, vLLM ChunkedLocalAttentionManager) keeps only the
+     * current chunk: when the model gains a chunked flag, return computed / W * W here (and
+     * use ceil(min(W + T, len) / bs), without the + 1, in sim_kv_max_request_blocks). */
+    int64_t s = computed - k->window + 1;
+    return s > 0 ? s : 0;
+}
+
+int64_t sim_kv_request_blocks(const sim_kv_layout *k, int64_t block_size, int64_t computed,
+                              int64_t tokens)
+{
+    assert(block_size >= 1 && computed >= 0 && computed <= tokens);
+    const int64_t slots = cdiv64(tokens, block_size);
+    if (k->n_window_groups == 0)
+        return k->n_full_groups * slots;
+    const int64_t freed = sim_kv_skipped_tokens(k, computed) / block_size;
+    return k->n_full_groups * slots + k->n_window_groups * (slots - freed);
+}
+
+int64_t sim_kv_max_request_blocks(const sim_kv_layout *k, int64_t block_size,
+                                  int64_t max_batched_tokens, int64_t len)
+{
+    assert(block_size >= 1 && len >= 1);
+    const int64_t full = k->n_full_groups * cdiv64(len, block_size);
+    if (k->n_window_groups == 0)
+        return full;
+    int64_t w = k->window - 1 + max_batched_tokens;
+    w = w < len ? w : len;
+    return full + k->n_window_groups * (cdiv64(w, block_size) + 1);
+}
+
+double sim_model_kv_bytes_at(const sim_model *m, int tp, sim_dtype kv_dtype, bool hybrid,
+                             int64_t block_size, int64_t context)
+{
+    sim_kv_layout k;
+    sim_model_kv_layout(m, tp, kv_dtype, hybrid, &k);
+    return sim_kv_bytes_at(&k, block_size, context);
+}
+
+double sim_kv_bytes_at(const sim_kv_layout *k, int64_t block_size, int64_t context)
+{
+    assert(block_size >= 1 && context >= 0);
+    /* The windowed layers keep their tokens from the first block they still hold. */
+    const int64_t kept = context - block_size * (sim_kv_skipped_tokens(k, context) / block_size);
+    return k->layer_token_bytes *
+           ((double)k->n_full_layers * (double)context + (double)k->n_window_layers * (double)kept);
 }
 
 sim_status sim_model_check_tp(const sim_model *m, int tp, struct sim_err *err)

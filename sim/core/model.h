@@ -236,6 +236,81 @@ double sim_model_kv_bytes_per_token(const sim_model *m, int tp, sim_dtype kv_dty
 /* KV heads held by one GPU at tp (see above; 1 with MLA); heads per GPU is n_heads / tp. */
 int64_t sim_model_kv_heads_per_gpu(const sim_model *m, int tp);
 
+/* Full-attention layers among layers [start, start + n): all of them without a window, else
+ * the first full_attn_layers (Qwen2 max_window_layers) or every window_period-th layer. */
+int64_t sim_model_full_layers_in(const sim_model *m, int64_t start, int64_t n);
+
+/*
+ * The KV cache of one GPU as vLLM V1's hybrid KV-cache manager lays it out (docs/model.md,
+ * "KV cache"; vllm/v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size and
+ * get_kv_cache_config_from_groups, vLLM 0.10 to 0.19). Layers with a sliding window
+ * (SlidingWindowSpec) keep only the blocks their window can still reach; full-attention layers
+ * keep the whole context. Layers of one kind are split into KV-cache groups of G layers each
+ * (G = the smaller layer count of the two kinds, or the larger when it is below 1.25 times the
+ * smaller; the last group of a kind is padded), every group has its own block table, and one
+ * block of the shared pool is one page (block_size tokens of one layer) in each of G layers.
+ * A model without windowed layers, or with the hybrid manager off (hybrid = false: vLLM's
+ * disable_hybrid_kv_cache_manager, forced by some KV connectors, and the V0 engine), is one
+ * group of all its layers, every layer full: the classic paged cache.
+ */
+typedef struct sim_kv_layout {
+    double layer_token_bytes; /* KV bytes of one token in one layer on one GPU */
+    int64_t n_full_layers;    /* layers that keep the whole context */
+    int64_t n_window_layers;  /* layers that keep only what the window reaches */
+    int64_t window;           /* sliding_window in tokens; 0 when n_window_layers == 0 */
+    int64_t group_layers;     /* G: layers per KV-cache group (one pool block = G pages) */
+    int64_t n_full_groups;    /* ceil(n_full_layers / G) */
+    int64_t n_window_groups;  /* ceil(n_window_layers / G) */
+} sim_kv_layout;
+
+/* The layout of the whole model on one GPU at tp (see sim_kv_layout). */
+void sim_model_kv_layout(const sim_model *m, int tp, sim_dtype kv_dtype, bool hybrid,
+                         sim_kv_layout *out /* OUT */);
+
+/*
+ * Tokens at the start of a sequence whose KV a windowed layer no longer needs once computed
+ * tokens are in the cache (vLLM SlidingWindowManager.get_num_skipped_tokens):
+ *   skipped(c) = max(0, c - W + 1)
+ * (the next token attends to the W - 1 before it). vLLM frees the whole blocks among them,
+ * floor(skipped / block_size) (remove_skipped_blocks). 0 without windowed layers.
+ */
+int64_t sim_kv_skipped_tokens(const sim_kv_layout *k, int64_t computed);
+
+/*
+ * Blocks of the pool one request holds after vLLM allocated slots for tokens tokens, computed
+ * of which are in the cache (allocate_slots frees the skipped blocks first):
+ *   n_full_groups ceil(t / bs) + n_window_groups (ceil(t / bs) - floor(skipped(c) / bs))
+ * Without windowed layers: ceil(t / bs), the classic count. 0 <= computed <= tokens.
+ */
+int64_t sim_kv_request_blocks(const sim_kv_layout *k, int64_t block_size, int64_t computed,
+                              int64_t tokens);
+
+/*
+ * Blocks vLLM budgets for one request of len tokens at most (the pool check at start-up and
+ * the maximum concurrency it logs; kv_cache_interface.py max_memory_usage_bytes, and
+ * kv_cache_utils.py get_max_concurrency_for_kv_cache_config):
+ *   n_full_groups ceil(len / bs) + n_window_groups (ceil(min(W - 1 + T, len) / bs) + 1)
+ * with T = max_num_batched_tokens: a prefill chunk of T tokens is allocated before the blocks
+ * its window passes are freed, and the window may start inside a block (the + 1).
+ */
+int64_t sim_kv_max_request_blocks(const sim_kv_layout *k, int64_t block_size,
+                                  int64_t max_batched_tokens, int64_t len);
+
+/*
+ * KV bytes one request holds on one GPU with context tokens in the cache, between steps:
+ *   layer_token_bytes x (n_full_layers x C + n_window_layers x kept(C))
+ *   kept(C) = C - bs x floor(skipped(C) / bs)
+ * so a windowed layer keeps min(C, W - 1 + up to bs - 1) tokens: the window and the part of
+ * its first block that lies before it. Counts tokens, not the padding of the last block.
+ * hybrid = false counts every layer full: layers x C x bytes per token and layer, which is
+ * sim_model_kv_bytes_per_token x C. context >= 0, block_size >= 1.
+ */
+double sim_model_kv_bytes_at(const sim_model *m, int tp, sim_dtype kv_dtype, bool hybrid,
+                             int64_t block_size, int64_t context);
+
+/* The same from a layout (its layer counts: a pipeline stage's, see sim_memory.kv). */
+double sim_kv_bytes_at(const sim_kv_layout *k, int64_t block_size, int64_t context);
+
 /*
  * Checks that tp is a legal tensor-parallel degree for the model in vLLM:
  * tp >= 1, n_heads % tp == 0, and either n_kv_heads % tp == 0 or

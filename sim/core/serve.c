@@ -22,6 +22,7 @@ typedef struct serve_state {
     sim_serve_scratch *scr;
     sim_serve_result *out;
     double now_s;
+    const sim_kv_layout *kv; /* the pool's groups (windowed layers free blocks) */
     int64_t free_blocks, pool_blocks;
     int64_t q_head, q_len, q_cap; /* waiting queue: ring buffer of ids */
     int64_t n_running;
@@ -113,6 +114,16 @@ static int64_t wanted_tokens(const serve_state *x, const sim_request *r)
     return want;
 }
 
+/*
+ * Blocks request r must take from the pool (negative: returns) to hold slots for tokens tokens:
+ * vLLM's allocate_slots first frees the blocks its windowed layers no longer reach, then
+ * allocates (sim_kv_request_blocks). Without windowed layers: ceil(tokens / bs) - blocks held.
+ */
+static int64_t blocks_needed(const serve_state *x, const sim_request *r, int64_t tokens)
+{
+    return sim_kv_request_blocks(x->kv, x->s->block_size, r->computed, tokens) - r->blocks;
+}
+
 /* Adds a scheduled request to the step: decodes are summed (context clamped to the sliding
  * window, where attention stops growing), chunks are grouped. */
 static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int64_t *dec_n,
@@ -142,7 +153,6 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
     const sim_sched_resolved *s = x->s;
     sim_request *req = x->w->req;
     int32_t *running = x->scr->running;
-    const int64_t bs = s->block_size;
     int64_t budget = s->max_num_batched_tokens;
     int64_t dec_n = 0, dec_ctx = 0, n_sched = 0;
     x->step_preempted = 0;
@@ -156,7 +166,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
             want = budget;
         if (want <= 0)
             continue;
-        int64_t need = sim_kv_blocks_for(r->computed + want, bs) - r->blocks;
+        int64_t need = blocks_needed(x, r, r->computed + want);
         int ok = 1;
         while (need > x->free_blocks) {
             int32_t victim = preempt_last(x);
@@ -182,13 +192,20 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         int64_t want = wanted_tokens(x, r);
         if (want > budget)
             want = budget;
-        int64_t need = sim_kv_blocks_for(r->computed + want, bs) - r->blocks;
+        int64_t need = blocks_needed(x, r, r->computed + want);
         if (need > x->free_blocks)
             break;
-        /* vLLM 0.19 (scheduler_reserve_full_isl): the whole current sequence must fit. */
-        if (x->e->admit_full_sequence &&
-            sim_kv_blocks_for(r->prompt_tokens + r->generated, bs) - r->blocks > x->free_blocks)
-            break;
+        /* vLLM 0.19 (scheduler_reserve_full_isl): the whole current sequence must fit; a
+         * windowed group's share is capped at what one request may hold at most
+         * (SlidingWindowSpec.max_admission_blocks_per_request). */
+        if (x->e->admit_full_sequence) {
+            const int64_t seq = r->prompt_tokens + r->generated;
+            int64_t full = blocks_needed(x, r, seq) + r->blocks;
+            const int64_t cap =
+                sim_kv_max_request_blocks(x->kv, s->block_size, s->max_num_batched_tokens, seq);
+            if ((full < cap ? full : cap) - r->blocks > x->free_blocks)
+                break;
+        }
         q_pop_front(x);
         running[x->n_running++] = id;
         if (r->generated > 0)
@@ -466,6 +483,7 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
     x.w = w;
     x.scr = scr;
     x.out = out;
+    x.kv = &mem.kv;
     x.pool_blocks = mem.kv_blocks - 1; /* vLLM's BlockPool keeps one null block */
     x.free_blocks = x.pool_blocks;
     x.q_cap = w->n_requests + 1;

@@ -252,16 +252,8 @@ static step_dims dims_of(const sim_model *m, const sim_hw *hw, const sim_run_cfg
                          const stage_range *r)
 {
     const double wb = sim_dtype_bytes(cfg->dtype);
-    /* Full-attention layers in the stage: of the model's first full_attn_layers, or every
-     * window_period-th layer (layer i is full iff i % p == p - 1: floor(end/p) - floor(start/p)
-     * of them in [start, end)). */
-    int64_t lf;
-    if (m->window_period > 0) {
-        lf = (r->start + r->n) / m->window_period - r->start / m->window_period;
-    } else {
-        lf = m->full_attn_layers - r->start;
-        lf = lf < 0 ? 0 : (lf > r->n ? r->n : lf);
-    }
+    /* Full-attention layers in the stage (used only with a window). */
+    const int64_t lf = sim_model_full_layers_in(m, r->start, r->n);
     step_dims x = {
         .L = (double)r->n,
         .d = (double)m->d_model,

@@ -258,8 +258,9 @@ sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, cons
 {
     if (mem->fits)
         return SIM_OK;
-    const double block = (double)s->block_size * mem->kv_bytes_per_token;
-    const double seq_kv = ceil((double)s->max_model_len / (double)s->block_size) * block;
+    /* What vLLM budgets for one max_model_len sequence: whole blocks of every layer, or with
+     * the V1 hybrid manager the windowed layers' capped share (sim_kv_max_request_blocks). */
+    const double seq_kv = (double)mem->kv_blocks_max_seq * mem->kv_block_bytes;
     const double need = mem->weights_bytes + mem->activation_bytes + mem->reserve_bytes + seq_kv;
     const int64_t best = sim_deploy_smallest_tp(e, m, hw, cfg, s);
     char tail[160];
