@@ -168,6 +168,38 @@ static void gpt_oss_kv_bytes_per_request_match_hand_derivation(void)
     }
 }
 
+/*
+ * Llama-4-Scout's chunked local attention (attention_chunk_size 8192 on 36 of its 48 layers,
+ * every 4th layer global; 8 KV heads of 128, bf16 KV; vLLM ChunkedLocalAttentionManager keeps
+ * only the current chunk). At TP 8 one KV head a GPU: 2 x 1 x 128 x 2 = 512 bytes per token and
+ * layer.
+ *   C = 20000: skipped floor(20000 / 8192) x 8192 = 16384 tokens, 1024 whole blocks freed, kept
+ *   3616: 512 x (12 x 20000 + 36 x 3616) = 512 x 370,176 = 189,530,112 bytes.
+ *   C = 8191: nothing skipped: 512 x 48 x 8191 = 201,302,016.
+ * Groups: 12 full and 36 chunked layers, G = 12 (36 >= 1.25 x 12): 1 full group, 3 chunked.
+ * Blocks vLLM budgets for one 131,072-token request at T = 16,384 (ChunkedLocalAttentionSpec:
+ * cdiv(min(W + T, len), bs), no + 1): 1 x 131072 / 16 + 3 x cdiv(24576, 16) = 8192 + 4608 =
+ * 12,800.
+ */
+static void llama4_chunked_kv_matches_hand_derivation(void)
+{
+    static sim_model m;
+    if (load_model("llama-4-scout", &m) != 0)
+        return;
+    const sim_dtype b = SIM_DTYPE_BF16;
+    CHECK_REL(sim_model_kv_bytes_at(&m, 8, b, true, 16, 20000), 189530112.0, 0.0);
+    CHECK_REL(sim_model_kv_bytes_at(&m, 8, b, true, 16, 8191), 201302016.0, 0.0);
+    sim_kv_layout k;
+    sim_model_kv_layout(&m, 8, b, true, &k);
+    CHECK(k.chunked);
+    CHECK_INT(k.n_full_layers, 12);
+    CHECK_INT(k.n_window_layers, 36);
+    CHECK_INT(k.n_full_groups, 1);
+    CHECK_INT(k.n_window_groups, 3);
+    CHECK_INT(sim_kv_max_request_blocks(&k, 16, 16384, 131072), 12800);
+    CHECK_INT(sim_kv_skipped_tokens(&k, 20000), 16384);
+}
+
 /* The grouping rule (vLLM _get_kv_cache_groups_uniform_page_size) on made-up layer counts. */
 static void kv_cache_groups_follow_vllm_rule(void)
 {
@@ -296,6 +328,7 @@ int main(void)
     weights_and_kv_per_gpu_match_hand_derivation();
     llama70b_tp2_capacity_matches_hand_derivation();
     gpt_oss_kv_bytes_per_request_match_hand_derivation();
+    llama4_chunked_kv_matches_hand_derivation();
     kv_cache_groups_follow_vllm_rule();
     gpt_oss_120b_fits_one_h100_at_max_model_len();
     return check_report("test_capacity");

@@ -115,14 +115,15 @@ static void print_json_window(const sim_capacity *cp)
     if (k->n_window_layers == 0)
         return;
     printf(",\"kv_full_layers\":%lld,\"kv_window_layers\":%lld,\"sliding_window_tokens\":%lld,"
-           "\"kv_cache_groups\":%lld,\"kv_group_layers\":%lld,"
+           "\"window_chunked\":%s,\"kv_cache_groups\":%lld,\"kv_group_layers\":%lld,"
            "\"kv_full_bytes_per_token_per_gpu\":%.17g,\"kv_full_bytes_per_seq_per_gpu\":%.17g,"
            "\"kv_window_bytes_per_seq_per_gpu\":%.17g,\"kv_bytes_per_seq_per_gpu\":%.17g,"
            "\"kv_blocks_max_model_len\":%lld,\"max_concurrency_at_max_model_len\":%.17g",
            (long long)k->n_full_layers, (long long)k->n_window_layers, (long long)k->window,
-           (long long)(k->n_full_groups + k->n_window_groups), (long long)k->group_layers,
-           cp->mem.kv_full_bytes_per_token, cp->kv_full_bytes_per_seq, cp->kv_window_bytes_per_seq,
-           cp->kv_bytes_per_seq, (long long)cp->mem.kv_blocks_max_seq, cp->max_concurrency_max_len);
+           k->chunked ? "true" : "false", (long long)(k->n_full_groups + k->n_window_groups),
+           (long long)k->group_layers, cp->mem.kv_full_bytes_per_token, cp->kv_full_bytes_per_seq,
+           cp->kv_window_bytes_per_seq, cp->kv_bytes_per_seq, (long long)cp->mem.kv_blocks_max_seq,
+           cp->max_concurrency_max_len);
 }
 
 static void print_json_tp(const tp_result *t, int first)
@@ -177,10 +178,11 @@ static void print_table_tp(const tp_result *t, const sim_sched_resolved *s, int6
         /* vLLM V1's hybrid KV-cache manager: windowed layers hold only their window. */
         snprintf(lab, sizeof(lab), "  of %lld full layers", (long long)k->n_full_layers);
         printf("  %-26s %10.0f bytes\n", lab, m->kv_full_bytes_per_token);
-        snprintf(lab, sizeof(lab), "  %lld windowed layers", (long long)k->n_window_layers);
-        printf("  %-26s %10.0f bytes a sequence of %lld tokens (window %lld, capped)\n", lab,
+        snprintf(lab, sizeof(lab), "  %lld %s layers", (long long)k->n_window_layers,
+                 k->chunked ? "chunked" : "windowed");
+        printf("  %-26s %10.0f bytes a sequence of %lld tokens (%s %lld, capped)\n", lab,
                t->cap.kv_window_bytes_per_seq, (long long)t->cap.context_tokens,
-               (long long)k->window);
+               k->chunked ? "chunk" : "window", (long long)k->window);
         printf("  %-26s %10lld tokens (%lld blocks of %lld layers x %lld tokens, %lld group%s)\n",
                "KV capacity", (long long)m->kv_capacity_tokens, (long long)m->kv_blocks,
                (long long)m->kv_block_layers, (long long)s->block_size,

@@ -299,6 +299,7 @@ void sim_model_kv_layout(const sim_model *m, int tp, sim_dtype kv_dtype, bool hy
     out->n_full_layers = full;
     out->n_window_layers = m->n_layers - full;
     out->window = out->n_window_layers > 0 ? m->sliding_window : 0;
+    out->chunked = out->n_window_layers > 0 && m->window_chunked;
     if (out->n_window_layers == 0 || full == 0) {
         /* One kind of layer: a single group of all of them (vLLM
          * _get_kv_cache_groups_uniform_spec). */
@@ -321,9 +322,8 @@ int64_t sim_kv_skipped_tokens(const sim_kv_layout *k, int64_t computed)
 {
     if (k->n_window_layers == 0)
         return 0;
-    /* Chunked local attention (Llama-4, vLLM ChunkedLocalAttentionManager) keeps only the
-     * current chunk: when the model gains a chunked flag, return computed / W * W here (and
-     * use ceil(min(W + T, len) / bs), without the + 1, in sim_kv_max_request_blocks). */
+    if (k->chunked) /* vLLM ChunkedLocalAttentionManager: only the current chunk */
+        return computed / k->window * k->window;
     int64_t s = computed - k->window + 1;
     return s > 0 ? s : 0;
 }
@@ -346,9 +346,11 @@ int64_t sim_kv_max_request_blocks(const sim_kv_layout *k, int64_t block_size,
     const int64_t full = k->n_full_groups * cdiv64(len, block_size);
     if (k->n_window_groups == 0)
         return full;
-    int64_t w = k->window - 1 + max_batched_tokens;
+    /* vLLM max_admission_blocks_per_request: SlidingWindowSpec
+     * cdiv(min(W - 1 + T, len), bs) + 1; ChunkedLocalAttentionSpec cdiv(min(W + T, len), bs). */
+    int64_t w = (k->chunked ? k->window : k->window - 1) + max_batched_tokens;
     w = w < len ? w : len;
-    return full + k->n_window_groups * (cdiv64(w, block_size) + 1);
+    return full + k->n_window_groups * (cdiv64(w, block_size) + (k->chunked ? 0 : 1));
 }
 
 double sim_model_kv_bytes_at(const sim_model *m, int tp, sim_dtype kv_dtype, bool hybrid,

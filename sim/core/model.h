@@ -258,6 +258,7 @@ typedef struct sim_kv_layout {
     int64_t n_full_layers;    /* layers that keep the whole context */
     int64_t n_window_layers;  /* layers that keep only what the window reaches */
     int64_t window;           /* sliding_window in tokens; 0 when n_window_layers == 0 */
+    bool chunked;             /* the window is a chunk (Llama-4 chunked local attention) */
     int64_t group_layers;     /* G: layers per KV-cache group (one pool block = G pages) */
     int64_t n_full_groups;    /* ceil(n_full_layers / G) */
     int64_t n_window_groups;  /* ceil(n_window_layers / G) */
@@ -271,8 +272,11 @@ void sim_model_kv_layout(const sim_model *m, int tp, sim_dtype kv_dtype, bool hy
  * Tokens at the start of a sequence whose KV a windowed layer no longer needs once computed
  * tokens are in the cache (vLLM SlidingWindowManager.get_num_skipped_tokens):
  *   skipped(c) = max(0, c - W + 1)
- * (the next token attends to the W - 1 before it). vLLM frees the whole blocks among them,
- * floor(skipped / block_size) (remove_skipped_blocks). 0 without windowed layers.
+ * (the next token attends to the W - 1 before it); for a chunked window (vLLM
+ * ChunkedLocalAttentionManager: the next token attends to its own chunk only)
+ *   skipped(c) = floor(c / W) W.
+ * vLLM frees the whole blocks among them, floor(skipped / block_size) (remove_skipped_blocks).
+ * 0 without windowed layers.
  */
 int64_t sim_kv_skipped_tokens(const sim_kv_layout *k, int64_t computed);
 
@@ -291,7 +295,9 @@ int64_t sim_kv_request_blocks(const sim_kv_layout *k, int64_t block_size, int64_
  * kv_cache_utils.py get_max_concurrency_for_kv_cache_config):
  *   n_full_groups ceil(len / bs) + n_window_groups (ceil(min(W - 1 + T, len) / bs) + 1)
  * with T = max_num_batched_tokens: a prefill chunk of T tokens is allocated before the blocks
- * its window passes are freed, and the window may start inside a block (the + 1).
+ * its window passes are freed, and the window may start inside a block (the + 1). A chunked
+ * window starts on a chunk boundary: n_window_groups ceil(min(W + T, len) / bs)
+ * (ChunkedLocalAttentionSpec.max_admission_blocks_per_request).
  */
 int64_t sim_kv_max_request_blocks(const sim_kv_layout *k, int64_t block_size,
                                   int64_t max_batched_tokens, int64_t len);
