@@ -24,7 +24,7 @@ static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int t
     x->in.max_model_len = max_model_len;
     CHECK(toy_resolve(x) == SIM_OK);
     x->run = (sim_run_cfg){
-        tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+        tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
     return 0;
 }
 

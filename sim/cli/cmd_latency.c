@@ -12,7 +12,8 @@ static void usage(FILE *f)
     fprintf(
         f,
         "usage: llmstep latency --model ID --hw ID --batch B --prompt-tokens L --output-tokens O\n"
-        "                       [--tp N] [--pp N] [--dtype T] [--kv-dtype T] [--calibration FILE]\n"
+        "                       [--tp N] [--pp N] [--dp N] [--ep] [--dtype T] [--kv-dtype T]\n"
+        "                       [--calibration FILE]\n"
         "                       [--engine ID] [scheduler options] [--format table|json]\n"
         "\n"
         "Predicts the time of one offline batch (vllm bench latency, or LLM.generate with\n"
@@ -30,6 +31,14 @@ static void usage(FILE *f)
         "                                through the N stages, stage times and transfers summed\n"
         "                                (vLLM V1 keeps the running requests in one batch when\n"
         "                                the token budget holds them; docs/engine.md)\n"
+        "  --dp N                        data-parallel ranks (vLLM --data-parallel-size; default\n"
+        "                                1): the B prompts spread over N copies of the model,\n"
+        "                                ceil(B / N) on the busiest, which sets the time; MoE\n"
+        "                                layers gather the N ranks' tokens (docs/model.md,\n"
+        "                                \"Expert and data parallelism\")\n"
+        "  --ep                          expert parallelism (vLLM --enable-expert-parallel): each\n"
+        "                                of the DP x TP GPUs holds num_experts / (DP x TP) whole\n"
+        "                                experts instead of a slice of every expert\n"
         "  --dtype T                     fp16|bf16|fp8 for unquantized models (fp8: online fp8\n"
         "                                weights); quantized configs carry their own format\n"
         "  --kv-dtype T                  default: the model's 16-bit type (vLLM 'auto')\n"
@@ -51,6 +60,13 @@ static void usage(FILE *f)
         "Example:\n"
         "  llmstep latency --model llama-2-7b --hw h100-sxm --batch 16 --prompt-tokens 1024 \\\n"
         "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
+}
+
+/* Prompts on the busiest DP rank: vLLM spreads the requests over the dp ranks. */
+static int64_t r_batch(const sim_batch *b, const sim_run_cfg *cfg)
+{
+    const int64_t dp = cfg->dp > 1 ? cfg->dp : 1;
+    return (b->batch + dp - 1) / dp;
 }
 
 static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
@@ -91,8 +107,12 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
             printf("pipeline: each step is one batch through the %d stages (stage times and the "
                    "transfers summed; docs/model.md, \"Pipeline parallelism\")\n",
                    run->cfg.pp);
-        printf("batch: %lld prompts x %lld tokens, %lld output tokens each\n\n",
-               (long long)b->batch, (long long)b->prompt_tokens, (long long)b->output_tokens);
+        printf("batch: %lld prompts x %lld tokens, %lld output tokens each", (long long)b->batch,
+               (long long)b->prompt_tokens, (long long)b->output_tokens);
+        if (run->cfg.dp > 1)
+            printf("; %lld on each of %d DP ranks (in lockstep)", (long long)r_batch(b, &run->cfg),
+                   run->cfg.dp);
+        printf("\n\n");
         printf("  latency          %.4f s", r->latency_s);
         if (calibration)
             printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run->cfg.alpha, run->cfg.beta_s,
@@ -160,8 +180,10 @@ int cmd_latency(int argc, char **argv)
         return rc;
     }
     sim_batch b = {batch, prompt, output};
+    sim_batch rank = b; /* one DP rank's share: the whole batch without --dp */
+    rank.batch = r_batch(&b, &run.cfg);
     sim_batch_result r;
-    rc = cli_run_batch(&run, &b, &r);
+    rc = cli_run_batch(&run, &rank, &r);
     if (rc == CLI_OK) {
         const double printed[] = {r.latency_s,
                                   r.prefill_s,
