@@ -341,7 +341,11 @@ static void print_capacity_json(const cap_args *a, const cli_run *run, int64_t c
         printf("\"smallest_tp_that_fits\":%lld,", (long long)smallest);
     else
         printf("\"smallest_tp_that_fits\":null,");
-    printf("\"pp\":%lld,\"smallest_layout_that_fits\":", (long long)a->pp);
+    printf("\"pp\":%lld,", (long long)a->pp);
+    if (run->cfg.dp > 1 || run->cfg.ep) /* only then: outputs without --dp/--ep unchanged */
+        printf("\"dp\":%d,\"ep\":%s,", run->cfg.dp > 1 ? run->cfg.dp : 1,
+               run->cfg.ep ? "true" : "false");
+    printf("\"smallest_layout_that_fits\":");
     if (layout) {
         const double g = run->hw.v[SIM_HWF_N_GPUS_PER_NODE];
         const int dp = run->cfg.dp > 1 ? run->cfg.dp : 1;

@@ -74,8 +74,15 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
 {
     const sim_sched_resolved *s = &run->sched;
     if (json) {
+        /* "dp", "ep" and the per-rank "batch_per_dp_rank" only with --dp or --ep, so outputs
+         * without them keep their keys. */
+        char dp_keys[96] = "";
+        if (run->cfg.dp > 1 || run->cfg.ep)
+            snprintf(dp_keys, sizeof(dp_keys), "\"dp\":%d,\"ep\":%s,\"batch_per_dp_rank\":%lld,",
+                     run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.ep ? "true" : "false",
+                     (long long)r_batch(b, &run->cfg));
         printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-               "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,\"dtype\":\"%s\",\"kv_dtype\":\"%s\","
+               "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,%s\"dtype\":\"%s\",\"kv_dtype\":\"%s\","
                "\"batch\":%lld,"
                "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"latency_s\":%.17g,"
                "\"n_steps\":%lld,\"n_prefill_steps\":%lld,\"n_decode_steps\":%lld,"
@@ -87,7 +94,7 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
                "\"block_size\":%lld,\"gpu_memory_utilization_frac\":%.17g,"
                "\"chunked_prefill\":%s}\n",
                run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
-               run->cfg.pp > 1 ? run->cfg.pp : 1, sim_dtype_name(run->cfg.dtype),
+               run->cfg.pp > 1 ? run->cfg.pp : 1, dp_keys, sim_dtype_name(run->cfg.dtype),
                sim_dtype_name(run->cfg.kv_dtype), (long long)b->batch, (long long)b->prompt_tokens,
                (long long)b->output_tokens, r->latency_s, (long long)r->n_steps,
                (long long)r->n_prefill_steps, (long long)r->n_decode_steps, r->prefill_s,
