@@ -158,7 +158,8 @@ void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *h
     out->weights_bytes = wb.total;
     out->activation_bytes = activation_peak_bytes(m, run, s);
     out->reserve_bytes =
-        e->reserve_bytes + (run->tp > 1 || run->pp > 1 ? e->reserve_tp_bytes : 0.0);
+        e->reserve_bytes +
+        (run->tp > 1 || run->pp > 1 || run->dp > 1 ? e->reserve_tp_bytes : 0.0); /* NCCL groups */
     if (e->kind == SIM_SCHED_V1 && !s->enforce_eager)
         out->reserve_bytes += e->cudagraph_bytes;
     out->kv_bytes_per_token = sim_model_kv_bytes_per_token(m, run->tp, run->kv_dtype);
