@@ -24,7 +24,7 @@ static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int t
     x->in.max_model_len = max_model_len;
     CHECK(toy_resolve(x) == SIM_OK);
     x->run = (sim_run_cfg){
-        tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+        tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
     return 0;
 }
 
@@ -273,7 +273,7 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     CHECK_INT(x.s.max_model_len, 131072);
     CHECK_INT(x.s.max_num_batched_tokens, 16384);
     x.run = (sim_run_cfg){
-        1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+        1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
     sim_capacity c;
     sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
     CHECK_REL(c.mem.weights_bytes, 65248824960.0, 0.0);
@@ -323,8 +323,32 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     CHECK_INT(c.max_seqs_by_kv, 26);
 }
 
+/*
+ * Mixtral-8x7B at TP 2 x DP 2 (docs/model.md, "Expert and data parallelism"): the experts
+ * spread over DP x TP = 4 GPUs, 2 whole experts a GPU with --ep (8 / 4) or a 14336 / 4 slice of
+ * each without: 32 x 2 x 176,160,768 = 11,274,289,152 expert params either way. The rest is the
+ * TP 2 shard, replicated over DP: 2 x 16000 x 4096 + 32 x (20,971,520 + 32,768) + 266,240.
+ *   total 131,072,000 + 32 x 373,325,824 + 266,240 = 12,077,764,608 params
+ *         = 24,155,529,216 bytes; KV per token as at TP 2, 65,536 (each DP copy its own cache).
+ */
+static void mixtral_dp_ep_weights_match_hand_derivation(void)
+{
+    static toy_setup x;
+    for (int ep = 0; ep <= 1; ep++) {
+        if (h100_v0(&x, "mixtral-8x7b", 4096, 2) != 0)
+            return;
+        x.run.dp = 2;
+        x.run.ep = ep;
+        sim_capacity c;
+        sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+        CHECK_REL(c.mem.weights_bytes, 24155529216.0, 1e-15);
+        CHECK_REL(c.mem.kv_bytes_per_token, 65536.0, 0.0);
+    }
+}
+
 int main(void)
 {
+    mixtral_dp_ep_weights_match_hand_derivation();
     weights_and_kv_per_gpu_match_hand_derivation();
     llama70b_tp2_capacity_matches_hand_derivation();
     gpt_oss_kv_bytes_per_request_match_hand_derivation();

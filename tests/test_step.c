@@ -45,7 +45,7 @@ static int load_on_test_hw(const char *id, sim_model *m, sim_hw *hw)
 
 static sim_run_cfg cfg_of(int tp, sim_dtype dt)
 {
-    return (sim_run_cfg){tp, dt, dt, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+    return (sim_run_cfg){tp, dt, dt, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
 }
 
 /*
@@ -901,6 +901,146 @@ static void gemma3_local_and_global_layer(void)
     CHECK_REL(s1.ops[SIM_OP_ATTN_DECODE].bytes, stage, 0.0);
 }
 
+/*
+ * Expert and data parallelism (docs/model.md, "Expert and data parallelism"), Mixtral-8x7B
+ * (d 4096, L 32, E 8, k 2, F 14336, bf16), a 512-token prefill on each of dp 2 ranks at tp 2:
+ * the MoE layers see N = 2 x 512 = 1024 tokens over G = 4 GPUs. All 8 experts are touched
+ * (1 - 0.75^1024 = 1 to 1e-100). One expert is 3 x 4096 x 14336 x 2 = 352,321,536 bytes.
+ *   EP: 8 / 4 = 2 whole experts a GPU: weights read 32 x 2 x 352,321,536 = 22,548,578,304;
+ *       rows 1024 x 2 / 4 = 512: FLOPs 32 x 512 x (2 x 3 x 4096 x 14336 + 5 x 14336)
+ *       = 16384 x 352,393,216 = 5,773,610,450,944.
+ *   no EP: every expert's 14336 / 4 = 3584 slice: weights 32 x 8 x 352,321,536 / 4, the
+ *       same bytes; rows 2048 at F 3584: 32 x 2048 x (6 x 4096 x 3584 + 5 x 3584), the same
+ *       FLOPs.
+ * Dispatch (all-gather of the 1024 tokens' hidden state and 8 router logits) and combine
+ * (reduce-scatter of their outputs), per MoE layer: 1024 x (4096 + 8) x 2 = 8,404,992 and
+ * 1024 x 4096 x 2 = 8,388,608 bytes; 32 layers: 537,395,200 bytes. The DP group (2 GPUs, tp
+ * = 2 apart) sits in one node of 8: each collective takes the 2-GPU all-to-all entry,
+ * 4.7 us + (2-1)/2 x bytes / 143e9, so 32 x (2 x 4.7e-6 + 0.5 x 16,793,600 / 143e9) s.
+ * At dp 1 with EP there is no dispatch (vLLM's naive path only runs with dp > 1): the TP
+ * all-reduce after each MoE layer is all.
+ */
+static void expert_and_data_parallel_counts(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load_on_test_hw("mixtral-8x7b", &m, &hw) != 0)
+        return;
+    hw.n_alltoall = 1;
+    hw.alltoall[0] = (sim_allreduce){
+        .n_gpus = 2, .latency_s = 4.7e-6, .bus_bw_bytes_per_s = 143e9, .prov = SIM_PROV_ESTIMATED};
+    const sim_step pre = {1, {{1, 512, 0, 1}}};
+    for (int ep = 0; ep <= 1; ep++) {
+        sim_run_cfg cfg = cfg_of(2, SIM_DTYPE_BF16);
+        cfg.dp = 2;
+        cfg.ep = ep;
+        sim_step_cost c;
+        sim_step_cost_compute(&m, &hw, &cfg, &pre, &c);
+        CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 22548578304.0, 1e-14);
+        CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].flops, 5773610450944.0, 1e-14);
+        CHECK_REL(c.ops[SIM_OP_MOE_DISPATCH].bytes, 537395200.0, 1e-15);
+        CHECK_REL(c.ops[SIM_OP_MOE_DISPATCH].time_s,
+                  32.0 * (2.0 * 4.7e-6 + 0.5 * 16793600.0 / 143e9), 1e-12);
+        CHECK_INT(c.ops[SIM_OP_MOE_DISPATCH].bound, SIM_BOUND_COMM);
+        /* The router stays on the rank's 512 tokens: 32 x 2 x 512 x 4096 x 8. */
+        CHECK_REL(c.ops[SIM_OP_MOE_ROUTER].flops, 1073741824.0, 0.0);
+    }
+    /* TP 8 with EP, dp 1: one whole expert a GPU; a 4-token decode touches 5.46875 of the 8
+     * experts, 5.46875 / 8 of them per GPU: 32 x 0.68359375 x 352,321,536 bytes. */
+    sim_run_cfg cfg = cfg_of(8, SIM_DTYPE_BF16);
+    cfg.ep = 1;
+    const sim_step dec = {1, {{4, 1, 1024, 1}}};
+    sim_step_cost c;
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 32.0 * 0.68359375 * 352321536.0, 1e-14);
+    CHECK_INT(c.ops[SIM_OP_MOE_DISPATCH].bound, SIM_BOUND_NONE);
+    CHECK_INT(c.n_allreduce, 65);
+}
+
+/* A DP group spread over nodes (sim_alltoall_time_s): 4 GPUs 8 apart on nodes of 8, so one
+ * per node: 3 inter-node steps and 3/4 of the buffer over each GPU's NIC; 16 GPUs 2 apart:
+ * 4 per node (the 4-GPU entry on 4/16 of the buffer) and 12/16 of it across 4 nodes. */
+static void alltoall_across_nodes(void)
+{
+    sim_hw hw;
+    test_hw(&hw);
+    hw.n_alltoall = 1;
+    hw.alltoall[0] = (sim_allreduce){
+        .n_gpus = 4, .latency_s = 6.1e-6, .bus_bw_bytes_per_s = 211e9, .prov = SIM_PROV_ESTIMATED};
+    const double B = 3.7e6, lat = hw.v[SIM_HWF_INTERNODE_LATENCY], bw = hw.v[SIM_HWF_BW_INTERNODE];
+    CHECK_REL(hw.v[SIM_HWF_N_GPUS_PER_NODE], 8.0, 0.0);
+    CHECK_REL(sim_alltoall_time_s(&hw, 4, 8, B), 3.0 * lat + 0.75 * B / bw, 1e-15);
+    CHECK_REL(sim_alltoall_time_s(&hw, 4, 1, B), 6.1e-6 + 0.75 * B / 211e9, 1e-15);
+    CHECK_REL(sim_alltoall_time_s(&hw, 16, 2, B),
+              6.1e-6 + 0.75 * (B / 4.0) / 211e9 + 3.0 * lat + 12.0 / 16.0 * B / bw, 1e-15);
+}
+
+/*
+ * Weights per GPU, Qwen3-30B-A3B (d 2048, L 48, E 128, F 768, bf16): one expert is
+ * 3 x 2048 x 768 x 2 = 9,437,184 bytes. TP 4 x DP 2 with EP: 128 / 8 = 16 whole experts a GPU,
+ * 48 x 16 x 9,437,184 = 7,247,757,312 bytes, next to the attention and router weights of
+ * TP 4 (replicated over the 2 DP ranks). TP 8, dp 1: EP's 16 whole experts and the slices of
+ * 128 experts weigh the same.
+ */
+static void expert_parallel_weights(void)
+{
+    sim_model m;
+    if (load_model("qwen3-30b-a3b", &m) != 0)
+        return;
+    sim_weight_bytes w4, wep, w8, w8ep;
+    sim_model_weight_bytes(&m, 4, SIM_DTYPE_BF16, &w4);
+    sim_model_weight_bytes_moe(&m, 4, 2, 1, SIM_DTYPE_BF16, &wep);
+    CHECK_REL(wep.experts, 7247757312.0, 1e-15);
+    CHECK_REL(wep.total, w4.total - w4.experts + 7247757312.0, 1e-15);
+    CHECK_REL(wep.qkv, w4.qkv, 0.0);
+    sim_model_weight_bytes(&m, 8, SIM_DTYPE_BF16, &w8);
+    sim_model_weight_bytes_moe(&m, 8, 1, 1, SIM_DTYPE_BF16, &w8ep);
+    CHECK_REL(w8.experts, 7247757312.0, 1e-15);
+    CHECK_REL(w8ep.total, w8.total, 1e-15);
+}
+
+/* Layouts vLLM cannot run, or llmstep does not model, are refused naming the option. */
+static void moe_layout_refusals(void)
+{
+    static const struct {
+        const char *model;
+        int tp, dp, ep, pp;
+        const char *want;
+    } cases[] = {
+        {"llama-3-8b", 2, 1, 1, 1,
+         "--ep: llama-3-8b has no experts (expert parallelism applies "
+         "to MoE models)"},
+        {"mixtral-8x7b", 4, 4, 1, 1,
+         "--ep: num_experts = 8 is not divisible by the 16 GPUs of the expert-parallel group (DP "
+         "4 x TP 4)"},
+        {"mixtral-8x7b", 1, 3, 0, 1,
+         "--dp 3: moe_intermediate_size = 14336 is not divisible by DP x TP = 3 (without --ep "
+         "the experts are sliced over DP x TP GPUs)"},
+        {"mixtral-8x7b", 2, 2, 1, 2,
+         "--ep with --pp 2: not modelled yet (pipeline stages of DP or EP layouts)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sim_model m;
+        if (load_model(cases[i].model, &m) != 0)
+            continue;
+        sim_run_cfg cfg = cfg_of(cases[i].tp, SIM_DTYPE_BF16);
+        cfg.dp = cases[i].dp;
+        cfg.ep = cases[i].ep;
+        cfg.pp = cases[i].pp;
+        struct sim_err err = {{0}};
+        CHECK_INT(sim_moe_layout_check(&m, &cfg, &err), SIM_EINVAL);
+        CHECK_STR(err.msg, cases[i].want);
+    }
+    /* Dense models take --dp alone: replicas. */
+    sim_model m;
+    if (load_model("llama-3-8b", &m) == 0) {
+        sim_run_cfg cfg = cfg_of(2, SIM_DTYPE_BF16);
+        cfg.dp = 3;
+        struct sim_err err;
+        CHECK_INT(sim_moe_layout_check(&m, &cfg, &err), SIM_OK);
+    }
+}
+
 int main(void)
 {
     mla_decode_and_prefill_counts();
@@ -926,5 +1066,9 @@ int main(void)
     chunked_attention_pairs();
     llama4_chunked_attention();
     gemma3_local_and_global_layer();
+    expert_and_data_parallel_counts();
+    alltoall_across_nodes();
+    expert_parallel_weights();
+    moe_layout_refusals();
     return check_report("test_step");
 }

@@ -206,8 +206,8 @@ static void decode_point_figures_follow_from_the_step_time(void)
     sim_sched_cfg_unset(&in);
     sim_sched_resolved s;
     CHECK(sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK);
-    sim_run_cfg run = {2,     SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP,
-                       1.173, 4.21e-4,        SIM_GEMM_FLAT,  1};
+    sim_run_cfg run = {
+        2, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.173, 4.21e-4, SIM_GEMM_FLAT, 1, 1, 0};
     sim_memory mem;
     sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
     sim_sweep_ctx c = {&m, &hw, &run, &e, &s, &mem, 1, 1};

@@ -112,7 +112,7 @@ static inline void toy_setup_init(toy_setup *x, const sim_engine *e)
     x->e = *e;
     sim_sched_cfg_unset(&x->in);
     x->run = (sim_run_cfg){
-        1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+        1, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
     x->err.msg[0] = '\0';
 }
 

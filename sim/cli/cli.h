@@ -139,6 +139,8 @@ typedef struct cli_run_spec {
     const char *model, *hw, *engine, *calibration, *dtype, *kv_dtype;
     int64_t tp;
     int64_t pp; /* pipeline stages (default 1) */
+    int64_t dp; /* data-parallel ranks (default 1) */
+    int ep;     /* 1: expert parallelism (--ep) */
     sim_sched_cfg sched;
     sim_roofline_mode mode;
     sim_gemm_model gemm;

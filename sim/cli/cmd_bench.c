@@ -111,7 +111,8 @@ int cmd_bench(int argc, char **argv)
     rc = cli_load_model_hw(model, hwname, &m, &hw, p1, p2, sizeof(p1));
     if (rc != CLI_OK)
         return rc;
-    sim_run_cfg cfg = {(int)tp, m.dtype, m.dtype, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+    sim_run_cfg cfg = {(int)tp, m.dtype, m.dtype, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT,
+                       1,       1,       0};
     struct sim_err err;
     sim_step probe = {1, {{256, 1, 8192, 1}}};
     if (sim_step_check(&m, &cfg, &probe, &err) != SIM_OK) {

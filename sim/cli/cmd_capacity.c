@@ -19,7 +19,8 @@
 static void usage(FILE *f)
 {
     fputs(
-        "usage: llmstep capacity --model ID --hw ID [--tp N | --tp all] [--pp N] [--dtype T]\n"
+        "usage: llmstep capacity --model ID --hw ID [--tp N | --tp all] [--pp N] [--dp N] [--ep]\n"
+        "                        [--dtype T]\n"
         "                        [--kv-dtype T] [--max-model-len N] [--gpu-memory-utilization F]\n"
         "                        [--context C | --prompt-tokens L --output-tokens O] [--usage U]\n"
         "                        [--engine ID] [--format table|json]\n"
@@ -44,7 +45,9 @@ static void usage(FILE *f)
         "before requests wait for blocks or are preempted. The smallest layout that fits is\n"
         "searched over TP (powers of two) x PP of up to 64 GPUs, one node or whole nodes:\n"
         "fewest GPUs, then TP within a node and PP across nodes.\n"
-        "\n"
+        "\n",
+        f);
+    fputs(
         "Options:\n"
         "  --tp N|all                 one TP, or 1, 2, 4, ... up to the profile's\n"
         "                             n_gpus_per_node (default 1); above one node, a multiple\n"
@@ -53,6 +56,13 @@ static void usage(FILE *f)
         "                             layers (vLLM get_pp_indices), the embedding on the first,\n"
         "                             the LM head on the last; the figures are those of the\n"
         "                             stage with the fewest KV blocks, which sizes the cache\n"
+        "  --dp N                     data-parallel ranks (default 1): N copies of the TP layout\n"
+        "                             (attention, dense layers and KV cache per copy); a MoE\n"
+        "                             model's experts split over DP x TP GPUs (vLLM flattens TP\n"
+        "                             across DP for the MoE layers); GPUs used = TP x PP x DP\n"
+        "  --ep                       expert parallelism: num_experts / (DP x TP) whole experts\n"
+        "                             a GPU instead of a 1/(DP x TP) slice of each (the same\n"
+        "                             bytes; refused when num_experts does not divide)\n"
         "  --context C                tokens per sequence (default min(4096, max_model_len))\n"
         "  --prompt-tokens L --output-tokens O   requests of L + O tokens (instead of --context)\n"
         "  --dtype T                  fp16|bf16|fp8 weights of an unquantized model (default:\n"
@@ -92,15 +102,16 @@ static void compute_tp(const cli_run *r, int64_t tp, int64_t pp, int64_t context
     memset(out, 0, sizeof(*out));
     out->tp = tp;
     out->pp = pp;
+    sim_run_cfg cfg = r->cfg;
+    cfg.tp = (int)tp;
+    cfg.pp = (int)pp;
     out->legal = sim_model_check_tp(&r->model, (int)tp, &err) == SIM_OK &&
-                 sim_deploy_check_layout(&r->model, &r->hw, tp, pp, "", &err) == SIM_OK;
+                 sim_deploy_check_layout(&r->model, &r->hw, tp, pp, "", &err) == SIM_OK &&
+                 sim_moe_layout_check(&r->model, &cfg, &err) == SIM_OK;
     if (!out->legal) {
         snprintf(out->why, sizeof(out->why), "%s", err.msg);
         return;
     }
-    sim_run_cfg cfg = r->cfg;
-    cfg.tp = (int)tp;
-    cfg.pp = (int)pp;
     sim_capacity_compute(&r->engine, &r->model, &r->hw, &cfg, &r->sched, context, &out->cap);
 }
 
@@ -149,13 +160,25 @@ static void print_json_tp(const tp_result *t, int first)
     printf(",\"fits\":%s}", t->cap.fits ? "true" : "false");
 }
 
-static void print_table_tp(const tp_result *t, const sim_sched_resolved *s, int64_t fit_len,
-                           const char *what)
+/* " x DP 2, EP 16" after a layout's TP x PP with --dp or --ep, else "". */
+static const char *dp_ep_suffix(const sim_run_cfg *cfg, int64_t tp, char *buf, size_t cap)
 {
+    const int dp = cfg->dp > 1 ? cfg->dp : 1;
+    int n = dp > 1 ? snprintf(buf, cap, " x DP %d", dp) : snprintf(buf, cap, "%s", "");
+    if (cfg->ep && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", EP %lld", (long long)tp * dp);
+    return buf;
+}
+
+static void print_table_tp(const tp_result *t, const sim_run_cfg *cfg, const sim_sched_resolved *s,
+                           int64_t fit_len, const char *what)
+{
+    char sfx[48];
+    dp_ep_suffix(cfg, t->tp, sfx, sizeof(sfx));
     if (t->pp > 1)
-        printf("\nTP %lld x PP %lld%s\n", (long long)t->tp, (long long)t->pp, what);
+        printf("\nTP %lld x PP %lld%s%s\n", (long long)t->tp, (long long)t->pp, sfx, what);
     else
-        printf("\nTP %lld%s\n", (long long)t->tp, what);
+        printf("\nTP %lld%s%s\n", (long long)t->tp, sfx, what);
     if (!t->legal) {
         printf("  not a legal %s for this model: %s\n", t->pp > 1 ? "layout" : "TP", t->why);
         return;
@@ -253,6 +276,8 @@ static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
         CLI_STR("hw", &a->spec.hw),
         CLI_CUSTOM("tp", parse_tp, &tp),
         CLI_I64("pp", &a->pp, 1, SIM_PP_MAX),
+        CLI_I64("dp", &a->spec.dp, 1, SIM_DP_MAX),
+        CLI_FLAG("ep", &a->spec.ep),
         CLI_STR("dtype", &a->spec.dtype),
         CLI_STR("kv-dtype", &a->spec.kv_dtype),
         CLI_SCHED("max-model-len", sc),
@@ -366,12 +391,19 @@ static void print_capacity_json(const cap_args *a, const cli_run *run, int64_t c
         printf("\"smallest_tp_that_fits\":%lld,", (long long)smallest);
     else
         printf("\"smallest_tp_that_fits\":null,");
-    printf("\"pp\":%lld,\"smallest_layout_that_fits\":", (long long)a->pp);
+    printf("\"pp\":%lld,", (long long)a->pp);
+    if (run->cfg.dp > 1 || run->cfg.ep) /* only then: outputs without --dp/--ep unchanged */
+        printf("\"dp\":%d,\"ep\":%s,", run->cfg.dp > 1 ? run->cfg.dp : 1,
+               run->cfg.ep ? "true" : "false");
+    printf("\"smallest_layout_that_fits\":");
     if (layout) {
         const double g = run->hw.v[SIM_HWF_N_GPUS_PER_NODE];
-        const double gpus = (double)(layout->tp * layout->pp);
-        printf("{\"tp\":%lld,\"pp\":%lld,\"gpus\":%.0f,\"nodes\":%.0f,\"figures\":",
-               (long long)layout->tp, (long long)layout->pp, gpus, ceil(gpus / g));
+        const int dp = run->cfg.dp > 1 ? run->cfg.dp : 1;
+        const double gpus = (double)(layout->tp * layout->pp * dp);
+        printf("{\"tp\":%lld,\"pp\":%lld,", (long long)layout->tp, (long long)layout->pp);
+        if (dp > 1 || run->cfg.ep) /* only then: outputs without --dp/--ep stay as they were */
+            printf("\"dp\":%d,\"ep\":%s,", dp, run->cfg.ep ? "true" : "false");
+        printf("\"gpus\":%.0f,\"nodes\":%.0f,\"figures\":", gpus, ceil(gpus / g));
         print_json_tp(layout, 1);
         printf("},");
     } else {
@@ -407,6 +439,12 @@ static void print_capacity_table(const cap_args *a, const cli_run *run, const tp
     printf("llmstep capacity: %s on %s, %s weights, %s KV cache, engine %s\n", run->model.id,
            run->hw.id, cli_weight_format(&run->model, &run->cfg), sim_dtype_name(run->cfg.kv_dtype),
            run->engine.id);
+    if (run->cfg.dp > 1 || run->cfg.ep)
+        printf("data parallel %d, expert parallel %s: every layout below runs %d cop%s of its TP "
+               "x PP GPUs%s\n",
+               run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.ep ? "on" : "off",
+               run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.dp > 1 ? "ies" : "y",
+               run->model.n_experts > 0 ? ", the experts split over DP x TP of them" : "");
     printf("max_model_len %lld, max_num_seqs %lld, max_num_batched_tokens %lld, "
            "gpu_memory_utilization %.2f; figures per GPU (GB = 1e9 bytes)\n",
            (long long)s->max_model_len, (long long)s->max_num_seqs,
@@ -420,7 +458,7 @@ static void print_capacity_table(const cap_args *a, const cli_run *run, const tp
             fit_len = sim_deploy_largest_len(&run->engine, &run->model, &run->hw, &tpc,
                                              &a->spec.sched, s);
         }
-        print_table_tp(&results[i], s, fit_len, "");
+        print_table_tp(&results[i], &run->cfg, s, fit_len, "");
     }
     char tps[64] = "1";
     for (int i = 1; i < N_ALL_TPS && (double)all_tps[i] <= node; i++)
@@ -437,16 +475,19 @@ static void print_capacity_table(const cap_args *a, const cli_run *run, const tp
     /* The layout search covers every layout above, so it finds one whenever one of them
      * fits, and it may find a smaller one (fewer GPUs) with PP. */
     if (layout) {
-        const double gpus = (double)(layout->tp * layout->pp);
-        printf("smallest layout that fits (TP x PP of up to %d GPUs): TP %lld x PP %lld, %.0f GPUs "
-               "on %.0f node(s) of %.0f\n",
-               SIM_DEPLOY_MAX_LAYOUT_GPUS, (long long)layout->tp, (long long)layout->pp, gpus,
-               ceil(gpus / node), node);
+        const int dp = run->cfg.dp > 1 ? run->cfg.dp : 1;
+        const double gpus = (double)(layout->tp * layout->pp * dp);
+        char sfx[48];
+        printf(
+            "smallest layout that fits (TP x PP of up to %d GPUs): TP %lld x PP %lld%s, %.0f GPUs "
+            "on %.0f node(s) of %.0f\n",
+            SIM_DEPLOY_MAX_LAYOUT_GPUS, (long long)layout->tp, (long long)layout->pp,
+            dp_ep_suffix(&run->cfg, layout->tp, sfx, sizeof(sfx)), gpus, ceil(gpus / node), node);
         int shown = 0;
         for (int i = 0; i < n; i++)
             shown |= results[i].tp == layout->tp && results[i].pp == layout->pp;
         if (!shown)
-            print_table_tp(layout, s, 0, " (smallest layout that fits)");
+            print_table_tp(layout, &run->cfg, s, 0, " (smallest layout that fits)");
     } else {
         printf("smallest layout that fits (TP x PP of up to %d GPUs): none\n",
                SIM_DEPLOY_MAX_LAYOUT_GPUS);

@@ -152,6 +152,12 @@ static int hw_show(const char *name)
     }
     for (int i = 0; i < hw.n_allreduce; i++)
         cli_print_allreduce(&hw.allreduce[i], "    ");
+    /* Shown when the profile has the list; without it the all-reduce default applies. */
+    if (hw.n_alltoall > 0)
+        printf("\n  all-to-all, all-gather, reduce-scatter (MoE dispatch with --dp; t = latency + "
+               "(n-1)/n x bytes / bus bandwidth):\n");
+    for (int i = 0; i < hw.n_alltoall; i++)
+        cli_print_allreduce(&hw.alltoall[i], "    ");
     printf("\n  ridge point (datasheet bf16 peak / peak HBM bandwidth): %.1f FLOP/B\n",
            hw.v[SIM_HWF_PEAK_BF16] / hw.v[SIM_HWF_BW_HBM_PEAK]);
     printf("  ridge point (achievable: peak x gemm_eff / (STREAM copy x weights factor)):"

@@ -300,7 +300,9 @@ static double predict_mla(const sim_hw *hw, sim_gemm_model gm, const sim_model *
                              1.0,
                              0.0,
                              gm,
-                             1};
+                             1,
+                             1,
+                             0};
     const int decode = s->src == SIM_KSRC_AIC_MLA_GEN;
     const sim_step st = {
         1,
@@ -711,7 +713,8 @@ static int su_case(const vk_ctx *x, int g, const sim_model *m, int tp, int64_t b
         }
         meas[SU_AR] = (2.0 * L + 1.0) * tr;
     }
-    sim_run_cfg cfg = {tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, x->gemm, 1};
+    sim_run_cfg cfg = {tp, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, x->gemm, 1, 1,
+                       0};
     sim_step st = {0};
     st.n_groups = 1;
     st.groups[0] = (sim_group){batch, 1, SU_KEYS - 1, 1};

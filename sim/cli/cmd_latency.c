@@ -12,7 +12,8 @@ static void usage(FILE *f)
     fprintf(
         f,
         "usage: llmstep latency --model ID --hw ID --batch B --prompt-tokens L --output-tokens O\n"
-        "                       [--tp N] [--pp N] [--dtype T] [--kv-dtype T] [--calibration FILE]\n"
+        "                       [--tp N] [--pp N] [--dp N] [--ep] [--dtype T] [--kv-dtype T]\n"
+        "                       [--calibration FILE]\n"
         "                       [--engine ID] [scheduler options] [--format table|json]\n"
         "\n"
         "Predicts the time of one offline batch (vllm bench latency, or LLM.generate with\n"
@@ -30,6 +31,14 @@ static void usage(FILE *f)
         "                                N batches of disjoint requests in flight through the\n"
         "                                stages, as vLLM's batch queue (V0: one batch a step;\n"
         "                                docs/engine.md)\n"
+        "  --dp N                        data-parallel ranks (vLLM --data-parallel-size; default\n"
+        "                                1): the B prompts spread over N copies of the model,\n"
+        "                                ceil(B / N) on the busiest, which sets the time; MoE\n"
+        "                                layers gather the N ranks' tokens (docs/model.md,\n"
+        "                                \"Expert and data parallelism\")\n"
+        "  --ep                          expert parallelism (vLLM --enable-expert-parallel): each\n"
+        "                                of the DP x TP GPUs holds num_experts / (DP x TP) whole\n"
+        "                                experts instead of a slice of every expert\n"
         "  --dtype T                     fp16|bf16|fp8 for unquantized models (fp8: online fp8\n"
         "                                weights); quantized configs carry their own format\n"
         "  --kv-dtype T                  default: the model's 16-bit type (vLLM 'auto')\n"
@@ -54,13 +63,27 @@ static void usage(FILE *f)
         "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
 }
 
+/* Prompts on the busiest DP rank: vLLM spreads the requests over the dp ranks. */
+static int64_t r_batch(const sim_batch *b, const sim_run_cfg *cfg)
+{
+    const int64_t dp = cfg->dp > 1 ? cfg->dp : 1;
+    return (b->batch + dp - 1) / dp;
+}
+
 static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
                           const char *calibration, int json)
 {
     const sim_sched_resolved *s = &run->sched;
     if (json) {
+        /* "dp", "ep" and the per-rank "batch_per_dp_rank" only with --dp or --ep, so outputs
+         * without them keep their keys. */
+        char dp_keys[96] = "";
+        if (run->cfg.dp > 1 || run->cfg.ep)
+            snprintf(dp_keys, sizeof(dp_keys), "\"dp\":%d,\"ep\":%s,\"batch_per_dp_rank\":%lld,",
+                     run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.ep ? "true" : "false",
+                     (long long)r_batch(b, &run->cfg));
         printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-               "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,\"dtype\":\"%s\",\"kv_dtype\":\"%s\","
+               "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,%s\"dtype\":\"%s\",\"kv_dtype\":\"%s\","
                "\"batch\":%lld,"
                "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"latency_s\":%.17g,"
                "\"n_steps\":%lld,\"n_prefill_steps\":%lld,\"n_decode_steps\":%lld,"
@@ -72,7 +95,7 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
                "\"block_size\":%lld,\"gpu_memory_utilization_frac\":%.17g,"
                "\"chunked_prefill\":%s}\n",
                run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
-               run->cfg.pp > 1 ? run->cfg.pp : 1, sim_dtype_name(run->cfg.dtype),
+               run->cfg.pp > 1 ? run->cfg.pp : 1, dp_keys, sim_dtype_name(run->cfg.dtype),
                sim_dtype_name(run->cfg.kv_dtype), (long long)b->batch, (long long)b->prompt_tokens,
                (long long)b->output_tokens, r->latency_s, (long long)r->n_steps,
                (long long)r->n_prefill_steps, (long long)r->n_decode_steps, r->prefill_s,
@@ -96,8 +119,12 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
             printf("pipeline: each step is one batch through the %d stages (stage times and the "
                    "transfers summed; docs/model.md, \"Pipeline parallelism\")\n",
                    run->cfg.pp);
-        printf("batch: %lld prompts x %lld tokens, %lld output tokens each\n\n",
-               (long long)b->batch, (long long)b->prompt_tokens, (long long)b->output_tokens);
+        printf("batch: %lld prompts x %lld tokens, %lld output tokens each", (long long)b->batch,
+               (long long)b->prompt_tokens, (long long)b->output_tokens);
+        if (run->cfg.dp > 1)
+            printf("; %lld on each of %d DP ranks (in lockstep)", (long long)r_batch(b, &run->cfg),
+                   run->cfg.dp);
+        printf("\n\n");
         printf("  latency          %.4f s", r->latency_s);
         if (calibration)
             printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run->cfg.alpha, run->cfg.beta_s,
@@ -165,8 +192,10 @@ int cmd_latency(int argc, char **argv)
         return rc;
     }
     sim_batch b = {batch, prompt, output};
+    sim_batch rank = b; /* one DP rank's share: the whole batch without --dp */
+    rank.batch = r_batch(&b, &run.cfg);
     sim_batch_result r;
-    rc = cli_run_batch(&run, &b, &r);
+    rc = cli_run_batch(&run, &rank, &r);
     if (rc == CLI_OK) {
         const double printed[] = {r.latency_s,
                                   r.prefill_s,

@@ -30,6 +30,14 @@ static void usage(FILE *f)
             "  --pp N                pipeline stages (default 1): layers split as vLLM's\n"
             "                        get_pp_indices; prints each stage, the transfers, the\n"
             "                        pipeline latency and the cycle with N batches in flight\n"
+            "  --dp N                data-parallel ranks (vLLM --data-parallel-size, default 1):\n"
+            "                        the step's sequences spread over N copies of the model,\n"
+            "                        ceil(B / N) of each group on the busiest rank, which is\n"
+            "                        timed; MoE layers gather all N ranks' tokens and add a\n"
+            "                        moe_dispatch_combine operator (all-gather, reduce-scatter)\n"
+            "  --ep                  expert parallelism (vLLM --enable-expert-parallel): the\n"
+            "                        MoE layers hold num_experts / (DP x TP) whole experts a GPU\n"
+            "                        and read only those the tokens touch\n"
             "  --dtype T             fp16|bf16|fp8 weights of an unquantized model (default: its\n"
             "                        torch_dtype); a quantized config (quantization_config)\n"
             "                        carries its own weight format, --dtype then sets only the\n"
@@ -98,11 +106,8 @@ static void print_table(const sim_predict_report *r)
 {
     const sim_step_cost *c = r->cost;
     char t1[32], t2[32], t3[32], t4[32], t5[32], b1[32], b2[32];
-    char layout[48];
-    if (r->pp)
-        snprintf(layout, sizeof(layout), "TP %d x PP %d", r->cfg->tp, r->pp->pp);
-    else
-        snprintf(layout, sizeof(layout), "TP %d", r->cfg->tp);
+    char layout[64];
+    cli_layout_name(r->cfg, layout, sizeof(layout));
     printf("llmstep predict: %s on %s, %s, %s weights, %s KV cache\n", r->m->id, r->hw->id, layout,
            cli_weight_format(r->m, r->cfg), sim_dtype_name(r->cfg->kv_dtype));
     printf("step: ");
@@ -114,7 +119,11 @@ static void print_table(const sim_predict_report *r)
         printf("%s%lld x %s %lld new + %lld cached", i ? ", " : "", (long long)g->count, kind,
                (long long)g->new_tokens, (long long)g->context_tokens);
     }
-    printf("  (%.0f tokens, %.0f sequences)\n\n", c->tokens, c->seqs);
+    if (r->cfg->dp > 1)
+        printf("  (%.0f tokens, %.0f sequences on each of %d DP ranks)\n\n", c->tokens, c->seqs,
+               r->cfg->dp);
+    else
+        printf("  (%.0f tokens, %.0f sequences)\n\n", c->tokens, c->seqs);
     fmt_time(t1, sizeof(t1), c->step_s);
     fmt_time(t2, sizeof(t2), c->roofline_s);
     printf("  step time        %s", t1);
@@ -291,7 +300,8 @@ typedef struct predict_args {
     const char *model_name, *hw_name, *calib_path, *format, *engine_name, *dtype_s, *kv_dtype_s;
     sim_step step;
     sim_run_cfg cfg;
-    int64_t tp, pp;
+    int64_t tp, pp, dp;
+    int ep;
     int ignore_memory;
     sim_sched_cfg sched_cfg;
 } predict_args;
@@ -301,7 +311,7 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
     memset(a, 0, sizeof(*a));
     a->format = "table";
     a->cfg = (sim_run_cfg){.tp = 1, .mode = SIM_ROOFLINE_OP, .alpha = 1.0, .beta_s = 0.0};
-    a->tp = a->pp = 1;
+    a->tp = a->pp = a->dp = 1;
     sim_sched_cfg_unset(&a->sched_cfg);
     cli_group_opt prefill = {&a->step, 'p'}, decode = {&a->step, 'd'}, chunk = {&a->step, 'c'};
     const cli_opt t[] = {
@@ -314,6 +324,8 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
          .max = 4096,
          .expect = "an integer >= 1"},
         CLI_I64("pp", &a->pp, 1, SIM_PP_MAX),
+        CLI_I64("dp", &a->dp, 1, SIM_DP_MAX),
+        CLI_FLAG("ep", &a->ep),
         CLI_STR("dtype", &a->dtype_s),
         CLI_STR("kv-dtype", &a->kv_dtype_s),
         CLI_CUSTOM("prefill", cli_opt_parse_group, &prefill),
@@ -352,6 +364,7 @@ typedef struct predict_run {
     sim_hw hw;
     sim_calib cal;
     sim_run_cfg cfg;
+    sim_step step; /* one DP rank's: the groups' sequences spread over the dp ranks */
     char mpath[4096], hpath[4096];
 } predict_run;
 
@@ -373,6 +386,17 @@ static int predict_setup(const predict_args *a, predict_run *p)
         return rc;
     p->cfg.tp = (int)a->tp;
     p->cfg.pp = (int)a->pp;
+    p->cfg.dp = (int)a->dp;
+    p->cfg.ep = a->ep;
+    /* vLLM's DP ranks each serve their share of the requests, in lockstep for MoE models: the
+     * busiest rank, ceil(count / dp) of each group, sets the step. */
+    p->step = a->step;
+    for (int i = 0; i < p->step.n_groups; i++)
+        p->step.groups[i].count = (p->step.groups[i].count + a->dp - 1) / a->dp;
+    if (sim_moe_layout_check(&p->m, &p->cfg, &err) != SIM_OK) {
+        cli_error("predict: %s", err.msg);
+        return CLI_BAD_INPUT;
+    }
     rc = cli_resolve_dtypes(&p->m, a->dtype_s, a->kv_dtype_s, "predict: ", &p->cfg);
     if (rc != CLI_OK)
         return rc;
@@ -380,7 +404,7 @@ static int predict_setup(const predict_args *a, predict_run *p)
         p->cfg.alpha = p->cal.alpha;
         p->cfg.beta_s = p->cal.beta_s;
     }
-    if (sim_step_check(&p->m, &p->cfg, &a->step, &err) != SIM_OK) {
+    if (sim_step_check(&p->m, &p->cfg, &p->step, &err) != SIM_OK) {
         cli_error("%s: %s", p->mpath, err.msg);
         return CLI_BAD_INPUT;
     }
@@ -421,7 +445,7 @@ int cmd_predict(int argc, char **argv)
         return rc;
     const sim_run_cfg cfg = p.cfg;
     sim_step_cost cost, tp1;
-    sim_step_cost_compute(&p.m, &p.hw, &cfg, &a.step, &cost);
+    sim_step_cost_compute(&p.m, &p.hw, &cfg, &p.step, &cost);
     /* A calibration fitted with an engine's host time as a known offset predicts vLLM step
      * times only with that host time added (docs/calibration.md). */
     const char *engine_id = NULL;
@@ -435,16 +459,18 @@ int cmd_predict(int argc, char **argv)
     if (cfg.tp > 1) {
         sim_run_cfg c1 = cfg;
         c1.tp = 1;
-        sim_step_cost_compute(&p.m, &p.hw, &c1, &a.step, &tp1);
+        sim_step_cost_compute(&p.m, &p.hw, &c1, &p.step, &tp1);
     }
     rc = check_cost(&cost, &tp1, host_s, cfg.tp);
     if (rc != CLI_OK)
         return rc;
     static sim_pp_cost pq;
-    double weights = sim_model_weight_bytes_per_gpu(&p.m, cfg.tp, cfg.dtype);
+    sim_weight_bytes wb;
+    sim_model_weight_bytes_moe(&p.m, cfg.tp, cfg.dp, cfg.ep, cfg.dtype, &wb);
+    double weights = wb.total;
     double kv = sim_model_kv_bytes_per_token(&p.m, cfg.tp, cfg.kv_dtype);
     if (cfg.pp > 1) {
-        sim_pp_step(&p.m, &p.hw, &cfg, &a.step, &pq);
+        sim_pp_step(&p.m, &p.hw, &cfg, &p.step, &pq);
         /* Per GPU: the most loaded stage's (the layer counts differ by at most one). */
         weights = kv = 0.0;
         for (int i = 0; i < cfg.pp; i++) {
@@ -465,7 +491,7 @@ int cmd_predict(int argc, char **argv)
         .m = &p.m,
         .hw = &p.hw,
         .cfg = &cfg,
-        .step = &a.step,
+        .step = &p.step,
         .cost = &cost,
         .tp1 = cfg.tp > 1 ? &tp1 : NULL,
         .weights_bytes_per_gpu = weights,

@@ -129,10 +129,12 @@ typedef struct cli_opt {
         CLI_SCHED("max-model-len", sc), CLI_SCHED("gpu-memory-utilization", sc),                   \
         CLI_SCHED("block-size", sc), CLI_SCHED("usage", sc),                                       \
         CLI_FLAG("disable-hybrid-kv-cache-manager", &(sc)->disable_hybrid_kv)
-/* What names a run (cli_run_spec *sp): model, hardware, TP, PP, dtypes, calibration, engine. */
+/* What names a run (cli_run_spec *sp): model, hardware, TP, PP, DP, EP, dtypes, calibration,
+ * engine. */
 #define CLI_RUN_OPTS(sp)                                                                           \
     CLI_STR("model", &(sp)->model), CLI_STR("hw", &(sp)->hw), CLI_I64("tp", &(sp)->tp, 1, 4096),   \
-        CLI_I64("pp", &(sp)->pp, 1, SIM_PP_MAX), CLI_STR("dtype", &(sp)->dtype),                   \
+        CLI_I64("pp", &(sp)->pp, 1, SIM_PP_MAX), CLI_I64("dp", &(sp)->dp, 1, SIM_DP_MAX),          \
+        CLI_FLAG("ep", &(sp)->ep), CLI_STR("dtype", &(sp)->dtype),                                 \
         CLI_STR("kv-dtype", &(sp)->kv_dtype), CLI_STR("calibration", &(sp)->calibration),          \
         CLI_STR("engine", &(sp)->engine)
 #define CLI_N(t) ((int)(sizeof(t) / sizeof((t)[0])))

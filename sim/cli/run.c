@@ -15,6 +15,7 @@ void cli_run_spec_init(cli_run_spec *spec)
     spec->engine = NULL; /* the calibration's engine, else CLI_DEFAULT_ENGINE */
     spec->tp = 1;
     spec->pp = 1;
+    spec->dp = 1;
     spec->mode = SIM_ROOFLINE_OP;
     sim_sched_cfg_unset(&spec->sched);
 }
@@ -38,6 +39,8 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
                               .kv_dtype = spec->kv_dtype,
                               .tp = spec->tp,
                               .pp = spec->pp,
+                              .dp = spec->dp,
+                              .ep = spec->ep,
                               .sched = spec->sched,
                               .mode = spec->mode,
                               .gemm = spec->gemm,
@@ -87,10 +90,12 @@ int cli_check_tp_node(const sim_hw *hw, int64_t tp, const char *who)
 
 const char *cli_layout_name(const sim_run_cfg *cfg, char *buf, size_t cap)
 {
-    if (cfg->pp > 1)
-        snprintf(buf, cap, "TP %d x PP %d", cfg->tp, cfg->pp);
-    else
-        snprintf(buf, cap, "TP %d", cfg->tp);
+    int n = cfg->pp > 1 ? snprintf(buf, cap, "TP %d x PP %d", cfg->tp, cfg->pp)
+                        : snprintf(buf, cap, "TP %d", cfg->tp);
+    if (n > 0 && (size_t)n < cap && cfg->dp > 1)
+        n += snprintf(buf + n, cap - (size_t)n, " x DP %d", cfg->dp);
+    if (n > 0 && (size_t)n < cap && cfg->ep)
+        snprintf(buf + n, cap - (size_t)n, ", EP %d", cfg->tp * (cfg->dp > 1 ? cfg->dp : 1));
     return buf;
 }
 

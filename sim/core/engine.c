@@ -155,10 +155,13 @@ void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *h
     out->capacity_bytes =
         e->kind == SIM_SCHED_V1 ? hw->v[SIM_HWF_MEM_CUDA_TOTAL] : hw->v[SIM_HWF_MEM_CAPACITY];
     out->usable_bytes = out->capacity_bytes * s->gpu_memory_utilization;
-    out->weights_bytes = sim_model_weight_bytes_per_gpu(m, run->tp, run->dtype);
+    sim_weight_bytes wb; /* experts over dp x tp GPUs (docs/model.md, "Expert and data ...") */
+    sim_model_weight_bytes_moe(m, run->tp, run->dp, run->ep, run->dtype, &wb);
+    out->weights_bytes = wb.total;
     out->activation_bytes = activation_peak_bytes(m, run, s);
     out->reserve_bytes =
-        e->reserve_bytes + (run->tp > 1 || run->pp > 1 ? e->reserve_tp_bytes : 0.0);
+        e->reserve_bytes +
+        (run->tp > 1 || run->pp > 1 || run->dp > 1 ? e->reserve_tp_bytes : 0.0); /* NCCL groups */
     if (e->kind == SIM_SCHED_V1 && !s->enforce_eager)
         out->reserve_bytes += e->cudagraph_bytes;
     out->kv_bytes_per_token = sim_model_kv_bytes_per_token(m, run->tp, run->kv_dtype);

@@ -221,6 +221,49 @@ int sim_hw_apply_defaults(sim_hw *hw)
     return n;
 }
 
+/* Checks one list of collective entries (sim_hw_validate). */
+static sim_status check_collective(const sim_allreduce *entries, int n, const char *list,
+                                   struct sim_err *err)
+{
+    for (int i = 0; i < n; i++) {
+        const sim_allreduce *a = &entries[i];
+        if (a->n_gpus < 2 || !isfinite(a->latency_s) || a->latency_s < 0.0 ||
+            !isfinite(a->bus_bw_bytes_per_s) || a->bus_bw_bytes_per_s <= 0.0) {
+            sim__errf(err, "%s[%d]: needs n_gpus >= 2, latency_s >= 0, bus bandwidth > 0", list, i);
+            return SIM_ERANGE;
+        }
+        if (a->n_regimes < 0 || a->n_regimes > SIM_AR_MAX_REGIMES - 1) {
+            sim__errf(err, "%s[%d].regimes: at most %d entries", list, i, SIM_AR_MAX_REGIMES - 1);
+            return SIM_ERANGE;
+        }
+        for (int k = 0; k < a->n_regimes; k++) {
+            const sim_ar_regime *g = &a->regimes[k];
+            if (!isfinite(g->from_bytes) || g->from_bytes <= 0.0 || !isfinite(g->latency_s) ||
+                g->latency_s < 0.0 || !isfinite(g->bus_bw_bytes_per_s) ||
+                g->bus_bw_bytes_per_s <= 0.0) {
+                sim__errf(err,
+                          "%s[%d].regimes[%d]: needs from_bytes > 0, latency_s >= 0, bus "
+                          "bandwidth > 0",
+                          list, i, k);
+                return SIM_ERANGE;
+            }
+            if (k > 0 && g->from_bytes <= a->regimes[k - 1].from_bytes) {
+                sim__errf(err,
+                          "%s[%d].regimes[%d]: from_bytes must increase strictly (got %.17g "
+                          "after %.17g)",
+                          list, i, k, g->from_bytes, a->regimes[k - 1].from_bytes);
+                return SIM_EINVAL;
+            }
+        }
+        if (i > 0 && a->n_gpus <= entries[i - 1].n_gpus) {
+            sim__errf(err, "%s[%d]: n_gpus must increase strictly (got %d after %d)", list, i,
+                      a->n_gpus, entries[i - 1].n_gpus);
+            return SIM_EINVAL;
+        }
+    }
+    return SIM_OK;
+}
+
 sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
 {
     for (int f = 0; f < SIM_HWF_COUNT; f++) {
@@ -343,44 +386,10 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
             return SIM_ERANGE;
         }
     }
-    for (int i = 0; i < hw->n_allreduce; i++) {
-        const sim_allreduce *a = &hw->allreduce[i];
-        if (a->n_gpus < 2 || !isfinite(a->latency_s) || a->latency_s < 0.0 ||
-            !isfinite(a->bus_bw_bytes_per_s) || a->bus_bw_bytes_per_s <= 0.0) {
-            sim__errf(err, "allreduce[%d]: needs n_gpus >= 2, latency_s >= 0, bus bandwidth > 0",
-                      i);
-            return SIM_ERANGE;
-        }
-        if (a->n_regimes < 0 || a->n_regimes > SIM_AR_MAX_REGIMES - 1) {
-            sim__errf(err, "allreduce[%d].regimes: at most %d entries", i, SIM_AR_MAX_REGIMES - 1);
-            return SIM_ERANGE;
-        }
-        for (int k = 0; k < a->n_regimes; k++) {
-            const sim_ar_regime *g = &a->regimes[k];
-            if (!isfinite(g->from_bytes) || g->from_bytes <= 0.0 || !isfinite(g->latency_s) ||
-                g->latency_s < 0.0 || !isfinite(g->bus_bw_bytes_per_s) ||
-                g->bus_bw_bytes_per_s <= 0.0) {
-                sim__errf(err,
-                          "allreduce[%d].regimes[%d]: needs from_bytes > 0, latency_s >= 0, bus "
-                          "bandwidth > 0",
-                          i, k);
-                return SIM_ERANGE;
-            }
-            if (k > 0 && g->from_bytes <= a->regimes[k - 1].from_bytes) {
-                sim__errf(err,
-                          "allreduce[%d].regimes[%d]: from_bytes must increase strictly (got %.17g "
-                          "after %.17g)",
-                          i, k, g->from_bytes, a->regimes[k - 1].from_bytes);
-                return SIM_EINVAL;
-            }
-        }
-        if (i > 0 && a->n_gpus <= hw->allreduce[i - 1].n_gpus) {
-            sim__errf(err, "allreduce[%d]: n_gpus must increase strictly (got %d after %d)", i,
-                      a->n_gpus, hw->allreduce[i - 1].n_gpus);
-            return SIM_EINVAL;
-        }
-    }
-    return SIM_OK;
+    sim_status st = check_collective(hw->allreduce, hw->n_allreduce, "allreduce", err);
+    if (st == SIM_OK)
+        st = check_collective(hw->alltoall, hw->n_alltoall, "alltoall", err);
+    return st;
 }
 
 double sim_hw_peak_flops_per_s(const sim_hw *hw, sim_dtype dtype)
@@ -410,19 +419,25 @@ double sim_hw_gemm_eff_frac(const sim_hw *hw, sim_dtype dtype)
     return hw->v[SIM_HWF_GEMM_EFF_FP16];
 }
 
+/* The documented default of a profile without entries (docs/hwprofile.md, "Defaults"). */
+static void default_collective(const sim_hw *hw, int n, sim_allreduce *out)
+{
+    out->n_gpus = n;
+    out->latency_s = DEFAULT_ALLREDUCE_LATENCY_S;
+    out->bus_bw_bytes_per_s = DEFAULT_ALLREDUCE_BUS_OVER_LINK_FRAC * hw->v[SIM_HWF_LINK_BW];
+    out->n_regimes = 0;
+    out->prov = SIM_PROV_DEFAULT;
+    const char *why = "default: 30 us + 0.7 x link_bw_per_dir bus bandwidth";
+    size_t i = 0;
+    for (; why[i] && i + 1 < SIM_HW_SOURCE_LEN; i++)
+        out->source[i] = why[i];
+    out->source[i] = '\0';
+}
+
 void sim_hw_allreduce_for(const sim_hw *hw, int n, sim_allreduce *out)
 {
     if (hw->n_allreduce == 0) {
-        out->n_gpus = n;
-        out->latency_s = DEFAULT_ALLREDUCE_LATENCY_S;
-        out->bus_bw_bytes_per_s = DEFAULT_ALLREDUCE_BUS_OVER_LINK_FRAC * hw->v[SIM_HWF_LINK_BW];
-        out->n_regimes = 0;
-        out->prov = SIM_PROV_DEFAULT;
-        const char *why = "default: 30 us + 0.7 x link_bw_per_dir bus bandwidth";
-        size_t i = 0;
-        for (; why[i] && i + 1 < SIM_HW_SOURCE_LEN; i++)
-            out->source[i] = why[i];
-        out->source[i] = '\0';
+        default_collective(hw, n, out);
         return;
     }
     int best = 0;
@@ -432,6 +447,31 @@ void sim_hw_allreduce_for(const sim_hw *hw, int n, sim_allreduce *out)
             best = i;
     }
     *out = hw->allreduce[best];
+}
+
+void sim_hw_alltoall_for(const sim_hw *hw, int n, sim_allreduce *out)
+{
+    if (hw->n_alltoall == 0) {
+        default_collective(hw, n, out);
+        return;
+    }
+    int best = 0;
+    for (int i = 1; i < hw->n_alltoall; i++) {
+        int di = hw->alltoall[i].n_gpus - n, db = hw->alltoall[best].n_gpus - n;
+        if ((di < 0 ? -di : di) < (db < 0 ? -db : db))
+            best = i;
+    }
+    *out = hw->alltoall[best];
+}
+
+double sim_alltoall_entry_time_s(const sim_allreduce *a, int n, double bytes)
+{
+    double lat = a->latency_s, bw = a->bus_bw_bytes_per_s;
+    for (int k = 0; k < a->n_regimes && bytes >= a->regimes[k].from_bytes; k++) {
+        lat = a->regimes[k].latency_s;
+        bw = a->regimes[k].bus_bw_bytes_per_s;
+    }
+    return lat + (double)(n - 1) / (double)n * bytes / bw;
 }
 
 const char *sim_gemm_kind_name(sim_gemm_kind kind)

@@ -159,8 +159,14 @@ typedef struct sim_hw {
     char src[SIM_HWF_COUNT][SIM_HW_SOURCE_LEN];
     int n_allreduce;
     sim_allreduce allreduce[SIM_HW_MAX_ALLREDUCE]; /* sorted by n_gpus */
-    int n_tiles;                                   /* candidate GEMM output tiles */
-    int tiles[SIM_HW_MAX_TILES][2];                /* {tile_m, tile_n} */
+    /* The collectives of expert and data parallel MoE layers ("alltoall"; docs/model.md,
+     * "Expert and data parallelism"): t = latency_s + (n-1)/n x bytes / bus_bw_bytes_per_s
+     * with bytes the per-GPU buffer (all-to-all send buffer, all-gather output,
+     * reduce-scatter input: nccl-tests' busbw convention); same entry shape as allreduce. */
+    int n_alltoall;
+    sim_allreduce alltoall[SIM_HW_MAX_ALLREDUCE]; /* sorted by n_gpus */
+    int n_tiles;                                  /* candidate GEMM output tiles */
+    int tiles[SIM_HW_MAX_TILES][2];               /* {tile_m, tile_n} */
     /*
      * The fp8 scaled-mm library's kernel choice by shape ("gemm_fp8_dispatch"), in order:
      * the first entry with m <= m_max and n <= n_max (0 = no bound) runs the GEMM with
@@ -265,6 +271,17 @@ double sim_hw_gemm_eff_frac(const sim_hw *hw, sim_dtype dtype);
  * (latency 30 us, bus bandwidth 0.7 x link_bw_per_dir) with SIM_PROV_DEFAULT.
  */
 void sim_hw_allreduce_for(const sim_hw *hw, int n, sim_allreduce *out /* OUT */);
+
+/*
+ * All-to-all parameters for n GPUs, chosen like sim_hw_allreduce_for: the entry for n, else
+ * the nearest n; with no "alltoall" entry at all, the all-reduce default (30 us, bus
+ * bandwidth 0.7 x link_bw_per_dir) with SIM_PROV_DEFAULT.
+ */
+void sim_hw_alltoall_for(const sim_hw *hw, int n, sim_allreduce *out /* OUT */);
+
+/* Time of one all-to-all (or all-gather, reduce-scatter) among n GPUs with the entry a, bytes
+ * the per-GPU buffer: t = latency + (n-1)/n x bytes / bus_bw (the regime holding bytes). */
+double sim_alltoall_entry_time_s(const sim_allreduce *a, int n, double bytes);
 
 /* Time of one all-reduce of bytes among n GPUs with the entry a: the regime whose range
  * holds bytes (sim_allreduce), t = latency + 2(n-1)/n x bytes / bus_bw. */

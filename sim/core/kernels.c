@@ -220,6 +220,27 @@ double sim_allreduce_time_s(const sim_hw *hw, int n, double bytes)
            2.0 * (k - 1.0) / k * bytes / (double)g / hw->v[SIM_HWF_BW_INTERNODE];
 }
 
+double sim_alltoall_time_s(const sim_hw *hw, int n, int stride, double bytes)
+{
+    assert(n >= 2 && stride >= 1);
+    const int g = (int)hw->v[SIM_HWF_N_GPUS_PER_NODE];
+    int m = g >= stride ? g / stride : 1;
+    if (m > n || g < 1)
+        m = n;
+    double t = 0.0;
+    if (m >= 2) {
+        sim_allreduce a;
+        sim_hw_alltoall_for(hw, m, &a);
+        /* The entry's (m-1)/m of an m-GPU buffer: the (m-1)/n of this one that stays in the
+         * node is (m-1)/m of its m/n part. */
+        t = sim_alltoall_entry_time_s(&a, m, bytes * (double)m / (double)n);
+    }
+    if (n > m)
+        t += ((double)n / (double)m - 1.0) * hw->v[SIM_HWF_INTERNODE_LATENCY] +
+             (double)(n - m) / (double)n * bytes / hw->v[SIM_HWF_BW_INTERNODE];
+    return t;
+}
+
 double sim_moe_block_m(double tokens, double n_experts)
 {
     return tokens <= n_experts ? 16.0 : 64.0;

@@ -154,4 +154,15 @@ void sim_fused_moe_time(const sim_hw *hw, sim_dtype dtype, const sim_moe_shape *
  * of g GPUs + 2 (k-1) internode_latency + 2 (k-1)/k x (bytes / g) / bw_internode_per_gpu. */
 double sim_allreduce_time_s(const sim_hw *hw, int n, double bytes);
 
+/*
+ * One all-to-all, all-gather or reduce-scatter among n GPUs (n >= 2) that sit stride GPUs
+ * apart (a DP group: stride = tp x pp), bytes the per-GPU buffer (docs/model.md, "Expert and
+ * data parallelism"). m = min(n, max(1, g / stride)) members share a node of g GPUs; each GPU
+ * exchanges (m-1)/n of the buffer over NVLink and (n-m)/n over its NIC:
+ *   t = [m >= 2] (lat_a2a(m) + (m-1)/n x bytes / bus_bw_a2a(m))
+ *     + [n > m] ((n/m - 1) internode_latency + (n-m)/n x bytes / bw_internode_per_gpu)
+ * which is the profile's all-to-all entry, latency + (n-1)/n x bytes / bus_bw, within a node.
+ */
+double sim_alltoall_time_s(const sim_hw *hw, int n, int stride, double bytes);
+
 #endif

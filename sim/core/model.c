@@ -556,6 +556,30 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_wei
                  out->down + out->experts + out->router + out->norms + out->vision;
 }
 
+void sim_model_weight_bytes_moe(const sim_model *m, int tp, int dp, int ep, sim_dtype dtype,
+                                sim_weight_bytes *out)
+{
+    sim_model_weight_bytes(m, tp, dtype, out);
+    if (m->n_experts == 0 || (dp <= 1 && !ep))
+        return;
+    const int g = tp * (dp > 1 ? dp : 1);
+    sim_weight_bytes w;
+    sim_model_weight_bytes(m, ep ? 1 : g, dtype, &w);
+    out->experts = ep ? w.experts / (double)g : w.experts;
+    if (m->expert_bias) { /* gpt-oss: the biases go with their experts */
+        const int quant = m->quant.method != SIM_QUANT_NONE;
+        const double hb = quant || dtype == SIM_DTYPE_FP8 ? 2.0 : sim_dtype_bytes(dtype);
+        const double nl = (double)m->n_moe_layers, E = (double)m->n_experts;
+        const double d = (double)m->d_model, F = (double)m->d_ff_expert;
+        const double at_tp = nl * E * (2.0 * F / (double)tp + d) * hb;
+        const double at_g =
+            ep ? nl * E / (double)g * (2.0 * F + d) * hb : nl * E * (2.0 * F / (double)g + d) * hb;
+        out->small += at_g - at_tp;
+    }
+    out->total = out->embedding + out->lm_head + out->qkv + out->o + out->small + out->gate_up +
+                 out->down + out->experts + out->router + out->norms;
+}
+
 double sim_model_weight_bytes_per_gpu(const sim_model *m, int tp, sim_dtype dtype)
 {
     sim_weight_bytes w;

@@ -353,6 +353,16 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype,
                             sim_weight_bytes *out /* OUT */);
 
 /*
+ * sim_model_weight_bytes of one GPU when the MoE layers spread over G = dp x tp GPUs (vLLM
+ * FusedMoEParallelConfig: TP flattened across DP; docs/model.md, "Expert and data
+ * parallelism"): with ep, n_experts / G whole experts (the tp = 1 bytes / G); without, every
+ * expert's 1/G slice (the experts at tp = G). Attention, dense and shared-expert layers stay
+ * at tp (replicated over dp). dp <= 1 and ep 0: exactly sim_model_weight_bytes.
+ */
+void sim_model_weight_bytes_moe(const sim_model *m, int tp, int dp, int ep, sim_dtype dtype,
+                                sim_weight_bytes *out /* OUT */);
+
+/*
  * Weight bytes resident on one GPU at tp (vocab rows padded to tp). Unquantized
  * models: linear layers in dtype (fp8 with --dtype fp8), the rest in 16 bits.
  * Quantized models: linear layers as their checkpoint stores them (dtype only

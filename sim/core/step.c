@@ -56,6 +56,61 @@ double sim_moe_expected_experts(double n_experts, double k, double n_tokens)
     return n_experts * (1.0 - pow(1.0 - k / n_experts, n_tokens));
 }
 
+void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out)
+{
+    const int dp = cfg->dp > 1 ? cfg->dp : 1;
+    out->group = dp * cfg->tp;
+    out->ep = cfg->ep ? 1 : 0;
+    out->tokens_mult = (double)dp;
+}
+
+sim_status sim_moe_layout_check(const sim_model *m, const sim_run_cfg *cfg, struct sim_err *err)
+{
+    if (cfg->dp < 0 || cfg->dp > SIM_DP_MAX) {
+        sim__errf(err, "--dp %d: expected 1 to %d data-parallel ranks", cfg->dp, SIM_DP_MAX);
+        return SIM_EINVAL;
+    }
+    if (!cfg->ep && (cfg->dp <= 1 || m->n_experts == 0))
+        return SIM_OK;
+    if (cfg->pp > 1) {
+        sim__errf(err, "%s with --pp %d: not modelled yet (pipeline stages of DP or EP layouts)",
+                  cfg->ep ? "--ep" : "--dp", cfg->pp);
+        return SIM_EINVAL;
+    }
+    if (cfg->ep && m->n_experts == 0) {
+        sim__errf(err, "--ep: %s has no experts (expert parallelism applies to MoE models)", m->id);
+        return SIM_EINVAL;
+    }
+    sim_moe_layout ml;
+    sim_moe_layout_of(cfg, &ml);
+    if (cfg->ep && m->n_experts % ml.group != 0) {
+        sim__errf(err,
+                  "--ep: num_experts = %lld is not divisible by the %d GPUs of the expert-parallel "
+                  "group (DP %d x TP %d)",
+                  (long long)m->n_experts, ml.group, ml.group / cfg->tp, cfg->tp);
+        return SIM_EINVAL;
+    }
+    if (!cfg->ep && m->d_ff_expert % ml.group != 0) {
+        sim__errf(err,
+                  "--dp %d: moe_intermediate_size = %lld is not divisible by DP x TP = %d (without "
+                  "--ep the experts are sliced over DP x TP GPUs)",
+                  cfg->dp, (long long)m->d_ff_expert, ml.group);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+void sim_moe_dispatch_bytes(const sim_model *m, const sim_run_cfg *cfg, double tokens, double hb,
+                            double *dispatch_bytes, double *combine_bytes)
+{
+    *dispatch_bytes = *combine_bytes = 0.0;
+    if (cfg->dp <= 1 || m->n_experts == 0)
+        return;
+    const double n = (double)cfg->dp * tokens, d = (double)m->d_model;
+    *dispatch_bytes = n * (d + (double)m->n_experts) * hb;
+    *combine_bytes = n * d * hb;
+}
+
 double sim_attn_pairs(double t, double c, double w)
 {
     if (w <= 0.0)
@@ -88,6 +143,8 @@ sim_status sim_step_check(const sim_model *m, const sim_run_cfg *cfg, const sim_
     sim_status st = sim_model_check_tp(m, cfg->tp, err);
     if (st == SIM_OK && cfg->pp > 1)
         st = sim_pp_check(m, cfg->pp, err);
+    if (st == SIM_OK)
+        st = sim_moe_layout_check(m, cfg, err);
     if (st != SIM_OK)
         return st;
     if (s->n_groups < 1 || s->n_groups > SIM_STEP_MAX_GROUPS) {
@@ -445,7 +502,7 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     /* Weight bytes streamed by each GEMM, the counted layers: the checkpoint's quantization
      * (scales and zero points included) or dtype ("Quantized weights"). */
     sim_weight_bytes wbs;
-    sim_model_weight_bytes(m, tp, cfg->dtype, &wbs);
+    sim_model_weight_bytes_moe(m, tp, cfg->dp, cfg->ep, cfg->dtype, &wbs);
     wbs.qkv *= x->frac;
     wbs.o *= x->frac;
     wbs.gate_up *= x->frac;
@@ -536,18 +593,26 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         add(&ops[SIM_OP_MLP_DOWN], nl * 2.0 * T * Fg * d, w_dn + nl * T * (Fg + d) * hb, w_dn);
     }
 
-    /* MoE ("MoE"): replicated router; experts sharded over tp (intermediate dim); only the
-     * expected number of distinct routed experts is read. */
+    /* MoE ("MoE"; "Expert and data parallelism"): replicated router on the rank's tokens;
+     * the experts spread over G = dp x tp GPUs, each expert sliced (F / G) or, with EP, whole
+     * (E / G experts a GPU); the layer sees the N = dp x T tokens of all DP ranks, and a GPU
+     * reads only its experts that they touch (each of the E experts with the same chance, so
+     * 1/G of the expected touched ones and of the routed rows under EP). */
+    sim_moe_layout ml;
+    sim_moe_layout_of(cfg, &ml);
+    const double G = (double)ml.group, N = T * ml.tokens_mult;
+    const double E_gpu = ml.ep ? (double)m->n_experts / G : (double)m->n_experts;
     if (n_moe > 0.0) {
         const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
-        const double Feg = (double)m->d_ff_expert / t;
+        const double Feg = ml.ep ? (double)m->d_ff_expert : (double)m->d_ff_expert / G;
         const double r_w = d * E * hb;
         add(&ops[SIM_OP_MOE_ROUTER], n_moe * 2.0 * T * d * E, n_moe * (r_w + T * (d + E) * hb),
             n_moe * r_w);
-        const double active = sim_moe_expected_experts(E, k, T);
-        const double ex_w = active * wbs.experts / (n_moe * E); /* per MoE layer */
-        const double ex_flops = T * k * (2.0 * 3.0 * d * Feg + FLOPS_PER_ACT_ELEM * Feg);
-        const double ex_act = (T * k * (3.0 * d + 6.0 * Feg) + T * d) * hb;
+        const double active = sim_moe_expected_experts(E, k, N) / (ml.ep ? G : 1.0);
+        const double rows = ml.ep ? N * k / G : N * k;
+        const double ex_w = active * wbs.experts / (n_moe * E_gpu); /* per MoE layer */
+        const double ex_flops = rows * (2.0 * 3.0 * d * Feg + FLOPS_PER_ACT_ELEM * Feg);
+        const double ex_act = (rows * (3.0 * d + 6.0 * Feg) + N * d) * hb;
         add(&ops[SIM_OP_MOE_EXPERTS], n_moe * ex_flops, n_moe * (ex_w + ex_act), n_moe * ex_w);
     }
 
@@ -610,8 +675,10 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     const int tw = cfg->gemm == SIM_GEMM_TILE_WAVE;
     const double Fg_out = n_dense > 0.0 ? (double)m->d_ff / t : Fsg;
     const double n_act =
-        sim_moe_expected_experts((double)m->n_experts, (double)m->n_experts_per_tok, T);
-    const double Feg_out = m->n_experts > 0 ? (double)m->d_ff_expert / t : 0.0;
+        sim_moe_expected_experts((double)m->n_experts, (double)m->n_experts_per_tok, N) /
+        (ml.ep ? G : 1.0);
+    const double Feg_out =
+        m->n_experts > 0 ? (ml.ep ? (double)m->d_ff_expert : (double)m->d_ff_expert / G) : 0.0;
 #define GEMM_FPS(q, mm, nn)                                                                        \
     gemm_ceiling(hw, (q) ? kind : SIM_GEMM_KIND_16, tw, (q) ? fps_q : fps16, mm, nn)
 #define GEMM_BW(q) (q ? bw_q : bw_w)
@@ -631,14 +698,17 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         /* Fused MoE (docs/model.md, "Fused MoE"): vLLM's fused_experts per MoE layer, over the
          * expected touched experts with each one's rows padded to the kernel's block. */
         const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
+        /* Under EP the kernel runs on the GPU's E / G experts: its block size follows them,
+         * and it gets 1/G of the padded rows of all E. */
+        const double padded = sim_moe_padded_rows_random(E, k, N, sim_moe_block_m(N, E_gpu));
         const sim_moe_shape sh = {
-            .tokens = T,
-            .rows = T * k,
-            .rows_padded = sim_moe_padded_rows_random(E, k, T, sim_moe_block_m(T, E)),
+            .tokens = N,
+            .rows = ml.ep ? N * k / G : N * k,
+            .rows_padded = ml.ep ? padded / G : padded,
             .touched = n_act,
             .d = d,
             .f = Feg_out,
-            .weight_bytes = wbs.experts / (n_moe * E),
+            .weight_bytes = wbs.experts / (n_moe * E_gpu),
         };
         sim_kernel_time kt;
         sim_fused_moe_time(hw, gd, &sh, &kt);
@@ -686,6 +756,20 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
             gth->time_s = ar.latency_s + (t - 1.0) / t * gth->bytes / ar.bus_bw_bytes_per_s;
             gth->bound = SIM_BOUND_COMM;
         }
+    }
+    /* Dispatch and combine of the MoE layers with dp > 1 ("Expert and data parallelism"):
+     * vLLM's default all2all backend (allgather_reducescatter) all-gathers the DP ranks'
+     * tokens and reduce-scatters the experts' outputs within each DP group (the GPUs of one
+     * TP rank, tp x pp apart); the TP all-reduce above still follows each MoE layer. */
+    double disp = 0.0, comb = 0.0;
+    sim_moe_dispatch_bytes(m, cfg, T, hb, &disp, &comb);
+    if (n_moe > 0.0 && disp > 0.0) {
+        const int stride = tp * (cfg->pp > 1 ? cfg->pp : 1);
+        sim_op_cost *a = &ops[SIM_OP_MOE_DISPATCH];
+        a->bytes = n_moe * (disp + comb);
+        a->time_s = n_moe * (sim_alltoall_time_s(hw, cfg->dp, stride, disp) +
+                             sim_alltoall_time_s(hw, cfg->dp, stride, comb));
+        a->bound = SIM_BOUND_COMM;
     }
 }
 

@@ -26,6 +26,7 @@
 #include "status.h"
 
 #define SIM_STEP_MAX_GROUPS 64
+#define SIM_DP_MAX          1024 /* data-parallel ranks */
 
 typedef struct sim_group {
     int64_t count;          /* sequences in the group */
@@ -60,6 +61,14 @@ typedef struct sim_run_cfg {
     double beta_s;       /* calibration: added per step, seconds */
     sim_gemm_model gemm; /* GEMM compute ceiling model (default SIM_GEMM_FLAT) */
     int pp;              /* pipeline-parallel stages (vLLM pipeline_parallel_size); 0 or 1: none */
+    /* Data parallelism (vLLM data_parallel_size): dp copies of the attention and dense layers,
+     * each TP-sharded over tp GPUs; the step is one DP rank's (every rank runs a step of the
+     * same shape: vLLM keeps MoE DP ranks in lockstep). 0 or 1: none. MoE layers of a model
+     * with dp > 1 gather the dp ranks' tokens (docs/model.md, "Expert and data parallelism"). */
+    int dp;
+    /* 1: expert parallelism (vLLM enable_expert_parallel): the MoE layers hold n_experts /
+     * (dp x tp) whole experts per GPU instead of every expert's 1/(dp x tp) slice. */
+    int ep;
 } sim_run_cfg;
 
 /* Operators, in execution order. XX(ENUM, "name", pattern) */
@@ -82,7 +91,8 @@ typedef struct sim_run_cfg {
     XX(LM_HEAD, "lm_head")                                                                         \
     XX(SAMPLER, "sampler")                                                                         \
     XX(ALLREDUCE, "allreduce")                                                                     \
-    XX(LOGITS_GATHER, "logits_gather")
+    XX(LOGITS_GATHER, "logits_gather")                                                             \
+    XX(MOE_DISPATCH, "moe_dispatch_combine")
 
 typedef enum sim_op_kind {
 #define XX(e, name) SIM_OP_##e,
@@ -186,6 +196,36 @@ int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run
  * k of E experts uniformly: E x (1 - (1 - k/E)^n_tokens). docs/model.md, "MoE".
  */
 double sim_moe_expected_experts(double n_experts, double k, double n_tokens);
+
+/*
+ * The MoE layers' layout of cfg (docs/model.md, "Expert and data parallelism"): the group G =
+ * dp x tp GPUs shares the experts (vLLM FusedMoEParallelConfig flattens TP across DP) and
+ * every GPU's MoE layer sees the tokens of all dp ranks.
+ */
+typedef struct sim_moe_layout {
+    int group;          /* G = dp x tp: the GPUs among which the experts are split */
+    int ep;             /* 1: whole experts (n_experts / G each), 0: slices (F / G each) */
+    double tokens_mult; /* tokens the layer sees per token of the rank's step: dp */
+} sim_moe_layout;
+
+void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out /* OUT */);
+
+/*
+ * Checks dp and ep against the model: dp >= 1; --ep only for a model with experts; with
+ * dp x tp GPUs per MoE layer, n_experts divisible by dp x tp under EP, moe_intermediate_size
+ * divisible by dp x tp without it. SIM_EINVAL with a message naming --ep or --dp otherwise.
+ */
+sim_status sim_moe_layout_check(const sim_model *m, const sim_run_cfg *cfg,
+                                struct sim_err *err /* OUT */);
+
+/*
+ * Bytes of one MoE layer's dispatch (an all-gather of the dp ranks' hidden states and
+ * router logits, (d + E) x hb per token) and combine (a reduce-scatter of the expert
+ * outputs, d x hb per token), per GPU buffer, for tokens tokens of one DP rank: vLLM's
+ * default all2all backend, allgather_reducescatter. 0 when dp <= 1 (no dispatch).
+ */
+void sim_moe_dispatch_bytes(const sim_model *m, const sim_run_cfg *cfg, double tokens, double hb,
+                            double *dispatch_bytes /* OUT */, double *combine_bytes /* OUT */);
 
 /*
  * Sum over the new tokens of one sequence of the keys each attends to (causal,

@@ -27,7 +27,8 @@ static sim_status parse_prov(const sim_jctx *ctx, const cJSON *obj, sim_prov *ou
 
 /* "regimes": [{"from_bytes", "latency_s", "bus_bw_bytes_per_s"}, ...] of one allreduce entry
  * (ctx scoped to the entry, its prefix "allreduce[i]."). Order is checked by sim_hw_validate. */
-static sim_status parse_regimes(const sim_jctx *entry, const cJSON *arr, int i, sim_allreduce *a,
+static sim_status parse_regimes(const sim_jctx *entry, const cJSON *arr, const char *list, int i,
+                                sim_allreduce *a,
                                 const char **end /* OUT: scope past the last regime */)
 {
     if (!cJSON_IsArray(arr))
@@ -42,10 +43,10 @@ static sim_status parse_regimes(const sim_jctx *entry, const cJSON *arr, int i, 
     int k = 0;
     for (const cJSON *e = arr->child; e; e = e->next, k++) {
         char prefix[64];
-        snprintf(prefix, sizeof(prefix), "allreduce[%d].regimes[%d].", i, k);
+        snprintf(prefix, sizeof(prefix), "%s[%d].regimes[%d].", list, i, k);
         ctx.prefix = prefix;
         if (!cJSON_IsObject(e))
-            return sim_j_fail(&ctx, NULL, "allreduce[%d].regimes[%d]: expected an object", i, k);
+            return sim_j_fail(&ctx, NULL, "%s[%d].regimes[%d]: expected an object", list, i, k);
         sim_ar_regime *g = &a->regimes[k];
         sim_status st = sim_j_check_keys(&ctx, e, keys, N(keys), NULL, 0, 1);
         if (st == SIM_OK)
@@ -64,26 +65,29 @@ static sim_status parse_regimes(const sim_jctx *entry, const cJSON *arr, int i, 
     return SIM_OK;
 }
 
-static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_hw *hw)
+/* One list of collective entries ("allreduce" or "alltoall": the same shape) into
+ * entries[0..*n_out-1]. */
+static sim_status parse_collective(const sim_jctx *parent, const cJSON *arr, const char *list,
+                                   sim_allreduce *entries, int *n_out)
 {
     if (!cJSON_IsArray(arr))
-        return sim_j_fail(parent, "allreduce", "wrong type (expected an array of objects)");
+        return sim_j_fail(parent, list, "wrong type (expected an array of objects)");
     int n = cJSON_GetArraySize(arr);
     if (n > SIM_HW_MAX_ALLREDUCE)
-        return sim_j_fail(parent, "allreduce", "too many entries (expected at most %d, got %d)",
+        return sim_j_fail(parent, list, "too many entries (expected at most %d, got %d)",
                           SIM_HW_MAX_ALLREDUCE, n);
     static const char *const keys[] = {
         "n_gpus", "latency_s", "bus_bw_bytes_per_s", "regimes", "status", "source", "note"};
     sim_jctx ctx = *parent;
-    ctx.scope = sim_j_locate(parent, "allreduce");
+    ctx.scope = sim_j_locate(parent, list);
     int i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
         char prefix[48];
-        snprintf(prefix, sizeof(prefix), "allreduce[%d].", i);
+        snprintf(prefix, sizeof(prefix), "%s[%d].", list, i);
         ctx.prefix = prefix;
         if (!cJSON_IsObject(e))
-            return sim_j_fail(&ctx, NULL, "allreduce[%d]: expected an object", i);
-        sim_allreduce *a = &hw->allreduce[i];
+            return sim_j_fail(&ctx, NULL, "%s[%d]: expected an object", list, i);
+        sim_allreduce *a = &entries[i];
         int64_t ng = 0;
         sim_status st = sim_j_check_keys(&ctx, e, keys, N(keys), NULL, 0, 1);
         if (st == SIM_OK)
@@ -97,7 +101,7 @@ static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_
         const cJSON *rg = cJSON_GetObjectItemCaseSensitive(e, "regimes");
         const char *past_regimes = NULL;
         if (st == SIM_OK && rg)
-            st = parse_regimes(&ctx, rg, i, a, &past_regimes);
+            st = parse_regimes(&ctx, rg, list, i, a, &past_regimes);
         if (st == SIM_OK)
             st = parse_prov(&ctx, e, &a->prov, a->source);
         if (st != SIM_OK)
@@ -108,7 +112,7 @@ static sim_status parse_allreduce(const sim_jctx *parent, const cJSON *arr, sim_
         if (past_regimes && past_regimes > ctx.scope)
             ctx.scope = past_regimes; /* the regimes' keys are not the next entry's */
     }
-    hw->n_allreduce = n;
+    *n_out = n;
     return SIM_OK;
 }
 
@@ -213,7 +217,7 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     sim_hw *hw = out;
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
-    const char *known[SIM_HWF_COUNT + 9];
+    const char *known[SIM_HWF_COUNT + 10];
     size_t nk = 0;
     known[nk++] = "schema_version";
     known[nk++] = "id";
@@ -222,6 +226,7 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     known[nk++] = "vendor";
     known[nk++] = "stack";
     known[nk++] = "allreduce";
+    known[nk++] = "alltoall";
     known[nk++] = "gemm_tiles";
     known[nk++] = "gemm_fp8_dispatch";
     for (int f = 0; f < SIM_HWF_COUNT; f++)
@@ -258,7 +263,13 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     }
     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(root, "allreduce");
     if (ar) {
-        st = parse_allreduce(ctx, ar, hw);
+        st = parse_collective(ctx, ar, "allreduce", hw->allreduce, &hw->n_allreduce);
+        if (st != SIM_OK)
+            return st;
+    }
+    const cJSON *a2a = cJSON_GetObjectItemCaseSensitive(root, "alltoall");
+    if (a2a) {
+        st = parse_collective(ctx, a2a, "alltoall", hw->alltoall, &hw->n_alltoall);
         if (st != SIM_OK)
             return st;
     }

@@ -69,6 +69,12 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     cJSON_AddStringToObject(o, "hardware", r->hw->id);
     cJSON_AddStringToObject(o, "hardware_path", r->hw_path);
     num(o, "tp", (double)r->cfg->tp, &bad);
+    /* Only with --dp/--ep, so reports without them keep their keys. "groups" then holds one
+     * DP rank's step. */
+    if (r->cfg->dp > 1 || r->cfg->ep) {
+        num(o, "dp", (double)(r->cfg->dp > 1 ? r->cfg->dp : 1), &bad);
+        cJSON_AddBoolToObject(o, "ep", r->cfg->ep != 0);
+    }
     cJSON_AddStringToObject(o, "dtype", sim_dtype_name(r->cfg->dtype));
     cJSON_AddStringToObject(o, "kv_dtype", sim_dtype_name(r->cfg->kv_dtype));
     cJSON_AddStringToObject(o, "roofline_mode", r->cfg->mode == SIM_ROOFLINE_STEP ? "step" : "op");

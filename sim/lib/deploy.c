@@ -208,6 +208,10 @@ int sim_deploy_smallest_layout(const sim_engine *e, const sim_model *m, const si
             sim_run_cfg c = *cfg;
             c.tp = (int)tp;
             c.pp = (int)pp;
+            /* --dp/--ep: the experts must split over dp x tp GPUs (the dp copies are not
+             * counted in gpus: each holds the same TP x PP layout). */
+            if (sim_moe_layout_check(m, &c, &err) != SIM_OK)
+                continue;
             sim_memory mem;
             sim_memory_compute(e, m, hw, &c, s, &mem);
             if (!mem.fits)
@@ -361,7 +365,9 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
                            d->cal ? d->cal->alpha : in->alpha,
                            d->cal ? d->cal->beta_s : in->beta_s,
                            in->gemm,
-                           in->pp > 1 ? (int)in->pp : 1};
+                           in->pp > 1 ? (int)in->pp : 1,
+                           in->dp > 1 ? (int)in->dp : 1,
+                           in->ep ? 1 : 0};
     st = sim_deploy_resolve_dtypes(d->m, in->dtype, in->kv_dtype, "", &d->cfg, err);
     if (st != SIM_OK) {
         d->bad_option = 1;
@@ -371,6 +377,15 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
     if (st != SIM_OK)
         return st;
     struct sim_err e2;
+    if (in->dp < 0 || in->dp > SIM_DP_MAX) {
+        sim_io_errf(err, "--dp %lld: expected 1 to %d data-parallel ranks", (long long)in->dp,
+                    SIM_DP_MAX);
+        return SIM_EINVAL;
+    }
+    if ((st = sim_moe_layout_check(d->m, &d->cfg, &e2)) != SIM_OK) {
+        sim_io_errf(err, "%s", e2.msg);
+        return st;
+    }
     d->sc = in->sched;
     if ((st = sim_model_check_tp(d->m, d->cfg.tp, &e2)) != SIM_OK ||
         (st = sim_sched_resolve(&d->e, d->m, d->hw, &d->sc, &d->s, &e2)) != SIM_OK) {

@@ -113,6 +113,8 @@ typedef struct sim_deploy_in {
     const char *dtype, *kv_dtype; /* NULL or "auto": the defaults */
     int64_t tp;
     int64_t pp;          /* pipeline stages; 0 or 1: none */
+    int64_t dp;          /* data-parallel ranks (--dp); 0 or 1: none */
+    int ep;              /* 1: expert parallelism (--ep) */
     sim_sched_cfg sched; /* unset fields take the engine's defaults */
     sim_roofline_mode mode;
     sim_gemm_model gemm;

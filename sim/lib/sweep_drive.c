@@ -279,8 +279,9 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
     const sim_sweep_block b = {
         x->m->id, x->hw->id, found ? cpath : NULL, x->price, cal.alpha, cal.beta_s, x->mi, x->hi};
     x->b = &b;
-    sim_run_cfg cfg = {1,         x->m->dtype, x->m->dtype,   SIM_ROOFLINE_OP,
-                       cal.alpha, cal.beta_s,  SIM_GEMM_FLAT, 1};
+    sim_run_cfg cfg = {
+        1, x->m->dtype, x->m->dtype, SIM_ROOFLINE_OP, cal.alpha, cal.beta_s, SIM_GEMM_FLAT, 1, 1,
+        0};
     if (o->dtype)
         sim_dtype_parse(o->dtype, &cfg.dtype);
     cfg.kv_dtype = cfg.dtype;

@@ -215,7 +215,7 @@ __attribute__((unused)) static void ref_hw(sim_hw *hw)
 /* A prefill and a decode step of the pair must be finite and positive. */
 __attribute__((unused)) static void check_steps(const sim_model *m, const sim_hw *hw)
 {
-    sim_run_cfg cfg = {1, m->dtype, m->dtype, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+    sim_run_cfg cfg = {1, m->dtype, m->dtype, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
     if (cfg.dtype == SIM_DTYPE_FP32)
         cfg.dtype = cfg.kv_dtype = SIM_DTYPE_BF16;
     sim_step st = {0};
@@ -264,7 +264,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sim_sched_resolved s;
         if (sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK) {
             sim_run_cfg cfg = {
-                1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+                1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1,
+                0};
             sim_memory mem;
             sim_memory_compute(&e, &m, &hw, &cfg, &s, &mem);
             REQUIRE(isfinite(mem.kv_budget_bytes) && mem.kv_blocks >= 0);
@@ -314,7 +315,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sim_sched_cfg_unset(&in);
         sim_sched_resolved s;
         sim_run_cfg cfg = {
-            1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1};
+            1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
         static int32_t q[65], run[64];
         static sim_itl_entry itl[64 * 64];
         static double scratch[64];
