@@ -495,6 +495,7 @@ static void pipeline_batches_in_flight(void)
 {
     toy_setup x;
     make_setup(&x, 256, 8, 4096, 0);
+    x.m.n_layers = 2; /* a layer a stage */
     x.run.pp = 2;
     sim_request req[2] = {{.prompt_tokens = 8, .output_tokens = 1},
                           {.prompt_tokens = 8, .output_tokens = 1}};
@@ -520,6 +521,13 @@ static void pipeline_batches_in_flight(void)
     CHECK_INT(seen.n, 2);
     if (seen.n == 2)
         CHECK_REL(seen.s[1].start_s, h, 1e-12);
+    /* More stages than layers: refused, not simulated. */
+    x.run.pp = 3;
+    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &(sim_workload){req, 2, 0},
+                                 &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0},
+                                 NULL, NULL, &r, &x.err),
+              SIM_EINVAL);
+    CHECK_CONTAINS(x.err.msg, "--pp 3");
 }
 
 static void sum_walls(void *ctx, const sim_serve_step *st) { *(double *)ctx += st->wall_s; }
@@ -531,6 +539,7 @@ static void pipeline_closed_loop(void)
 {
     toy_setup x;
     make_setup(&x, 256, 256, 4096, 0);
+    x.m.n_layers = 2;
     x.run.pp = 2;
     x.e.host_step_s = x.e.host_step_tp_s = x.e.host_per_seq_s = 0.0; /* the GPUs' time alone */
     static sim_request req[1100];

@@ -459,6 +459,8 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
 {
     *out = (sim_serve_result){0};
     sim_status st = check_workload(w, s, scr, err);
+    if (st == SIM_OK && run->pp > 1)
+        st = sim_pp_check(m, run->pp, err);
     if (st != SIM_OK)
         return st;
     sim_memory mem;
