@@ -112,4 +112,22 @@ expect_err 1 "exceed max_model_len" serve --model llama-3.1-8b --hw h100-sxm --c
 expect_err 2 "unknown option '--concurency'" serve --model llama-3.1-8b --hw h100-sxm \
     --concurency 4 --prompt-tokens 10 --output-tokens 10
 
+# --- Data parallelism: --dp 2 deals the requests and the clients of a closed loop to two
+# engines in turn. With a dense model (whose step does not depend on the other rank) and equal
+# requests, each rank serves exactly the single engine's run with half the clients and half
+# the requests: the same TTFT and TPOT to rounding, twice the throughput.
+"$bin" serve --model llama-3.1-8b --hw h100-sxm --concurrency 8 --prompt-tokens 512 \
+    --output-tokens 64 --num-requests 40 --format json >"$tmp/dp1.json" || bad "dp1 exit $?"
+"$bin" serve --model llama-3.1-8b --hw h100-sxm --dp 2 --concurrency 16 --prompt-tokens 512 \
+    --output-tokens 64 --num-requests 80 --format json >"$tmp/dp2.json" || bad "dp2 exit $?"
+mean() { sed -n "s/.*\"$1\":{\"mean\":\([-0-9.eE+]*\).*/\1/p" "$2"; }
+within "DP 2 TTFT = one engine's at half the clients" "$(mean ttft_s "$tmp/dp2.json")" \
+    "$(mean ttft_s "$tmp/dp1.json")" 1e-9
+within "DP 2 TPOT" "$(mean tpot_s "$tmp/dp2.json")" "$(mean tpot_s "$tmp/dp1.json")" 1e-9
+within "DP 2 throughput doubles" "$(jnum request_throughput_per_s "$tmp/dp2.json")" \
+    "$(awk -v x="$(jnum request_throughput_per_s "$tmp/dp1.json")" 'BEGIN { printf "%.17g", 2 * x }')" 1e-9
+grep -q '"dp":2,"ep":false' "$tmp/dp2.json" && ok || bad "dp2 json layout: $(head -c 300 "$tmp/dp2.json")"
+expect_err 1 "a closed loop of 2 clients leaves a rank without one" serve --model llama-3.1-8b \
+    --hw h100-sxm --dp 4 --concurrency 2 --prompt-tokens 10 --output-tokens 10
+
 summary serve_cli

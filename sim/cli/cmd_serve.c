@@ -11,7 +11,8 @@
 static void usage(FILE *f)
 {
     fprintf(
-        f, "usage: llmstep serve --model ID --hw ID [--tp N] [--pp N] WORKLOAD [options]\n"
+        f, "usage: llmstep serve --model ID --hw ID [--tp N] [--pp N] [--dp N] [--ep] WORKLOAD "
+           "[options]\n"
            "\n"
            "Simulates the engine (vLLM V1 by default) serving a workload step by step and\n"
            "reports per-request latency: time to first token (TTFT, from arrival), time per\n"
@@ -41,6 +42,11 @@ static void usage(FILE *f)
            "  --tp N, --dtype T, --kv-dtype T, --calibration FILE   as for predict\n"
            "  --pp N                 pipeline stages: up to N batches of disjoint requests in\n"
            "                         flight, as vLLM V1's batch queue (docs/engine.md)\n"
+           "  --dp N                 data-parallel engines (vLLM --data-parallel-size): the\n"
+           "                         requests (and a closed loop's clients) dealt to N engines\n"
+           "                         in turn, each with its own scheduler and KV cache; a MoE\n"
+           "                         model's experts span the DP x TP GPUs (as predict)\n"
+           "  --ep                   expert parallelism (vLLM --enable-expert-parallel)\n"
            "  --engine ID                   engine profile (engines/ID.json; default: the\n"
            "                                calibration's engine, else vllm-v1)\n"
            "  --usage server|llm            vLLM's usage-context defaults (default server)\n"
@@ -144,6 +150,8 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         CLI_STR("hw", &a->spec.hw),
         CLI_I64("tp", &a->spec.tp, 1, 4096),
         CLI_I64("pp", &a->spec.pp, 1, SIM_PP_MAX),
+        CLI_I64("dp", &a->spec.dp, 1, SIM_DP_MAX),
+        CLI_FLAG("ep", &a->spec.ep),
         CLI_STR("dtype", &a->spec.dtype),
         CLI_STR("kv-dtype", &a->spec.kv_dtype),
         CLI_STR("calibration", &a->spec.calibration),
@@ -204,10 +212,11 @@ static void print_json(const serve_args *a, const cli_run *run, const cli_serve 
 {
     const sim_sched_resolved *s = &run->sched;
     printf("{\"schema_version\":\"llmstep-serve/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-           "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,\"dtype\":\"%s\",\"kv_dtype\":\"%s\","
-           "\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,",
+           "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,\"dp\":%d,\"ep\":%s,\"dtype\":\"%s\","
+           "\"kv_dtype\":\"%s\",\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,",
            run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
-           run->cfg.pp > 1 ? run->cfg.pp : 1, sim_dtype_name(run->cfg.dtype),
+           run->cfg.pp > 1 ? run->cfg.pp : 1, run->cfg.dp > 1 ? run->cfg.dp : 1,
+           run->cfg.ep ? "true" : "false", sim_dtype_name(run->cfg.dtype),
            sim_dtype_name(run->cfg.kv_dtype), a->spec.calibration ? "true" : "false",
            run->cfg.alpha, run->cfg.beta_s);
     if (a->trace)

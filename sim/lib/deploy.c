@@ -431,17 +431,98 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
     return SIM_OK;
 }
 
+/* The run of one DP rank into res (its results written back into sv's requests). */
+static sim_status serve_rank(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                             const sim_run_cfg *cfg, const sim_sched_resolved *s, sim_served *sv,
+                             sim_request *sub, int64_t n_ranks, int64_t rank, int64_t itl_used,
+                             sim_serve_observer obs, void *obs_ctx, sim_serve_result *res,
+                             struct sim_err *err)
+{
+    /* Requests rank, rank + n_ranks, ... (the order they are sent in); a closed loop's
+     * clients likewise, concurrency / n_ranks each (the first ones one more). */
+    int64_t n = 0;
+    for (int64_t i = rank; i < sv->n; i += n_ranks)
+        sub[n++] = sv->req[i];
+    const int64_t conc =
+        sv->concurrency > 0 ? sv->concurrency / n_ranks + (rank < sv->concurrency % n_ranks ? 1 : 0)
+                            : 0;
+    if (n == 0) { /* fewer requests than ranks: this one idles */
+        *res = (sim_serve_result){0};
+        return SIM_OK;
+    }
+    sim_workload w = {sub, n, conc};
+    sim_serve_scratch scr = {sv->queue, sv->running, sv->itl + itl_used, sv->itl_cap - itl_used};
+    sim_status rc = sim_serve_simulate(e, m, hw, cfg, s, &w, &scr, obs, obs_ctx, res, err);
+    for (int64_t i = rank, k = 0; rc == SIM_OK && i < sv->n; i += n_ranks)
+        sv->req[i] = sub[k++];
+    return rc;
+}
+
 sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                           const sim_run_cfg *cfg, const sim_sched_resolved *s, sim_served *sv,
                           sim_serve_observer obs, void *obs_ctx, sim_serve_result *res,
                           struct sim_err *err)
 {
     struct sim_err e2;
-    sim_workload w = {sv->req, sv->n, sv->concurrency};
-    sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap};
-    sim_status rc = sim_serve_simulate(e, m, hw, cfg, s, &w, &scr, obs, obs_ctx, res, &e2);
-    if (rc != SIM_OK)
-        sim_io_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
+    if (cfg->dp <= 1) {
+        sim_workload w = {sv->req, sv->n, sv->concurrency};
+        sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap};
+        sim_status rc = sim_serve_simulate(e, m, hw, cfg, s, &w, &scr, obs, obs_ctx, res, &e2);
+        if (rc != SIM_OK)
+            sim_io_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
+        return rc;
+    }
+    /*
+     * Data parallelism: dp engines, each with its own scheduler and KV cache, the requests
+     * dealt to them in turn (vLLM's front end balances the load over the DP engines; for
+     * requests of like lengths round robin is that balance), each rank simulated with the
+     * step of cfg (whose MoE layers gather dp ranks' tokens of the same shape: vLLM keeps
+     * MoE ranks in lockstep). The result: the sums over ranks of counts, the largest of
+     * times, steps and peaks (per GPU), every request's times from its own rank.
+     */
+    const int64_t n_ranks = cfg->dp;
+    if (sv->concurrency > 0 && sv->concurrency < n_ranks) {
+        sim_io_errf(err, "--dp %lld: a closed loop of %lld clients leaves a rank without one",
+                    (long long)n_ranks, (long long)sv->concurrency);
+        return SIM_EINVAL;
+    }
+    sim_request *sub = malloc((size_t)(sv->n / n_ranks + 1) * sizeof(*sub));
+    if (!sub) {
+        sim_io_errf(err, "out of memory for %lld requests", (long long)sv->n);
+        return SIM_ENOMEM;
+    }
+    *res = (sim_serve_result){0};
+    sim_status rc = SIM_OK;
+    for (int64_t r = 0; r < n_ranks && rc == SIM_OK; r++) {
+        sim_serve_result one;
+        rc = serve_rank(e, m, hw, cfg, s, sv, sub, n_ranks, r, res->n_itl, obs, obs_ctx, &one, &e2);
+        if (rc != SIM_OK) {
+            sim_io_errf(err, "%s on %s at TP %d x DP %lld, rank %lld: %s", m->id, hw->id, cfg->tp,
+                        (long long)n_ranks, (long long)r, e2.msg);
+            break;
+        }
+        res->end_s = fmax(res->end_s, one.end_s);
+        res->roofline_sum_s = fmax(res->roofline_sum_s, one.roofline_sum_s);
+        res->host_sum_s = fmax(res->host_sum_s, one.host_sum_s);
+        res->busy_s = fmax(res->busy_s, one.busy_s);
+        res->prefill_s = fmax(res->prefill_s, one.prefill_s);
+        res->n_steps = one.n_steps > res->n_steps ? one.n_steps : res->n_steps;
+        res->n_prefill_steps =
+            one.n_prefill_steps > res->n_prefill_steps ? one.n_prefill_steps : res->n_prefill_steps;
+        res->preemptions += one.preemptions;
+        res->recomputed_tokens += one.recomputed_tokens;
+        res->kv_blocks = one.kv_blocks ? one.kv_blocks : res->kv_blocks;
+        res->kv_capacity_tokens =
+            one.kv_capacity_tokens ? one.kv_capacity_tokens : res->kv_capacity_tokens;
+        res->peak_kv_blocks =
+            one.peak_kv_blocks > res->peak_kv_blocks ? one.peak_kv_blocks : res->peak_kv_blocks;
+        res->peak_kv_frac = fmax(res->peak_kv_frac, one.peak_kv_frac);
+        res->queue_peak = one.queue_peak > res->queue_peak ? one.queue_peak : res->queue_peak;
+        res->running_peak =
+            one.running_peak > res->running_peak ? one.running_peak : res->running_peak;
+        res->n_itl += one.n_itl;
+    }
+    free(sub);
     return rc;
 }
 
