@@ -241,6 +241,30 @@ static void decode_point_figures_follow_from_the_step_time(void)
     sim_sweep_prefill(&c, 3, 777, &r);
     CHECK_REL(r.tokens_per_s, 3.0 * 777.0 / r.ttft_s, 1e-15);
     CHECK(isnan(r.tpot_s));
+    /* DP 3 (a dense model: each rank's step is the one above at its share): 25 sequences put
+     * ceil(25 / 3) = 9 on the busiest rank, whose step is the time; tokens/s counts all 25, and
+     * per GPU divides by TP 2 x DP 3 = 6 GPUs; the memory check is the rank's (9 sequences). */
+    run.dp = 3;
+    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_sweep_decode(&c, 25, 1500, &r);
+    sim_step st9 = {1, {{9, 1, 1500, 1}}};
+    sim_step_cost_compute(&m, &hw, &run, &st9, &cost);
+    want = cost.step_s + e.host_step_tp_s + e.host_per_seq_s * 9.0;
+    CHECK_REL(r.time_s, want, 1e-15);
+    CHECK_REL(r.tokens_per_s, 25.0 / want, 1e-15);
+    CHECK_REL(r.tokens_per_s_per_gpu, 25.0 / want / 6.0, 1e-15);
+    CHECK_INT(r.dp, 3);
+    CHECK_INT(r.status, SIM_SWEEP_OK);
+    sim_sweep_decode(&c, 3 * cap, 1500, &r);
+    CHECK_INT(r.status, SIM_SWEEP_OK);
+    sim_sweep_decode(&c, 3 * cap + 1, 1500, &r);
+    CHECK_INT(r.status, SIM_SWEEP_KV_FULL);
+    /* The cost counts the 6 GPUs: USD 2 per GPU-hour x 6 / 3600 / (tokens/s) x 1e6. */
+    sim_sweep_decode(&c, 25, 1500, &r);
+    sim_sweep_finish(&r, &(sim_sweep_slo){0}, 2.0);
+    CHECK_REL(r.cost_per_mtok_usd, 2.0 * 6.0 / 3600.0 / (25.0 / want) * 1e6, 1e-12);
+    run.dp = 1;
+    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
     /* An illegal TP marks the point and computes nothing. */
     c.tp_ok = 0;
     sim_sweep_decode(&c, 1, 100, &r);

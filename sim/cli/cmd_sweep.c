@@ -37,15 +37,23 @@ static void usage(FILE *f)
           "Times include the engine's host time per step (--no-host-time to leave it out).\n"
           "\n",
           f);
+    fputs("Options:\n"
+          "  --model LIST               model ids or config paths, comma-separated\n"
+          "  --hw LIST                  hardware ids or profile paths, comma-separated\n"
+          "  --tp LIST                  tensor-parallel degrees (default 1,2,4,8)\n"
+          "  --pp LIST                  pipeline stages, crossed with --tp (default 1): rows of\n"
+          "                             TP x PP on tp x pp GPUs (per-GPU figures and cost over\n"
+          "                             all of them); one batch through the stages per step\n"
+          "                             (docs/engine.md); adds a pp column (CSV, JSON)\n"
+          "  --dp LIST                  data-parallel ranks, crossed inside --pp (default 1): a\n"
+          "                             batch is the total over the ranks (ceil(B / DP) each), a\n"
+          "                             serving point's load is dealt to DP engines; GPUs = TP x\n"
+          "                             PP x DP; adds dp and ep columns (CSV, JSON)\n"
+          "  --ep                       expert parallelism on every row (MoE models; vLLM\n"
+          "                             --enable-expert-parallel); adds the dp and ep columns\n"
+          "",
+          f);
     fputs(
-        "Options:\n"
-        "  --model LIST               model ids or config paths, comma-separated\n"
-        "  --hw LIST                  hardware ids or profile paths, comma-separated\n"
-        "  --tp LIST                  tensor-parallel degrees (default 1,2,4,8)\n"
-        "  --pp LIST                  pipeline stages, crossed with --tp (default 1): rows of\n"
-        "                             TP x PP on tp x pp GPUs (per-GPU figures and cost over\n"
-        "                             all of them); one batch through the stages per step\n"
-        "                             (docs/engine.md); adds a pp column (CSV, JSON)\n"
         "  --batch LIST               batch sizes (default 1:256)\n"
         "  --context LIST             decode context / prefill prompt tokens (default 2048)\n"
         "                             LIST: integers and ranges a:b (a, 2a, 4a, ... <= b),\n"
@@ -116,6 +124,7 @@ typedef struct writer {
     int64_t n_rows;
     const char *header; /* written before the first block's rows; NULL once written */
     int with_pp;        /* --pp given: a pp column (CSV, JSON) */
+    int with_dp;        /* --dp or --ep given: dp and ep columns (CSV, JSON) */
 } writer;
 
 static char *json_str(char *p, const char *s)
@@ -168,6 +177,13 @@ static char *json_row_open(writer *w, const cli_sweep_block *b, const char *kind
     return p + sprintf(p, ",\"kind\":\"%s\"", kind);
 }
 
+/* "dp" and "ep" of a row. */
+static char *json_dp_ep(char *p, const sim_sweep_row *r)
+{
+    p = json_int(p, "dp", r->dp);
+    return p + sprintf(p, ",\"ep\":%s", r->ep ? "true" : "false");
+}
+
 static void write_json_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *r)
 {
     cli_outbuf *o = &w->out;
@@ -175,6 +191,8 @@ static void write_json_row(writer *w, const cli_sweep_block *b, const sim_sweep_
     p = json_int(p, "tp", r->tp);
     if (w->with_pp)
         p = json_int(p, "pp", r->pp);
+    if (w->with_dp)
+        p = json_dp_ep(p, r);
     p = json_int(p, "batch", r->batch);
     p = json_int(p, "context_tokens", r->kind == SIM_SWEEP_DECODE ? r->context_tokens : -1);
     p = json_int(p, "prompt_tokens", r->prompt_tokens);
@@ -199,13 +217,16 @@ static void write_json_row(writer *w, const cli_sweep_block *b, const sim_sweep_
     o->len = (size_t)(p - o->buf);
 }
 
-/* The table's tp column: "8", or "8x2" with pipeline stages. */
+/* The table's tp column: "8", "8x2" with pipeline stages, then "d4" with data-parallel ranks
+ * and "e" with expert parallelism ("1d8e": TP 1, DP 8, EP). */
 static void layout_str(char *b, size_t n, const sim_sweep_row *r)
 {
-    if (r->pp > 1)
-        snprintf(b, n, "%lldx%lld", (long long)r->tp, (long long)r->pp);
-    else
-        snprintf(b, n, "%lld", (long long)r->tp);
+    int k = r->pp > 1 ? snprintf(b, n, "%lldx%lld", (long long)r->tp, (long long)r->pp)
+                      : snprintf(b, n, "%lld", (long long)r->tp);
+    if (k > 0 && (size_t)k < n && r->dp > 1)
+        k += snprintf(b + k, n - (size_t)k, "d%lld", (long long)r->dp);
+    if (k > 0 && (size_t)k < n && r->ep)
+        snprintf(b + k, n - (size_t)k, "e");
 }
 
 /* Milliseconds with 3 decimals, or "-" for NaN. */
@@ -264,6 +285,8 @@ static void write_json_serving_row(writer *w, const cli_sweep_block *b, const si
     p = json_int(p, "tp", r->tp);
     if (w->with_pp)
         p = json_int(p, "pp", r->pp);
+    if (w->with_dp)
+        p = json_dp_ep(p, r);
     p = json_int(p, "concurrency", r->concurrency);
     p = json_num(p, "request_rate_per_s", r->rate_per_s);
     p = json_int(p, "prompt_tokens", r->prompt_tokens);
@@ -332,10 +355,14 @@ static void write_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *
         write_table_serving_row(w, b, r);
     else
         write_table_row(w, b, r);
-    /* With --pp the CSV row ends with its pp column. */
+    /* With --pp the CSV row ends with its pp column, with --dp or --ep then dp and ep. */
     if (w->format == FMT_CSV && w->with_pp && w->out.len > 0 && w->out.buf[w->out.len - 1] == '\n')
         w->out.len += (size_t)snprintf(w->out.buf + w->out.len - 1, w->out.cap - w->out.len + 1,
                                        ",%lld\n", (long long)r->pp) -
+                      1;
+    if (w->format == FMT_CSV && w->with_dp && w->out.len > 0 && w->out.buf[w->out.len - 1] == '\n')
+        w->out.len += (size_t)snprintf(w->out.buf + w->out.len - 1, w->out.cap - w->out.len + 1,
+                                       ",%lld,%s\n", (long long)r->dp, r->ep ? "true" : "false") -
                       1;
     w->n_rows++;
 }
@@ -441,7 +468,8 @@ static int parse_axis(const char *opt, const char *spec, int64_t min, int64_t ma
 /* The sweep's settings after parsing, before the axes are expanded. */
 typedef struct sweep_args {
     char *models, *hws, *price_spec;
-    const char *tp_spec, *pp_spec, *batch_spec, *ctx_spec, *conc_spec, *rate_spec, *engine, *format;
+    const char *tp_spec, *pp_spec, *dp_spec, *batch_spec, *ctx_spec, *conc_spec, *rate_spec,
+        *engine, *format;
     int64_t slo_pct;
     int best, pareto, no_host;
     double slo_tpot_s, slo_ttft_s;
@@ -483,6 +511,8 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
         CLI_STR("hw", &a->hws),
         CLI_STR("tp", &a->tp_spec),
         CLI_STR("pp", &a->pp_spec),
+        CLI_STR("dp", &a->dp_spec),
+        CLI_FLAG("ep", &o->ep),
         CLI_STR("batch", &a->batch_spec),
         CLI_STR("context", &a->ctx_spec),
         CLI_CUSTOM("kind", parse_kind, &o->kind),
@@ -633,6 +663,9 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
         size_t n = strlen(header);
         if (o->n_pp > 0 && n > 0 && n + 4 < cap)
             snprintf(header + n - 1, cap - n + 1, ",pp\n");
+        n = strlen(header);
+        if ((o->n_dp > 0 || o->ep) && n > 0 && n + 7 < cap)
+            snprintf(header + n - 1, cap - n + 1, ",dp,ep\n");
     } else if (fmt == FMT_JSON && serving) {
         snprintf(header, cap,
                  "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"serving\",\"engine\":\"%s\","
@@ -676,16 +709,20 @@ int cmd_sweep(int argc, char **argv)
     const enum sweep_format fmt = a.fmt;
     const char *tp_spec = a.tp_spec, *batch_spec = a.batch_spec, *ctx_spec = a.ctx_spec,
                *rate_spec = a.rate_spec;
-    int64_t *axes = malloc(4 * AXIS_CAP * sizeof(int64_t));
+    int64_t *axes = malloc(5 * AXIS_CAP * sizeof(int64_t));
     double *rates = NULL;
     selector sel = {select, NULL, 0, {0}, NULL, NULL, NULL, NULL, 0, 0, 0};
-    writer w = {fmt, {0}, 0, NULL, a.pp_spec != NULL};
+    writer w = {fmt, {0}, 0, NULL, a.pp_spec != NULL, a.dp_spec != NULL || o.ep};
     rc = axes ? CLI_OK : CLI_NUMERIC;
     if (rc == CLI_OK)
         rc = parse_axis("--tp", tp_spec, 1, SIM_SWEEP_MAX_TP, axes, &o.axes.n_tp);
     if (rc == CLI_OK && a.pp_spec) {
         rc = parse_axis("--pp", a.pp_spec, 1, SIM_PP_MAX, axes + 3 * AXIS_CAP, &o.n_pp);
         o.pp = axes + 3 * AXIS_CAP;
+    }
+    if (rc == CLI_OK && a.dp_spec) {
+        rc = parse_axis("--dp", a.dp_spec, 1, SIM_DP_MAX, axes + 4 * AXIS_CAP, &o.n_dp);
+        o.dp = axes + 4 * AXIS_CAP;
     }
     if (rc == CLI_OK)
         rc = parse_axis(serving ? "--concurrency" : "--batch", batch_spec, 1,

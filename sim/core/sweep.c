@@ -133,6 +133,8 @@ static void row_init(sim_sweep_row *out, sim_sweep_kind kind, const sim_sweep_ct
     out->kind = kind;
     out->tp = c->run->tp;
     out->pp = c->run->pp > 1 ? c->run->pp : 1;
+    out->dp = c->run->dp > 1 ? c->run->dp : 1;
+    out->ep = c->run->ep != 0;
     out->batch = batch;
     out->context_tokens = -1;
     out->prompt_tokens = -1;
@@ -149,6 +151,20 @@ static void row_init(sim_sweep_row *out, sim_sweep_kind kind, const sim_sweep_ct
     out->requests_per_s = (double)NAN;
     out->preemptions = -1;
     out->kv_peak_frac = (double)NAN;
+}
+
+/* GPUs of a row's layout. */
+static int64_t row_gpus_n(const sim_sweep_row *r)
+{
+    return r->tp * (r->pp > 1 ? r->pp : 1) * (r->dp > 1 ? r->dp : 1);
+}
+static double row_gpus(const sim_sweep_row *r) { return (double)row_gpus_n(r); }
+
+/* Sequences of a batch on the busiest DP rank. */
+static int64_t rank_batch(const sim_sweep_ctx *c, int64_t batch)
+{
+    const int64_t dp = c->run->dp > 1 ? c->run->dp : 1;
+    return (batch + dp - 1) / dp;
 }
 
 /* Status of batch sequences each holding tokens tokens (sim_capacity_max_seqs). */
@@ -169,18 +185,18 @@ void sim_sweep_decode(const sim_sweep_ctx *c, int64_t batch, int64_t context, si
     if (!c->tp_ok)
         return;
     /* The step writes the new token's KV: each sequence holds context + 1 tokens. */
-    out->status = memory_status(c, batch, context + 1);
+    out->status = memory_status(c, rank_batch(c, batch), context + 1);
     if (context + 1 > c->m->max_pos)
         return; /* sim_step_check would refuse it: no time */
     sim_step st;
     st.n_groups = 1;
-    st.groups[0] = (sim_group){batch, 1, context, 1};
+    st.groups[0] = (sim_group){rank_batch(c, batch), 1, context, 1};
     sim_step_cost cost;
     sim_step_cost_compute(c->m, c->hw, c->run, &st, &cost);
     out->time_s = step_time(c, &cost);
     out->tpot_s = out->time_s;
     out->tokens_per_s = (double)batch / out->time_s;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / (double)(out->tp * out->pp);
+    out->tokens_per_s_per_gpu = out->tokens_per_s / row_gpus(out);
     out->bound = cost.bound;
 }
 
@@ -191,18 +207,18 @@ void sim_sweep_prefill(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, si
     out->prompt_tokens = prompt;
     if (!c->tp_ok)
         return;
-    out->status = memory_status(c, batch, prompt);
+    out->status = memory_status(c, rank_batch(c, batch), prompt);
     if (prompt > c->m->max_pos)
         return;
     sim_step st;
     st.n_groups = 1;
-    st.groups[0] = (sim_group){batch, prompt, 0, 1};
+    st.groups[0] = (sim_group){rank_batch(c, batch), prompt, 0, 1};
     sim_step_cost cost;
     sim_step_cost_compute(c->m, c->hw, c->run, &st, &cost);
     out->time_s = step_time(c, &cost);
     out->ttft_s = out->time_s;
     out->tokens_per_s = (double)batch * (double)prompt / out->time_s;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / (double)(out->tp * out->pp);
+    out->tokens_per_s_per_gpu = out->tokens_per_s / row_gpus(out);
     out->bound = cost.bound;
 }
 
@@ -222,11 +238,11 @@ void sim_sweep_offline(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, in
         out->status = SIM_SWEEP_TOO_LONG;
         return;
     }
-    if (batch > SIM_BATCH_MAX_SEQS) {
+    if (rank_batch(c, batch) > SIM_BATCH_MAX_SEQS) {
         out->status = SIM_SWEEP_KV_FULL;
         return;
     }
-    sim_batch b = {batch, prompt, output};
+    sim_batch b = {rank_batch(c, batch), prompt, output};
     sim_batch_result r;
     struct sim_err err;
     sim_engine e = *c->e;
@@ -240,11 +256,11 @@ void sim_sweep_offline(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, in
     out->ttft_s = r.prefill_s;
     out->tpot_s = r.n_decode_steps > 0 ? r.decode_s / (double)r.n_decode_steps : (double)NAN;
     out->tokens_per_s = (double)batch * (double)output / r.latency_s;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / (double)(out->tp * out->pp);
+    out->tokens_per_s_per_gpu = out->tokens_per_s / row_gpus(out);
     /* The bound of a representative step: every sequence decoding at the mean context. */
     sim_step st;
     st.n_groups = 1;
-    st.groups[0] = (sim_group){batch, 1, prompt + output / 2, 1};
+    st.groups[0] = (sim_group){rank_batch(c, batch), 1, prompt + output / 2, 1};
     sim_step_cost cost;
     sim_step_cost_compute(c->m, c->hw, c->run, &st, &cost);
     out->bound = cost.bound;
@@ -282,7 +298,7 @@ void sim_sweep_serving_set(sim_sweep_row *r, const sim_serve_stats *st, const si
     r->tpot_s = sim_sweep_dist_at(&st->tpot_s, percentile);
     r->time_s = sim_sweep_dist_at(&st->e2e_s, percentile);
     r->tokens_per_s = st->output_tokens_per_s;
-    r->tokens_per_s_per_gpu = st->output_tokens_per_s / (double)(r->tp * r->pp);
+    r->tokens_per_s_per_gpu = st->output_tokens_per_s / row_gpus(r);
     r->requests_per_s = st->request_throughput_per_s;
     r->preemptions = res->preemptions;
     r->kv_peak_frac = res->peak_kv_frac;
@@ -299,7 +315,7 @@ double sim_sweep_cost_per_mtok(double usd_per_gpu_hour, int64_t tp, double token
 void sim_sweep_finish(sim_sweep_row *r, const sim_sweep_slo *slo, double usd_per_gpu_hour)
 {
     r->cost_per_mtok_usd =
-        sim_sweep_cost_per_mtok(usd_per_gpu_hour, r->tp * r->pp, r->tokens_per_s);
+        sim_sweep_cost_per_mtok(usd_per_gpu_hour, row_gpus_n(r), r->tokens_per_s);
     r->meets_slo = r->status == SIM_SWEEP_OK && isfinite(r->time_s) &&
                    sim_sweep_slo_holds(slo, r->ttft_s, r->tpot_s);
 }

@@ -20,9 +20,13 @@
  *            the statistics into the row); TTFT, TPOT and time (E2E) are the
  *            percentile the SLOs are judged at (sim_sweep_slo.percentile, default p90);
  *            tokens/s = output tokens / duration of the measured requests
- * and then, for every kind:
- *   tokens/s per GPU       = tokens/s / (tp x pp)
- *   cost per million tokens = price per GPU-hour x tp x pp / 3600 / (tokens/s) x 1e6
+ * With dp data-parallel ranks (run->dp > 1) a decode, prefill or offline point's batch is the
+ * total over the ranks: each rank runs ceil(batch / dp) of them (the busiest sets the time, as
+ * `predict --dp`), the memory check is a rank's, and tokens/s counts the whole batch; a serving
+ * point's workload is dealt to dp engines (sim_served_run).
+ * And then, for every kind:
+ *   tokens/s per GPU       = tokens/s / (tp x pp x dp)
+ *   cost per million tokens = price per GPU-hour x tp x pp x dp / 3600 / (tokens/s) x 1e6
  * Memory uses the engine's model (engine.h) through capacity.h: a decode point
  * fits when batch <= sim_capacity_max_seqs(C + 1) (the new token's KV too), a
  * prefill point when batch <= sim_capacity_max_seqs(C), an offline point when
@@ -75,7 +79,9 @@ sim_status sim_sweep_kind_parse(const char *name, sim_sweep_kind *out /* OUT */)
 typedef struct sim_sweep_row {
     sim_sweep_kind kind;
     int64_t tp;
-    int64_t pp;             /* pipeline stages (1: none); GPUs = tp x pp */
+    int64_t pp;             /* pipeline stages (1: none); GPUs = tp x pp x dp */
+    int64_t dp;             /* data-parallel ranks (1: none): batch is the total over them */
+    int ep;                 /* 1: expert parallelism */
     int64_t batch;          /* sequences */
     int64_t context_tokens; /* decode: cached tokens per sequence; prefill: prompt tokens */
     int64_t prompt_tokens;  /* offline: L; prefill: C; decode: -1 */

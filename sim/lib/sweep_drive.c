@@ -166,7 +166,8 @@ static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_
 static int layout_ok(const block_in *x, const sim_run_cfg *cfg)
 {
     struct sim_err e2;
-    if (sim_model_check_tp(x->m, cfg->tp, &e2) != SIM_OK)
+    if (sim_model_check_tp(x->m, cfg->tp, &e2) != SIM_OK ||
+        ((cfg->dp > 1 || cfg->ep) && sim_moe_layout_check(x->m, cfg, &e2) != SIM_OK))
         return 0;
     return cfg->pp <= 1 ||
            sim_deploy_check_layout(x->m, x->hw, cfg->tp, cfg->pp, "", &e2) == SIM_OK;
@@ -292,11 +293,16 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
         static const int64_t pp_one = 1;
         const int64_t *pps = o->n_pp > 0 ? o->pp : &pp_one;
         const size_t n_pp = o->n_pp > 0 ? o->n_pp : 1;
-        for (size_t k = 0; s == SIM_OK && !*x->stopped && k < n_pp; k++) {
-            cfg.pp = (int)pps[k];
-            s = o->kind == SIM_SWEEP_SERVING ? serving_points(x, &cfg, err)
-                                             : step_points(x, &cfg, work);
-        }
+        const int64_t *dps = o->n_dp > 0 ? o->dp : &pp_one;
+        const size_t n_dp = o->n_dp > 0 ? o->n_dp : 1;
+        cfg.ep = o->ep != 0;
+        for (size_t k = 0; s == SIM_OK && !*x->stopped && k < n_pp; k++)
+            for (size_t d = 0; s == SIM_OK && !*x->stopped && d < n_dp; d++) {
+                cfg.pp = (int)pps[k];
+                cfg.dp = (int)dps[d];
+                s = o->kind == SIM_SWEEP_SERVING ? serving_points(x, &cfg, err)
+                                                 : step_points(x, &cfg, work);
+            }
         if (s == SIM_OK && !*x->stopped && sink->end)
             *x->stopped = sink->end(sink->ctx, &b);
     }

@@ -29,6 +29,12 @@ typedef struct sim_sweep_opts {
      * the model or the nodes refuse are bad_tp (docs/model.md, "Pipeline parallelism"). */
     const int64_t *pp;
     size_t n_pp;
+    /* Data-parallel ranks, crossed inside PP (n_dp 0: DP 1 only), and expert parallelism for
+     * every row (docs/model.md, "Expert and data parallelism"); a layout the model refuses
+     * (experts that do not divide over DP x TP, EP on a dense model, DP with PP) is bad_tp. */
+    const int64_t *dp;
+    size_t n_dp;
+    int ep;
     sim_sweep_kind kind;
     int64_t prompt_tokens, output_tokens; /* offline and serving */
     /* Serving: closed loop over axes.batch (concurrency), or open loop over rates when
