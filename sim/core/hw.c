@@ -434,34 +434,31 @@ static void default_collective(const sim_hw *hw, int n, sim_allreduce *out)
     out->source[i] = '\0';
 }
 
-void sim_hw_allreduce_for(const sim_hw *hw, int n, sim_allreduce *out)
+/* The entry of list (count of them) whose GPU count is nearest n; the default without one. */
+static void nearest_collective(const sim_hw *hw, const sim_allreduce *list, int count, int n,
+                               sim_allreduce *out)
 {
-    if (hw->n_allreduce == 0) {
+    if (count == 0) {
         default_collective(hw, n, out);
         return;
     }
     int best = 0;
-    for (int i = 1; i < hw->n_allreduce; i++) {
-        int di = hw->allreduce[i].n_gpus - n, db = hw->allreduce[best].n_gpus - n;
+    for (int i = 1; i < count; i++) {
+        int di = list[i].n_gpus - n, db = list[best].n_gpus - n;
         if ((di < 0 ? -di : di) < (db < 0 ? -db : db))
             best = i;
     }
-    *out = hw->allreduce[best];
+    *out = list[best];
+}
+
+void sim_hw_allreduce_for(const sim_hw *hw, int n, sim_allreduce *out)
+{
+    nearest_collective(hw, hw->allreduce, hw->n_allreduce, n, out);
 }
 
 void sim_hw_alltoall_for(const sim_hw *hw, int n, sim_allreduce *out)
 {
-    if (hw->n_alltoall == 0) {
-        default_collective(hw, n, out);
-        return;
-    }
-    int best = 0;
-    for (int i = 1; i < hw->n_alltoall; i++) {
-        int di = hw->alltoall[i].n_gpus - n, db = hw->alltoall[best].n_gpus - n;
-        if ((di < 0 ? -di : di) < (db < 0 ? -db : db))
-            best = i;
-    }
-    *out = hw->alltoall[best];
+    nearest_collective(hw, hw->alltoall, hw->n_alltoall, n, out);
 }
 
 double sim_alltoall_entry_time_s(const sim_allreduce *a, int n, double bytes)
