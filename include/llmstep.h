@@ -165,6 +165,13 @@ typedef struct llmstep_deploy_spec {
     int roofline_step;   /* 0: sum of per-operator maxima (default); 1: one max per step */
     int gemm_tile_wave;  /* 0: flat GEMM efficiency (default); 1: tile and wave quantization */
     int ignore_memory;   /* 1: open even when the model does not fit (capacity studies) */
+    /* Layout beyond TP (0 takes the default: 1 stage, 1 rank, no EP), as the CLI's --pp, --dp,
+     * --ep: pipeline stages; data-parallel ranks (llmstep_step's groups are then one rank's
+     * step, llmstep_batch spreads the batch over the ranks and times the busiest,
+     * llmstep_serve deals the workload to the ranks' engines); expert parallelism (MoE). */
+    int64_t pp;
+    int64_t dp;
+    int ep;
 } llmstep_deploy_spec;
 
 LLMSTEP_API void llmstep_deploy_spec_init(llmstep_deploy_spec *spec /* OUT */);
@@ -174,8 +181,9 @@ LLMSTEP_API void llmstep_deploy_spec_init(llmstep_deploy_spec *spec /* OUT */);
  * defaults and the memory budget. Fails with LLMSTEP_ERANGE when the model does not fit
  * (unless ignore_memory), LLMSTEP_EINVAL for an impossible layout (TP not dividing the
  * heads, a TP above one node that is not a multiple of its GPUs) or a bad option. A TP
- * over several nodes all-reduces hierarchically over the profile's inter-node fabric;
- * pipeline stages (the CLI's --pp) are not in this API yet.
+ * over several nodes all-reduces hierarchically over the profile's inter-node fabric; a
+ * layout the model refuses (more stages than layers, experts that do not divide over
+ * DP x TP, EP on a dense model) is LLMSTEP_EINVAL.
  */
 LLMSTEP_API llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *spec,
                                                llmstep_deploy **out /* OUT */,
@@ -207,7 +215,10 @@ typedef struct llmstep_deploy_info {
     double kv_budget_bytes;
     int64_t kv_blocks;
     int64_t kv_capacity_tokens;
-    int fits; /* the engine starts: weights fit and one max_model_len sequence fits */
+    int fits;   /* the engine starts: weights fit and one max_model_len sequence fits */
+    int64_t pp; /* pipeline stages (1: none) */
+    int64_t dp; /* data-parallel ranks (1: none) */
+    int ep;     /* expert parallelism */
 } llmstep_deploy_info;
 LLMSTEP_API void llmstep_deploy_get_info(const llmstep_deploy *d,
                                          llmstep_deploy_info *out /* OUT */);

@@ -119,15 +119,18 @@ class Context:
     def deploy(self, model, hw, tp=1, engine=None, calibration=None, dtype=None,
                kv_dtype=None, usage=None, max_num_seqs=None, max_num_batched_tokens=None,
                max_model_len=None, block_size=None, gpu_memory_utilization=None,
-               chunked_prefill=None, roofline="op", gemm="flat", ignore_memory=False):
+               chunked_prefill=None, roofline="op", gemm="flat", ignore_memory=False,
+               pp=1, dp=1, ep=False):
         """A model on a GPU type at tensor-parallel degree ``tp`` with an engine (default
         ``vllm-v1``, or the calibration's). ``usage`` is "llm" (offline, the default of the
         LLM class) or "server" (the OpenAI server's defaults). Scheduler settings left None
-        take the engine's defaults for the version and GPU, as vLLM does."""
+        take the engine's defaults for the version and GPU, as vLLM does. ``pp`` pipeline
+        stages, ``dp`` data-parallel ranks and ``ep`` expert parallelism as the CLI's --pp,
+        --dp, --ep (step groups are then one DP rank's; batch and serve spread the load)."""
         return Deployment(self, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                           max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                           gpu_memory_utilization, chunked_prefill, roofline, gemm,
-                          ignore_memory)
+                          ignore_memory, pp, dp, ep)
 
     # ---- configuration sweeps ----
 
@@ -368,7 +371,8 @@ class Deployment:
 
     def __init__(self, ctx, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                  max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
-                 gpu_memory_utilization, chunked_prefill, roofline, gemm, ignore_memory):
+                 gpu_memory_utilization, chunked_prefill, roofline, gemm, ignore_memory,
+                 pp=1, dp=1, ep=False):
         self._ctx = ctx  # keeps the loaded files alive
         spec = _lib.DeploySpec()
         _lib.lib.llmstep_deploy_spec_init(ctypes.byref(spec))
@@ -398,6 +402,7 @@ class Deployment:
         spec.roofline_step = int(roofline == "step")
         spec.gemm_tile_wave = int(gemm == "tile-wave")
         spec.ignore_memory = int(bool(ignore_memory))
+        spec.pp, spec.dp, spec.ep = int(pp), int(dp), int(bool(ep))
         self._h = ctypes.c_void_p()
         err = _lib.Error()
         _check(_lib.lib.llmstep_deploy_open(ctx._h, ctypes.byref(spec), ctypes.byref(self._h),

@@ -78,7 +78,7 @@ class DeploySpec(ctypes.Structure):
                 ("max_num_batched_tokens", i64), ("max_model_len", i64), ("block_size", i64),
                 ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
                 ("usage", cint), ("roofline_step", cint), ("gemm_tile_wave", cint),
-                ("ignore_memory", cint)]
+                ("ignore_memory", cint), ("pp", i64), ("dp", i64), ("ep", cint)]
 
 
 class DeployInfo(ctypes.Structure):
@@ -91,7 +91,7 @@ class DeployInfo(ctypes.Structure):
                 ("usable_bytes", dbl), ("weights_bytes", dbl), ("activation_bytes", dbl),
                 ("reserve_bytes", dbl), ("kv_bytes_per_token", dbl),
                 ("kv_budget_bytes", dbl), ("kv_blocks", i64), ("kv_capacity_tokens", i64),
-                ("fits", cint)]
+                ("fits", cint), ("pp", i64), ("dp", i64), ("ep", cint)]
 
 
 class Group(ctypes.Structure):

@@ -250,3 +250,36 @@ def test_validate_and_calibrate_match_the_cli(ctx):
     # Row dicts go to the library as text in memory; a bad one is named by its place.
     with pytest.raises(llmstep.Error, match=r"<rows>:2:.*measured_s"):
         ctx.validate([rows[0], dict(rows[1], measured_s="fast")])
+
+
+@pytest.mark.parametrize("layout,cli_args", [
+    (dict(tp=8, pp=2), ["--tp", "8", "--pp", "2"]),
+    (dict(tp=1, dp=8, ep=True), ["--tp", "1", "--dp", "8", "--ep"]),
+])
+def test_layouts_beyond_tp_match_the_cli(ctx, layout, cli_args):
+    """deploy(pp=, dp=, ep=) serves as `llmstep serve --pp/--dp/--ep` does, and its info says
+    the layout."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    model = "llama-3.1-405b" if layout.get("pp") else "qwen3-30b-a3b"
+    extra = ["--max-model-len", "8192"] if layout.get("pp") else []
+    want = cli_json("serve", "--model", model, "--hw", "h100-sxm", *cli_args, *extra,
+                    "--concurrency", "32", "--prompt-tokens", "1024", "--output-tokens", "64")
+    d = ctx.deploy(model, "h100-sxm", usage="server",
+                   max_model_len=8192 if layout.get("pp") else None, **layout)
+    info = d.info
+    assert (info["pp"], info["dp"], info["ep"]) == (layout.get("pp", 1), layout.get("dp", 1),
+                                                    int(layout.get("ep", False)))
+    got = d.serve(concurrency=32, prompt_tokens=1024, output_tokens=64)
+    for key in ("ttft_s", "tpot_s", "e2e_s"):
+        assert got[key]["mean"] == pytest.approx(want[key]["mean"], rel=1e-9), key
+    assert got["request_throughput_per_s"] == pytest.approx(want["request_throughput_per_s"],
+                                                            rel=1e-9)
+
+
+def test_layout_refusals(ctx):
+    """EP on a dense model and more stages than layers are the C library's errors."""
+    with pytest.raises(llmstep.Error):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", ep=True)
+    with pytest.raises(llmstep.Error):
+        ctx.deploy("llama-2-7b", "h100-sxm", pp=33)

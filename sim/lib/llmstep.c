@@ -21,6 +21,7 @@
 #include "meas_pred.h"
 #include "metrics.h"
 #include "model.h"
+#include "pipeline.h"
 #include "serve.h"
 #include "step.h"
 #include "sweep_drive.h"
@@ -241,6 +242,10 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
         return fail(err, SIM_EINVAL, "deploy: model and hw are required");
     if (spec->tp < 1 || spec->tp > 4096)
         return fail(err, SIM_ERANGE, "tp: expected 1 to 4096, got %lld", (long long)spec->tp);
+    if (spec->pp < 0 || spec->pp > SIM_PP_MAX || spec->dp < 0 || spec->dp > SIM_DP_MAX ||
+        spec->ep < 0 || spec->ep > 1)
+        return fail(err, SIM_ERANGE, "pp, dp, ep: expected pp 0 to %d, dp 0 to %d, ep 0 or 1",
+                    SIM_PP_MAX, SIM_DP_MAX);
     if (spec->roofline_step < 0 || spec->roofline_step > 1 || spec->gemm_tile_wave < 0 ||
         spec->gemm_tile_wave > 1)
         return fail(err, SIM_EINVAL, "roofline_step and gemm_tile_wave: expected 0 or 1");
@@ -256,6 +261,9 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
     in.dtype = spec->dtype;
     in.kv_dtype = spec->kv_dtype;
     in.tp = spec->tp;
+    in.pp = spec->pp > 1 ? spec->pp : 1;
+    in.dp = spec->dp > 1 ? spec->dp : 1;
+    in.ep = spec->ep;
     in.mode = spec->roofline_step ? SIM_ROOFLINE_STEP : SIM_ROOFLINE_OP;
     in.gemm = spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT;
     in.alpha = 1.0;
@@ -321,6 +329,9 @@ void llmstep_deploy_get_info(const llmstep_deploy *d, llmstep_deploy_info *out)
     out->kv_blocks = d->d.mem.kv_blocks;
     out->kv_capacity_tokens = d->d.mem.kv_capacity_tokens;
     out->fits = d->d.mem.fits;
+    out->pp = d->d.cfg.pp > 1 ? d->d.cfg.pp : 1;
+    out->dp = d->d.cfg.dp > 1 ? d->d.cfg.dp : 1;
+    out->ep = d->d.cfg.ep != 0;
 }
 
 /* The wall time of a costed step: GPU time and the engine's host time. */
@@ -432,7 +443,10 @@ llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_to
         return fail(err, SIM_ERANGE,
                     "batch: expected 1 to %d sequences of 1 to 2^30 prompt and output tokens",
                     SIM_BATCH_MAX_SEQS);
-    sim_batch b = {batch, prompt_tokens, output_tokens};
+    /* With DP ranks the batch is spread over them and the busiest rank is timed (as the CLI's
+     * latency --dp). */
+    const int64_t dp = d->d.cfg.dp > 1 ? d->d.cfg.dp : 1;
+    sim_batch b = {(batch + dp - 1) / dp, prompt_tokens, output_tokens};
     sim_batch_result r;
     struct sim_err e;
     const sim_model *m = d->d.m;
