@@ -907,8 +907,11 @@ static void gemma3_local_and_global_layer(void)
  * the MoE layers see N = 2 x 512 = 1024 tokens over G = 4 GPUs. All 8 experts are touched
  * (1 - 0.75^1024 = 1 to 1e-100). One expert is 3 x 4096 x 14336 x 2 = 352,321,536 bytes.
  *   EP: 8 / 4 = 2 whole experts a GPU: weights read 32 x 2 x 352,321,536 = 22,548,578,304;
- *       rows 1024 x 2 / 4 = 512: FLOPs 32 x 512 x (2 x 3 x 4096 x 14336 + 5 x 14336)
- *       = 16384 x 352,393,216 = 5,773,610,450,944.
+ *       rows 1024 x 2 / 4 = 512 on average: FLOPs 32 x 512 x (2 x 3 x 4096 x 14336 + 5 x
+ *       14336) = 16384 x 352,393,216 = 5,773,610,450,944 on average; the busiest of the 4
+ *       GPUs (sim_moe_ep_busiest_factor) gets mu + s m_4 / sqrt(3/4) rows, mu = 512,
+ *       s^2 = 2048 x 1/4 x 3/4 x 6/7 = 329.142857..., m_4 = 1.0294 (Harter 1961):
+ *       1 + 18.142294 x 1.0294 / 0.8660254 / 512 = 1.0421188 times that.
  *   no EP: every expert's 14336 / 4 = 3584 slice: weights 32 x 8 x 352,321,536 / 4, the
  *       same bytes; rows 2048 at F 3584: 32 x 2048 x (6 x 4096 x 3584 + 5 x 3584), the same
  *       FLOPs.
@@ -937,7 +940,9 @@ static void expert_and_data_parallel_counts(void)
         sim_step_cost c;
         sim_step_cost_compute(&m, &hw, &cfg, &pre, &c);
         CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 22548578304.0, 1e-14);
-        CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].flops, 5773610450944.0, 1e-14);
+        const double busy =
+            ep ? 1.0 + sqrt(2048.0 * 0.25 * 0.75 * 6.0 / 7.0) * 1.0294 / sqrt(0.75) / 512.0 : 1.0;
+        CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].flops, 5773610450944.0 * busy, 1e-14);
         CHECK_REL(c.ops[SIM_OP_MOE_DISPATCH].bytes, 537395200.0, 1e-15);
         CHECK_REL(c.ops[SIM_OP_MOE_DISPATCH].time_s,
                   32.0 * (2.0 * 4.7e-6 + 0.5 * 16793600.0 / 143e9), 1e-12);
@@ -955,6 +960,33 @@ static void expert_and_data_parallel_counts(void)
     CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 32.0 * 0.68359375 * 352321536.0, 1e-14);
     CHECK_INT(c.ops[SIM_OP_MOE_DISPATCH].bound, SIM_BOUND_NONE);
     CHECK_INT(c.n_allreduce, 65);
+}
+
+/*
+ * The busiest EP GPU's rows over the mean (sim_moe_ep_busiest_factor). Qwen3-30B-A3B (E 128,
+ * k 8), a 64-token decode over G = 8 GPUs: mu = 512 / 8 = 64, s^2 = 512 x 1/8 x 7/8 x 120/127
+ * = 52.913386, m_8 = 1.4236 (Harter 1961): 1 + 7.2741588 x 1.4236 / sqrt(7/8) / 64 = 1.17297.
+ * An 8192-token prefill: mu = 8192, s^2 = 65536 x 0.109375 x 0.9448819 = 6772.9134:
+ * 1 + 82.29771 x 1.4236 / 0.9354143 / 8192 = 1.015289.
+ * G 6 lies between m_4 and m_8 linearly in log2 G; G 1 (no EP split) and no tokens give 1.
+ */
+static void ep_busiest_gpu_factor(void)
+{
+    const double f64 =
+        1.0 + sqrt(512.0 / 8.0 * 7.0 / 8.0 * 120.0 / 127.0) * 1.4236 / sqrt(7.0 / 8.0) / 64.0;
+    CHECK_REL(sim_moe_ep_busiest_factor(128.0, 8.0, 64.0, 8), f64, 1e-12);
+    CHECK_REL(f64, 1.17297, 1e-5);
+    const double f8k =
+        1.0 + sqrt(65536.0 / 8.0 * 7.0 / 8.0 * 120.0 / 127.0) * 1.4236 / sqrt(7.0 / 8.0) / 8192.0;
+    CHECK_REL(sim_moe_ep_busiest_factor(128.0, 8.0, 8192.0, 8), f8k, 1e-12);
+    CHECK_REL(f8k, 1.015289, 1e-6);
+    const double m6 = 1.0294 + (log2(6.0) - 2.0) * (1.4236 - 1.0294);
+    CHECK_REL(sim_moe_ep_busiest_factor(128.0, 8.0, 64.0, 6),
+              1.0 + sqrt(512.0 / 6.0 * 5.0 / 6.0 * 120.0 / 127.0) * m6 / sqrt(5.0 / 6.0) /
+                        (512.0 / 6.0),
+              1e-12);
+    CHECK_REL(sim_moe_ep_busiest_factor(128.0, 8.0, 64.0, 1), 1.0, 0.0);
+    CHECK_REL(sim_moe_ep_busiest_factor(128.0, 8.0, 0.0, 8), 1.0, 0.0);
 }
 
 /* A DP group spread over nodes (sim_alltoall_time_s): 4 GPUs 8 apart on nodes of 8, so one
@@ -1067,6 +1099,7 @@ int main(void)
     llama4_chunked_attention();
     gemma3_local_and_global_layer();
     expert_and_data_parallel_counts();
+    ep_busiest_gpu_factor();
     alltoall_across_nodes();
     expert_parallel_weights();
     moe_layout_refusals();

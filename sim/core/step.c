@@ -56,6 +56,30 @@ double sim_moe_expected_experts(double n_experts, double k, double n_tokens)
     return n_experts * (1.0 - pow(1.0 - k / n_experts, n_tokens));
 }
 
+/* Expected maximum of g independent standard normals, g = 2, 4, ..., 256 (Harter 1961,
+ * "Expected values of normal order statistics", Biometrika 48, Table 1). */
+static const double MAX_NORMAL_POW2[] = {0.0,    0.5642, 1.0294, 1.4236, 1.7660,
+                                         2.0697, 2.3389, 2.5807, 2.8000};
+
+double sim_moe_ep_busiest_factor(double n_experts, double k, double n_tokens, int group)
+{
+    const double G = (double)group, n = n_tokens * k;
+    if (group <= 1 || !(n > 0.0) || !(n_experts > k))
+        return 1.0;
+    double l = log2(G);
+    const double top = (double)(sizeof(MAX_NORMAL_POW2) / sizeof(MAX_NORMAL_POW2[0]) - 1);
+    if (l > top)
+        l = top; /* beyond 256 GPUs: held at m_256 (an underestimate) */
+    const int i = (int)floor(l);
+    const double m =
+        i >= (int)top
+            ? MAX_NORMAL_POW2[(int)top]
+            : MAX_NORMAL_POW2[i] + (l - (double)i) * (MAX_NORMAL_POW2[i + 1] - MAX_NORMAL_POW2[i]);
+    const double mu = n / G;
+    const double var = n / G * (1.0 - 1.0 / G) * (n_experts - k) / (n_experts - 1.0);
+    return 1.0 + sqrt(var) * m / sqrt(1.0 - 1.0 / G) / mu;
+}
+
 void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out)
 {
     const int dp = cfg->dp > 1 ? cfg->dp : 1;
@@ -609,7 +633,9 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         add(&ops[SIM_OP_MOE_ROUTER], n_moe * 2.0 * T * d * E, n_moe * (r_w + T * (d + E) * hb),
             n_moe * r_w);
         const double active = sim_moe_expected_experts(E, k, N) / (ml.ep ? G : 1.0);
-        const double rows = ml.ep ? N * k / G : N * k;
+        /* Under EP: the busiest GPU's rows (sim_moe_ep_busiest_factor). */
+        const double busy = ml.ep ? sim_moe_ep_busiest_factor(E, k, N, ml.group) : 1.0;
+        const double rows = ml.ep ? busy * N * k / G : N * k;
         const double ex_w = active * wbs.experts / (n_moe * E_gpu); /* per MoE layer */
         const double ex_flops = rows * (2.0 * 3.0 * d * Feg + FLOPS_PER_ACT_ELEM * Feg);
         const double ex_act = (rows * (3.0 * d + 6.0 * Feg) + N * d) * hb;
@@ -701,10 +727,11 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         /* Under EP the kernel runs on the GPU's E / G experts: its block size follows them,
          * and it gets 1/G of the padded rows of all E. */
         const double padded = sim_moe_padded_rows_random(E, k, N, sim_moe_block_m(N, E_gpu));
+        const double busy = ml.ep ? sim_moe_ep_busiest_factor(E, k, N, ml.group) : 1.0;
         const sim_moe_shape sh = {
             .tokens = N,
-            .rows = ml.ep ? N * k / G : N * k,
-            .rows_padded = ml.ep ? padded / G : padded,
+            .rows = ml.ep ? busy * N * k / G : N * k,
+            .rows_padded = ml.ep ? busy * padded / G : padded,
             .touched = n_act,
             .d = d,
             .f = Feg_out,

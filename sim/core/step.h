@@ -198,6 +198,20 @@ int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run
 double sim_moe_expected_experts(double n_experts, double k, double n_tokens);
 
 /*
+ * Under expert parallelism the step waits for the GPU whose experts received the most rows.
+ * With N tokens each routing to k of E experts uniformly and G GPUs of E / G experts, the rows
+ * X_g on a GPU are a sum of N independent hypergeometric draws: mean mu = N k / G, variance
+ * s^2 = N k (1/G)(1 - 1/G)(E - k)/(E - 1). The busiest GPU's expected rows, in the normal
+ * approximation (X_g = Y_g - mean(Y) + mu with Y_g independent, Var Y = s^2 / (1 - 1/G)),
+ *   E[max_g X_g] = mu + s m_G / sqrt(1 - 1/G)
+ * with m_G the expected maximum of G independent standard normals (2: 0.5642, 4: 1.0294,
+ * 8: 1.4236, 16: 1.7660, 32: 2.0697, 64: 2.3389, 128: 2.5807, 256: 2.8000; linear in log2 G
+ * between them). Returns that over mu (>= 1; 1 for G <= 1 or N k <= 0). docs/model.md,
+ * "Expert and data parallelism". Real routers are skewed beyond this (not modelled).
+ */
+double sim_moe_ep_busiest_factor(double n_experts, double k, double n_tokens, int group);
+
+/*
  * The MoE layers' layout of cfg (docs/model.md, "Expert and data parallelism"): the group G =
  * dp x tp GPUs shares the experts (vLLM FusedMoEParallelConfig flattens TP across DP) and
  * every GPU's MoE layer sees the tokens of all dp ranks.
