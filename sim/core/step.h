@@ -205,7 +205,7 @@ double sim_moe_expected_experts(double n_experts, double k, double n_tokens);
  * approximation (X_g = Y_g - mean(Y) + mu with Y_g independent, Var Y = s^2 / (1 - 1/G)),
  *   E[max_g X_g] = mu + s m_G / sqrt(1 - 1/G)
  * with m_G the expected maximum of G independent standard normals (2: 0.5642, 4: 1.0294,
- * 8: 1.4236, 16: 1.7660, 32: 2.0697, 64: 2.3389, 128: 2.5807, 256: 2.8000; linear in log2 G
+ * 8: 1.4236, 16: 1.7660, 32: 2.0697, 64: 2.3437, 128: 2.5946, 256: 2.8269; linear in log2 G
  * between them). Returns that over mu (>= 1; 1 for G <= 1 or N k <= 0). docs/model.md,
  * "Expert and data parallelism". Real routers are skewed beyond this (not modelled).
  */
