@@ -443,12 +443,20 @@ typedef struct llmstep_sweep_spec {
     int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
     double gpu_memory_utilization_frac;
     int chunked_prefill, usage;
+    /* Layouts beyond TP, as `llmstep sweep --pp LIST --dp LIST --ep`: pipeline stages and
+     * data-parallel ranks crossed with the TPs (n_pp / n_dp 0: 1 only), expert parallelism on
+     * every row. */
+    const int64_t *pp;
+    size_t n_pp;
+    const int64_t *dp;
+    size_t n_dp;
+    int ep;
 } llmstep_sweep_spec;
 
 LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);
 
-/* Rows the sweep yields: n_models x n_hws x n_tp x (n_batch x n_context, n_batch, or the
- * loads); 0 when spec is NULL. */
+/* Rows the sweep yields: n_models x n_hws x max(n_pp, 1) x max(n_dp, 1) x n_tp x (n_batch x
+ * n_context, n_batch, or the loads); 0 when spec is NULL. */
 LLMSTEP_API size_t llmstep_sweep_size(const llmstep_sweep_spec *spec);
 
 /* Why a point does or does not run (`llmstep sweep`'s status column). */
@@ -480,6 +488,8 @@ typedef struct llmstep_sweep_row {
     int64_t n_requests, preemptions; /* serving */
     double requests_per_s, kv_peak_frac;
     llmstep_dist ttft_dist_s, tpot_dist_s, e2e_dist_s; /* serving */
+    int64_t pp, dp;                                    /* the layout: GPUs = tp x pp x dp */
+    int32_t ep;
 } llmstep_sweep_row;
 
 /* Called with each row in sweep order; a non-zero return stops the sweep. */

@@ -142,7 +142,8 @@ class Context:
               engine=None, dtype=None, kv_dtype=None, no_host=False, slo_ttft_s=0.0,
               slo_tpot_s=0.0, slo_percentile=90, gpu_hour_usd=0.0, usage=None,
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
-              block_size=None, gpu_memory_utilization=None, chunked_prefill=None):
+              block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
+              pp=None, dp=None, ep=False):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -152,7 +153,9 @@ class Context:
         tokens_per_s, tokens_per_s_per_gpu, cost_per_mtok_usd, fits, status, bound,
         meets_slo, calibrated, alpha, beta_s, and for serving concurrency, rate_per_s,
         n_requests, ttft_s_p90 style percentiles, requests_per_s, preemptions,
-        kv_peak_frac. ``to_frame`` makes it a DataFrame."""
+        kv_peak_frac, and the layout's pp, dp and ep. ``pp`` and ``dp`` (lists) cross pipeline
+        stages and data-parallel ranks with the TPs and ``ep`` turns on expert parallelism,
+        as ``--pp``, ``--dp``, ``--ep``. ``to_frame`` makes it a DataFrame."""
         import numpy as np
 
         models = [models] if isinstance(models, str) else list(models)
@@ -184,6 +187,11 @@ class Context:
         spec.hws, spec.n_hws = strv(hws)
         spec.kind = self._KINDS.index(kind)
         spec.tp, spec.n_tp = i64v(tp)
+        if pp is not None:
+            spec.pp, spec.n_pp = i64v(pp)
+        if dp is not None:
+            spec.dp, spec.n_dp = i64v(dp)
+        spec.ep = int(bool(ep))
         spec.batch, spec.n_batch = i64v(batch)
         if kind in ("decode", "prefill"):
             spec.context, spec.n_context = i64v(context)
@@ -228,7 +236,7 @@ class Context:
         out["status"] = names[arr["status"]]
         out["bound"] = np.array(["none", "compute", "memory", "comm"], dtype=object)[arr["bound"]]
         out.update(_columns(arr, skip=("model_index", "hw_index", "kind", "status", "bound"),
-                            flags=("fits", "meets_slo", "calibrated")))
+                            flags=("fits", "meets_slo", "calibrated", "ep")))
         return out
 
     # ---- measurements (../shared/MEASUREMENTS.md rows) ----

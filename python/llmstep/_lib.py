@@ -157,7 +157,8 @@ class SweepSpec(ctypes.Structure):
                 ("max_num_seqs", i64), ("max_num_batched_tokens", i64),
                 ("max_model_len", i64), ("block_size", i64),
                 ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
-                ("usage", cint)]
+                ("usage", cint), ("pp", ctypes.POINTER(i64)), ("n_pp", ctypes.c_size_t),
+                ("dp", ctypes.POINTER(i64)), ("n_dp", ctypes.c_size_t), ("ep", cint)]
 
 
 class SweepRow(ctypes.Structure):
@@ -171,7 +172,7 @@ class SweepRow(ctypes.Structure):
                 ("tokens_per_s_per_gpu", dbl), ("cost_per_mtok_usd", dbl),
                 ("n_requests", i64), ("preemptions", i64), ("requests_per_s", dbl),
                 ("kv_peak_frac", dbl), ("ttft_dist_s", Dist), ("tpot_dist_s", Dist),
-                ("e2e_dist_s", Dist)]
+                ("e2e_dist_s", Dist), ("pp", i64), ("dp", i64), ("ep", ctypes.c_int32)]
 
 
 class MeasSpec(ctypes.Structure):

@@ -283,3 +283,21 @@ def test_layout_refusals(ctx):
         ctx.deploy("llama-3.1-8b", "h100-sxm", ep=True)
     with pytest.raises(llmstep.Error):
         ctx.deploy("llama-2-7b", "h100-sxm", pp=33)
+
+
+def test_sweep_layouts_match_the_cli(ctx):
+    """llmstep.sweep(pp=, dp=, ep=) returns the rows, layouts and numbers of `llmstep sweep
+    --pp --dp --ep --format json`, and llmstep_sweep_size counts the crossed layouts."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    want = cli_json("sweep", "--model", "qwen3-30b-a3b", "--hw", "h100-sxm", "--tp", "1,2",
+                    "--dp", "1,4", "--ep", "--batch", "8,64", "--context", "512")["rows"]
+    got = ctx.sweep(["qwen3-30b-a3b"], ["h100-sxm"], tp=[1, 2], dp=[1, 4], ep=True,
+                    batch=[8, 64], context=[512])
+    assert len(want) == 8 and len(got["time_s"]) == 8
+    for i, row in enumerate(want):
+        assert (got["tp"][i], got["dp"][i], bool(got["ep"][i])) == (row["tp"], row["dp"],
+                                                                    row["ep"])
+        assert got["status"][i] == row["status"]
+        assert got["tokens_per_s_per_gpu"][i] == pytest.approx(row["tokens_per_s_per_gpu"],
+                                                               rel=1e-9)

@@ -650,7 +650,8 @@ size_t llmstep_sweep_size(const llmstep_sweep_spec *spec)
 {
     if (!spec)
         return 0;
-    return spec->n_models * spec->n_hws * spec->n_tp * sweep_points_per_tp(spec);
+    return spec->n_models * spec->n_hws * (spec->n_pp ? spec->n_pp : 1) *
+           (spec->n_dp ? spec->n_dp : 1) * spec->n_tp * sweep_points_per_tp(spec);
 }
 
 const char *llmstep_sweep_status_name(int status)
@@ -698,6 +699,12 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
     if (ls == LLMSTEP_OK && !lengths)
         ls = check_axis("context", s->context, s->n_context, sim_sweep_context_min(kind),
                         SIM_SWEEP_MAX_CONTEXT, 0, err);
+    if (ls == LLMSTEP_OK)
+        ls = check_axis("pp", s->pp, s->n_pp, 1, SIM_PP_MAX, 1, err);
+    if (ls == LLMSTEP_OK)
+        ls = check_axis("dp", s->dp, s->n_dp, 1, SIM_DP_MAX, 1, err);
+    if (ls == LLMSTEP_OK && (s->ep < 0 || s->ep > 1))
+        return fail(err, SIM_EINVAL, "ep: expected 0 or 1, got %d", s->ep);
     if (ls != LLMSTEP_OK)
         return ls;
     if (lengths != (s->prompt_tokens != 0 || s->output_tokens != 0) ||
@@ -774,6 +781,9 @@ static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r
         .ttft_dist_s = dist_of(r->ttft_dist_s),
         .tpot_dist_s = dist_of(r->tpot_dist_s),
         .e2e_dist_s = dist_of(r->e2e_dist_s),
+        .pp = r->pp,
+        .dp = r->dp,
+        .ep = r->ep,
     };
     if (o->rows && o->n < o->cap)
         o->rows[o->n] = row;
@@ -824,6 +834,11 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     o.slo = (sim_sweep_slo){spec->slo_tpot_s, spec->slo_ttft_s,
                             spec->slo_percentile ? spec->slo_percentile : 90};
     o.gpu_hour_usd = spec->gpu_hour_usd;
+    o.pp = spec->pp;
+    o.n_pp = spec->n_pp;
+    o.dp = spec->dp;
+    o.n_dp = spec->n_dp;
+    o.ep = spec->ep;
     const sched_fields sf = SCHED_FIELDS_OF(spec);
     if ((ls = sched_of(&sf, &o.sched, err)) != LLMSTEP_OK)
         return ls;
