@@ -337,21 +337,6 @@ static int holdout_mape(const meas_opts *o, sim_meas_pred *mp, const char *field
     return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
 }
 
-/* Number of distinct values of field among the rows. */
-static int n_values(const sim_meas_set *set, const char *field)
-{
-    char a[64], b[64];
-    int n = 0;
-    for (size_t i = 0; i < set->n; i++) {
-        const char *v = sim_meas_group_field(&set->rows[i], field, a, sizeof(a));
-        size_t j = 0;
-        while (j < i && strcmp(sim_meas_group_field(&set->rows[j], field, b, sizeof(b)), v) != 0)
-            j++;
-        n += j == i;
-    }
-    return n;
-}
-
 /* calibrate --fit: the figure fit on every row (its alpha and beta_s replace res's), and the
  * held-out comparison with alpha/beta only, by model and by TP when the rows span two. */
 static int calibrate_figures(const meas_opts *o, const sim_meas_set *set, sim_meas_pred *mp,
@@ -380,7 +365,7 @@ static int calibrate_figures(const meas_opts *o, const sim_meas_set *set, sim_me
                             .fit = r->fit};
     static const char *const fields[] = {"model", "tp"};
     for (int k = 0; k < 2; k++) {
-        if (n_values(set, fields[k]) < 2)
+        if (sim_meas_count_values(set, NULL, fields[k]) < 2)
             continue;
         fig_holdout *h = &hold[(*n_hold)++];
         h->field = fields[k];

@@ -262,28 +262,6 @@ static sim_status fit_at(trial *t, const double *meas, const sim_fig_param *par,
     return SIM_OK;
 }
 
-/* Distinct values of field among the rows of mask (NULL: all); the first cap are kept in v. */
-static int distinct(const sim_meas_set *set, const unsigned char *mask, const char *field,
-                    char (*v)[64], int cap)
-{
-    int n = 0;
-    char b[64];
-    for (size_t i = 0; i < set->n; i++) {
-        if (mask && !mask[i])
-            continue;
-        const char *x = sim_meas_group_field(&set->rows[i], field, b, sizeof(b));
-        int k = 0;
-        while (k < n && k < cap && strcmp(v[k], x) != 0)
-            k++;
-        if (k == n) {
-            if (n < cap)
-                snprintf(v[n], sizeof(v[0]), "%s", x);
-            n++;
-        }
-    }
-    return n;
-}
-
 /* The fit becomes alpha/beta only on the profile as it is, as if no figure had been asked for;
  * figures not held already are held for losing held out. */
 static void fall_back(sim_meas_figfit *out, const sim_hw *base)
@@ -306,51 +284,43 @@ static void fall_back(sim_meas_figfit *out, const sim_hw *base)
     out->hw = *base;
 }
 
-#define CHECK_MAX_FOLDS 64
+/* MAPE (%) of pred[] against the rows of mask (NULL: all). */
+static double mape_on(const sim_meas_set *set, const unsigned char *mask, const double *pred)
+{
+    double sum = 0.0;
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (!mask || mask[i]) {
+            sum += fabs(pred[i] - set->rows[i].measured_s) / set->rows[i].measured_s;
+            n++;
+        }
+    return n ? 100.0 * sum / (double)n : (double)NAN;
+}
 
 /*
  * The profile set's held-out check on its own training rows (meas_fig.h): leave-one-<field>-
- * out with the figures of out (and the flag when compared) and with alpha/beta only. Sets
- * out->check_*; falls back to alpha/beta only when the figures lose. An inner fit that fails
- * (too few rows in a fold, GSL) counts as a loss, and rows of one model and one TP, which
- * nothing can be held out of, keep no figures: a set that cannot be checked is not kept.
+ * out among them (sim_meas_holdout_in) with alpha/beta only and with the figures of out (and
+ * the flag when compared). Sets out->check_*; falls back to alpha/beta only when the figures
+ * lose. A held-out fit that fails (too few rows in a fold, GSL) counts as a loss, and rows of
+ * one model at one TP, which nothing can be held out of, keep no figures: a set that cannot
+ * be checked is not kept.
  */
 static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
                                  const unsigned char *mask, const sim_hw *base,
-                                 sim_meas_figfit *out, const char *cmd, struct sim_err *err)
+                                 sim_meas_figfit *out, struct sim_err *err)
 {
     const sim_meas_set *set = mp->set;
-    static const char *const fields[] = {"model", "tp"};
-    char(*v)[64] = malloc(CHECK_MAX_FOLDS * sizeof(*v));
-    if (!v) {
-        sim_io_errf(err, "out of memory");
-        return SIM_ENOMEM;
-    }
-    const char *field = NULL;
-    int nv = 0;
-    for (int k = 0; k < 2 && !field; k++) {
-        nv = distinct(set, mask, fields[k], v, CHECK_MAX_FOLDS);
-        if (nv >= 2)
-            field = fields[k];
-    }
-    if (!field || nv > CHECK_MAX_FOLDS) {
+    const char *field = sim_meas_count_values(set, mask, "model") >= 2 ? "model"
+                        : sim_meas_count_values(set, mask, "tp") >= 2  ? "tp"
+                                                                       : NULL;
+    if (!field) {
         snprintf(out->check_note, sizeof(out->check_note), "%s",
-                 field ? "more groups than the check takes"
-                       : "one model and one TP among the rows: nothing to hold out");
-        free(v);
+                 "one model and one TP among the rows: nothing to hold out");
         fall_back(out, base);
         return SIM_OK;
     }
-    const size_t n = set->n;
-    unsigned char *train = malloc(n), *test = malloc(n);
-    sim_meas_figfit *in = malloc(sizeof(*in));
-    double *pred = malloc(n * sizeof(double));
-    if (!train || !test || !in || !pred) {
-        free(v);
-        free(train);
-        free(test);
-        free(in);
-        free(pred);
+    double *pred = malloc(set->n * sizeof(double));
+    if (!pred) {
         sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
@@ -358,65 +328,35 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
         .profile = 0, .n = out->n, .flag = out->flag_compared, .loss = out->loss};
     for (int k = 0; k < out->n; k++)
         spec.f[k] = out->f[k];
-    double sum_ab = 0.0, sum_fig = 0.0;
-    size_t n_test = 0;
-    int failed = 0;
+    snprintf(out->check_field, sizeof(out->check_field), "%s", field);
+    out->check_folds = (int)sim_meas_count_values(set, mask, field);
+    out->check_ab_mape_pct = out->check_fig_mape_pct = (double)NAN;
+    sim_meas_opts oo = *o;
+    struct sim_err e = {{0}};
+    int n_folds;
     sim_status st = SIM_OK;
-    for (int g = 0; g < nv && st == SIM_OK && !failed; g++) {
-        char b[64];
-        for (size_t i = 0; i < n; i++) {
-            const int in_set = !mask || mask[i];
-            const int is_g =
-                strcmp(sim_meas_group_field(&set->rows[i], field, b, sizeof(b)), v[g]) == 0;
-            train[i] = in_set && !is_g;
-            test[i] = in_set && is_g;
-        }
-        sim_fit_result ab;
-        struct sim_err e = {{0}};
-        sim_status s1 = sim_meas_fit(o, mp, train, cmd, &ab, &e);
-        sim_status s2 = s1 == SIM_OK ? sim_meas_fit_figures(o, mp, train, &spec, cmd, in, &e) : s1;
-        if (s2 == SIM_OK)
-            s2 = sim_meas_predict_on(o, mp, test, &in->hw, in->res.alpha, in->res.beta_s, pred, &e);
-        if (s1 == SIM_ENOMEM || s2 == SIM_ENOMEM) {
-            st = SIM_ENOMEM;
-            sim_io_errf(err, "%s", e.msg);
-            break;
-        }
-        if (s1 != SIM_OK || s2 != SIM_OK) {
-            failed = 1;
-            snprintf(out->check_note, sizeof(out->check_note),
-                     "the fold without %s %s failed: %.80s", field, v[g], e.msg);
-            for (char *c = out->check_note; *c; c++)
-                if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-                    *c = '\''; /* printed inside JSON strings */
-            break;
-        }
-        for (size_t i = 0; i < n; i++) {
-            if (!test[i])
-                continue;
-            const sim_row_pred *p = &mp->p[i];
-            const double m = set->rows[i].measured_s;
-            sum_ab += fabs(ab.alpha * p->roofline_s + ab.beta_s * p->n_steps + p->host_s - m) / m;
-            sum_fig += fabs(pred[i] - m) / m;
-            n_test++;
-        }
+    for (int with_figs = 0; with_figs <= 1 && st == SIM_OK; with_figs++) {
+        oo.figs = with_figs ? &spec : NULL;
+        st = sim_meas_holdout_in(&oo, mp, mask, field, pred, NULL, 0, &n_folds, &e);
+        if (st == SIM_OK)
+            *(with_figs ? &out->check_fig_mape_pct : &out->check_ab_mape_pct) =
+                mape_on(set, mask, pred);
     }
-    if (st == SIM_OK) {
-        snprintf(out->check_field, sizeof(out->check_field), "%s", field);
-        out->check_folds = nv;
-        out->check_ab_mape_pct = n_test ? 100.0 * sum_ab / (double)n_test : (double)NAN;
-        out->check_fig_mape_pct =
-            n_test && !failed ? 100.0 * sum_fig / (double)n_test : (double)NAN;
-        out->check_fell_back = failed || !(out->check_fig_mape_pct <= out->check_ab_mape_pct);
-    }
-    if (st == SIM_OK && out->check_fell_back)
-        fall_back(out, base);
-    free(v);
-    free(train);
-    free(test);
-    free(in);
     free(pred);
-    return st;
+    if (st == SIM_ENOMEM) {
+        sim_io_errf(err, "%s", e.msg);
+        return st;
+    }
+    if (st != SIM_OK) {
+        snprintf(out->check_note, sizeof(out->check_note), "a held-out fit failed: %.100s", e.msg);
+        for (char *c = out->check_note; *c; c++)
+            if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+                *c = '\''; /* printed inside JSON strings */
+    }
+    /* NaN (not computed) loses: !(NaN <= x). */
+    if (!(out->check_fig_mape_pct <= out->check_ab_mape_pct))
+        fall_back(out, base);
+    return SIM_OK;
 }
 
 sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
@@ -542,6 +482,6 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     free(meas);
     free(work);
     if (st == SIM_OK && spec->profile && (out->n > 0 || out->flag_compared))
-        st = check_held_out(o, mp, mask, base, out, cmd, err);
+        st = check_held_out(o, mp, mask, base, out, err);
     return st;
 }

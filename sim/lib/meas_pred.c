@@ -360,9 +360,34 @@ sim_status sim_meas_check_one_hw(const sim_meas_set *set, const char *cmd, struc
     return SIM_OK;
 }
 
+int64_t sim_meas_count_values(const sim_meas_set *set, const unsigned char *mask, const char *field)
+{
+    char a[64], b[64];
+    int64_t n = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (mask && !mask[i])
+            continue;
+        const char *v = sim_meas_group_field(&set->rows[i], field, a, sizeof(a));
+        size_t j = 0;
+        while (j < i && ((mask && !mask[j]) ||
+                         strcmp(sim_meas_group_field(&set->rows[j], field, b, sizeof(b)), v) != 0))
+            j++;
+        n += j == i;
+    }
+    return n;
+}
+
 sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
                             double *pred, sim_meas_fold *folds, int folds_cap, int *n_folds,
                             struct sim_err *err)
+{
+    return sim_meas_holdout_in(o, mp, NULL, field, pred, folds, folds_cap, n_folds, err);
+}
+
+sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
+                               const unsigned char *within, const char *field, double *pred,
+                               sim_meas_fold *folds, int folds_cap, int *n_folds,
+                               struct sim_err *err)
 {
     const sim_meas_set *set = mp->set;
     *n_folds = 0;
@@ -390,22 +415,24 @@ sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const cha
         return SIM_ENOMEM;
     }
     for (size_t i = 0; st == SIM_OK && i < set->n; i++) {
-        if (done_rows[i])
+        if (done_rows[i] || (within && !within[i]))
             continue;
         char vb[64], wb[64];
         const char *v = sim_meas_group_field(&set->rows[i], field, vb, sizeof(vb));
         size_t n_in = 0;
         for (size_t j = 0; j < set->n; j++) {
-            mask[j] = strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) != 0;
-            n_in += !mask[j];
+            const int in_group =
+                strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) == 0;
+            const int in = !within || within[j];
+            mask[j] = in && !in_group; /* fitted on */
+            held[j] = in && in_group;  /* predicted */
+            n_in += held[j];
         }
         sim_fit_result res;
         if (o->figs) {
             /* Figures with alpha and beta_s on the other groups; the held-out rows are
              * predicted on the profile with the fitted figures. */
             st = sim_meas_fit_figures(o, mp, mask, o->figs, "validate --holdout", ff, err);
-            for (size_t j = 0; j < set->n; j++)
-                held[j] = !mask[j];
             if (st == SIM_OK)
                 st = sim_meas_predict_on(o, mp, held, &ff->hw, ff->res.alpha, ff->res.beta_s, pred,
                                          err);
@@ -418,7 +445,7 @@ sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const cha
             break;
         double sum = 0.0;
         for (size_t j = 0; st == SIM_OK && j < set->n; j++) {
-            if (mask[j])
+            if (!held[j])
                 continue;
             if (!o->figs)
                 st = sim_meas_predict_row(mp, j, res.alpha, res.beta_s, &pred[j], err);

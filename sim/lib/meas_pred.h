@@ -164,4 +164,15 @@ sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const cha
                             double *pred, sim_meas_fold *folds, int folds_cap, int *n_folds,
                             struct sim_err *err);
 
+/* sim_meas_holdout among the rows whose within[] is set (NULL: all): the others are neither
+ * fitted on nor predicted (pred[] keeps their entries). */
+sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
+                               const unsigned char *within, const char *field, double *pred,
+                               sim_meas_fold *folds, int folds_cap, int *n_folds,
+                               struct sim_err *err);
+
+/* Distinct values of a sim_meas_group_field among the rows whose mask is set (NULL: all). */
+int64_t sim_meas_count_values(const sim_meas_set *set, const unsigned char *mask,
+                              const char *field);
+
 #endif
