@@ -109,6 +109,22 @@ static int eval_base(fctx *c)
     return 0;
 }
 
+/* R, N, H at the figures of x (eval_base after set_fig). */
+static int eval_at(fctx *c, const double *x)
+{
+    set_fig(c, x);
+    return eval_base(c);
+}
+
+/* eval_at, failing the fit with its message when a row's prediction fails. */
+static sim_status eval_or_fail(fctx *c, const double *x, struct sim_err *err)
+{
+    if (eval_at(c, x) == 0)
+        return SIM_OK;
+    snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
+    return SIM_EFIT;
+}
+
 static size_t np_of(const fctx *c) { return 2 + c->na; }
 
 /* Parameter vector x from u. */
@@ -134,8 +150,7 @@ static int f_cb(const gsl_vector *u, void *params, gsl_vector *f)
     fctx *c = params;
     double x[NP_MAX] = {0};
     xs_of(c, u, x);
-    set_fig(c, x);
-    if (eval_base(c) != 0)
+    if (eval_at(c, x) != 0)
         return GSL_EBADFUNC;
     for (size_t i = 0; i < c->n; i++)
         gsl_vector_set(f, i, sqrt(c->w[i]) * rel_resid(c, x, i));
@@ -159,8 +174,7 @@ static double fig_step(const fctx *c, size_t j, double v)
  */
 static int jac_x(fctx *c, const double *x, gsl_matrix *J)
 {
-    set_fig(c, x);
-    if (eval_base(c) != 0)
+    if (eval_at(c, x) != 0)
         return GSL_EBADFUNC;
     for (size_t i = 0; i < c->n; i++) {
         const double sw = sqrt(c->w[i]) / c->meas[i];
@@ -290,11 +304,9 @@ static sim_status fit_robust(fctx *c, double *x, double *s, double *scratch, str
         if (st != SIM_OK)
             return st;
     }
-    set_fig(c, x);
-    if (eval_base(c) != 0) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
-        return SIM_EFIT;
-    }
+    st = eval_or_fail(c, x, err);
+    if (st != SIM_OK)
+        return st;
     if (!(*s > 0.0)) {
         for (size_t i = 0; i < c->n; i++)
             scratch[i] = fabs(rel_resid(c, x, i));
@@ -313,11 +325,9 @@ static sim_status fit_robust(fctx *c, double *x, double *s, double *scratch, str
         st = solve(c, x, err);
         if (st != SIM_OK)
             return st;
-        set_fig(c, x);
-        if (eval_base(c) != 0) {
-            snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
-            return SIM_EFIT;
-        }
+        st = eval_or_fail(c, x, err);
+        if (st != SIM_OK)
+            return st;
         double change = 0.0;
         for (size_t j = 0; j < np_of(c); j++)
             change = fmax(change, fabs(x[j] - prev[j]) / fmax(fabs(prev[j]), c->scale[j]));
