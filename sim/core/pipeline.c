@@ -141,6 +141,11 @@ void sim_pp_step(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg, c
         out->stage_s[i] = cfg->alpha * c.roofline_s;
         out->transfer_s[i] = cfg->alpha * tr;
         out->internode[i] = i + 1 < pp && sim_pp_boundary_internode(hw, cfg->tp, i);
+        out->roofline_s += c.roofline_s + tr;
+        if (i == 0) {
+            out->tokens = c.tokens;
+            out->seqs = c.seqs;
+        }
         const double busy = out->stage_s[i] + out->transfer_s[i];
         out->latency_s += busy;
         if (busy > out->interval_s)

@@ -76,6 +76,9 @@ typedef struct sim_pp_cost {
     int internode[SIM_PP_MAX];     /* the transfer after the stage crosses nodes */
     double latency_s;              /* sum of stage and transfer times */
     double interval_s;             /* largest stage + transfer time */
+    double roofline_s;   /* sum of the stages' rooflines and transfers, uncalibrated (as the
+                            roofline_s of sim__pp_step_cost) */
+    double tokens, seqs; /* of the step (sim_step_cost's) */
 } sim_pp_cost;
 
 /* Stage by stage cost of one step (cfg->pp >= 1; the step passed sim_step_check). */

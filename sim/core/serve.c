@@ -391,9 +391,12 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
         if (n_q < pp && (x->n_running > 0 || x->q_len > 0))
             n_sched = schedule(x, &stp, &n_pf_seqs, &n_pf_tokens);
         if (n_sched > 0 && stp.n_groups > 0) {
-            sim_step_cost_next(x->m, x->hw, x->run, &stp, &c);
             sim_pp_step(x->m, x->hw, x->run, &stp, &pc);
-            const double host = sim_engine_host_s(x->e, x->run->tp, c.seqs);
+            /* The step totals count_step reports, from the same stage costs. */
+            c.roofline_s = pc.roofline_s;
+            c.step_s = x->run->alpha * pc.roofline_s + x->run->beta_s;
+            c.tokens = pc.tokens;
+            const double host = sim_engine_host_s(x->e, x->run->tp, pc.seqs);
             double a = x->now_s + host;
             for (int i = 0; i < pp; i++) {
                 const double start = a > stage_free[i] ? a : stage_free[i];
