@@ -63,13 +63,6 @@ static void usage(FILE *f)
         "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
 }
 
-/* Prompts on the busiest DP rank: vLLM spreads the requests over the dp ranks. */
-static int64_t r_batch(const sim_batch *b, const sim_run_cfg *cfg)
-{
-    const int64_t dp = cfg->dp > 1 ? cfg->dp : 1;
-    return (b->batch + dp - 1) / dp;
-}
-
 static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
                           const char *calibration, int json)
 {
@@ -81,7 +74,7 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
         if (run->cfg.dp > 1 || run->cfg.ep)
             snprintf(dp_keys, sizeof(dp_keys), "\"dp\":%d,\"ep\":%s,\"batch_per_dp_rank\":%lld,",
                      run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.ep ? "true" : "false",
-                     (long long)r_batch(b, &run->cfg));
+                     (long long)sim_dp_rank_share(&run->cfg, b->batch));
         printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
                "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,%s\"dtype\":\"%s\",\"kv_dtype\":\"%s\","
                "\"batch\":%lld,"
@@ -122,8 +115,8 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
         printf("batch: %lld prompts x %lld tokens, %lld output tokens each", (long long)b->batch,
                (long long)b->prompt_tokens, (long long)b->output_tokens);
         if (run->cfg.dp > 1)
-            printf("; %lld on each of %d DP ranks (in lockstep)", (long long)r_batch(b, &run->cfg),
-                   run->cfg.dp);
+            printf("; %lld on each of %d DP ranks (in lockstep)",
+                   (long long)sim_dp_rank_share(&run->cfg, b->batch), run->cfg.dp);
         printf("\n\n");
         printf("  latency          %.4f s", r->latency_s);
         if (calibration)
@@ -193,7 +186,7 @@ int cmd_latency(int argc, char **argv)
     }
     sim_batch b = {batch, prompt, output};
     sim_batch rank = b; /* one DP rank's share: the whole batch without --dp */
-    rank.batch = r_batch(&b, &run.cfg);
+    rank.batch = sim_dp_rank_share(&run.cfg, b.batch);
     sim_batch_result r;
     rc = cli_run_batch(&run, &rank, &r);
     if (rc == CLI_OK) {

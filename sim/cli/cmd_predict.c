@@ -392,7 +392,7 @@ static int predict_setup(const predict_args *a, predict_run *p)
      * busiest rank, ceil(count / dp) of each group, sets the step. */
     p->step = a->step;
     for (int i = 0; i < p->step.n_groups; i++)
-        p->step.groups[i].count = (p->step.groups[i].count + a->dp - 1) / a->dp;
+        p->step.groups[i].count = sim_dp_rank_share(&p->cfg, p->step.groups[i].count);
     if (sim_moe_layout_check(&p->m, &p->cfg, &err) != SIM_OK) {
         cli_error("predict: %s", err.msg);
         return CLI_BAD_INPUT;

@@ -81,6 +81,12 @@ double sim_moe_ep_busiest_factor(double n_experts, double k, double n_tokens, in
     return 1.0 + sqrt(var) * m / sqrt(1.0 - 1.0 / G) / mu;
 }
 
+int64_t sim_dp_rank_share(const sim_run_cfg *cfg, int64_t n)
+{
+    const int64_t dp = cfg->dp > 1 ? cfg->dp : 1;
+    return (n + dp - 1) / dp;
+}
+
 void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out)
 {
     const int dp = cfg->dp > 1 ? cfg->dp : 1;

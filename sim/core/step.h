@@ -224,6 +224,11 @@ typedef struct sim_moe_layout {
 
 void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out /* OUT */);
 
+/* Of n sequences spread over cfg's DP ranks, those on the busiest: ceil(n / dp) (n without
+ * DP). vLLM's DP ranks serve their shares in lockstep for MoE models, so the busiest rank's
+ * step is the step (docs/model.md, "Expert and data parallelism"). */
+int64_t sim_dp_rank_share(const sim_run_cfg *cfg, int64_t n);
+
 /*
  * Checks dp and ep against the model: dp >= 1; --ep only for a model with experts; with
  * dp x tp GPUs per MoE layer, n_experts divisible by dp x tp under EP, moe_intermediate_size

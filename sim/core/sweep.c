@@ -160,13 +160,6 @@ static int64_t row_gpus_n(const sim_sweep_row *r)
 }
 static double row_gpus(const sim_sweep_row *r) { return (double)row_gpus_n(r); }
 
-/* Sequences of a batch on the busiest DP rank. */
-static int64_t rank_batch(const sim_sweep_ctx *c, int64_t batch)
-{
-    const int64_t dp = c->run->dp > 1 ? c->run->dp : 1;
-    return (batch + dp - 1) / dp;
-}
-
 /* Status of batch sequences each holding tokens tokens (sim_capacity_max_seqs). */
 static sim_sweep_status memory_status(const sim_sweep_ctx *c, int64_t batch, int64_t tokens)
 {
@@ -185,12 +178,13 @@ void sim_sweep_decode(const sim_sweep_ctx *c, int64_t batch, int64_t context, si
     if (!c->tp_ok)
         return;
     /* The step writes the new token's KV: each sequence holds context + 1 tokens. */
-    out->status = memory_status(c, rank_batch(c, batch), context + 1);
+    const int64_t rank = sim_dp_rank_share(c->run, batch); /* the busiest DP rank's */
+    out->status = memory_status(c, rank, context + 1);
     if (context + 1 > c->m->max_pos)
         return; /* sim_step_check would refuse it: no time */
     sim_step st;
     st.n_groups = 1;
-    st.groups[0] = (sim_group){rank_batch(c, batch), 1, context, 1};
+    st.groups[0] = (sim_group){rank, 1, context, 1};
     sim_step_cost cost;
     sim_step_cost_compute(c->m, c->hw, c->run, &st, &cost);
     out->time_s = step_time(c, &cost);
@@ -207,12 +201,13 @@ void sim_sweep_prefill(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, si
     out->prompt_tokens = prompt;
     if (!c->tp_ok)
         return;
-    out->status = memory_status(c, rank_batch(c, batch), prompt);
+    const int64_t rank = sim_dp_rank_share(c->run, batch);
+    out->status = memory_status(c, rank, prompt);
     if (prompt > c->m->max_pos)
         return;
     sim_step st;
     st.n_groups = 1;
-    st.groups[0] = (sim_group){rank_batch(c, batch), prompt, 0, 1};
+    st.groups[0] = (sim_group){rank, prompt, 0, 1};
     sim_step_cost cost;
     sim_step_cost_compute(c->m, c->hw, c->run, &st, &cost);
     out->time_s = step_time(c, &cost);
@@ -238,11 +233,12 @@ void sim_sweep_offline(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, in
         out->status = SIM_SWEEP_TOO_LONG;
         return;
     }
-    if (rank_batch(c, batch) > SIM_BATCH_MAX_SEQS) {
+    const int64_t rank = sim_dp_rank_share(c->run, batch);
+    if (rank > SIM_BATCH_MAX_SEQS) {
         out->status = SIM_SWEEP_KV_FULL;
         return;
     }
-    sim_batch b = {rank_batch(c, batch), prompt, output};
+    sim_batch b = {rank, prompt, output};
     sim_batch_result r;
     struct sim_err err;
     sim_engine e = *c->e;
@@ -260,7 +256,7 @@ void sim_sweep_offline(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, in
     /* The bound of a representative step: every sequence decoding at the mean context. */
     sim_step st;
     st.n_groups = 1;
-    st.groups[0] = (sim_group){rank_batch(c, batch), 1, prompt + output / 2, 1};
+    st.groups[0] = (sim_group){rank, 1, prompt + output / 2, 1};
     sim_step_cost cost;
     sim_step_cost_compute(c->m, c->hw, c->run, &st, &cost);
     out->bound = cost.bound;

@@ -445,8 +445,7 @@ llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_to
                     SIM_BATCH_MAX_SEQS);
     /* With DP ranks the batch is spread over them and the busiest rank is timed (as the CLI's
      * latency --dp). */
-    const int64_t dp = d->d.cfg.dp > 1 ? d->d.cfg.dp : 1;
-    sim_batch b = {(batch + dp - 1) / dp, prompt_tokens, output_tokens};
+    sim_batch b = {sim_dp_rank_share(&d->d.cfg, batch), prompt_tokens, output_tokens};
     sim_batch_result r;
     struct sim_err e;
     const sim_model *m = d->d.m;
