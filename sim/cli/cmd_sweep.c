@@ -356,14 +356,17 @@ static void write_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *
     else
         write_table_row(w, b, r);
     /* With --pp the CSV row ends with its pp column, with --dp or --ep then dp and ep. */
-    if (w->format == FMT_CSV && w->with_pp && w->out.len > 0 && w->out.buf[w->out.len - 1] == '\n')
+    if (w->format == FMT_CSV && (w->with_pp || w->with_dp) && w->out.len > 0 &&
+        w->out.buf[w->out.len - 1] == '\n') {
+        char tail[64] = "";
+        int k = w->with_pp ? snprintf(tail, sizeof(tail), ",%lld", (long long)r->pp) : 0;
+        if (w->with_dp)
+            snprintf(tail + k, sizeof(tail) - (size_t)k, ",%lld,%s", (long long)r->dp,
+                     r->ep ? "true" : "false");
         w->out.len += (size_t)snprintf(w->out.buf + w->out.len - 1, w->out.cap - w->out.len + 1,
-                                       ",%lld\n", (long long)r->pp) -
+                                       "%s\n", tail) -
                       1;
-    if (w->format == FMT_CSV && w->with_dp && w->out.len > 0 && w->out.buf[w->out.len - 1] == '\n')
-        w->out.len += (size_t)snprintf(w->out.buf + w->out.len - 1, w->out.cap - w->out.len + 1,
-                                       ",%lld,%s\n", (long long)r->dp, r->ep ? "true" : "false") -
-                      1;
+    }
     w->n_rows++;
 }
 
