@@ -117,6 +117,8 @@ static void close_fixture(fixture *f)
 }
 
 static const char *const two_models[] = {"llama-2-7b", "llama-3-8b"}; /* MHA and GQA 32/8 */
+/* Two models of one class (dense, GQA 32/8): a figure fit on one applies to the other. */
+static const char *const same_class[] = {"llama-3-8b", "mistral-7b"};
 static const int64_t batches[] = {1, 8, 32};
 static const int64_t lens[] = {128, 512};
 
@@ -327,18 +329,18 @@ done:
 }
 
 /*
- * The profile set's held-out check on its own rows (meas_fig.h). Rows of the two models
- * simulated with gemm_eff_fp16_frac 0.62 and bw_factor_kv_gather_frac 0.85 planted for both
- * (a property of the GPU, so what is fitted on one model holds for the other): leave-one-
- * model-out over the two models finds the figure fit better than alpha/beta on the unchanged
- * profile, and keeps it. A set that cannot be checked is dropped (alpha/beta only on the
- * profile as it is, every figure held, the profile's flag): a fold too small to fit, and rows
- * of one model at one TP (nothing to hold out).
+ * The profile set's held-out check on its own rows (meas_fig.h). Rows of two models of one
+ * class (llama-3-8b and mistral-7b, dense with GQA 32/8) simulated with gemm_eff_fp16_frac 0.62 and
+ * bw_factor_kv_gather_frac 0.85 planted for both (a property of the GPU, so what is fitted on one
+ * model holds for the other): leave-one- model-out over the two models finds the figure fit better
+ * than alpha/beta on the unchanged profile, and keeps it. A set that cannot be checked is dropped
+ * (alpha/beta only on the profile as it is, every figure held, the profile's flag): a fold too
+ * small to fit, and rows of one model at one TP (nothing to hold out).
  */
 static void test_training_check(void)
 {
     fixture f;
-    if (open_fixture(&f, two_models, 2, batches, 3, lens, 2) != 0)
+    if (open_fixture(&f, same_class, 2, batches, 3, lens, 2) != 0)
         return;
     sim_hw *truth = malloc(sizeof(*truth));
     sim_meas_figfit *ff = malloc(sizeof(*ff));
@@ -356,13 +358,14 @@ static void test_training_check(void)
         CHECK_CONTAINS(ff->check_field, "model");
         CHECK_INT(ff->check_folds, 2);
         CHECK(ff->check_fig_mape_pct < ff->check_ab_mape_pct);
+        CHECK_INT(ff->check_folds_lost, 0); /* better on both models, not just pooled */
         CHECK_INT(ff->check_fell_back, 0);
     } else {
         printf("  %s\n", err.msg);
     }
 
     /* A set that cannot be checked is not kept: llama-3-8b's rows cut to 2, so the fold that
-     * holds out llama-2-7b has 2 rows to fit on (a figure fit needs 3) and fails. */
+     * holds out mistral-7b has 2 rows to fit on (a figure fit needs 3) and fails. */
     unsigned char mask[MAX_ROWS];
     int n_gqa = 0;
     for (size_t i = 0; i < f.set.n; i++) {
@@ -389,7 +392,7 @@ static void test_training_check(void)
 
     /* One model at one TP. */
     for (size_t i = 0; i < f.set.n; i++)
-        mask[i] = strcmp(f.set.rows[i].model, "llama-2-7b") == 0;
+        mask[i] = strcmp(f.set.rows[i].model, "mistral-7b") == 0;
     st = sim_meas_fit_figures(&f.o, &f.mp, mask, &spec, "test", ff, &err);
     CHECK(st == SIM_OK);
     if (st == SIM_OK) {
@@ -462,6 +465,24 @@ static void test_file_round_trip(const sim_meas_figfit *ff)
                 CHECK_REL(cal.fig_value[j], ff->res.value[k], 1e-14);
                 CHECK_REL(cal.fig_stderr[j], ff->res.value_stderr[k], 1e-14);
             }
+    /* The domain: the rows' two classes, and the alpha/beta-only fit for the others. */
+    CHECK_INT(cal.fig_domain, ff->domain);
+    CHECK_REL(cal.ab_alpha, ff->ab.alpha, 1e-14);
+    CHECK_REL(cal.ab_beta_s, ff->ab.beta_s, 1e-12);
+    {
+        const sim_model *gqa = NULL, *moe = NULL;
+        sim_calib other;
+        CHECK(sim_cache_model(f.cache, "llama-3-8b", &gqa, NULL, &err) == SIM_OK);
+        CHECK(sim_cache_model(f.cache, "mixtral-8x7b", &moe, NULL, &err) == SIM_OK);
+        if (gqa && moe) {
+            CHECK_INT(sim_calib_for_model(&cal, gqa, &other), 0);
+            CHECK_INT(other.n_figures, cal.n_figures);
+            CHECK(other.alpha == cal.alpha);
+            CHECK_INT(sim_calib_for_model(&cal, moe, &other), 1);
+            CHECK_INT(other.n_figures, 0);
+            CHECK(other.alpha == cal.ab_alpha && other.beta_s == cal.ab_beta_s);
+        }
+    }
     sim_hw *hw = malloc(sizeof(*hw));
     *hw = *f.h100;
     st = sim_calib_apply_figures(&cal, path, hw, &err);
@@ -532,6 +553,38 @@ static void test_bad_figures(void)
         CHECK_CONTAINS(err.msg, cases[c].want);
         unlink(path);
     }
+    /* "figure_domain" and "alpha_beta_only": a class that is not one, and one without the
+     * other, are errors naming the file, line and field. */
+    static const struct {
+        const char *extra, *want;
+    } dom[] = {
+        {"\"figure_domain\": [\"dense-gqa\", \"moe\"], "
+         "\"alpha_beta_only\": {\"alpha\": 1.0, \"beta_s\": 0.0}",
+         ":3:2: figure_domain: 'moe' is not a model class"},
+        {"\"figure_domain\": [\"dense-gqa\"]",
+         ":3:2: figure_domain: given without alpha_beta_only"},
+        {"\"figure_domain\": [\"dense-gqa\"], \"alpha_beta_only\": {\"alpha\": 1.0}",
+         "alpha_beta_only.beta_s"},
+    };
+    for (size_t k = 0; k < sizeof(dom) / sizeof(dom[0]); k++) {
+        char text[1024], dpath[64];
+        snprintf(text, sizeof(text),
+                 "{\"schema\": \"llmstep-calibration/1\", \"hardware\": \"h100-sxm\",\n"
+                 " \"alpha\": 1.0, \"beta_s\": 0.0, \"figures\": {\"gemm_fixed_s\": {\"value\": "
+                 "3e-6}},\n"
+                 " %s}\n",
+                 dom[k].extra);
+        if (write_tmp(text, dpath, sizeof(dpath)) != 0) {
+            CHECK(0);
+            continue;
+        }
+        sim_calib cal;
+        struct sim_err err;
+        CHECK(sim_calib_load(dpath, &cal, &err) != SIM_OK);
+        CHECK_CONTAINS(err.msg, dpath);
+        CHECK_CONTAINS(err.msg, dom[k].want);
+        unlink(dpath);
+    }
     /* A figure the profile does not have: the A100 has no fp8 units, so no fp8 GEMM
      * efficiency; applying it is an error naming the file and the field. */
     char path[64];
@@ -567,14 +620,103 @@ static void test_bad_figures(void)
     CHECK(sim_meas_figspec_parse("profile", SIM_LOSS_L2, &spec, &err) == SIM_OK && spec.profile);
 }
 
+/*
+ * The check's rule fold by fold, on hand-made folds: a pooled win does not keep a set that
+ * makes one group worse. Three groups: alpha/beta only 8, 6, 10 %; figures 6, 5, 12 %
+ * (pooled over equal-sized groups 7.67% against 8%, a win) lose on the third by 2 points:
+ * 1 lost, worst index 2. Figures 6, 7, 14: two lost, the worst the larger loss (14 - 10 = 4
+ * against 7 - 6 = 1), index 2. Equal MAPEs are not a loss; a NaN fold (not computed) is.
+ */
+static void test_folds_lost(void)
+{
+    sim_meas_fold ab[3] = {{.mape_pct = 8.0}, {.mape_pct = 6.0}, {.mape_pct = 10.0}};
+    sim_meas_fold fig[3] = {{.mape_pct = 6.0}, {.mape_pct = 5.0}, {.mape_pct = 12.0}};
+    int w = 99;
+    CHECK_INT(sim_meas_folds_lost(ab, fig, 3, &w), 1);
+    CHECK_INT(w, 2);
+    fig[1].mape_pct = 7.0;
+    fig[2].mape_pct = 14.0;
+    CHECK_INT(sim_meas_folds_lost(ab, fig, 3, &w), 2);
+    CHECK_INT(w, 2);
+    fig[0].mape_pct = 8.0;
+    fig[1].mape_pct = 6.0;
+    fig[2].mape_pct = 10.0;
+    CHECK_INT(sim_meas_folds_lost(ab, fig, 3, &w), 0);
+    CHECK_INT(w, -1);
+    fig[1].mape_pct = (double)NAN;
+    CHECK_INT(sim_meas_folds_lost(ab, fig, 3, &w), 1);
+    CHECK_INT(w, 1);
+    CHECK_INT(sim_meas_folds_lost(ab, fig, 0, &w), 0);
+    CHECK_INT(w, -1);
+}
+
+/*
+ * The domain of a figure fit (meas_fig.h, calib_json.h). Classes from the published configs:
+ * Llama-2-7B 32 query and 32 KV heads, dense (dense-mha); Llama-3-8B 32/8 (dense-gqa);
+ * Mixtral-8x7B 32/8 with 8 experts (moe-gqa); DeepSeek-V3 MLA with 256 experts (moe-mla).
+ * Rows of llama-2-7b and llama-3-8b planted with the same figures: each held-out model is of a
+ * class the other fold's rows lack, so it is predicted with the fold's alpha/beta-only fit, the
+ * figures' held-out MAPE equals alpha/beta's (no fold lost, none won) and the set is dropped.
+ */
+static void test_domain(void)
+{
+    static const struct {
+        const char *model;
+        sim_model_class c;
+    } classes[] = {{"llama-2-7b", SIM_MCLASS_DENSE_MHA},
+                   {"llama-3-8b", SIM_MCLASS_DENSE_GQA},
+                   {"mixtral-8x7b", SIM_MCLASS_MOE_GQA},
+                   {"deepseek-v3", SIM_MCLASS_MOE_MLA}};
+    sim_cache *c = sim_cache_alloc(SIM_SOURCE_DIR);
+    struct sim_err err;
+    for (size_t i = 0; c && i < sizeof(classes) / sizeof(classes[0]); i++) {
+        const sim_model *m = NULL;
+        CHECK(sim_cache_model(c, classes[i].model, &m, NULL, &err) == SIM_OK);
+        if (m)
+            CHECK_INT(sim_model_class_of(m), classes[i].c);
+    }
+    sim_cache_free(c);
+    CHECK_INT(sim_model_class_find("moe-gqa"), SIM_MCLASS_MOE_GQA);
+    CHECK_INT(sim_model_class_find("moe"), -1);
+
+    fixture f;
+    if (open_fixture(&f, two_models, 2, batches, 3, lens, 2) != 0)
+        return;
+    sim_hw *truth = malloc(sizeof(*truth));
+    sim_meas_figfit *ff = malloc(sizeof(*ff));
+    *truth = *f.h100;
+    truth->v[SIM_HWF_GEMM_EFF_FP16] = 0.62;
+    truth->v[SIM_HWF_BW_FACTOR_KV] = 0.85;
+    sim_meas_figspec spec;
+    CHECK(sim_meas_figspec_parse("profile", SIM_LOSS_HUBER, &spec, &err) == SIM_OK);
+    if (plant(&f.o, &f.mp, &f.set, truth, 1.0, 2e-4, 0.005) == 0) {
+        sim_status st = sim_meas_fit_figures(&f.o, &f.mp, NULL, &spec, "test", ff, &err);
+        CHECK(st == SIM_OK);
+        if (st == SIM_OK) {
+            CHECK_INT(ff->domain, (1u << SIM_MCLASS_DENSE_MHA) | (1u << SIM_MCLASS_DENSE_GQA));
+            CHECK_INT(ff->check_folds, 2);
+            CHECK_INT(ff->check_folds_lost, 0);
+            CHECK_REL(ff->check_fig_mape_pct, ff->check_ab_mape_pct, 1e-12);
+            CHECK_INT(ff->check_fell_back, 1);
+        } else {
+            printf("  %s\n", err.msg);
+        }
+    }
+    free(truth);
+    free(ff);
+    close_fixture(&f);
+}
+
 int main(void)
 {
+    test_folds_lost();
     sim_meas_figfit *keep = calloc(1, sizeof(*keep));
     test_recovery(keep);
     test_bound();
     test_undetermined();
     test_flag();
     test_training_check();
+    test_domain();
     if (keep->n)
         test_file_round_trip(keep);
     test_bad_figures();

@@ -401,7 +401,9 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
                ff->flag_compared ? "true" : "false", ff->flag_value);
         if (ff->flag_compared)
             printf(",\"mape_pct\":[%.17g,%.17g]", ff->flag_mape_pct[0], ff->flag_mape_pct[1]);
-        printf("},\"training_check\":{");
+        char classes[128];
+        sim_calib_domain_str(ff->domain, classes, sizeof(classes));
+        printf("},\"domain\":\"%s\",\"training_check\":{", classes);
         if (ff->check_field[0])
             printf("\"field\":\"%s\",\"folds\":%d,\"alpha_beta_mape_pct\":%.17g,"
                    "\"figures_mape_pct\":",
@@ -410,6 +412,12 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
             printf("%.17g,", ff->check_fig_mape_pct);
         else if (ff->check_field[0])
             printf("null,");
+        if (ff->check_field[0])
+            printf("\"folds_lost\":%d,", ff->check_folds_lost);
+        if (ff->check_worst[0])
+            printf("\"worst_fold\":{\"value\":\"%s\",\"alpha_beta_mape_pct\":%.17g,"
+                   "\"figures_mape_pct\":%.17g},",
+                   ff->check_worst, ff->check_worst_ab_pct, ff->check_worst_fig_pct);
         printf("\"figures_kept\":%s,\"note\":\"%s\"", ff->check_fell_back ? "false" : "true",
                ff->check_note);
         printf("},\"holdout\":[");
@@ -445,6 +453,11 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
         printf("    %-32s %s\n", sim_hw_field_key(ff->f[k]), ff->why[k]);
     if (ff->skipped[0])
         printf("    not fitted: %s\n", ff->skipped);
+    char classes[128];
+    sim_calib_domain_str(ff->domain, classes, sizeof(classes));
+    printf("  domain: the rows' models are %s; other models get the alpha/beta-only fit on the "
+           "profile as it is\n",
+           classes);
     if (ff->flag_compared)
         printf("  attn_decode_kv_per_q_head_flag: 0 -> MAPE %.2f%%, 1 -> MAPE %.2f%% (robust "
                "cost %.4g vs %.4g); chosen %d (profile %d)\n",
@@ -458,6 +471,10 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
             printf("%.2f%%", ff->check_fig_mape_pct);
         else
             printf("not computed (%s)", ff->check_note);
+        if (ff->check_worst[0])
+            printf("; worse held out on %d of %d (worst %s: %.2f%% against %.2f%%)",
+                   ff->check_folds_lost, ff->check_folds, ff->check_worst, ff->check_worst_fig_pct,
+                   ff->check_worst_ab_pct);
         printf(" -> %s\n", ff->check_fell_back
                                ? "FIGURES DROPPED: alpha/beta only on the profile as it is"
                                : "figures kept");
@@ -863,6 +880,9 @@ int cmd_validate(int argc, char **argv)
         if (rc == CLI_OK && cal.n_figures > 0)
             rc = calibrated_hw(&cal, o.calibration, set.rows[0].hardware, &cal_hw);
         o.p.hw = cal_hw;
+        /* Rows of models unlike those the figures were fitted on: the profile as it is
+         * (hw_other NULL) and the alpha/beta-only fit (calib_json.h). */
+        o.p.domain = cal_hw ? cal.fig_domain : 0;
     }
     if (rc == CLI_OK && o.holdout && o.fit)
         o.p.figs = &o.figs;
@@ -880,9 +900,21 @@ int cmd_validate(int argc, char **argv)
     /* Holdout: for each value, fit on the other rows, predict the held-out ones. */
     int n_folds = 0;
     static sim_meas_fold folds[MAX_GROUPS];
+    size_t n_other = 0;
     for (size_t i = 0; rc == CLI_OK && i < set.n; i++) {
         meas[i] = set.rows[i].measured_s;
-        rc = predict_row(&mp, i, alpha, beta, &pred[i]);
+        n_other += mp.other[i];
+        rc = mp.other[i] ? predict_row(&mp, i, cal.ab_alpha, cal.ab_beta_s, &pred[i])
+                         : predict_row(&mp, i, alpha, beta, &pred[i]);
+    }
+    if (rc == CLI_OK && n_other > 0) {
+        char classes[128];
+        sim_calib_domain_str(cal.fig_domain, classes, sizeof(classes));
+        fprintf(stderr,
+                "llmstep validate: note: %zu of %zu rows are of models unlike the %s models "
+                "%s's figures were fitted on: predicted with its alpha/beta-only fit on the "
+                "profile as it is\n",
+                n_other, set.n, classes, o.calibration);
     }
     if (rc == CLI_OK && o.holdout) {
         struct sim_err err;

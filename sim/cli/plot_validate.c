@@ -39,7 +39,7 @@ typedef struct vgroups {
 
 /* The alpha and beta_s of --calibration (rows of one hardware profile), else 1 and 0. */
 static int validate_calibration(const sim_meas_set *set, const char *calibration, double *alpha,
-                                double *beta, sim_hw *hw, int *have_hw)
+                                double *beta, sim_hw *hw, int *have_hw, sim_calib *cal)
 {
     *have_hw = 0;
     *alpha = 1.0;
@@ -52,18 +52,17 @@ static int validate_calibration(const sim_meas_set *set, const char *calibration
                       "with --select hardware=ID to apply --calibration");
             return CLI_BAD_INPUT;
         }
-    sim_calib cal;
-    int rc = cli_load_calib(calibration, set->rows[0].hardware, &cal);
+    int rc = cli_load_calib(calibration, set->rows[0].hardware, cal);
     if (rc == CLI_OK) {
-        *alpha = cal.alpha;
-        *beta = cal.beta_s;
+        *alpha = cal->alpha;
+        *beta = cal->beta_s;
     }
     /* Its fitted figures replace the profile's. */
-    if (rc == CLI_OK && cal.n_figures > 0) {
+    if (rc == CLI_OK && cal->n_figures > 0) {
         char path[4096];
         struct sim_err err;
         rc = cli_load_hw(set->rows[0].hardware, hw, path, sizeof(path));
-        if (rc == CLI_OK && sim_calib_apply_figures(&cal, calibration, hw, &err) != SIM_OK) {
+        if (rc == CLI_OK && sim_calib_apply_figures(cal, calibration, hw, &err) != SIM_OK) {
             cli_error("%s", err.msg);
             rc = CLI_BAD_INPUT;
         }
@@ -75,7 +74,9 @@ static int validate_calibration(const sim_meas_set *set, const char *calibration
 /* Predicts every row and writes it to its group's file. */
 static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engine, int no_host,
                           const char *field, double alpha, double beta, const sim_hw *hw,
-                          vgroups *g)
+                          const sim_calib *cal, vgroups *g)
+/* hw: the calibration cal's figures applied (NULL: none); rows of models unlike those they
+ * were fitted on get the row's profile and cal's alpha/beta-only fit (calib_json.h). */
 {
     FILE *gf[MAX_GROUPS] = {NULL};
     g->lo = (double)INFINITY;
@@ -90,14 +91,19 @@ static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engi
         const sim_meas_row *row = &set->rows[i];
         sim_row_pred p;
         struct sim_err e;
-        sim_status st = sim_meas_predict_one(cache, row, engine, hw, SIM_ROOFLINE_OP, SIM_GEMM_FLAT,
-                                             no_host, work, &p, &e);
+        const sim_model *m;
+        sim_status st = sim_cache_model(cache, row->model, &m, NULL, &e);
+        const int other = st == SIM_OK && hw && !sim_calib_figures_apply(cal, m);
+        const double a = other ? cal->ab_alpha : alpha, b = other ? cal->ab_beta_s : beta;
+        if (st == SIM_OK)
+            st = sim_meas_predict_one(cache, row, engine, other ? NULL : hw, SIM_ROOFLINE_OP,
+                                      SIM_GEMM_FLAT, no_host, work, &p, &e);
         if (st != SIM_OK) {
             cli_error("%s", e.msg);
             rc = st == SIM_EFIT || st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
             break;
         }
-        double pred = alpha * p.roofline_s + beta * p.n_steps + p.host_s, m = row->measured_s;
+        double pred = a * p.roofline_s + b * p.n_steps + p.host_s, meas = row->measured_s;
         char buf[64];
         const char *v = group_value(row, field, buf, sizeof(buf));
         int k = 0;
@@ -119,14 +125,14 @@ static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engi
                 g->ng++;
             }
         }
-        fprintf(gf[k], "%.17g %.17g\n", m, pred);
-        double err = (pred - m) / m * 100.0;
+        fprintf(gf[k], "%.17g %.17g\n", meas, pred);
+        double err = (pred - meas) / meas * 100.0;
         g->sum_ape[k] += fabs(err);
         g->sum_signed[k] += err;
         g->count[k]++;
         g->total_ape += fabs(err);
-        g->lo = fmin(g->lo, fmin(m, pred));
-        g->hi = fmax(g->hi, fmax(m, pred));
+        g->lo = fmin(g->lo, fmin(meas, pred));
+        g->hi = fmax(g->hi, fmax(meas, pred));
     }
     for (int k = 0; k < g->ng; k++)
         fclose(gf[k]);
@@ -181,13 +187,15 @@ int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const
 {
     double alpha, beta;
     static sim_hw hw;
+    static sim_calib cal;
     int have_hw;
-    int rc = validate_calibration(set, calibration, &alpha, &beta, &hw, &have_hw);
+    int rc = validate_calibration(set, calibration, &alpha, &beta, &hw, &have_hw, &cal);
     if (rc != CLI_OK)
         return rc;
     static vgroups g;
     memset(&g, 0, sizeof(g));
-    rc = predict_groups(j, set, engine, no_host, field, alpha, beta, have_hw ? &hw : NULL, &g);
+    rc =
+        predict_groups(j, set, engine, no_host, field, alpha, beta, have_hw ? &hw : NULL, &cal, &g);
     if (rc != CLI_OK)
         return rc;
     FILE *bars = job_file(j, "groups.dat");

@@ -52,6 +52,14 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
         cli_error("%s", err.msg);
         return st == SIM_ENOMEM ? CLI_NUMERIC : (d.bad_option ? CLI_USAGE : CLI_BAD_INPUT);
     }
+    if (d.cal_other_class) {
+        char classes[128];
+        sim_calib_domain_str(d.cal->fig_domain, classes, sizeof(classes));
+        fprintf(stderr,
+                "llmstep: note: %s's figures were fitted on %s models, not %s: using its "
+                "alpha/beta-only fit on the profile as it is\n",
+                spec->calibration, classes, sim_model_class_name(sim_model_class_of(d.m)));
+    }
     run->model = *d.m;
     run->hw = *d.hw;
     run->engine = d.e;

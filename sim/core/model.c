@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "err.h"
 
@@ -253,6 +254,28 @@ void sim_model_params(const sim_model *m, sim_param_count *out)
     const double mtp_block = attn_layer + (n_moe > 0.0 ? moe_layer : 3.0 * d * F) + 2.0 * d;
     out->mtp =
         (double)m->n_mtp_layers * (mtp_block + 2.0 * d * d + 3.0 * d + 2.0 * (double)m->vocab * d);
+}
+
+static const char *const mclass_names[SIM_MCLASS_COUNT] = {"dense-mha", "dense-gqa", "dense-mla",
+                                                           "moe-mha",   "moe-gqa",   "moe-mla"};
+
+sim_model_class sim_model_class_of(const sim_model *m)
+{
+    const int attn = m->mla ? 2 : m->n_kv_heads < m->n_heads ? 1 : 0;
+    return (sim_model_class)((m->n_experts > 0 ? 3 : 0) + attn);
+}
+
+const char *sim_model_class_name(sim_model_class c)
+{
+    return (unsigned)c < SIM_MCLASS_COUNT ? mclass_names[c] : "?";
+}
+
+int sim_model_class_find(const char *name)
+{
+    for (int c = 0; c < SIM_MCLASS_COUNT; c++)
+        if (strcmp(name, mclass_names[c]) == 0)
+            return c;
+    return -1;
 }
 
 int64_t sim_model_kv_heads_per_gpu(const sim_model *m, int tp)

@@ -233,6 +233,26 @@ double sim_model_norms_per_layer(const sim_model *m);
  */
 double sim_model_kv_bytes_per_token(const sim_model *m, int tp, sim_dtype kv_dtype);
 
+/*
+ * A model's structural class, the domain of a figure fit (lib/meas_fig.h): dense or MoE (the
+ * experts run the fused-MoE kernel, whose figures a dense model's rows do not see), and
+ * multi-head (one KV head per query head), grouped (fewer KV heads: GQA, MQA) or latent (MLA)
+ * attention (each reads a different share of KV bytes per flop in decode).
+ */
+typedef enum sim_model_class {
+    SIM_MCLASS_DENSE_MHA,
+    SIM_MCLASS_DENSE_GQA,
+    SIM_MCLASS_DENSE_MLA,
+    SIM_MCLASS_MOE_MHA,
+    SIM_MCLASS_MOE_GQA,
+    SIM_MCLASS_MOE_MLA,
+    SIM_MCLASS_COUNT
+} sim_model_class;
+
+sim_model_class sim_model_class_of(const sim_model *m);
+const char *sim_model_class_name(sim_model_class c); /* "dense-gqa", ... */
+int sim_model_class_find(const char *name);          /* -1 when unknown */
+
 /* KV heads held by one GPU at tp (see above; 1 with MLA); heads per GPU is n_heads / tp. */
 int64_t sim_model_kv_heads_per_gpu(const sim_model *m, int tp);
 

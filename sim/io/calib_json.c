@@ -65,13 +65,52 @@ static sim_status parse_figures(const sim_jctx *parent, const cJSON *obj, sim_ca
     return SIM_OK;
 }
 
+/* "figure_domain": ["dense-gqa", ...] and "alpha_beta_only": {"alpha", "beta_s"}, both or
+ * neither (without figures they change nothing: sim_calib_figures_apply). */
+static sim_status parse_domain(const sim_jctx *ctx, const cJSON *root, sim_calib *c)
+{
+    const cJSON *dom = cJSON_GetObjectItemCaseSensitive(root, "figure_domain");
+    const cJSON *ab = cJSON_GetObjectItemCaseSensitive(root, "alpha_beta_only");
+    if (!dom && !ab)
+        return SIM_OK;
+    if (!dom || !ab)
+        return sim_j_fail(ctx, dom ? "figure_domain" : "alpha_beta_only",
+                          "given without %s (a figure fit writes both)",
+                          dom ? "alpha_beta_only" : "figure_domain");
+    if (!cJSON_IsArray(dom) || cJSON_GetArraySize(dom) == 0)
+        return sim_j_fail(ctx, "figure_domain",
+                          "wrong type (expected a non-empty array of model classes)");
+    for (const cJSON *e = dom->child; e; e = e->next) {
+        const int k = cJSON_IsString(e) ? sim_model_class_find(e->valuestring) : -1;
+        if (k < 0)
+            return sim_j_fail(ctx, "figure_domain",
+                              "'%s' is not a model class (expected dense-mha, dense-gqa, "
+                              "dense-mla, moe-mha, moe-gqa or moe-mla)",
+                              cJSON_IsString(e) ? e->valuestring : "(not a string)");
+        c->fig_domain |= 1u << k;
+    }
+    if (!cJSON_IsObject(ab))
+        return sim_j_fail(ctx, "alpha_beta_only", "wrong type (expected {\"alpha\", \"beta_s\"})");
+    sim_jctx ac = *ctx;
+    ac.scope = sim_j_locate(ctx, "alpha_beta_only");
+    ac.prefix = "alpha_beta_only.";
+    static const char *const keys[] = {"alpha", "beta_s"};
+    sim_status st = sim_j_check_keys(&ac, ab, keys, N(keys), NULL, 0, 1);
+    if (st == SIM_OK)
+        st = sim_j_num(&ac, ab, "alpha", 1, 1e-6, 1e6, &c->ab_alpha, NULL);
+    if (st == SIM_OK)
+        st = sim_j_num(&ac, ab, "beta_s", 1, -1e3, 1e3, &c->ab_beta_s, NULL);
+    return st;
+}
+
 static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
 {
     sim_calib *c = out;
     static const char *const keys[] = {
-        "schema",        "hardware",  "alpha",   "beta_s",     "alpha_stderr", "beta_stderr_s",
-        "bounds",        "n_rows",    "fit",     "trained_on", "engine",       "engine_version",
-        "roofline_mode", "weighting", "command", "covariance", "figures",      "figure_fit"};
+        "schema",        "hardware",       "alpha",         "beta_s",        "alpha_stderr",
+        "beta_stderr_s", "bounds",         "n_rows",        "fit",           "trained_on",
+        "engine",        "engine_version", "roofline_mode", "weighting",     "command",
+        "covariance",    "figures",        "figure_fit",    "figure_domain", "alpha_beta_only"};
     static const char *const ignored[] = {"_comment"};
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
@@ -104,6 +143,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
     if (st == SIM_OK && figs)
         st = parse_figures(ctx, figs, c);
+    if (st == SIM_OK)
+        st = parse_domain(ctx, root, c);
     static const char *const objs[] = {"bounds", "fit", "trained_on", "figure_fit"};
     for (size_t i = 0; st == SIM_OK && i < N(objs); i++) {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, objs[i]);
@@ -121,6 +162,37 @@ sim_status sim_calib_load(const char *path, sim_calib *c, struct sim_err *err)
     for (int k = 0; k < SIM_HWF_COUNT; k++)
         c->fig_stderr[k] = (double)NAN;
     return sim_json_load_file(path, parse, c, err);
+}
+
+int sim_calib_figures_apply(const sim_calib *c, const sim_model *m)
+{
+    return c->n_figures == 0 || c->fig_domain == 0 ||
+           ((c->fig_domain >> sim_model_class_of(m)) & 1u);
+}
+
+int sim_calib_for_model(const sim_calib *c, const sim_model *m, sim_calib *out)
+{
+    if (out != c)
+        *out = *c;
+    if (sim_calib_figures_apply(c, m))
+        return 0;
+    out->alpha = c->ab_alpha;
+    out->beta_s = c->ab_beta_s;
+    out->alpha_stderr = out->beta_stderr_s = (double)NAN;
+    out->n_figures = 0;
+    return 1;
+}
+
+void sim_calib_domain_str(unsigned domain, char *buf, size_t cap)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < SIM_MCLASS_COUNT && u < cap; k++)
+        if ((domain >> k) & 1u) {
+            int w = snprintf(buf + u, cap - u, "%s%s", u ? ", " : "",
+                             sim_model_class_name((sim_model_class)k));
+            u += w > 0 ? (size_t)w : 0;
+        }
 }
 
 sim_status sim_calib_apply_figures(const sim_calib *c, const char *path, sim_hw *hw,
@@ -230,6 +302,15 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
             ok &= add_nums(cJSON_AddObjectToObject(fo, sim_hw_field_key(c->fig_field[k])), fig,
                            N(fig));
         }
+    }
+    if (c->n_figures > 0 && c->fig_domain) {
+        cJSON *d = cJSON_AddArrayToObject(o, "figure_domain");
+        for (int k = 0; d && k < SIM_MCLASS_COUNT; k++)
+            if ((c->fig_domain >> k) & 1u)
+                cJSON_AddItemToArray(d,
+                                     cJSON_CreateString(sim_model_class_name((sim_model_class)k)));
+        const num_item ab[] = {{"alpha", c->ab_alpha, 0}, {"beta_s", c->ab_beta_s, 0}};
+        ok &= add_nums(cJSON_AddObjectToObject(o, "alpha_beta_only"), ab, N(ab));
     }
     if (c->fit_loss) {
         cJSON *ff = cJSON_AddObjectToObject(o, "figure_fit");

@@ -11,7 +11,10 @@
 #ifndef SIM_CALIB_JSON_H
 #define SIM_CALIB_JSON_H
 
+#include <stddef.h>
+
 #include "hw.h"
+#include "model.h"
 #include "status.h"
 
 #define SIM_CALIB_SCHEMA "llmstep-calibration/1"
@@ -28,6 +31,12 @@ typedef struct sim_calib {
     sim_hw_field fig_field[SIM_HWF_COUNT];
     double fig_value[SIM_HWF_COUNT];  /* in the figure's unit (its JSON key) */
     double fig_stderr[SIM_HWF_COUNT]; /* same unit; NaN when absent or null */
+    /* "figure_domain": the model classes the figures were fitted on (bit sim_model_class);
+     * 0 when absent (the figures apply to every model, as in files before it). Models of
+     * other classes get "alpha_beta_only" (ab_alpha, ab_beta_s) without the figures
+     * (sim_calib_for_model). */
+    unsigned fig_domain;
+    double ab_alpha, ab_beta_s;
 } sim_calib;
 
 sim_status sim_calib_load(const char *path, sim_calib *c /* OUT */, struct sim_err *err /* OUT */);
@@ -41,6 +50,20 @@ sim_status sim_calib_load(const char *path, sim_calib *c /* OUT */, struct sim_e
  */
 sim_status sim_calib_apply_figures(const sim_calib *c, const char *path, sim_hw *hw,
                                    struct sim_err *err /* OUT */);
+
+/*
+ * The calibration that applies to model m: c itself, or, when c's figures were fitted on
+ * other classes of model (fig_domain lacks m's class), c without figures and with its
+ * alpha/beta-only fit. *out may be c. Returns 1 when it switched, else 0.
+ */
+int sim_calib_for_model(const sim_calib *c, const sim_model *m, sim_calib *out);
+
+/* 1 when c's figures apply to model m (as they are, or c has none), 0 when
+ * sim_calib_for_model would switch. */
+int sim_calib_figures_apply(const sim_calib *c, const sim_model *m);
+
+/* The classes of domain as "dense-gqa, moe-gqa" into buf (cap); "" when 0. */
+void sim_calib_domain_str(unsigned domain, char *buf, size_t cap);
 
 /* Everything a calibration file records (MEASUREMENTS.md, "Calibration file"). */
 typedef struct sim_calib_out {
@@ -72,6 +95,10 @@ typedef struct sim_calib_out {
     int n_held;
     const sim_hw_field *held_field;
     const char *const *held_reason;
+    /* With figures: the model classes of the rows and the alpha/beta-only fit on them
+     * ("figure_domain", "alpha_beta_only"). */
+    unsigned fig_domain;
+    double ab_alpha, ab_beta_s;
 } sim_calib_out;
 
 /*

@@ -336,7 +336,10 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
                         d->cal->hardware, d->hw->id);
             st = SIM_EINVAL;
         }
+        /* Figures fitted on other classes of model are not applied (calib_json.h). */
         if (st == SIM_OK)
+            d->cal_other_class = !sim_calib_figures_apply(d->cal, d->m);
+        if (st == SIM_OK && !d->cal_other_class)
             st = sim_cache_hw_calibrated(c, d->hw, d->cal, cal_path, &d->hw, err);
     }
     if (st != SIM_OK)
@@ -362,8 +365,12 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
                            d->m->dtype,
                            d->m->dtype,
                            in->mode,
-                           d->cal ? d->cal->alpha : in->alpha,
-                           d->cal ? d->cal->beta_s : in->beta_s,
+                           !d->cal              ? in->alpha
+                           : d->cal_other_class ? d->cal->ab_alpha
+                                                : d->cal->alpha,
+                           !d->cal              ? in->beta_s
+                           : d->cal_other_class ? d->cal->ab_beta_s
+                                                : d->cal->beta_s,
                            in->gemm,
                            in->pp > 1 ? (int)in->pp : 1,
                            in->dp > 1 ? (int)in->dp : 1,

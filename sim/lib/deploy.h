@@ -127,6 +127,8 @@ typedef struct sim_deployment {
     const sim_model *m;
     const sim_hw *hw;
     const sim_calib *cal;   /* NULL without a calibration */
+    int cal_other_class;    /* 1: cal's figures were fitted on other classes of model than m:
+                               hw is the profile as it is, alpha/beta cal's alpha_beta_only */
     const char *cal_engine; /* the engine the calibration was fitted with, or NULL */
     sim_engine e;           /* a copy: no_host changes it */
     const char *model_path;

@@ -962,7 +962,7 @@ static llmstep_status validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
     sim_meas_opts o;
     sim_meas_pred mp = {0};
     double *pred = NULL;
-    double alpha = 1.0, beta_s = 0.0;
+    double alpha = 1.0, beta_s = 0.0, ab_alpha = 1.0, ab_beta_s = 0.0;
     struct sim_err e;
     llmstep_status ls = meas_open(spec, &set, &o, err);
     if (ls == LLMSTEP_OK && calibration) {
@@ -977,6 +977,8 @@ static llmstep_status validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
         if (ls == LLMSTEP_OK) {
             alpha = cal->alpha;
             beta_s = cal->beta_s;
+            ab_alpha = cal->ab_alpha;
+            ab_beta_s = cal->ab_beta_s;
         }
         /* Its fitted figures replace the profile's. */
         const sim_hw *hw = NULL;
@@ -986,6 +988,7 @@ static llmstep_status validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
                 st = sim_cache_hw_calibrated(ctx->cache, hw, cal, calibration, &hw, &e);
             ls = meas_status(st, &e, err);
             o.hw = hw;
+            o.domain = cal->fig_domain; /* other models: the profile, alpha_beta_only */
         }
     }
     if (ls == LLMSTEP_OK)
@@ -993,7 +996,9 @@ static llmstep_status validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
     if (ls == LLMSTEP_OK && !(pred = malloc(set.n * sizeof(*pred))))
         ls = fail(err, SIM_ENOMEM, "out of memory");
     for (size_t i = 0; ls == LLMSTEP_OK && i < set.n; i++)
-        ls = meas_status(sim_meas_predict_row(&mp, i, alpha, beta_s, &pred[i], &e), &e, err);
+        ls = meas_status(sim_meas_predict_row(&mp, i, mp.other[i] ? ab_alpha : alpha,
+                                              mp.other[i] ? ab_beta_s : beta_s, &pred[i], &e),
+                         &e, err);
     if (ls == LLMSTEP_OK && field) {
         sim_meas_fold fold;
         int n_folds = 0;

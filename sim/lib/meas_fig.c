@@ -131,6 +131,7 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
         if (st != SIM_OK)
             return st;
         *gqa |= m->n_kv_heads < m->n_heads;
+        out->domain |= 1u << sim_model_class_of(m);
         fp8 |= r->dtype == SIM_DTYPE_FP8;
         span_add(&layers, m->n_layers);
         span_add(&ratio, m->n_kv_heads > 0 ? m->n_heads / m->n_kv_heads : 0);
@@ -187,6 +188,27 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
         add_skip(out, why);
     }
     return SIM_OK;
+}
+
+int sim_meas_figfit_applies(const sim_meas_figfit *ff, const sim_model *m)
+{
+    return (ff->domain >> sim_model_class_of(m)) & 1u;
+}
+
+int sim_meas_folds_lost(const sim_meas_fold *ab, const sim_meas_fold *fig, int n, int *worst)
+{
+    int lost = 0;
+    *worst = -1;
+    for (int k = 0; k < n; k++) {
+        /* NaN (a fold not computed) loses too: !(NaN <= x). */
+        if (fig[k].mape_pct <= ab[k].mape_pct)
+            continue;
+        lost++;
+        if (*worst < 0 ||
+            !(fig[k].mape_pct - ab[k].mape_pct <= fig[*worst].mape_pct - ab[*worst].mape_pct))
+            *worst = k;
+    }
+    return lost;
 }
 
 /* The rows a fit predicts, on a trial copy of the profile. */
@@ -319,8 +341,12 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
         fall_back(out, base);
         return SIM_OK;
     }
-    double *pred = malloc(set->n * sizeof(double));
-    if (!pred) {
+    double *pred = malloc(2 * set->n * sizeof(double));
+    const int cap = (int)sim_meas_count_values(set, mask, field);
+    sim_meas_fold *folds = malloc(2 * (size_t)cap * sizeof(*folds));
+    if (!pred || !folds) {
+        free(pred);
+        free(folds);
         sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
@@ -329,19 +355,55 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
     for (int k = 0; k < out->n; k++)
         spec.f[k] = out->f[k];
     snprintf(out->check_field, sizeof(out->check_field), "%s", field);
-    out->check_folds = (int)sim_meas_count_values(set, mask, field);
+    out->check_folds = cap;
     out->check_ab_mape_pct = out->check_fig_mape_pct = (double)NAN;
+    out->check_folds_lost = 0;
+    out->check_worst[0] = '\0';
     sim_meas_opts oo = *o;
     struct sim_err e = {{0}};
-    int n_folds;
+    int n_folds[2] = {0, 0};
     sim_status st = SIM_OK;
     for (int with_figs = 0; with_figs <= 1 && st == SIM_OK; with_figs++) {
         oo.figs = with_figs ? &spec : NULL;
-        st = sim_meas_holdout_in(&oo, mp, mask, field, pred, NULL, 0, &n_folds, &e);
+        st = sim_meas_holdout_in(&oo, mp, mask, field, pred + (size_t)with_figs * set->n,
+                                 folds + with_figs * cap, cap, &n_folds[with_figs], &e);
         if (st == SIM_OK)
             *(with_figs ? &out->check_fig_mape_pct : &out->check_ab_mape_pct) =
-                mape_on(set, mask, pred);
+                mape_on(set, mask, pred + (size_t)with_figs * set->n);
     }
+    /* The one-standard-error rule: the figures must beat alpha/beta by more than the standard
+     * error of the mean paired difference of the rows' held-out APEs. */
+    out->check_diff_se_pct = (double)NAN;
+    if (st == SIM_OK) {
+        double s1 = 0.0, s2 = 0.0;
+        size_t n = 0;
+        for (size_t i = 0; i < set->n; i++)
+            if (!mask || mask[i]) {
+                const double m = set->rows[i].measured_s;
+                const double d = 100.0 * (fabs(pred[set->n + i] - m) - fabs(pred[i] - m)) / m;
+                s1 += d;
+                s2 += d * d;
+                n++;
+            }
+        if (n >= 2) {
+            const double mean = s1 / (double)n;
+            const double var = fmax(0.0, (s2 - (double)n * mean * mean) / (double)(n - 1));
+            out->check_diff_se_pct = sqrt(var / (double)n);
+        }
+    }
+    /* Both runs visit the groups in the same row order. */
+    if (st == SIM_OK && n_folds[0] == n_folds[1]) {
+        int w;
+        out->check_folds_lost = sim_meas_folds_lost(folds, folds + cap, n_folds[0], &w);
+        if (w >= 0) {
+            snprintf(out->check_worst, sizeof(out->check_worst), "%s", folds[w].value);
+            out->check_worst_ab_pct = folds[w].mape_pct;
+            out->check_worst_fig_pct = folds[cap + w].mape_pct;
+        }
+    } else if (st == SIM_OK) {
+        out->check_folds_lost = cap; /* cannot happen: the same rows and field */
+    }
+    free(folds);
     free(pred);
     if (st == SIM_ENOMEM) {
         sim_io_errf(err, "%s", e.msg);
@@ -354,7 +416,8 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
                 *c = '\''; /* printed inside JSON strings */
     }
     /* NaN (not computed) loses: !(NaN <= x). */
-    if (!(out->check_fig_mape_pct <= out->check_ab_mape_pct))
+    if (!(out->check_fig_mape_pct + out->check_diff_se_pct < out->check_ab_mape_pct) ||
+        out->check_folds_lost > 0)
         fall_back(out, base);
     return SIM_OK;
 }

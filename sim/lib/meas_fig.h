@@ -25,12 +25,14 @@
  * The default set must also beat alpha/beta where its own rows can check it: leave-one-
  * model-out within the training rows (leave-one-TP-out when they hold one model), fitting the
  * chosen figures (and comparing the flag) on the other groups and alpha/beta only on the same
- * groups. When the figures' held-out MAPE is the larger, the fit falls back to alpha/beta
- * only on the profile as it is (every figure held, SIM_FIG_HELD_HOLDOUT; the profile's flag);
- * so it does when the rows hold one model at one TP (nothing to hold out).
- * A figure fit stores structural errors of the rows in the figures as readily as it measures
- * them (docs/calibration.md, "Self-check"); only a held-out comparison tells the two apart.
- * A list of figures asked for by name is fitted as asked (calibrate prints the comparison).
+ * groups. When the figures' pooled held-out MAPE is the larger, or they make any one held-out
+ * group worse than alpha/beta only does (a model unlike the others, which a pooled figure
+ * hides), the fit falls back to alpha/beta only on the profile as it is (every figure held,
+ * SIM_FIG_HELD_HOLDOUT; the profile's flag); so it does when the rows hold one model at one TP
+ * (nothing to hold out). A figure fit stores structural errors of the rows in the figures as
+ * readily as it measures them (docs/calibration.md, "Self-check"); only a held-out comparison tells
+ * the two apart. A list of figures asked for by name is fitted as asked (calibrate prints the
+ * comparison).
  */
 #ifndef SIM_MEAS_FIG_H
 #define SIM_MEAS_FIG_H
@@ -73,10 +75,29 @@ typedef struct sim_meas_figfit {
     char check_field[16];
     int check_folds;
     double check_ab_mape_pct, check_fig_mape_pct;
+    double check_diff_se_pct; /* standard error of the mean paired APE difference */
+    int check_folds_lost;     /* held-out groups the figures made worse than alpha/beta only */
+    char check_worst[64];     /* the group they made worst, "" when none */
+    double check_worst_ab_pct, check_worst_fig_pct; /* its MAPE each way */
     int check_fell_back;  /* 1: the figures lost; res is the alpha/beta-only fit */
     char check_note[160]; /* why the check was not run or failed, "" otherwise */
     sim_hw hw;            /* the profile with the determined figures and the chosen flag */
+    /* The model classes of the rows (bit sim_model_class): the fit's domain. A model of
+     * another class is predicted with alpha/beta only (ab) on the profile as it is: the
+     * figures were fitted on models unlike it (sim_meas_figfit_applies). */
+    unsigned domain;
 } sim_meas_figfit;
+
+/* 1 when the figure fit applies to model m (its class among the fit's rows), else 0. */
+int sim_meas_figfit_applies(const sim_meas_figfit *ff, const sim_model *m);
+
+/*
+ * The training check's rule fold by fold: of n held-out groups (ab[k] and fig[k] the same
+ * group, held out of an alpha/beta-only fit and of the figure fit), how many the figures made
+ * worse (a larger MAPE; NaN counts as worse); *worst the index of the largest loss, -1 when
+ * none. The set is kept only when none is worse and the pooled MAPE is no larger.
+ */
+int sim_meas_folds_lost(const sim_meas_fold *ab, const sim_meas_fold *fig, int n, int *worst);
 
 /*
  * Fits spec's figures with alpha and beta_s on the rows whose mask is set (NULL: all) of mp,

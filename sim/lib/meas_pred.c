@@ -163,12 +163,30 @@ static int same_setup(const sim_meas_row *a, const sim_meas_row *b)
            strcmp(a->trace, b->trace) == 0;
 }
 
+/* The profile row is predicted on (o->hw, or o->hw_other for a model outside o->domain);
+ * *other 1 for the latter. */
+static sim_status row_hw(const sim_meas_opts *o, sim_cache *c, const sim_meas_row *row,
+                         const sim_hw **hw, int *other, struct sim_err *err)
+{
+    *hw = o->hw;
+    *other = 0;
+    if (!o->domain)
+        return SIM_OK;
+    const sim_model *m;
+    sim_status st = sim_cache_model(c, row->model, &m, NULL, err);
+    if (st == SIM_OK && !((o->domain >> sim_model_class_of(m)) & 1u)) {
+        *hw = o->hw_other;
+        *other = 1;
+    }
+    return st;
+}
+
 /* Opens the deployment and the workload of a serving row (the OpenAI server's defaults). */
 static sim_status open_group(const sim_meas_opts *o, sim_cache *c, const sim_meas_row *row,
-                             sim_serve_group *g, struct sim_err *err)
+                             const sim_hw *hw, sim_serve_group *g, struct sim_err *err)
 {
     sim_deploy_in in;
-    deploy_in_of(row, sim_meas_row_engine(o, row), o->hw, o->mode, o->gemm, &in);
+    deploy_in_of(row, sim_meas_row_engine(o, row), hw, o->mode, o->gemm, &in);
     in.sched.usage = SIM_USAGE_SERVER;
     in.no_host = o->no_host;
     struct sim_err e;
@@ -190,27 +208,35 @@ sim_status sim_meas_predict_all(const sim_meas_opts *o, const sim_meas_set *set,
     mp->group = malloc((set->n ? set->n : 1) * sizeof(*mp->group));
     mp->g = calloc(set->n ? set->n : 1, sizeof(*mp->g));
     mp->work = malloc(sizeof(*mp->work));
-    if (!mp->p || !mp->group || !mp->g || !mp->work) {
+    mp->other = calloc(set->n ? set->n : 1, 1);
+    if (!mp->p || !mp->group || !mp->g || !mp->work || !mp->other) {
         sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     for (size_t i = 0; i < set->n; i++) {
         const sim_meas_row *r = &set->rows[i];
         mp->group[i] = -1;
+        const sim_hw *hw;
+        int other;
+        sim_status hs = row_hw(o, c, r, &hw, &other, err);
+        if (hs != SIM_OK)
+            return hs;
+        mp->other[i] = (unsigned char)other;
         if (r->kind == SIM_MEAS_SERVING) {
             for (size_t j = 0; j < i && mp->group[i] < 0; j++)
-                if (mp->group[j] >= 0 && same_setup(&set->rows[j], r))
+                if (mp->group[j] >= 0 && same_setup(&set->rows[j], r) &&
+                    mp->other[j] == mp->other[i])
                     mp->group[i] = mp->group[j];
             if (mp->group[i] < 0) {
                 mp->group[i] = mp->n_groups++;
-                sim_status st = open_group(o, c, r, &mp->g[mp->group[i]], err);
+                sim_status st = open_group(o, c, r, hw, &mp->g[mp->group[i]], err);
                 if (st != SIM_OK)
                     return st;
             }
             continue;
         }
-        sim_status st = sim_meas_predict_one(c, r, sim_meas_row_engine(o, r), o->hw, o->mode,
-                                             o->gemm, o->no_host, mp->work, &mp->p[i], err);
+        sim_status st = sim_meas_predict_one(c, r, sim_meas_row_engine(o, r), hw, o->mode, o->gemm,
+                                             o->no_host, mp->work, &mp->p[i], err);
         if (st != SIM_OK)
             return st;
     }
@@ -332,6 +358,7 @@ void sim_meas_pred_free(sim_meas_pred *mp)
     free(mp->group);
     free(mp->p);
     free(mp->work);
+    free(mp->other);
     memset(mp, 0, sizeof(*mp));
 }
 
@@ -405,11 +432,13 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
         return st;
     size_t cap = set->n ? set->n : 1;
     unsigned char *done_rows = calloc(cap, 1), *mask = malloc(cap), *held = malloc(cap);
+    unsigned char *figs_held = o->figs ? malloc(cap) : NULL;
     sim_meas_figfit *ff = o->figs ? malloc(sizeof(*ff)) : NULL;
-    if (!done_rows || !mask || !held || (o->figs && !ff)) {
+    if (!done_rows || !mask || !held || (o->figs && (!ff || !figs_held))) {
         free(done_rows);
         free(mask);
         free(held);
+        free(figs_held);
         free(ff);
         sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
@@ -433,9 +462,22 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
             /* Figures with alpha and beta_s on the other groups; the held-out rows are
              * predicted on the profile with the fitted figures. */
             st = sim_meas_fit_figures(o, mp, mask, o->figs, "validate --holdout", ff, err);
+            /* A held-out model of a class the fold's rows lack gets the fold's alpha/beta-only
+             * fit on the profile as it is (mp's predictions); the others the figures. */
+            for (size_t j = 0; st == SIM_OK && j < set->n; j++) {
+                figs_held[j] = 0;
+                if (!held[j])
+                    continue;
+                const sim_model *m;
+                st = sim_cache_model(mp->cache, set->rows[j].model, &m, NULL, err);
+                if (st == SIM_OK && sim_meas_figfit_applies(ff, m))
+                    figs_held[j] = 1;
+                else if (st == SIM_OK)
+                    st = sim_meas_predict_row(mp, j, ff->ab.alpha, ff->ab.beta_s, &pred[j], err);
+            }
             if (st == SIM_OK)
-                st = sim_meas_predict_on(o, mp, held, &ff->hw, ff->res.alpha, ff->res.beta_s, pred,
-                                         err);
+                st = sim_meas_predict_on(o, mp, figs_held, &ff->hw, ff->res.alpha, ff->res.beta_s,
+                                         pred, err);
             res.alpha = ff->res.alpha;
             res.beta_s = ff->res.beta_s;
         } else {
@@ -465,6 +507,7 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
     free(mask);
     free(held);
     free(ff);
+    free(figs_held);
     return st;
 }
 
@@ -535,6 +578,9 @@ sim_status sim_meas_calib_write_figs(const char *path, const sim_meas_opts *o,
         c.held_field = held_field;
         c.held_reason = held_reason;
         c.fit_loss = sim_fit_loss_name(ff->loss);
+        c.fig_domain = ff->domain;
+        c.ab_alpha = ff->ab.alpha;
+        c.ab_beta_s = ff->ab.beta_s;
     }
     return sim_calib_write(path, &c, err);
 }

@@ -34,6 +34,11 @@ typedef struct sim_meas_opts {
     /* NULL: each row's named hardware profile. Else every row is predicted on this profile
      * (rows of one hardware: the profile with a calibration's figures, or a fit's trial). */
     const sim_hw *hw;
+    /* 0: every row on hw. Else the model classes (bit sim_model_class) hw's figures were
+     * fitted on: rows of a model of another class are predicted on hw_other (NULL: the row's
+     * named profile) and marked in sim_meas_pred.other (a calibration's figure domain). */
+    unsigned domain;
+    const sim_hw *hw_other;
     /* NULL: fits are of alpha and beta_s only. Else the figures fits add (meas_fig.h); used
      * by sim_meas_holdout. */
     const struct sim_meas_figspec *figs;
@@ -97,6 +102,7 @@ typedef struct sim_meas_pred {
     sim_serve_group *g;
     int n_groups;
     sim_batch_work *work;
+    unsigned char *other; /* per row: 1 when predicted on opts.hw_other (opts.domain) */
 } sim_meas_pred;
 
 /* Predicts every row of set (uncalibrated parts; serving rows get their simulation ready).

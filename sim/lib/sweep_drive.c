@@ -261,7 +261,10 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
     sim_status s = find_calibration(o, x->cal, x->hw->id, cpath, sizeof(cpath), &cal, &found, err);
     if (s != SIM_OK)
         return s;
-    /* A calibration's fitted figures replace the profile's for this block. */
+    /* A calibration's fitted figures replace the profile's for this block, unless they were
+     * fitted on other classes of model (then its alpha/beta-only fit, calib_json.h). */
+    if (found)
+        sim_calib_for_model(&cal, x->m, &cal);
     sim_hw *calibrated = NULL;
     const sim_hw *profile = x->hw;
     if (found && cal.n_figures > 0) {
