@@ -65,6 +65,31 @@ l2=$("$bin" latency --model llama-2-7b --hw mi300x --calibration "$tmp/nofig.jso
 if [ -n "$l1" ] && [ -n "$l2" ] && [ "$l1" != "$l2" ]; then ok; else
     bad "latency ignores the figures ($l1 vs $l2): $(cat "$tmp/err")"; fi
 
+# The domain: c.json's figures were fitted on Llama-2-7B alone (dense MHA). Llama-3-8B (dense
+# GQA) is another class, so predict and latency must give exactly what a file holding only the
+# written alpha_beta_only fit gives (the profile without the figures; the same engine), with a
+# note on stderr.
+ab() { sed -n '/"alpha_beta_only"/,/}/p' "$tmp/c.json" | sed -n "s/.*\"$1\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p"; }
+grep -q '"figure_domain":[[:space:]]*\["dense-mha"\]' "$tmp/c.json" ||
+    bad "figure_domain of a Llama-2-7B fit: $(cat "$tmp/c.json")"
+eng=$(sed -n 's/.*"engine":[[:space:]]*"\([^"]*\)".*/\1/p' "$tmp/c.json" | head -n 1)
+printf '{"schema": "llmstep-calibration/1", "hardware": "mi300x", "engine": "%s", "alpha": %s, "beta_s": %s}\n' \
+    "$eng" "$(ab alpha)" "$(ab beta_s)" >"$tmp/abonly.json"
+p1=$("$bin" predict --model llama-3-8b --hw mi300x --calibration "$tmp/c.json" --decode 64x2048 \
+    --format json 2>"$tmp/err" | grep -o '"step_time_s":[-0-9.eE+]*' | head -n 1)
+grep -q "figures were fitted on dense-mha models, not dense-gqa" "$tmp/err" ||
+    bad "predict: no note for another class: $(cat "$tmp/err")"
+p2=$("$bin" predict --model llama-3-8b --hw mi300x --calibration "$tmp/abonly.json" \
+    --decode 64x2048 --format json 2>>"$tmp/err" | grep -o '"step_time_s":[-0-9.eE+]*' | head -n 1)
+if [ -n "$p1" ] && [ "$p1" = "$p2" ]; then ok; else
+    bad "predict of another class is not the alpha/beta-only fit ($p1 vs $p2): $(cat "$tmp/err")"; fi
+l1=$("$bin" latency --model llama-3-8b --hw mi300x --calibration "$tmp/c.json" --batch 64 \
+    --prompt-tokens 2048 --output-tokens 16 --format json 2>"$tmp/err" | jnum latency_s)
+l2=$("$bin" latency --model llama-3-8b --hw mi300x --calibration "$tmp/abonly.json" --batch 64 \
+    --prompt-tokens 2048 --output-tokens 16 --format json 2>>"$tmp/err" | jnum latency_s)
+if [ -n "$l1" ] && [ "$l1" = "$l2" ]; then ok; else
+    bad "latency of another class is not the alpha/beta-only fit ($l1 vs $l2): $(cat "$tmp/err")"; fi
+
 # A key that is not a profile figure: file, line and field.
 sed 's/"bw_factor_kv_gather_frac"/"bw_factor_kv_frac"/' "$tmp/c.json" >"$tmp/bad.json"
 "$bin" validate --measurements "$m" --calibration "$tmp/bad.json" >/dev/null 2>"$tmp/err"

@@ -94,6 +94,10 @@ int cli_load_model_hw(const char *model, const char *hw_name, sim_model *m, sim_
 /* Loads a calibration and checks it names hw_id. */
 int cli_load_calib(const char *path, const char *hw_id, sim_calib *c);
 
+/* The note on stderr when the figures of the calibration at path (fitted on the model
+ * classes domain) do not apply to model m (sim_calib_for_model). */
+void cli_note_other_class(const char *who, const char *path, unsigned domain, const sim_model *m);
+
 /* Prints one all-reduce entry: "<indent>N GPUs: latency .. us, bus bandwidth .. B/s  [status]
  * source", then one line per size regime ("from 512 KiB: ..."). */
 void cli_print_allreduce(const sim_allreduce *a, const char *indent);

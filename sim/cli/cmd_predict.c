@@ -379,14 +379,8 @@ static int predict_setup(const predict_args *a, predict_run *p)
         rc = cli_load_calib(a->calib_path, p->hw.id, &p->cal);
     if (rc == CLI_OK && a->calib_path) {
         const unsigned dom = p->cal.fig_domain;
-        if (sim_calib_for_model(&p->cal, &p->m, &p->cal)) {
-            char classes[128];
-            sim_calib_domain_str(dom, classes, sizeof(classes));
-            fprintf(stderr,
-                    "llmstep predict: note: %s's figures were fitted on %s models, not %s: "
-                    "using its alpha/beta-only fit on the profile as it is\n",
-                    a->calib_path, classes, sim_model_class_name(sim_model_class_of(&p->m)));
-        }
+        if (sim_calib_for_model(&p->cal, &p->m, &p->cal))
+            cli_note_other_class("llmstep predict", a->calib_path, dom, &p->m);
     }
     if (rc == CLI_OK && a->calib_path &&
         sim_calib_apply_figures(&p->cal, a->calib_path, &p->hw, &err) != SIM_OK) {

@@ -52,14 +52,8 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
         cli_error("%s", err.msg);
         return st == SIM_ENOMEM ? CLI_NUMERIC : (d.bad_option ? CLI_USAGE : CLI_BAD_INPUT);
     }
-    if (d.cal_other_class) {
-        char classes[128];
-        sim_calib_domain_str(d.cal->fig_domain, classes, sizeof(classes));
-        fprintf(stderr,
-                "llmstep: note: %s's figures were fitted on %s models, not %s: using its "
-                "alpha/beta-only fit on the profile as it is\n",
-                spec->calibration, classes, sim_model_class_name(sim_model_class_of(d.m)));
-    }
+    if (d.cal_other_class)
+        cli_note_other_class("llmstep", spec->calibration, d.cal->fig_domain, d.m);
     run->model = *d.m;
     run->hw = *d.hw;
     run->engine = d.e;
@@ -68,6 +62,16 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
     run->mem = d.mem;
     snprintf(run->model_path, sizeof(run->model_path), "%s", d.model_path);
     return CLI_OK;
+}
+
+void cli_note_other_class(const char *who, const char *path, unsigned domain, const sim_model *m)
+{
+    char classes[128];
+    sim_calib_domain_str(domain, classes, sizeof(classes));
+    fprintf(stderr,
+            "%s: note: %s's figures were fitted on %s models, not %s: using its "
+            "alpha/beta-only fit on the profile as it is\n",
+            who, path, classes, sim_model_class_name(sim_model_class_of(m)));
 }
 
 int cli_resolve_dtypes(const sim_model *m, const char *dtype_s, const char *kv_s, const char *who,
