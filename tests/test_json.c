@@ -178,6 +178,16 @@ static void good_files_load(void)
     CHECK_REL(c.alpha, 1.173, 0.0);
     CHECK_REL(c.beta_s, 0.000421, 0.0);
     CHECK_STR(c.hardware, "test-gpu");
+    CHECK_INT(c.fig_domain, 0); /* no figures, no domain: figures (none) apply everywhere */
+
+    /* A figure fit's file: the classes it applies to and the alpha/beta-only fit, as written
+     * in calib_domain.json (dense-gqa is bit 1, moe-gqa bit 4: sim_model_class). */
+    snprintf(path, sizeof(path), "%s/calib_domain.json", SIM_TEST_DATA);
+    CHECK_INT(sim_calib_load(path, &c, &err), SIM_OK);
+    CHECK_INT(c.n_figures, 2);
+    CHECK_INT(c.fig_domain, (1u << 1) | (1u << 4));
+    CHECK_REL(c.ab_alpha, 1.02, 0.0);
+    CHECK_REL(c.ab_beta_s, 0.0004, 0.0);
 
     /* The newer HF key "dtype" (transformers 4.56+) reads as torch_dtype did: this is
      * Llama-3.1-8B's config with "torch_dtype": "bfloat16" renamed. */

@@ -276,8 +276,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (write_input(data, size) != 0)
         return 0;
     sim_calib c;
-    if (sim_calib_load(path, &c, &err) == SIM_OK)
+    if (sim_calib_load(path, &c, &err) == SIM_OK) {
         REQUIRE(isfinite(c.alpha) && c.alpha > 0.0 && isfinite(c.beta_s));
+        /* A domain comes with the alpha/beta-only fit its other models get. */
+        REQUIRE(c.fig_domain < (1u << SIM_MCLASS_COUNT));
+        REQUIRE(!c.fig_domain ||
+                (isfinite(c.ab_alpha) && c.ab_alpha > 0.0 && isfinite(c.ab_beta_s)));
+    }
 #elif FUZZ_TARGET == 5  /* measurement file, every kind */
     if (write_input(data, size) != 0)
         return 0;
