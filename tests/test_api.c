@@ -231,6 +231,37 @@ static void measurements(void)
         CHECK_REL(v2.mape_pct, fit.fit.mape_pct, 1e-9);
         remove(path);
     }
+    /* A figure fit's file whose domain holds none of the rows' models (MoE with MLA): every
+     * row gets alpha_beta_only (here the fit above) on the profile without the figure, so
+     * the errors are the fit's own; with every class in the domain the figure (a KV gather
+     * at half the profile's rate) applies and they are not. */
+    for (int all = 0; all <= 1; all++) {
+        snprintf(path, sizeof(path), "%s", tmpl);
+        fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd < 0)
+            break;
+        FILE *f = fdopen(fd, "w");
+        fprintf(f,
+                "{\"schema\": \"llmstep-calibration/1\", \"hardware\": \"h100-sxm\", "
+                "\"engine\": \"%s\", \"alpha\": 1.0, \"beta_s\": 0.0,\n"
+                "\"figures\": {\"bw_factor_kv_gather_frac\": {\"value\": 0.5}},\n"
+                "\"figure_domain\": [%s],\n"
+                "\"alpha_beta_only\": {\"alpha\": %.17g, \"beta_s\": %.17g}}\n",
+                fit.engine,
+                all ? "\"dense-mha\", \"dense-gqa\", \"dense-mla\", \"moe-mha\", "
+                      "\"moe-gqa\", \"moe-mla\""
+                    : "\"moe-mla\"",
+                fit.alpha, fit.beta_s);
+        fclose(f);
+        llmstep_validation v3;
+        CHECK_INT(llmstep_validate(ctx, &spec, path, NULL, NULL, 0, &v3, &err), LLMSTEP_OK);
+        if (all)
+            CHECK(fabs(v3.mape_pct - fit.fit.mape_pct) > 1e-6);
+        else
+            CHECK_REL(v3.mape_pct, fit.fit.mape_pct, 1e-9);
+        remove(path);
+    }
 
     llmstep_validation h;
     CHECK_INT(llmstep_holdout(ctx, &spec, "model", pred, meas, 64, &h, &err), LLMSTEP_OK);
