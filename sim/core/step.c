@@ -633,16 +633,19 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     sim_moe_layout_of(cfg, &ml);
     const double G = (double)ml.group, N = T * ml.tokens_mult;
     const double E_gpu = ml.ep ? (double)m->n_experts / G : (double)m->n_experts;
+    /* The expert shape on this GPU, shared by the count here and the fused-MoE timing below:
+     * intermediate width, expected touched experts, busiest-GPU factor, routed rows. */
+    const double Feg = ml.ep ? (double)m->d_ff_expert : (double)m->d_ff_expert / G;
+    double active = 0.0, busy = 1.0, rows = 0.0;
     if (n_moe > 0.0) {
         const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
-        const double Feg = ml.ep ? (double)m->d_ff_expert : (double)m->d_ff_expert / G;
         const double r_w = d * E * hb;
         add(&ops[SIM_OP_MOE_ROUTER], n_moe * 2.0 * T * d * E, n_moe * (r_w + T * (d + E) * hb),
             n_moe * r_w);
-        const double active = sim_moe_expected_experts(E, k, N) / (ml.ep ? G : 1.0);
+        active = sim_moe_expected_experts(E, k, N) / (ml.ep ? G : 1.0);
         /* Under EP: the busiest GPU's rows (sim_moe_ep_busiest_factor). */
-        const double busy = ml.ep ? sim_moe_ep_busiest_factor(E, k, N, ml.group) : 1.0;
-        const double rows = ml.ep ? busy * N * k / G : N * k;
+        busy = ml.ep ? sim_moe_ep_busiest_factor(E, k, N, ml.group) : 1.0;
+        rows = ml.ep ? busy * N * k / G : N * k;
         const double ex_w = active * wbs.experts / (n_moe * E_gpu); /* per MoE layer */
         const double ex_flops = rows * (2.0 * 3.0 * d * Feg + FLOPS_PER_ACT_ELEM * Feg);
         const double ex_act = (rows * (3.0 * d + 6.0 * Feg) + N * d) * hb;
@@ -707,11 +710,6 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     /* GEMM compute ceilings, with tile/wave quantization of each output shape when asked. */
     const int tw = cfg->gemm == SIM_GEMM_TILE_WAVE;
     const double Fg_out = n_dense > 0.0 ? (double)m->d_ff / t : Fsg;
-    const double n_act =
-        sim_moe_expected_experts((double)m->n_experts, (double)m->n_experts_per_tok, N) /
-        (ml.ep ? G : 1.0);
-    const double Feg_out =
-        m->n_experts > 0 ? (ml.ep ? (double)m->d_ff_expert : (double)m->d_ff_expert / G) : 0.0;
 #define GEMM_FPS(q, mm, nn)                                                                        \
     gemm_ceiling(hw, (q) ? kind : SIM_GEMM_KIND_16, tw, (q) ? fps_q : fps16, mm, nn)
 #define GEMM_BW(q) (q ? bw_q : bw_w)
@@ -734,14 +732,13 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         /* Under EP the kernel runs on the GPU's E / G experts: its block size follows them,
          * and it gets 1/G of the padded rows of all E. */
         const double padded = sim_moe_padded_rows_random(E, k, N, sim_moe_block_m(N, E_gpu));
-        const double busy = ml.ep ? sim_moe_ep_busiest_factor(E, k, N, ml.group) : 1.0;
         const sim_moe_shape sh = {
             .tokens = N,
-            .rows = ml.ep ? busy * N * k / G : N * k,
+            .rows = rows,
             .rows_padded = ml.ep ? busy * padded / G : padded,
-            .touched = n_act,
+            .touched = active,
             .d = d,
-            .f = Feg_out,
+            .f = Feg,
             .weight_bytes = wbs.experts / (n_moe * E_gpu),
         };
         sim_kernel_time kt;
