@@ -325,15 +325,46 @@ static sim_status check_workload(const sim_workload *w, const sim_sched_resolved
     return SIM_OK;
 }
 
+/* The step limit (docs/limits.md): SIM_ERANGE once out->n_steps reaches it. */
+static sim_status check_step_limit(const serve_state *x, struct sim_err *err)
+{
+    if (x->out->n_steps < SIM_SERVE_MAX_STEPS)
+        return SIM_OK;
+    sim__errf(err,
+              "scheduler: more than %lld steps (%lld of %lld requests done); the simulation stops "
+              "there (docs/limits.md)",
+              (long long)SIM_SERVE_MAX_STEPS, (long long)x->done, (long long)x->w->n_requests);
+    return SIM_ERANGE;
+}
+
+/* Work waits but nothing could be scheduled (no batch in flight to wait for either). */
+static sim_status stuck(const serve_state *x, struct sim_err *err)
+{
+    sim__errf(err,
+              "scheduler: no request could be scheduled at step %lld (%lld running, %lld "
+              "waiting, %lld free blocks)",
+              (long long)x->out->n_steps, (long long)x->n_running, (long long)x->q_len,
+              (long long)x->free_blocks);
+    return SIM_EINVAL;
+}
+
+/* The run's end time and peak KV share, once every request is done. */
+static sim_status end_run(serve_state *x)
+{
+    x->out->end_s = x->now_s;
+    x->out->peak_kv_frac =
+        x->pool_blocks > 0 ? (double)x->out->peak_kv_blocks / (double)x->pool_blocks : 0.0;
+    return SIM_OK;
+}
+
 /* Statistics of a scheduled step; the observer's record when one is given. */
 static void count_step(serve_state *x, const sim_memory *mem, const sim_step_cost *c, double host,
-                       double wall, int64_t n_sched, int64_t n_pf_seqs, int64_t n_pf_tokens,
-                       sim_serve_observer obs, void *obs_ctx)
-/* wall: the step's duration; with batches in flight 0 here (serve_pipeline counts the busy
- * and prefill time as batches come back), and the batch's latency for the observer. */
+                       double busy, double obs_wall, int64_t n_sched, int64_t n_pf_seqs,
+                       int64_t n_pf_tokens, sim_serve_observer obs, void *obs_ctx)
+/* busy: the step's duration counted as busy (and prefill) time; with batches in flight 0
+ * (serve_pipeline counts it as batches come back). obs_wall: the observer's duration (the
+ * step's, or the batch's latency). */
 {
-    const double obs_wall = wall < 0.0 ? -wall : wall;
-    wall = wall < 0.0 ? 0.0 : wall;
     sim_serve_result *out = x->out;
     const int64_t used = x->pool_blocks - x->free_blocks;
     if (used > out->peak_kv_blocks)
@@ -345,10 +376,10 @@ static void count_step(serve_state *x, const sim_memory *mem, const sim_step_cos
     out->n_steps++;
     out->roofline_sum_s += c->roofline_s;
     out->host_sum_s += host;
-    out->busy_s += wall;
+    out->busy_s += busy;
     if (n_pf_seqs > 0) {
         out->n_prefill_steps++;
-        out->prefill_s += wall;
+        out->prefill_s += busy;
     }
     if (obs) {
         sim_serve_step info = {x->now_s, obs_wall,       c->step_s,          host,
@@ -404,7 +435,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
                 a = stage_free[i] + pc.transfer_s[i];
             }
             const double done = stage_free[pp - 1];
-            count_step(x, mem, &c, host, -(done - x->now_s), n_sched, n_pf_seqs, n_pf_tokens, obs,
+            count_step(x, mem, &c, host, 0.0, done - x->now_s, n_sched, n_pf_seqs, n_pf_tokens, obs,
                        obs_ctx);
             q[n_q].id = x->batch++;
             q[n_q].start_s = x->now_s;
@@ -412,14 +443,9 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
             q[n_q].prefill = n_pf_seqs > 0;
             n_q++;
             x->now_s += host;
-            if (x->out->n_steps >= SIM_SERVE_MAX_STEPS) {
-                sim__errf(err,
-                          "scheduler: more than %lld steps (%lld of %lld requests done); the "
-                          "simulation stops there (docs/limits.md)",
-                          (long long)SIM_SERVE_MAX_STEPS, (long long)x->done,
-                          (long long)w->n_requests);
-                return SIM_ERANGE;
-            }
+            sim_status st = check_step_limit(x, err);
+            if (st != SIM_OK)
+                return st;
             continue;
         }
         if (n_q == 0) {
@@ -428,12 +454,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
                 x->now_s = w->req[x->next_arrival].arrival_s;
                 continue;
             }
-            sim__errf(err,
-                      "scheduler: no request could be scheduled at step %lld (%lld running, "
-                      "%lld waiting, %lld free blocks)",
-                      (long long)x->out->n_steps, (long long)x->n_running, (long long)x->q_len,
-                      (long long)x->free_blocks);
-            return SIM_EINVAL;
+            return stuck(x, err);
         }
         /* Wait for the oldest batch; arrivals until then are seen by the next schedule. Busy
          * time: from the previous batch's return (or this one's scheduling) to this one's. */
@@ -449,10 +470,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
             q[i - 1] = q[i];
         n_q--;
     }
-    x->out->end_s = x->now_s;
-    x->out->peak_kv_frac =
-        x->pool_blocks > 0 ? (double)x->out->peak_kv_blocks / (double)x->pool_blocks : 0.0;
-    return SIM_OK;
+    return end_run(x);
 }
 
 sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
@@ -516,33 +534,19 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
         sim_step stp = {0};
         int64_t n_pf_seqs, n_pf_tokens;
         int64_t n_sched = schedule(&x, &stp, &n_pf_seqs, &n_pf_tokens);
-        if (n_sched == 0 || stp.n_groups == 0) {
-            sim__errf(err,
-                      "scheduler: no request could be scheduled at step %lld (%lld running, "
-                      "%lld waiting, %lld free blocks)",
-                      (long long)out->n_steps, (long long)x.n_running, (long long)x.q_len,
-                      (long long)x.free_blocks);
-            return SIM_EINVAL;
-        }
+        if (n_sched == 0 || stp.n_groups == 0)
+            return stuck(&x, err);
         sim_step_cost_next(m, hw, run, &stp, &c);
         const double host = sim_engine_host_s(e, run->tp, c.seqs);
         const double wall = sim_engine_step_wall_s(e, c.step_s, host);
-        count_step(&x, &mem, &c, host, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
+        count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
         const double t_end = x.now_s + wall;
         finish_step(&x, t_end, wall, x.batch, x.now_s);
         x.now_s = t_end;
-        if (out->n_steps >= SIM_SERVE_MAX_STEPS) {
-            sim__errf(err,
-                      "scheduler: more than %lld steps (%lld of %lld requests done); the "
-                      "simulation stops there (docs/limits.md)",
-                      (long long)SIM_SERVE_MAX_STEPS, (long long)x.done, (long long)w->n_requests);
-            return SIM_ERANGE;
-        }
+        if ((st = check_step_limit(&x, err)) != SIM_OK)
+            return st;
     }
-    out->end_s = x.now_s;
-    out->peak_kv_frac =
-        x.pool_blocks > 0 ? (double)out->peak_kv_blocks / (double)x.pool_blocks : 0.0;
-    return SIM_OK;
+    return end_run(&x);
 }
 
 double sim_percentile_sorted(const double *v, int64_t n, double p)
