@@ -377,11 +377,8 @@ static int predict_setup(const predict_args *a, predict_run *p)
                                sizeof(p->mpath));
     if (rc == CLI_OK && a->calib_path)
         rc = cli_load_calib(a->calib_path, p->hw.id, &p->cal);
-    if (rc == CLI_OK && a->calib_path) {
-        const unsigned dom = p->cal.fig_domain;
-        if (sim_calib_for_model(&p->cal, &p->m, &p->cal))
-            cli_note_other_class("llmstep predict", a->calib_path, dom, &p->m);
-    }
+    if (rc == CLI_OK && a->calib_path && sim_calib_for_model(&p->cal, &p->m, &p->cal))
+        cli_note_other_class("llmstep predict", a->calib_path, p->cal.fig_domain, &p->m);
     if (rc == CLI_OK && a->calib_path &&
         sim_calib_apply_figures(&p->cal, a->calib_path, &p->hw, &err) != SIM_OK) {
         cli_error("%s", err.msg);

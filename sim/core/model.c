@@ -278,6 +278,11 @@ int sim_model_class_find(const char *name)
     return -1;
 }
 
+int sim_model_in_classes(const sim_model *m, unsigned classes)
+{
+    return (int)((classes >> sim_model_class_of(m)) & 1u);
+}
+
 int64_t sim_model_kv_heads_per_gpu(const sim_model *m, int tp)
 {
     if (m->mla)

@@ -252,6 +252,8 @@ typedef enum sim_model_class {
 sim_model_class sim_model_class_of(const sim_model *m);
 const char *sim_model_class_name(sim_model_class c); /* "dense-gqa", ... */
 int sim_model_class_find(const char *name);          /* -1 when unknown */
+/* 1 when m's class is among classes (bit sim_model_class), else 0. */
+int sim_model_in_classes(const sim_model *m, unsigned classes);
 
 /* KV heads held by one GPU at tp (see above; 1 with MLA); heads per GPU is n_heads / tp. */
 int64_t sim_model_kv_heads_per_gpu(const sim_model *m, int tp);

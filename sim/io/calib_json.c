@@ -166,8 +166,7 @@ sim_status sim_calib_load(const char *path, sim_calib *c, struct sim_err *err)
 
 int sim_calib_figures_apply(const sim_calib *c, const sim_model *m)
 {
-    return c->n_figures == 0 || c->fig_domain == 0 ||
-           ((c->fig_domain >> sim_model_class_of(m)) & 1u);
+    return c->n_figures == 0 || c->fig_domain == 0 || sim_model_in_classes(m, c->fig_domain);
 }
 
 int sim_calib_for_model(const sim_calib *c, const sim_model *m, sim_calib *out)

@@ -190,11 +190,6 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
     return SIM_OK;
 }
 
-int sim_meas_figfit_applies(const sim_meas_figfit *ff, const sim_model *m)
-{
-    return (ff->domain >> sim_model_class_of(m)) & 1u;
-}
-
 int sim_meas_folds_lost(const sim_meas_fold *ab, const sim_meas_fold *fig, int n, int *worst)
 {
     int lost = 0;
@@ -332,17 +327,20 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
                                  sim_meas_figfit *out, struct sim_err *err)
 {
     const sim_meas_set *set = mp->set;
-    const char *field = sim_meas_count_values(set, mask, "model") >= 2 ? "model"
-                        : sim_meas_count_values(set, mask, "tp") >= 2  ? "tp"
-                                                                       : NULL;
-    if (!field) {
+    const char *field = "model";
+    int64_t n_groups = sim_meas_count_values(set, mask, field);
+    if (n_groups < 2) {
+        field = "tp";
+        n_groups = sim_meas_count_values(set, mask, field);
+    }
+    if (n_groups < 2) {
         snprintf(out->check_note, sizeof(out->check_note), "%s",
                  "one model and one TP among the rows: nothing to hold out");
         fall_back(out, base);
         return SIM_OK;
     }
     double *pred = malloc(2 * set->n * sizeof(double));
-    const int cap = (int)sim_meas_count_values(set, mask, field);
+    const int cap = (int)n_groups;
     sim_meas_fold *folds = malloc(2 * (size_t)cap * sizeof(*folds));
     if (!pred || !folds) {
         free(pred);

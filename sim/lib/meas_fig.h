@@ -84,12 +84,9 @@ typedef struct sim_meas_figfit {
     sim_hw hw;            /* the profile with the determined figures and the chosen flag */
     /* The model classes of the rows (bit sim_model_class): the fit's domain. A model of
      * another class is predicted with alpha/beta only (ab) on the profile as it is: the
-     * figures were fitted on models unlike it (sim_meas_figfit_applies). */
+     * figures were fitted on models unlike it (sim_model_in_classes). */
     unsigned domain;
 } sim_meas_figfit;
-
-/* 1 when the figure fit applies to model m (its class among the fit's rows), else 0. */
-int sim_meas_figfit_applies(const sim_meas_figfit *ff, const sim_model *m);
 
 /*
  * The training check's rule fold by fold: of n held-out groups (ab[k] and fig[k] the same

@@ -174,7 +174,7 @@ static sim_status row_hw(const sim_meas_opts *o, sim_cache *c, const sim_meas_ro
         return SIM_OK;
     const sim_model *m;
     sim_status st = sim_cache_model(c, row->model, &m, NULL, err);
-    if (st == SIM_OK && !((o->domain >> sim_model_class_of(m)) & 1u)) {
+    if (st == SIM_OK && !sim_model_in_classes(m, o->domain)) {
         *hw = o->hw_other;
         *other = 1;
     }
@@ -470,7 +470,7 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
                     continue;
                 const sim_model *m;
                 st = sim_cache_model(mp->cache, set->rows[j].model, &m, NULL, err);
-                if (st == SIM_OK && sim_meas_figfit_applies(ff, m))
+                if (st == SIM_OK && sim_model_in_classes(m, ff->domain))
                     figs_held[j] = 1;
                 else if (st == SIM_OK)
                     st = sim_meas_predict_row(mp, j, ff->ab.alpha, ff->ab.beta_s, &pred[j], err);
