@@ -361,16 +361,19 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
     d->e = *e;
     if (in->no_host)
         d->e.host_step_s = d->e.host_step_tp_s = d->e.host_per_seq_s = 0.0;
+    /* The calibration's alpha and beta_s, or its alpha/beta-only fit for another class. */
+    const double alpha = !d->cal              ? in->alpha
+                         : d->cal_other_class ? d->cal->ab_alpha
+                                              : d->cal->alpha;
+    const double beta_s = !d->cal              ? in->beta_s
+                          : d->cal_other_class ? d->cal->ab_beta_s
+                                               : d->cal->beta_s;
     d->cfg = (sim_run_cfg){(int)in->tp,
                            d->m->dtype,
                            d->m->dtype,
                            in->mode,
-                           !d->cal              ? in->alpha
-                           : d->cal_other_class ? d->cal->ab_alpha
-                                                : d->cal->alpha,
-                           !d->cal              ? in->beta_s
-                           : d->cal_other_class ? d->cal->ab_beta_s
-                                                : d->cal->beta_s,
+                           alpha,
+                           beta_s,
                            in->gemm,
                            in->pp > 1 ? (int)in->pp : 1,
                            in->dp > 1 ? (int)in->dp : 1,
@@ -437,6 +440,8 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
     }
     return SIM_OK;
 }
+
+static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* The run of one DP rank into res (its results written back into sv's requests). */
 static sim_status serve_rank(const sim_engine *e, const sim_model *m, const sim_hw *hw,
@@ -513,20 +518,17 @@ sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw 
         res->host_sum_s = fmax(res->host_sum_s, one.host_sum_s);
         res->busy_s = fmax(res->busy_s, one.busy_s);
         res->prefill_s = fmax(res->prefill_s, one.prefill_s);
-        res->n_steps = one.n_steps > res->n_steps ? one.n_steps : res->n_steps;
-        res->n_prefill_steps =
-            one.n_prefill_steps > res->n_prefill_steps ? one.n_prefill_steps : res->n_prefill_steps;
+        res->n_steps = max_i64(res->n_steps, one.n_steps);
+        res->n_prefill_steps = max_i64(res->n_prefill_steps, one.n_prefill_steps);
         res->preemptions += one.preemptions;
         res->recomputed_tokens += one.recomputed_tokens;
         res->kv_blocks = one.kv_blocks ? one.kv_blocks : res->kv_blocks;
         res->kv_capacity_tokens =
             one.kv_capacity_tokens ? one.kv_capacity_tokens : res->kv_capacity_tokens;
-        res->peak_kv_blocks =
-            one.peak_kv_blocks > res->peak_kv_blocks ? one.peak_kv_blocks : res->peak_kv_blocks;
+        res->peak_kv_blocks = max_i64(res->peak_kv_blocks, one.peak_kv_blocks);
         res->peak_kv_frac = fmax(res->peak_kv_frac, one.peak_kv_frac);
-        res->queue_peak = one.queue_peak > res->queue_peak ? one.queue_peak : res->queue_peak;
-        res->running_peak =
-            one.running_peak > res->running_peak ? one.running_peak : res->running_peak;
+        res->queue_peak = max_i64(res->queue_peak, one.queue_peak);
+        res->running_peak = max_i64(res->running_peak, one.running_peak);
         res->n_itl += one.n_itl;
     }
     free(sub);
