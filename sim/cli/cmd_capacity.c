@@ -163,7 +163,7 @@ static void print_json_tp(const tp_result *t, int first)
 /* " x DP 2, EP 16" after a layout's TP x PP with --dp or --ep, else "". */
 static const char *dp_ep_suffix(const sim_run_cfg *cfg, int64_t tp, char *buf, size_t cap)
 {
-    const int dp = cfg->dp > 1 ? cfg->dp : 1;
+    const int dp = sim_run_dp(cfg);
     int n = dp > 1 ? snprintf(buf, cap, " x DP %d", dp) : snprintf(buf, cap, "%s", "");
     if (cfg->ep && n >= 0 && (size_t)n < cap)
         snprintf(buf + n, cap - (size_t)n, ", EP %lld", (long long)tp * dp);
@@ -393,12 +393,11 @@ static void print_capacity_json(const cap_args *a, const cli_run *run, int64_t c
         printf("\"smallest_tp_that_fits\":null,");
     printf("\"pp\":%lld,", (long long)a->pp);
     if (run->cfg.dp > 1 || run->cfg.ep) /* only then: outputs without --dp/--ep unchanged */
-        printf("\"dp\":%d,\"ep\":%s,", run->cfg.dp > 1 ? run->cfg.dp : 1,
-               run->cfg.ep ? "true" : "false");
+        printf("\"dp\":%d,\"ep\":%s,", sim_run_dp(&run->cfg), run->cfg.ep ? "true" : "false");
     printf("\"smallest_layout_that_fits\":");
     if (layout) {
         const double g = run->hw.v[SIM_HWF_N_GPUS_PER_NODE];
-        const int dp = run->cfg.dp > 1 ? run->cfg.dp : 1;
+        const int dp = sim_run_dp(&run->cfg);
         const double gpus = (double)(layout->tp * layout->pp * dp);
         printf("{\"tp\":%lld,\"pp\":%lld,", (long long)layout->tp, (long long)layout->pp);
         if (dp > 1 || run->cfg.ep) /* only then: outputs without --dp/--ep stay as they were */
@@ -442,8 +441,8 @@ static void print_capacity_table(const cap_args *a, const cli_run *run, const tp
     if (run->cfg.dp > 1 || run->cfg.ep)
         printf("data parallel %d, expert parallel %s: every layout below runs %d cop%s of its TP "
                "x PP GPUs%s\n",
-               run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.ep ? "on" : "off",
-               run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.dp > 1 ? "ies" : "y",
+               sim_run_dp(&run->cfg), run->cfg.ep ? "on" : "off", sim_run_dp(&run->cfg),
+               run->cfg.dp > 1 ? "ies" : "y",
                run->model.n_experts > 0 ? ", the experts split over DP x TP of them" : "");
     printf("max_model_len %lld, max_num_seqs %lld, max_num_batched_tokens %lld, "
            "gpu_memory_utilization %.2f; figures per GPU (GB = 1e9 bytes)\n",
@@ -475,7 +474,7 @@ static void print_capacity_table(const cap_args *a, const cli_run *run, const tp
     /* The layout search covers every layout above, so it finds one whenever one of them
      * fits, and it may find a smaller one (fewer GPUs) with PP. */
     if (layout) {
-        const int dp = run->cfg.dp > 1 ? run->cfg.dp : 1;
+        const int dp = sim_run_dp(&run->cfg);
         const double gpus = (double)(layout->tp * layout->pp * dp);
         char sfx[48];
         printf(

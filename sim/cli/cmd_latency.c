@@ -73,7 +73,7 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
         char dp_keys[96] = "";
         if (run->cfg.dp > 1 || run->cfg.ep)
             snprintf(dp_keys, sizeof(dp_keys), "\"dp\":%d,\"ep\":%s,\"batch_per_dp_rank\":%lld,",
-                     run->cfg.dp > 1 ? run->cfg.dp : 1, run->cfg.ep ? "true" : "false",
+                     sim_run_dp(&run->cfg), run->cfg.ep ? "true" : "false",
                      (long long)sim_dp_rank_share(&run->cfg, b->batch));
         printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
                "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,%s\"dtype\":\"%s\",\"kv_dtype\":\"%s\","

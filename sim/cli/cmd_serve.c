@@ -215,10 +215,9 @@ static void print_json(const serve_args *a, const cli_run *run, const cli_serve 
            "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,\"dp\":%d,\"ep\":%s,\"dtype\":\"%s\","
            "\"kv_dtype\":\"%s\",\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,",
            run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
-           run->cfg.pp > 1 ? run->cfg.pp : 1, run->cfg.dp > 1 ? run->cfg.dp : 1,
-           run->cfg.ep ? "true" : "false", sim_dtype_name(run->cfg.dtype),
-           sim_dtype_name(run->cfg.kv_dtype), a->spec.calibration ? "true" : "false",
-           run->cfg.alpha, run->cfg.beta_s);
+           run->cfg.pp > 1 ? run->cfg.pp : 1, sim_run_dp(&run->cfg), run->cfg.ep ? "true" : "false",
+           sim_dtype_name(run->cfg.dtype), sim_dtype_name(run->cfg.kv_dtype),
+           a->spec.calibration ? "true" : "false", run->cfg.alpha, run->cfg.beta_s);
     if (a->trace)
         printf("\"workload\":{\"trace\":\"%s\"},", a->trace);
     else if (a->wl.arrival == SIM_ARRIVAL_CLOSED)

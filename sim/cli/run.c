@@ -107,7 +107,7 @@ const char *cli_layout_name(const sim_run_cfg *cfg, char *buf, size_t cap)
     if (n > 0 && (size_t)n < cap && cfg->dp > 1)
         n += snprintf(buf + n, cap - (size_t)n, " x DP %d", cfg->dp);
     if (n > 0 && (size_t)n < cap && cfg->ep)
-        snprintf(buf + n, cap - (size_t)n, ", EP %d", cfg->tp * (cfg->dp > 1 ? cfg->dp : 1));
+        snprintf(buf + n, cap - (size_t)n, ", EP %d", cfg->tp * sim_run_dp(cfg));
     return buf;
 }
 

@@ -81,15 +81,17 @@ double sim_moe_ep_busiest_factor(double n_experts, double k, double n_tokens, in
     return 1.0 + sqrt(var) * m / sqrt(1.0 - 1.0 / G) / mu;
 }
 
+int sim_run_dp(const sim_run_cfg *cfg) { return cfg->dp > 1 ? cfg->dp : 1; }
+
 int64_t sim_dp_rank_share(const sim_run_cfg *cfg, int64_t n)
 {
-    const int64_t dp = cfg->dp > 1 ? cfg->dp : 1;
+    const int64_t dp = sim_run_dp(cfg);
     return (n + dp - 1) / dp;
 }
 
 void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out)
 {
-    const int dp = cfg->dp > 1 ? cfg->dp : 1;
+    const int dp = sim_run_dp(cfg);
     out->group = dp * cfg->tp;
     out->ep = cfg->ep ? 1 : 0;
     out->tokens_mult = (double)dp;

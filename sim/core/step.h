@@ -224,6 +224,9 @@ typedef struct sim_moe_layout {
 
 void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out /* OUT */);
 
+/* cfg's data-parallel ranks: dp, or 1 when dp is 0 or 1 (no DP). */
+int sim_run_dp(const sim_run_cfg *cfg);
+
 /* Of n sequences spread over cfg's DP ranks, those on the busiest: ceil(n / dp) (n without
  * DP). vLLM's DP ranks serve their shares in lockstep for MoE models, so the busiest rank's
  * step is the step (docs/model.md, "Expert and data parallelism"). */

@@ -133,7 +133,7 @@ static void row_init(sim_sweep_row *out, sim_sweep_kind kind, const sim_sweep_ct
     out->kind = kind;
     out->tp = c->run->tp;
     out->pp = c->run->pp > 1 ? c->run->pp : 1;
-    out->dp = c->run->dp > 1 ? c->run->dp : 1;
+    out->dp = sim_run_dp(c->run);
     out->ep = c->run->ep != 0;
     out->batch = batch;
     out->context_tokens = -1;

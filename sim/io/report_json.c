@@ -72,7 +72,7 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     /* Only with --dp/--ep, so reports without them keep their keys. "groups" then holds one
      * DP rank's step. */
     if (r->cfg->dp > 1 || r->cfg->ep) {
-        num(o, "dp", (double)(r->cfg->dp > 1 ? r->cfg->dp : 1), &bad);
+        num(o, "dp", (double)sim_run_dp(r->cfg), &bad);
         cJSON_AddBoolToObject(o, "ep", r->cfg->ep != 0);
     }
     cJSON_AddStringToObject(o, "dtype", sim_dtype_name(r->cfg->dtype));

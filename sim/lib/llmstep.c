@@ -330,7 +330,7 @@ void llmstep_deploy_get_info(const llmstep_deploy *d, llmstep_deploy_info *out)
     out->kv_capacity_tokens = d->d.mem.kv_capacity_tokens;
     out->fits = d->d.mem.fits;
     out->pp = d->d.cfg.pp > 1 ? d->d.cfg.pp : 1;
-    out->dp = d->d.cfg.dp > 1 ? d->d.cfg.dp : 1;
+    out->dp = sim_run_dp(&d->d.cfg);
     out->ep = d->d.cfg.ep != 0;
 }
 
