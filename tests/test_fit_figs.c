@@ -117,8 +117,6 @@ static void close_fixture(fixture *f)
 }
 
 static const char *const two_models[] = {"llama-2-7b", "llama-3-8b"}; /* MHA and GQA 32/8 */
-/* Two models of one class (dense, GQA 32/8): a figure fit on one applies to the other. */
-static const char *const same_class[] = {"llama-3-8b", "mistral-7b"};
 static const int64_t batches[] = {1, 8, 32};
 static const int64_t lens[] = {128, 512};
 
@@ -328,19 +326,27 @@ done:
     close_fixture(&f);
 }
 
+/* Three models of one class (dense, GQA): llama-3-8b and mistral-7b 32/8, qwen2-7b 28/4. */
+static const char *const three_same_class[] = {"llama-3-8b", "mistral-7b", "qwen2-7b"};
+
 /*
- * The profile set's held-out check on its own rows (meas_fig.h). Rows of two models of one
- * class (llama-3-8b and mistral-7b, dense with GQA 32/8) simulated with gemm_eff_fp16_frac 0.62 and
- * bw_factor_kv_gather_frac 0.85 planted for both (a property of the GPU, so what is fitted on one
- * model holds for the other): leave-one- model-out over the two models finds the figure fit better
- * than alpha/beta on the unchanged profile, and keeps it. A set that cannot be checked is dropped
- * (alpha/beta only on the profile as it is, every figure held, the profile's flag): a fold too
- * small to fit, and rows of one model at one TP (nothing to hold out).
+ * The profile set's held-out checks on its own rows (meas_fig.h). Rows of three models of one
+ * class simulated with gemm_eff_fp16_frac 0.62 and bw_factor_kv_gather_frac 0.85 planted for
+ * all (a property of the GPU, so what is fitted on two models holds for the third):
+ * leave-one-model-out over the three finds the figure fit better than alpha/beta on the
+ * unchanged profile on every model, and so does the whole procedure nested (each fold's two
+ * models can check their own fit), so the figures are kept.
+ * Rows of two of the models only: the fixed set still wins held out, but inside each fold of
+ * the procedure check one model at one TP is left, which cannot check itself and so falls back
+ * to alpha/beta only on the profile as it is; every fold then predicts exactly what the
+ * alpha/beta-only folds do, the procedure gains nothing, and the figures are dropped.
+ * A set that cannot be checked is dropped (alpha/beta only on the profile as it is, every figure
+ * held, the profile's flag): a fold too small to fit, and rows of one model at one TP.
  */
 static void test_training_check(void)
 {
     fixture f;
-    if (open_fixture(&f, same_class, 2, batches, 3, lens, 2) != 0)
+    if (open_fixture(&f, three_same_class, 3, batches, 3, lens, 2) != 0)
         return;
     sim_hw *truth = malloc(sizeof(*truth));
     sim_meas_figfit *ff = malloc(sizeof(*ff));
@@ -356,27 +362,49 @@ static void test_training_check(void)
     CHECK(st == SIM_OK);
     if (st == SIM_OK) {
         CHECK_CONTAINS(ff->check_field, "model");
-        CHECK_INT(ff->check_folds, 2);
-        CHECK(ff->check_fig_mape_pct < ff->check_ab_mape_pct);
-        CHECK_INT(ff->check_folds_lost, 0); /* better on both models, not just pooled */
+        CHECK_INT(ff->check_folds, 3);
+        CHECK(ff->check_fig_mape_pct + ff->check_diff_se_pct < ff->check_ab_mape_pct);
+        CHECK_INT(ff->check_folds_lost, 0); /* better on every model, not just pooled */
+        CHECK_INT(ff->proc_run, 1);
+        CHECK(ff->proc_fig_mape_pct + ff->proc_diff_se_pct < ff->check_ab_mape_pct);
+        CHECK_INT(ff->proc_folds_lost, 0);
         CHECK_INT(ff->check_fell_back, 0);
     } else {
         printf("  %s\n", err.msg);
     }
 
-    /* A set that cannot be checked is not kept: llama-3-8b's rows cut to 2, so the fold that
-     * holds out mistral-7b has 2 rows to fit on (a figure fit needs 3) and fails. */
+    /* Two models at one TP: the fixed set wins, the procedure cannot. */
     unsigned char mask[MAX_ROWS];
+    for (size_t i = 0; i < f.set.n; i++)
+        mask[i] = strcmp(f.set.rows[i].model, "qwen2-7b") != 0;
+    st = sim_meas_fit_figures(&f.o, &f.mp, mask, &spec, "test", ff, &err);
+    CHECK(st == SIM_OK);
+    if (st == SIM_OK) {
+        CHECK_INT(ff->check_folds, 2);
+        CHECK(ff->check_fig_mape_pct + ff->check_diff_se_pct < ff->check_ab_mape_pct);
+        CHECK_INT(ff->check_folds_lost, 0);
+        CHECK_INT(ff->proc_run, 1);
+        CHECK_REL(ff->proc_fig_mape_pct, ff->check_ab_mape_pct, 1e-12);
+        CHECK_INT(ff->check_fell_back, 1);
+        CHECK(ff->res.alpha == ff->ab.alpha && ff->res.beta_s == ff->ab.beta_s);
+    } else {
+        printf("  %s\n", err.msg);
+    }
+
+    /* A set that cannot be checked is not kept: llama-3-8b's rows cut to 2 beside mistral-7b's,
+     * so the fold that holds out mistral-7b has 2 rows to fit on (a figure fit needs 3) and
+     * fails. */
     int n_gqa = 0;
     for (size_t i = 0; i < f.set.n; i++) {
-        const int gqa = strcmp(f.set.rows[i].model, "llama-3-8b") == 0;
-        mask[i] = !gqa || n_gqa < 2;
-        n_gqa += gqa;
+        const int l3 = strcmp(f.set.rows[i].model, "llama-3-8b") == 0;
+        mask[i] = strcmp(f.set.rows[i].model, "mistral-7b") == 0 || (l3 && n_gqa < 2);
+        n_gqa += l3;
     }
     st = sim_meas_fit_figures(&f.o, &f.mp, mask, &spec, "test", ff, &err);
     CHECK(st == SIM_OK);
     if (st == SIM_OK) {
         CHECK_INT(ff->check_fell_back, 1);
+        CHECK_INT(ff->proc_run, 0); /* the fixed set lost: no procedure check */
         CHECK_CONTAINS(ff->check_note, "failed");
         CHECK(ff->check_fig_mape_pct != ff->check_fig_mape_pct); /* NaN: not computed */
         for (int k = 0; k < ff->n; k++) {
@@ -651,6 +679,23 @@ static void test_folds_lost(void)
 }
 
 /*
+ * The standard error of the folds' paired MAPE differences, by hand. alpha/beta only 8, 6, 10 %,
+ * figures 6, 5, 10 %: differences -2, -1, 0, mean -1, sample variance ((-1)^2 + 0 + 1^2) / 2
+ * = 1, standard error sqrt(1 / 3) = 0.57735. Equal differences: 0. One fold: NaN (no spread).
+ */
+static void test_fold_diff_se(void)
+{
+    sim_meas_fold ab[3] = {{.mape_pct = 8.0}, {.mape_pct = 6.0}, {.mape_pct = 10.0}};
+    sim_meas_fold fig[3] = {{.mape_pct = 6.0}, {.mape_pct = 5.0}, {.mape_pct = 10.0}};
+    CHECK_REL(sim_meas_fold_diff_se(ab, fig, 3), sqrt(1.0 / 3.0), 1e-12);
+    fig[1].mape_pct = 4.0;
+    fig[2].mape_pct = 8.0;
+    CHECK(sim_meas_fold_diff_se(ab, fig, 3) == 0.0);
+    const double one = sim_meas_fold_diff_se(ab, fig, 1);
+    CHECK(one != one);
+}
+
+/*
  * The domain of a figure fit (meas_fig.h, calib_json.h). Classes from the published configs:
  * Llama-2-7B 32 query and 32 KV heads, dense (dense-mha); Llama-3-8B 32/8 (dense-gqa);
  * Mixtral-8x7B 32/8 with 8 experts (moe-gqa); DeepSeek-V3 MLA with 256 experts (moe-mla).
@@ -710,6 +755,7 @@ static void test_domain(void)
 int main(void)
 {
     test_folds_lost();
+    test_fold_diff_se();
     sim_meas_figfit *keep = calloc(1, sizeof(*keep));
     test_recovery(keep);
     test_bound();

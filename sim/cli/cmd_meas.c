@@ -381,6 +381,15 @@ static int calibrate_figures(const meas_opts *o, const sim_meas_set *set, sim_me
     return CLI_OK;
 }
 
+/* A finite number, or null (JSON has no NaN). */
+static void json_num_or_null(double v)
+{
+    if (isfinite(v))
+        printf("%.17g", v);
+    else
+        printf("null");
+}
+
 static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const fig_holdout *hold,
                           int n_hold)
 {
@@ -415,8 +424,18 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
             printf("%.17g,", ff->check_fig_mape_pct);
         else if (ff->check_field[0])
             printf("null,");
-        if (ff->check_field[0])
-            printf("\"folds_lost\":%d,", ff->check_folds_lost);
+        if (ff->check_field[0]) {
+            printf("\"folds_lost\":%d,\"gain_stderr_pct\":", ff->check_folds_lost);
+            json_num_or_null(ff->check_diff_se_pct);
+            printf(",");
+        }
+        if (ff->proc_run) {
+            printf("\"procedure\":{\"figures_mape_pct\":");
+            json_num_or_null(ff->proc_fig_mape_pct);
+            printf(",\"gain_stderr_pct\":");
+            json_num_or_null(ff->proc_diff_se_pct);
+            printf(",\"folds_lost\":%d},", ff->proc_folds_lost);
+        }
         if (ff->check_worst[0])
             printf("\"worst_fold\":{\"value\":\"%s\",\"alpha_beta_mape_pct\":%.17g,"
                    "\"figures_mape_pct\":%.17g},",
@@ -478,9 +497,25 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
             printf("; worse held out on %d of %d (worst %s: %.2f%% against %.2f%%)",
                    ff->check_folds_lost, ff->check_folds, ff->check_worst, ff->check_worst_fig_pct,
                    ff->check_worst_ab_pct);
-        printf(" -> %s\n", ff->check_fell_back
-                               ? "FIGURES DROPPED: alpha/beta only on the profile as it is"
-                               : "figures kept");
+        if (isfinite(ff->check_diff_se_pct))
+            printf(" (standard error of the gain %.2f)", ff->check_diff_se_pct);
+        printf(" -> %s\n", ff->proc_run          ? "passed"
+                           : ff->check_fell_back ? "FIGURES DROPPED: alpha/beta only on the "
+                                                   "profile as it is"
+                                                 : "figures kept");
+        if (ff->proc_run) {
+            printf("  the whole procedure, nested (each fold choosing, fitting and checking its "
+                   "own figures): MAPE ");
+            if (isfinite(ff->proc_fig_mape_pct))
+                printf("%.2f%% (standard error of the gain %.2f), worse held out on %d of %d",
+                       ff->proc_fig_mape_pct, ff->proc_diff_se_pct, ff->proc_folds_lost,
+                       ff->check_folds);
+            else
+                printf("not computed (%s)", ff->check_note);
+            printf(" -> %s\n", ff->check_fell_back
+                                   ? "FIGURES DROPPED: alpha/beta only on the profile as it is"
+                                   : "figures kept");
+        }
     } else if (ff->check_note[0]) {
         printf("  not checked held out (%s) -> FIGURES DROPPED: alpha/beta only on the profile "
                "as it is\n",

@@ -314,6 +314,27 @@ static double mape_on(const sim_meas_set *set, const unsigned char *mask, const 
     return n ? 100.0 * sum / (double)n : (double)NAN;
 }
 
+double sim_meas_fold_diff_se(const sim_meas_fold *ab, const sim_meas_fold *fig, int n)
+{
+    if (n < 2)
+        return (double)NAN;
+    double s1 = 0.0, s2 = 0.0;
+    for (int k = 0; k < n; k++) {
+        const double d = fig[k].mape_pct - ab[k].mape_pct;
+        s1 += d;
+        s2 += d * d;
+    }
+    const double mean = s1 / n;
+    return sqrt(fmax(0.0, (s2 - n * mean * mean) / (n - 1)) / n);
+}
+
+/* The figures win held out: the pooled MAPE lower by more than se, and no fold lost. NaN (not
+ * computed) loses: !(NaN < x). */
+static int figures_win(double ab_pct, double fig_pct, double se_pct, int folds_lost)
+{
+    return fig_pct + se_pct < ab_pct && folds_lost == 0;
+}
+
 /*
  * The profile set's held-out check on its own training rows (meas_fig.h): leave-one-<field>-
  * out among them (sim_meas_holdout_in) with alpha/beta only and with the figures of out (and
@@ -324,7 +345,8 @@ static double mape_on(const sim_meas_set *set, const unsigned char *mask, const 
  */
 static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
                                  const unsigned char *mask, const sim_hw *base,
-                                 sim_meas_figfit *out, struct sim_err *err)
+                                 const sim_meas_figspec *whole, sim_meas_figfit *out,
+                                 struct sim_err *err)
 {
     const sim_meas_set *set = mp->set;
     const char *field = "model";
@@ -354,7 +376,7 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
         spec.f[k] = out->f[k];
     snprintf(out->check_field, sizeof(out->check_field), "%s", field);
     out->check_folds = cap;
-    out->check_ab_mape_pct = out->check_fig_mape_pct = (double)NAN;
+    out->check_ab_mape_pct = out->check_fig_mape_pct = out->check_diff_se_pct = (double)NAN;
     out->check_folds_lost = 0;
     out->check_worst[0] = '\0';
     sim_meas_opts oo = *o;
@@ -369,30 +391,11 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
             *(with_figs ? &out->check_fig_mape_pct : &out->check_ab_mape_pct) =
                 mape_on(set, mask, pred + (size_t)with_figs * set->n);
     }
-    /* The one-standard-error rule: the figures must beat alpha/beta by more than the standard
-     * error of the mean paired difference of the rows' held-out APEs. */
-    out->check_diff_se_pct = (double)NAN;
-    if (st == SIM_OK) {
-        double s1 = 0.0, s2 = 0.0;
-        size_t n = 0;
-        for (size_t i = 0; i < set->n; i++)
-            if (!mask || mask[i]) {
-                const double m = set->rows[i].measured_s;
-                const double d = 100.0 * (fabs(pred[set->n + i] - m) - fabs(pred[i] - m)) / m;
-                s1 += d;
-                s2 += d * d;
-                n++;
-            }
-        if (n >= 2) {
-            const double mean = s1 / (double)n;
-            const double var = fmax(0.0, (s2 - (double)n * mean * mean) / (double)(n - 1));
-            out->check_diff_se_pct = sqrt(var / (double)n);
-        }
-    }
     /* Both runs visit the groups in the same row order. */
     if (st == SIM_OK && n_folds[0] == n_folds[1]) {
         int w;
         out->check_folds_lost = sim_meas_folds_lost(folds, folds + cap, n_folds[0], &w);
+        out->check_diff_se_pct = sim_meas_fold_diff_se(folds, folds + cap, n_folds[0]);
         if (w >= 0) {
             snprintf(out->check_worst, sizeof(out->check_worst), "%s", folds[w].value);
             out->check_worst_ab_pct = folds[w].mape_pct;
@@ -400,6 +403,28 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
         }
     } else if (st == SIM_OK) {
         out->check_folds_lost = cap; /* cannot happen: the same rows and field */
+    }
+    int win = st == SIM_OK && figures_win(out->check_ab_mape_pct, out->check_fig_mape_pct,
+                                          out->check_diff_se_pct, out->check_folds_lost);
+    /* The procedure check: the same folds, each choosing, fitting and checking the default set
+     * itself (a nested fit, which runs no procedure check of its own). */
+    if (win && !whole->nested) {
+        sim_meas_figspec inner = *whole;
+        inner.nested = 1;
+        oo.figs = &inner;
+        int n2 = 0;
+        st = sim_meas_holdout_in(&oo, mp, mask, field, pred + set->n, folds + cap, cap, &n2, &e);
+        out->proc_run = 1;
+        out->proc_fig_mape_pct = out->proc_diff_se_pct = (double)NAN;
+        out->proc_folds_lost = cap;
+        if (st == SIM_OK && n2 == n_folds[0]) {
+            int w;
+            out->proc_fig_mape_pct = mape_on(set, mask, pred + set->n);
+            out->proc_diff_se_pct = sim_meas_fold_diff_se(folds, folds + cap, n2);
+            out->proc_folds_lost = sim_meas_folds_lost(folds, folds + cap, n2, &w);
+        }
+        win = st == SIM_OK && figures_win(out->check_ab_mape_pct, out->proc_fig_mape_pct,
+                                          out->proc_diff_se_pct, out->proc_folds_lost);
     }
     free(folds);
     free(pred);
@@ -413,9 +438,7 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
             if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
                 *c = '\''; /* printed inside JSON strings */
     }
-    /* NaN (not computed) loses: !(NaN <= x). */
-    if (!(out->check_fig_mape_pct + out->check_diff_se_pct < out->check_ab_mape_pct) ||
-        out->check_folds_lost > 0)
+    if (!win)
         fall_back(out, base);
     return SIM_OK;
 }
@@ -543,6 +566,6 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     free(meas);
     free(work);
     if (st == SIM_OK && spec->profile && (out->n > 0 || out->flag_compared))
-        st = check_held_out(o, mp, mask, base, out, err);
+        st = check_held_out(o, mp, mask, base, spec, out, err);
     return st;
 }

@@ -29,10 +29,16 @@
  * group worse than alpha/beta only does (a model unlike the others, which a pooled figure
  * hides), the fit falls back to alpha/beta only on the profile as it is (every figure held,
  * SIM_FIG_HELD_HOLDOUT; the profile's flag); so it does when the rows hold one model at one TP
- * (nothing to hold out). A figure fit stores structural errors of the rows in the figures as
- * readily as it measures them (docs/calibration.md, "Self-check"); only a held-out comparison tells
- * the two apart. A list of figures asked for by name is fitted as asked (calibrate prints the
- * comparison).
+ * (nothing to hold out). The pooled win must also exceed one standard error of the cross-
+ * validation estimate, computed from the folds' paired MAPE differences (the one-standard-error
+ * rule, Hastie, Tibshirani and Friedman, ESL 7.10). When the set passes, the same comparison is
+ * made once more for the whole procedure (nested cross-validation: in each fold the default
+ * set is chosen, fitted and checked as here, falling back as here), because what a user gets
+ * is the procedure's result, and a check of the figures alone is optimistic about it (Varma
+ * and Simon 2006; Cawley and Talbot 2010). A figure fit stores structural errors of the rows in the
+ * figures as readily as it measures them (docs/calibration.md, "Self-check"); only a held-out
+ * comparison tells the two apart. A list of figures asked for by name is fitted as asked (calibrate
+ * prints the comparison).
  */
 #ifndef SIM_MEAS_FIG_H
 #define SIM_MEAS_FIG_H
@@ -48,6 +54,7 @@ typedef struct sim_meas_figspec {
     sim_hw_field f[SIM_FIG_MAX]; /* figures to fit continuously */
     int flag;                    /* 1: choose attn_decode_kv_per_q_head_flag by comparing fits */
     sim_fit_loss loss;
+    int nested; /* set internally: a fit inside the procedure check (runs no procedure check) */
 } sim_meas_figspec;
 
 /* Parses "profile" or "FIGURE[,FIGURE...]" (the figures of sim_hw_field_fit_range, and
@@ -75,10 +82,14 @@ typedef struct sim_meas_figfit {
     char check_field[16];
     int check_folds;
     double check_ab_mape_pct, check_fig_mape_pct;
-    double check_diff_se_pct; /* standard error of the mean paired APE difference */
+    double check_diff_se_pct; /* standard error of the folds' mean paired MAPE difference */
     int check_folds_lost;     /* held-out groups the figures made worse than alpha/beta only */
     char check_worst[64];     /* the group they made worst, "" when none */
     double check_worst_ab_pct, check_worst_fig_pct; /* its MAPE each way */
+    /* The procedure check (above): run only when the fixed-set check passed. */
+    int proc_run;
+    double proc_fig_mape_pct, proc_diff_se_pct;
+    int proc_folds_lost;
     int check_fell_back;  /* 1: the figures lost; res is the alpha/beta-only fit */
     char check_note[160]; /* why the check was not run or failed, "" otherwise */
     sim_hw hw;            /* the profile with the determined figures and the chosen flag */
@@ -95,6 +106,12 @@ typedef struct sim_meas_figfit {
  * none. The set is kept only when none is worse and the pooled MAPE is no larger.
  */
 int sim_meas_folds_lost(const sim_meas_fold *ab, const sim_meas_fold *fig, int n, int *worst);
+
+/* The standard error of the cross-validation estimate of the figures' gain, from the folds
+ * (ESL 7.10; rows held out together are not independent draws, so not from the rows): the
+ * sample standard deviation of the n folds' paired differences fig[k] - ab[k] of MAPE, over
+ * sqrt(n). NaN below 2 folds. */
+double sim_meas_fold_diff_se(const sim_meas_fold *ab, const sim_meas_fold *fig, int n);
 
 /*
  * Fits spec's figures with alpha and beta_s on the rows whose mask is set (NULL: all) of mp,
