@@ -130,4 +130,27 @@ grep -q '"dp":2,"ep":false' "$tmp/dp2.json" && ok || bad "dp2 json layout: $(hea
 expect_err 1 "a closed loop of 2 clients leaves a rank without one" serve --model llama-3.1-8b \
     --hw h100-sxm --dp 4 --concurrency 2 --prompt-tokens 10 --output-tokens 10
 
+# --- validate --scheduler-rule aic-benchmark: the closed-loop row of tests/data/meas/serving.jsonl
+# (64 clients, 1024 + 128 tokens, vLLM 0.12) is predicted as serve predicts the run started with
+# the engine arguments the rule derives by hand: max_num_seqs 64, max_num_batched_tokens
+# 64 + 1024 + 1500 = 2588, max_model_len 1024 + 128 + 1500 = 2652. Without the rule, as serve
+# with the engine's defaults. ---
+rowpred() { sed -n 's/.*"predicted_s":\([-0-9.eE+]*\).*/\1/p' "$1" | head -n 1; }
+for rule in aic-benchmark engine-defaults; do
+    "$bin" validate --measurements "$src/tests/data/meas/serving.jsonl" --select id=c-ttft \
+        --scheduler-rule $rule --format json >"$tmp/rule_$rule.json" || bad "validate $rule exit $?"
+done
+"$bin" serve --model qwen3-32b --hw h100-sxm --tp 2 --engine vllm-v1-0.12 --concurrency 64 \
+    --prompt-tokens 1024 --output-tokens 128 --max-num-seqs 64 --max-num-batched-tokens 2588 \
+    --max-model-len 2652 --format json >"$tmp/rule_serve.json" || bad "rule serve exit $?"
+"$bin" serve --model qwen3-32b --hw h100-sxm --tp 2 --engine vllm-v1-0.12 --concurrency 64 \
+    --prompt-tokens 1024 --output-tokens 128 --format json >"$tmp/rule_defaults.json" ||
+    bad "defaults serve exit $?"
+within "aic-benchmark row = serve with its engine arguments" \
+    "$(rowpred "$tmp/rule_aic-benchmark.json")" "$(mean ttft_s "$tmp/rule_serve.json")" 1e-12
+within "engine-defaults row = serve with the defaults" \
+    "$(rowpred "$tmp/rule_engine-defaults.json")" "$(mean ttft_s "$tmp/rule_defaults.json")" 1e-12
+expect_err 2 "unknown scheduler rule 'aic' (expected engine-defaults or aic-benchmark)" validate \
+    --measurements "$src/tests/data/meas/serving.jsonl" --scheduler-rule aic
+
 summary serve_cli

@@ -188,6 +188,21 @@ expect "png size" "$("$check_image" "$tmp/sweep.png" png)" "png 1500x620"
 if "$check_image" "$tmp/rate.svg" svg >"$tmp/ci" 2>&1 && grep -q 'Request rate (requests/s)' "$tmp/rate.svg"; then
     ok; else bad "rate.svg: $(cat "$tmp/ci")"; fi
 expect "serving png size" "$("$check_image" "$tmp/serving.png" png)" "png 1500x620"
+# plot validate predicts as validate does: a serving row simulated (the closed-loop row of
+# tests/data/meas/serving.jsonl, vLLM 0.12, with --scheduler-rule aic-benchmark giving it its
+# engine arguments), and offline rows each on the engine its engine_version names; the
+# title's MAPE is validate's, to its 0.1%.
+for args in "$src/tests/data/meas/serving.jsonl --select id=c-ttft --scheduler-rule aic-benchmark" \
+    "$src/measurements/example.jsonl --select hardware=h100-sxm"; do
+    # shellcheck disable=SC2086
+    "$bin" plot validate --measurements $args --out "$tmp/pv.svg" >/dev/null ||
+        bad "plot validate $args exit $?"
+    # shellcheck disable=SC2086
+    v=$("$bin" validate --measurements $args --format json |
+        sed -n 's/^{"n_rows":[0-9]*,"mape_pct":\([-0-9.e+]*\),.*/\1/p')
+    expect "plot validate MAPE = validate's ($args)" \
+        "$(grep -o 'MAPE [0-9.]*%' "$tmp/pv.svg" | head -n 1)" "$(printf 'MAPE %.1f%%' "$v")"
+done
 expect "no temporary files left" "$(ls "$tmp" | grep -c '\.tmp\.')" 0
 # Without gnuplot: exit 1, one line naming the package, no output file.
 LLMSTEP_GNUPLOT=/nonexistent/gnuplot "$bin" plot roofline --hw h100-sxm --model llama-3.1-8b \

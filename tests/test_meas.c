@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "meas_json.h"
+#include "meas_pred.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -611,9 +612,52 @@ static void argonne_file_loads_and_selects(void)
     sim_meas_set_free(&set);
 }
 
+/*
+ * The aic-benchmark scheduler rule (meas_pred.h), by hand from aiconfigurator's benchmark
+ * rules: the closed-loop row of serving.jsonl (64 clients, 1024 + 128 tokens) gets
+ * max_num_seqs 64, max_num_batched_tokens 64 + 1024 + 1500 = 2588 and max_model_len
+ * 1024 + 128 + 1500 = 2652; the Poisson row carries its own "scheduler" object and keeps
+ * it (2048 tokens, the rest unset); the trace row has no concurrency and keeps the defaults.
+ * engine-defaults changes nothing; an unknown name is refused naming both rules.
+ */
+static void scheduler_rule_applies_to_closed_loop_rows(void)
+{
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    struct sim_err err = {{0}};
+    char path[1024];
+    if (load_checked(&set, meas_path(path, sizeof(path), "serving.jsonl"), 3)) {
+        sim_sched_rule rule = SIM_SCHED_RULE_AIC_BENCHMARK;
+        CHECK_INT(sim_sched_rule_parse("engine-defaults", &rule, &err), SIM_OK);
+        CHECK_INT(rule, SIM_SCHED_RULE_DEFAULTS);
+        CHECK_INT((int)sim_meas_apply_sched_rule(&set, rule), 0);
+        CHECK_INT(set.rows[0].sched.max_num_batched_tokens, -1);
+        CHECK_INT(sim_sched_rule_parse("aic-benchmark", &rule, &err), SIM_OK);
+        CHECK_INT(rule, SIM_SCHED_RULE_AIC_BENCHMARK);
+        CHECK_INT((int)sim_meas_apply_sched_rule(&set, rule), 1);
+        const sim_meas_row *c = &set.rows[0], *p = &set.rows[1], *t = &set.rows[2];
+        CHECK_INT(c->sched.max_num_seqs, 64);
+        CHECK_INT(c->sched.max_num_batched_tokens, 2588);
+        CHECK_INT(c->sched.max_model_len, 2652);
+        CHECK_INT(c->sched.block_size, -1);
+        CHECK_INT(p->sched.max_num_batched_tokens, 2048);
+        CHECK_INT(p->sched.max_num_seqs, -1);
+        CHECK_INT(t->sched.max_num_batched_tokens, -1);
+        CHECK_INT(t->sched.max_num_seqs, -1);
+        /* Applying it again changes nothing: the row now has its engine arguments. */
+        CHECK_INT((int)sim_meas_apply_sched_rule(&set, rule), 0);
+        CHECK_INT(sim_sched_rule_parse("aic", &rule, &err), SIM_EINVAL);
+        CHECK_CONTAINS(err.msg, "'aic'");
+        CHECK_CONTAINS(err.msg, "engine-defaults or aic-benchmark");
+        CHECK_INT(sim_sched_rule_parse(NULL, &rule, &err), SIM_EINVAL);
+    }
+    sim_meas_set_free(&set);
+}
+
 int main(void)
 {
     serving_rows_load();
+    scheduler_rule_applies_to_closed_loop_rows();
     documented_example_loads_with_defaults();
     step_prefill_and_scheduler_rows_load();
     bad_rows_are_rejected_with_file_line_and_field();

@@ -28,7 +28,8 @@ typedef struct meas_opts {
     const char *fit;   /* --fit: "profile" or FIGURE[,FIGURE...]; NULL: alpha and beta_s only */
     sim_fit_loss loss; /* --loss of the figure fit */
     sim_meas_figspec figs;
-    int self_check; /* calibrate --self-check: fit from a profile with the figures reset */
+    int self_check;         /* calibrate --self-check: fit from a profile with the figures reset */
+    const char *sched_rule; /* --scheduler-rule: engine arguments of rows without their own */
     /* engine, engine_given (--engine overrides the engine that rows name by engine_version),
      * mode, gemm, no_host and the fit options */
     sim_meas_opts p;
@@ -52,6 +53,13 @@ static const char calibrate_usage[] =
     "  --beta-min-s X, --beta-max-s X    bounds on beta_s in seconds (default 0 and 1)\n"
     "  --engine ID             engine profile whose host time is taken as known (default vllm-v0)\n"
     "  --no-host-time          predict without the engine's host time (beta_s absorbs it)\n"
+    "  --scheduler-rule R      the engine arguments the rows' runs were started with, for rows\n"
+    "                          without a \"scheduler\" object: engine-defaults (default) or\n"
+    "                          aic-benchmark (aiconfigurator's generated vLLM deployments, as\n"
+    "                          the aic-vllm-serving rows: closed-loop serving rows get\n"
+    "                          max_num_seqs N, max_num_batched_tokens N + L + 1500 and\n"
+    "                          max_model_len L + O + 1500 for N clients, L prompt and O output\n"
+    "                          tokens; docs/serving.md)\n"
     "  --roofline op|step      roofline mode (default op)\n"
     "  --gemm flat|tile-wave   GEMM compute ceiling model (default flat)\n"
     "  --format table|json     report format on stdout (default table)\n"
@@ -99,8 +107,8 @@ static const char validate_usage[] =
     "                          (model, hardware, tp, batch, prompt_tokens, kind...), fit on the\n"
     "                          other rows and predict the held-out ones; reports the pooled\n"
     "                          held-out error (fit options as for calibrate)\n"
-    "  --engine ID, --no-host-time, --roofline op|step, --gemm M, --weighting W, --alpha-min ...\n"
-    "                          as for calibrate\n"
+    "  --engine ID, --no-host-time, --scheduler-rule R, --roofline op|step, --gemm M,\n"
+    "  --weighting W, --alpha-min ...  as for calibrate\n"
     "  --fit LIST, --loss L    with --holdout: each fold fits these figures too (as calibrate)\n"
     "  A calibration's fitted figures (\"figures\") replace the profile's before predicting.\n"
     "  --format table|json     default table; json prints the MEASUREMENTS.md object\n";
@@ -165,6 +173,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *)
         CLI_STR("fit", &o->fit),
         CLI_CUSTOM("loss", parse_loss, &o->loss),
         CLI_FLAG("self-check", &o->self_check),
+        CLI_STR("scheduler-rule", &o->sched_rule),
     };
     int first = argc;
     int rc = cli_opts_parse_operands(cmd, argc, argv, t, CLI_N(t), usage, done, &first);
@@ -215,6 +224,12 @@ static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set)
         cli_error("%s", err.msg);
         return bad_term ? CLI_USAGE : CLI_BAD_INPUT;
     }
+    sim_sched_rule rule = SIM_SCHED_RULE_DEFAULTS;
+    if (o->sched_rule && sim_sched_rule_parse(o->sched_rule, &rule, &err) != SIM_OK) {
+        cli_error("%s: --scheduler-rule: %s", cmd, err.msg);
+        return CLI_USAGE;
+    }
+    sim_meas_apply_sched_rule(set, rule);
     return CLI_OK;
 }
 

@@ -39,7 +39,8 @@ static void plot_usage(FILE *f)
           "            tokens/s per GPU against TPOT with the Pareto frontier (llmstep sweep)\n"
           "  validate  predicted against measured time (log-log, y = x and +/-15% bands), and\n"
           "            MAPE and bias per group (--group model|hardware|tp|batch|kind, default\n"
-          "            model), as `llmstep validate` computes them\n"
+          "            model), as `llmstep validate` computes them (also\n"
+          "            --scheduler-rule R, as for validate)\n"
           "  serving   TTFT and TPOT against concurrency (closed loop, default 1:256) or request\n"
           "            rate (Poisson), one colour per TP (up to 8): the simulated mean (solid)\n"
           "            and p90 (dashed) from `llmstep sweep --kind serving` (engine vllm-v1),\n"
@@ -84,9 +85,11 @@ typedef struct plot_args {
     const char *what; /* the plot's name */
     const char *out, *model, *hw, *calib, *engine, *conc_spec, *rate_spec;
     const char *dtype, *kv_dtype, *tp_spec, *batch_spec, *ctx_spec, *group;
+    const char *sched_rule; /* plot validate --scheduler-rule */
     int64_t prompt, output, n_req;
     const char *files[PLOT_MAX_SEL], *sel[PLOT_MAX_SEL], *exc[PLOT_MAX_SEL];
     int n_files, n_sel, n_exc, no_host;
+    int engine_given; /* --engine given (plot validate: else each row's engine_version) */
     sim_step st;
     sim_sched_cfg sched;
 } plot_args;
@@ -113,12 +116,13 @@ static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
         CLI_STR("batch", &a->batch_spec),
         CLI_STR("context", &a->ctx_spec),
         CLI_STR("calibration", &a->calib),
-        CLI_STR("engine", &a->engine),
+        CLI_STR_SEEN("engine", &a->engine, &a->engine_given),
         CLI_FLAG("no-host-time", &a->no_host),
         CLI_CUSTOM("measurements", cli_opt_parse_bounded, &files),
         CLI_CUSTOM("select", cli_opt_parse_bounded, &sel),
         CLI_CUSTOM("exclude", cli_opt_parse_bounded, &exc),
         CLI_STR("group", &a->group),
+        CLI_STR("scheduler-rule", &a->sched_rule),
         {.name = "max-model-len", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
         {.name = "gpu-memory-utilization",
          .kind = CLI_OPT_SCHED,
@@ -298,6 +302,12 @@ static int load_meas(const plot_args *a, sim_meas_set *set)
         cli_error("%s", err.msg);
         return bad_term ? CLI_USAGE : CLI_BAD_INPUT;
     }
+    sim_sched_rule rule = SIM_SCHED_RULE_DEFAULTS;
+    if (a->sched_rule && sim_sched_rule_parse(a->sched_rule, &rule, &err) != SIM_OK) {
+        cli_error("plot %s: --scheduler-rule: %s", a->what, err.msg);
+        return CLI_USAGE;
+    }
+    sim_meas_apply_sched_rule(set, rule);
     return CLI_OK;
 }
 
@@ -316,7 +326,7 @@ static int draw(const plot_args *a, plot_job *job, const cli_run *run, const cli
         return plot_serving(job, so, a->model, a->hw, set,
                             a->calib ? "calibrated" : "uncalibrated: alpha = 1, beta = 0");
     default:
-        return plot_validate(job, set, a->calib, a->engine, a->no_host, a->group);
+        return plot_validate(job, set, a->calib, a->engine, a->engine_given, a->no_host, a->group);
     }
 }
 

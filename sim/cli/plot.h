@@ -61,7 +61,7 @@ int plot_sweep(plot_job *j, const cli_sweep_opts *o, const char *calib_note);
 /* A row's value of the field plot validate groups by; NULL for another field. */
 const char *group_value(const sim_meas_row *r, const char *field, char *buf, size_t cap);
 int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const char *engine,
-                  int no_host, const char *field);
+                  int engine_given, int no_host, const char *field);
 int plot_serving(plot_job *j, const cli_sweep_opts *o, const char *model_arg, const char *hw_arg,
                  const sim_meas_set *meas, const char *note);
 

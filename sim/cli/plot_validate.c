@@ -71,39 +71,47 @@ static int validate_calibration(const sim_meas_set *set, const char *calibration
     return rc;
 }
 
-/* Predicts every row and writes it to its group's file. */
-static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engine, int no_host,
-                          const char *field, double alpha, double beta, const sim_hw *hw,
-                          const sim_calib *cal, vgroups *g)
-/* hw: the calibration cal's figures applied (NULL: none); rows of models unlike those they
- * were fitted on get the row's profile and cal's alpha/beta-only fit (calib_json.h). */
+/* Predicts every row as `llmstep validate` does (sim_meas_predict_all: the engine each row's
+ * engine_version names unless --engine was given, serving rows simulated, the calibration's
+ * figure domain) and writes it to its group's file. hw: the calibration cal's figures applied
+ * (NULL: none); rows of models unlike those they were fitted on get the row's profile and
+ * cal's alpha/beta-only fit (calib_json.h). */
+static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engine,
+                          int engine_given, int no_host, const char *field, double alpha,
+                          double beta, const sim_hw *hw, const sim_calib *cal, vgroups *g)
 {
     FILE *gf[MAX_GROUPS] = {NULL};
     g->lo = (double)INFINITY;
     int rc = CLI_OK;
     sim_cache *cache = sim_cache_alloc(cli_data_dir());
-    sim_batch_work *work = malloc(sizeof(*work));
-    if (!cache || !work) {
+    if (!cache) {
         cli_error("out of memory");
-        rc = CLI_NUMERIC;
+        return CLI_NUMERIC;
     }
+    sim_meas_opts o = {.engine = engine_given ? engine : SIM_MEAS_DEFAULT_ENGINE,
+                       .engine_given = engine_given,
+                       .mode = SIM_ROOFLINE_OP,
+                       .gemm = SIM_GEMM_FLAT,
+                       .no_host = no_host,
+                       .hw = hw,
+                       .domain = hw ? cal->fig_domain : 0};
+    sim_fit_opts_default(&o.fit);
+    sim_meas_pred mp = {0};
+    struct sim_err e;
+    sim_status st = sim_meas_predict_all(&o, set, cache, &mp, &e);
     for (size_t i = 0; i < set->n && rc == CLI_OK; i++) {
         const sim_meas_row *row = &set->rows[i];
-        sim_row_pred p;
-        struct sim_err e;
-        const sim_model *m;
-        sim_status st = sim_cache_model(cache, row->model, &m, NULL, &e);
-        const int other = st == SIM_OK && hw && !sim_calib_figures_apply(cal, m);
-        const double a = other ? cal->ab_alpha : alpha, b = other ? cal->ab_beta_s : beta;
+        double pred = 0.0;
         if (st == SIM_OK)
-            st = sim_meas_predict_one(cache, row, engine, other ? NULL : hw, SIM_ROOFLINE_OP,
-                                      SIM_GEMM_FLAT, no_host, work, &p, &e);
+            st = mp.other[i]
+                     ? sim_meas_predict_row(&mp, i, cal->ab_alpha, cal->ab_beta_s, &pred, &e)
+                     : sim_meas_predict_row(&mp, i, alpha, beta, &pred, &e);
         if (st != SIM_OK) {
             cli_error("%s", e.msg);
             rc = st == SIM_EFIT || st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
             break;
         }
-        double pred = a * p.roofline_s + b * p.n_steps + p.host_s, meas = row->measured_s;
+        const double meas = row->measured_s;
         char buf[64];
         const char *v = group_value(row, field, buf, sizeof(buf));
         int k = 0;
@@ -136,8 +144,8 @@ static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engi
     }
     for (int k = 0; k < g->ng; k++)
         fclose(gf[k]);
+    sim_meas_pred_free(&mp);
     sim_cache_free(cache);
-    free(work);
     return rc;
 }
 
@@ -183,7 +191,7 @@ static void validate_script(FILE *s, const sim_meas_set *set, const vgroups *g,
 }
 
 int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const char *engine,
-                  int no_host, const char *field)
+                  int engine_given, int no_host, const char *field)
 {
     double alpha, beta;
     static sim_hw hw;
@@ -194,8 +202,8 @@ int plot_validate(plot_job *j, sim_meas_set *set, const char *calibration, const
         return rc;
     static vgroups g;
     memset(&g, 0, sizeof(g));
-    rc =
-        predict_groups(j, set, engine, no_host, field, alpha, beta, have_hw ? &hw : NULL, &cal, &g);
+    rc = predict_groups(j, set, engine, engine_given, no_host, field, alpha, beta,
+                        have_hw ? &hw : NULL, &cal, &g);
     if (rc != CLI_OK)
         return rc;
     FILE *bars = job_file(j, "groups.dat");

@@ -41,6 +41,51 @@ static sim_status parse_terms(const char *const *terms, size_t n, const char *op
     return SIM_OK;
 }
 
+sim_status sim_sched_rule_parse(const char *name, sim_sched_rule *out, struct sim_err *err)
+{
+    static const sim_sched_rule all[] = {SIM_SCHED_RULE_DEFAULTS, SIM_SCHED_RULE_AIC_BENCHMARK};
+    for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++)
+        if (strcmp(name, sim_sched_rule_name(all[i])) == 0) {
+            *out = all[i];
+            return SIM_OK;
+        }
+    sim_io_errf(err, "unknown scheduler rule '%s' (expected engine-defaults or aic-benchmark)",
+                name ? name : "(null)");
+    return SIM_EINVAL;
+}
+
+const char *sim_sched_rule_name(sim_sched_rule rule)
+{
+    return rule == SIM_SCHED_RULE_AIC_BENCHMARK ? "aic-benchmark" : "engine-defaults";
+}
+
+/* No field of a row's "scheduler" object given. */
+static int sched_absent(const sim_sched_cfg *c)
+{
+    return c->max_num_seqs < 0 && c->max_num_batched_tokens < 0 && c->max_model_len < 0 &&
+           c->block_size < 0 && c->gpu_memory_utilization < 0.0 && c->enable_chunked_prefill < 0 &&
+           c->enforce_eager < 0 && c->usage < 0 && c->disable_hybrid_kv < 0;
+}
+
+size_t sim_meas_apply_sched_rule(sim_meas_set *set, sim_sched_rule rule)
+{
+    if (rule != SIM_SCHED_RULE_AIC_BENCHMARK)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        sim_meas_row *r = &set->rows[i];
+        if (r->kind != SIM_MEAS_SERVING || r->concurrency < 1 || r->prompt_tokens < 1 ||
+            r->output_tokens < 1 || !sched_absent(&r->sched))
+            continue;
+        /* The batch size of aiconfigurator's benchmark runs is the concurrency. */
+        r->sched.max_num_seqs = r->concurrency;
+        r->sched.max_num_batched_tokens = r->concurrency + r->prompt_tokens + 1500;
+        r->sched.max_model_len = r->prompt_tokens + r->output_tokens + 1500;
+        n++;
+    }
+    return n;
+}
+
 sim_status sim_meas_load_selected(const char *const *files, size_t n_files, const char *const *sel,
                                   size_t n_sel, const char *const *exc, size_t n_exc,
                                   const char *who, sim_meas_set *set, int *bad_term,

@@ -76,6 +76,32 @@ sim_status sim_meas_load_selected(const char *const *files, size_t n_files, cons
                                   const char *who, sim_meas_set *set, int *bad_term,
                                   struct sim_err *err);
 
+/*
+ * Engine arguments a deployment tool gives its runs, for rows that do not carry their own
+ * ("scheduler" object absent): the rows were measured on engines started with them.
+ *   SIM_SCHED_RULE_DEFAULTS       "engine-defaults": the engine's defaults (nothing changes)
+ *   SIM_SCHED_RULE_AIC_BENCHMARK  "aic-benchmark": aiconfigurator's generator in benchmark
+ *       mode for vLLM aggregated serving (rule_plugin/benchmark/vllm.rule, from 2026-01-30;
+ *       flags passed by backend_templates/vllm/cli_args.j2 from 2026-01-08), with the run's
+ *       batch size equal to its concurrency N, prompt L and output O tokens:
+ *       max_num_seqs = N, max_num_batched_tokens = N + L + 1500, max_model_len = L + O + 1500.
+ *       Closed-loop serving rows only (others have no batch size; they keep the defaults).
+ */
+typedef enum sim_sched_rule {
+    SIM_SCHED_RULE_DEFAULTS = 0,
+    SIM_SCHED_RULE_AIC_BENCHMARK = 1
+} sim_sched_rule;
+
+/* Parses a rule's name; SIM_EINVAL naming the known rules otherwise. */
+sim_status sim_sched_rule_parse(const char *name, sim_sched_rule *out, struct sim_err *err);
+
+/* The rule's name ("engine-defaults", "aic-benchmark"). */
+const char *sim_sched_rule_name(sim_sched_rule rule);
+
+/* Applies rule to the rows of set it covers whose "scheduler" object is absent; returns how
+ * many rows it changed. */
+size_t sim_meas_apply_sched_rule(sim_meas_set *set, sim_sched_rule rule);
+
 /* One step or offline-batch row (not serving), uncalibrated. work: scratch of a batch. hw: NULL
  * for the row's named profile, else the profile to use. */
 sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const char *engine,
