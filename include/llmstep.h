@@ -46,8 +46,8 @@ extern "C" {
 #define LLMSTEP_VERSION_MAJOR 0
 #define LLMSTEP_VERSION_MINOR 3
 #define LLMSTEP_VERSION_PATCH 0
-#define LLMSTEP_VERSION       "0.3.0"
-#define LLMSTEP_ABI_VERSION   1
+#define LLMSTEP_VERSION       "0.4.0"
+#define LLMSTEP_ABI_VERSION   2
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
 #define LLMSTEP_API __attribute__((visibility("default")))
@@ -529,6 +529,11 @@ typedef struct llmstep_meas_spec {
                                                             [0, 1] s) */
     const char *rows_jsonl; /* NULL, or rows_jsonl_len bytes of JSON Lines rows (no NUL) */
     size_t rows_jsonl_len;
+    /* NULL or "engine-defaults": rows without a "scheduler" object run with the engine's
+     * defaults; "aic-benchmark": closed-loop serving rows without one get the engine
+     * arguments of aiconfigurator's benchmark mode (as validate --scheduler-rule; see
+     * docs/model.md, "Engine arguments of measured rows"). Added in ABI 2. */
+    const char *scheduler_rule;
 } llmstep_meas_spec;
 
 LLMSTEP_API void llmstep_meas_spec_init(llmstep_meas_spec *spec /* OUT */);

@@ -525,6 +525,50 @@ static void config_sweep(void)
     CHECK_INT((int)n, 0);
 }
 
+/*
+ * spec.scheduler_rule "aic-benchmark" gives a closed-loop serving row without a "scheduler"
+ * object the engine arguments aiconfigurator's benchmark mode starts vLLM with (meas_pred.h),
+ * by hand for 64 clients, 1024 + 128 tokens: max_num_seqs 64, max_num_batched_tokens
+ * 64 + 1024 + 1500 = 2588, max_model_len 1024 + 128 + 1500 = 2652. So the bare row predicts
+ * exactly what the same row with those arguments written out predicts, and (the budget being
+ * a quarter of vLLM 0.12's server default of 8192 tokens on an H100) not what it predicts
+ * under the engine's defaults. An unknown rule is refused naming the field.
+ */
+static void scheduler_rule(void)
+{
+#define SR_ROW(ID, SCHED)                                                                          \
+    "{\"id\":\"" ID "\",\"source\":\"t\",\"hardware\":\"h100-sxm\",\"model\":\"qwen3-32b\","       \
+    "\"tp\":2,\"kind\":\"serving\",\"engine\":\"vllm\",\"engine_version\":\"0.12.0\","             \
+    "\"metric\":\"ttft_mean\",\"workload\":{\"arrival\":\"closed\",\"concurrency\":64,"            \
+    "\"prompt_tokens\":1024,\"output_tokens\":128}" SCHED ",\"measured_s\":0.38}\n"
+    static const char bare[] = SR_ROW("bare", ""),
+                      given[] = SR_ROW("given", ",\"scheduler\":{\"max_num_seqs\":64,"
+                                                "\"max_num_batched_tokens\":2588,"
+                                                "\"max_model_len\":2652}");
+#undef SR_ROW
+    llmstep_meas_spec spec;
+    llmstep_meas_spec_init(&spec);
+    CHECK(spec.scheduler_rule == NULL);
+    llmstep_validation v;
+    llmstep_error err;
+    double p_bare_rule = 0, p_bare_default = 0, p_given = 0, m = 0;
+    spec.rows_jsonl = bare;
+    spec.rows_jsonl_len = sizeof(bare) - 1;
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, &p_bare_default, &m, 1, &v, &err), LLMSTEP_OK);
+    spec.scheduler_rule = "aic-benchmark";
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, &p_bare_rule, &m, 1, &v, &err), LLMSTEP_OK);
+    spec.rows_jsonl = given;
+    spec.rows_jsonl_len = sizeof(given) - 1;
+    spec.scheduler_rule = "engine-defaults";
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, &p_given, &m, 1, &v, &err), LLMSTEP_OK);
+    CHECK(p_given > 0.0 && p_bare_rule == p_given);
+    CHECK(fabs(p_bare_default / p_given - 1.0) > 0.01);
+    spec.scheduler_rule = "aic";
+    CHECK_INT(llmstep_validate(ctx, &spec, NULL, NULL, NULL, 0, &v, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "scheduler_rule");
+    CHECK_CONTAINS(err.message, "engine-defaults or aic-benchmark");
+}
+
 int main(void)
 {
     llmstep_error err;
@@ -547,6 +591,7 @@ int main(void)
     }
     measurements();
     rows_in_memory_and_calibration_file();
+    scheduler_rule();
     config_sweep();
     llmstep_ctx_free(ctx);
     return check_report("test_api");

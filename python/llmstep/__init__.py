@@ -78,7 +78,7 @@ def _struct_dict(st):
 
 
 def version():
-    """The C library's release (LLMSTEP_VERSION, e.g. "0.3.0")."""
+    """The C library's release (LLMSTEP_VERSION, e.g. "0.4.0")."""
     return _lib.lib.llmstep_version().decode()
 
 
@@ -243,7 +243,7 @@ class Context:
 
     @staticmethod
     def _meas_spec(measurements, select, exclude, engine, no_host, roofline, gemm, weighting,
-                   alpha_bounds, beta_bounds_s):
+                   alpha_bounds, beta_bounds_s, scheduler_rule):
         """The C spec for measurement files, or for rows given as dicts (passed to the library
         as JSON Lines text in memory), the objects it points to (to keep alive), and an upper
         bound on the rows (the inputs' lines)."""
@@ -290,13 +290,17 @@ class Context:
             spec.alpha_min, spec.alpha_max = map(float, alpha_bounds)
         if beta_bounds_s is not None:
             spec.beta_min_s, spec.beta_max_s = map(float, beta_bounds_s)
+        rule = _enc(scheduler_rule)
+        keep.append(rule)
+        spec.scheduler_rule = rule
         return spec, keep, n_lines
 
     @staticmethod
     def _meas_opts(kw):
         """The measurement options with their defaults; unknown names are refused."""
         opts = dict(select=(), exclude=(), engine=None, no_host=False, roofline="op",
-                    gemm="flat", weighting="relative", alpha_bounds=None, beta_bounds_s=None)
+                    gemm="flat", weighting="relative", alpha_bounds=None, beta_bounds_s=None,
+                    scheduler_rule=None)
         unknown = set(kw) - set(opts)
         if unknown:
             raise TypeError(f"unexpected arguments: {sorted(unknown)}")
@@ -325,7 +329,9 @@ class Context:
         """Predicts measurement rows (a file, a list of files, or a list of row dicts in the
         format of MEASUREMENTS.md) and reports MAPE, median and max APE and R^2, with the
         arrays predicted_s and measured_s. Options: select/exclude ("field=value" terms),
-        engine, no_host, roofline, gemm; calibration applies alpha and beta_s."""
+        engine, no_host, roofline, gemm, scheduler_rule ("engine-defaults" or
+        "aic-benchmark", as validate --scheduler-rule); calibration applies alpha and
+        beta_s."""
         return self._validate(_lib.lib.llmstep_validate, _enc(calibration), measurements, kw)
 
     def holdout(self, measurements, field, **kw):

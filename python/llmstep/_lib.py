@@ -12,7 +12,7 @@ import ctypes.util
 import os
 import subprocess
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -182,7 +182,8 @@ class MeasSpec(ctypes.Structure):
                 ("engine", cstr), ("no_host", cint), ("roofline_step", cint),
                 ("gemm_tile_wave", cint), ("weighting_absolute", cint), ("alpha_min", dbl),
                 ("alpha_max", dbl), ("beta_min_s", dbl), ("beta_max_s", dbl),
-                ("rows_jsonl", cstr), ("rows_jsonl_len", ctypes.c_size_t)]
+                ("rows_jsonl", cstr), ("rows_jsonl_len", ctypes.c_size_t),
+                ("scheduler_rule", cstr)]
 
 
 class Validation(ctypes.Structure):

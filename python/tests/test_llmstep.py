@@ -252,6 +252,25 @@ def test_validate_and_calibrate_match_the_cli(ctx):
         ctx.validate([rows[0], dict(rows[1], measured_s="fast")])
 
 
+def test_validate_scheduler_rule_matches_the_cli(ctx):
+    """scheduler_rule="aic-benchmark" predicts a closed-loop serving row as
+    `llmstep validate --scheduler-rule aic-benchmark` does, and not as the engine defaults do
+    (the rule's budget, 64 + 1024 + 1500 = 2588 tokens, is not vLLM 0.12's 8192)."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    path = os.path.join(SRC, "tests", "data", "meas", "serving.jsonl")
+    sel = ["metric=ttft_mean"]
+    want = cli_json("validate", "--measurements", path, "--select", sel[0],
+                    "--scheduler-rule", "aic-benchmark")
+    got = ctx.validate(path, select=sel, scheduler_rule="aic-benchmark")
+    assert got["n_rows"] == want["n_rows"] == 1
+    assert got["predicted_s"][0] == pytest.approx(want["rows"][0]["predicted_s"], rel=1e-12)
+    default = ctx.validate(path, select=sel)
+    assert default["predicted_s"][0] != pytest.approx(got["predicted_s"][0], rel=1e-2)
+    with pytest.raises(llmstep.Error, match="scheduler_rule.*engine-defaults or aic-benchmark"):
+        ctx.validate(path, select=sel, scheduler_rule="aic")
+
+
 @pytest.mark.parametrize("layout,cli_args", [
     (dict(tp=8, pp=2), ["--tp", "8", "--pp", "2"]),
     (dict(tp=1, dp=8, ep=True), ["--tp", "1", "--dp", "8", "--ep"]),

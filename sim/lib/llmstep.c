@@ -899,6 +899,9 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
                     "alpha_min <= alpha_max and beta_min_s <= beta_max_s, "
                     "finite, alpha_min >= 0");
     struct sim_err e;
+    sim_sched_rule rule = SIM_SCHED_RULE_DEFAULTS;
+    if (spec->scheduler_rule && sim_sched_rule_parse(spec->scheduler_rule, &rule, &e) != SIM_OK)
+        return fail(err, SIM_EINVAL, "scheduler_rule: %s", e.msg);
     int bad_term;
     sim_status st = SIM_OK;
     if (spec->rows_jsonl)
@@ -908,6 +911,7 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
                                     spec->exclude, spec->n_exclude, "", set, &bad_term, &e);
     if (st != SIM_OK)
         return fail_err(err, st, &e);
+    sim_meas_apply_sched_rule(set, rule);
     return LLMSTEP_OK;
 }
 
