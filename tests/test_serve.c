@@ -220,6 +220,46 @@ static void single_request_latencies(void)
 }
 
 /*
+ * A closed-loop client's next request reaches the engine only after the engine has scheduled
+ * its next step (vLLM's EngineCore busy loop emits a step's outputs and schedules the next step
+ * before a client can answer), except when the engine is idle and blocks on its input queue.
+ * Two clients, four 8-token prompts; outputs 2, 5, 2, 1 tokens. By hand:
+ *   step 1: requests 0 and 1 prefill (16 tokens), each samples its first token;
+ *   step 2: both decode (2 tokens); request 0 has its 2 tokens and leaves: its client sends
+ *           request 2 at the end of step 2;
+ *   step 3: request 1 alone (1 token): request 2 is not seen yet;
+ *   step 4: request 1 decodes, request 2 prefills (9 tokens);
+ *   step 5: both decode (2 tokens); both leave; request 3 is sent at the end of step 5;
+ *   step 6: the engine was idle, so request 3 is taken at once: 8 tokens, its only token.
+ * Request 2's TTFT is steps 3 and 4; request 3's is step 6.
+ */
+static void closed_loop_request_sees_the_step_after_next(void)
+{
+    toy_setup x;
+    make_setup(&x, 256, 2048, 4096, 0);
+    sim_request req[4] = {{.prompt_tokens = 8, .output_tokens = 2},
+                          {.prompt_tokens = 8, .output_tokens = 5},
+                          {.prompt_tokens = 8, .output_tokens = 2},
+                          {.prompt_tokens = 8, .output_tokens = 1}};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, req, 4, 2, &seen, &r), SIM_OK);
+    CHECK_INT(r.n_steps, 6);
+    const int64_t tokens[6] = {16, 2, 1, 9, 2, 8};
+    double end[6], t = 0.0;
+    for (int i = 0; i < 6 && i < seen.n; i++) {
+        CHECK_INT(seen.s[i].n_tokens, tokens[i]);
+        end[i] = (t += seen.s[i].wall_s);
+    }
+    if (seen.n < 6)
+        return;
+    CHECK_REL(req[2].arrival_s, end[1], 1e-12);
+    CHECK_REL(req[2].first_token_s - req[2].arrival_s, seen.s[2].wall_s + seen.s[3].wall_s, 1e-12);
+    CHECK_REL(req[3].arrival_s, end[4], 1e-12);
+    CHECK_REL(req[3].first_token_s - req[3].arrival_s, seen.s[5].wall_s, 1e-12);
+}
+
+/*
  * Little's law for a closed loop with no think time: every client always has one request
  * in the system, so throughput x mean E2E = concurrency, up to the ramp at both ends of the
  * measured window (2000 requests after 200 warm-up: within 2%).
@@ -657,6 +697,7 @@ int main(void)
     preemption_and_resumption();
     single_request_latencies();
     closed_loop_obeys_littles_law();
+    closed_loop_request_sees_the_step_after_next();
     percentiles_on_hand_made_sets();
     v1_memory_budget();
     v1_defaults_by_usage_and_memory();

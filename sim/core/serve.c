@@ -27,6 +27,7 @@ typedef struct serve_state {
     int64_t q_head, q_len, q_cap; /* waiting queue: ring buffer of ids */
     int64_t n_running;
     int64_t next_arrival; /* open loop: next request not yet arrived; closed: next to send */
+    int64_t next_admit;   /* closed loop: next sent request the engine has not seen yet */
     int64_t done;
     int64_t step_preempted;
     int64_t batch; /* id of the batch being scheduled (pipeline stages: batches in flight) */
@@ -53,14 +54,43 @@ static void q_pop_front(serve_state *x)
     x->q_len--;
 }
 
-/* Requests that have arrived by now join the waiting queue (open loop). */
-static void admit_arrivals(serve_state *x)
+/*
+ * Requests that have reached the engine join the waiting queue. Open loop: those that arrived
+ * by now. Closed loop: a client sends its next request when it receives the previous one's
+ * last token, and vLLM's engine has by then already scheduled its next step: the EngineCore
+ * busy loop (vllm/v1/engine/core.py, run_busy_loop) puts a step's outputs on the output queue,
+ * drains the input queue without waiting and schedules the next step, all before the output
+ * has reached the client and a new request could have come back. So a request sent at the end
+ * of a step (arrival_s == that time) is seen by the step after next: those sent strictly
+ * before now. An idle engine blocks on its input queue (idle != 0) and takes a request as
+ * soon as it comes (arrival_s <= now).
+ */
+static void admit_arrivals(serve_state *x, int idle)
 {
     const sim_workload *w = x->w;
-    if (w->concurrency > 0)
+    if (w->concurrency > 0) {
+        while (x->next_admit < x->next_arrival &&
+               (w->req[x->next_admit].arrival_s < x->now_s ||
+                (idle && w->req[x->next_admit].arrival_s <= x->now_s)))
+            q_push_back(x, (int32_t)x->next_admit++);
         return;
+    }
     while (x->next_arrival < w->n_requests && w->req[x->next_arrival].arrival_s <= x->now_s)
         q_push_back(x, (int32_t)x->next_arrival++);
+}
+
+/* An idle engine (nothing running or waiting): the time the next request reaches it, and that
+ * request (and any sent at the same time) joins the queue. 0 when none is on its way. */
+static int wait_for_arrival(serve_state *x)
+{
+    const sim_workload *w = x->w;
+    int64_t next = w->concurrency > 0 ? x->next_admit : x->next_arrival;
+    if (next >= (w->concurrency > 0 ? x->next_arrival : w->n_requests))
+        return 0;
+    if (w->req[next].arrival_s > x->now_s)
+        x->now_s = w->req[next].arrival_s;
+    admit_arrivals(x, 1);
+    return 1;
 }
 
 /* Closed loop: a client sends its next request at time t. */
@@ -69,8 +99,7 @@ static void send_next(serve_state *x, double t)
     const sim_workload *w = x->w;
     if (w->concurrency <= 0 || x->next_arrival >= w->n_requests)
         return;
-    w->req[x->next_arrival].arrival_s = t;
-    q_push_back(x, (int32_t)x->next_arrival++);
+    w->req[x->next_arrival++].arrival_s = t; /* admit_arrivals lets the engine see it */
 }
 
 /* A running request rides a batch still in flight (pipeline stages only). */
@@ -416,7 +445,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
     sim_pp_cost pc;
     x->batch = 1;
     while (x->done < w->n_requests) {
-        admit_arrivals(x);
+        admit_arrivals(x, 0);
         int64_t n_sched = 0, n_pf_seqs = 0, n_pf_tokens = 0;
         sim_step stp = {0};
         if (n_q < pp && (x->n_running > 0 || x->q_len > 0))
@@ -449,11 +478,8 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
             continue;
         }
         if (n_q == 0) {
-            if (x->n_running == 0 && x->q_len == 0) {
-                /* Idle: wait for the next arrival (open loop only). */
-                x->now_s = w->req[x->next_arrival].arrival_s;
-                continue;
-            }
+            if (x->n_running == 0 && x->q_len == 0 && wait_for_arrival(x))
+                continue; /* idle: the next request has reached the engine */
             return stuck(x, err);
         }
         /* Wait for the oldest batch; arrivals until then are seen by the next schedule. Busy
@@ -525,11 +551,11 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
 
     sim_step_cost c = {0}; /* the previous step's cost: sim_step_cost_next reuses it */
     while (x.done < w->n_requests) {
-        admit_arrivals(&x);
+        admit_arrivals(&x, 0);
         if (x.n_running == 0 && x.q_len == 0) {
-            /* Idle: wait for the next arrival (open loop only; closed loops never idle). */
-            x.now_s = w->req[x.next_arrival].arrival_s;
-            continue;
+            if (!wait_for_arrival(&x))
+                return stuck(&x, err);
+            continue; /* idle: the next request has reached the engine */
         }
         sim_step stp = {0};
         int64_t n_pf_seqs, n_pf_tokens;
