@@ -405,6 +405,9 @@ static void rows_in_memory_and_calibration_file(void)
     snprintf(path, sizeof(path), "/tmp/llmstep-test-api-%ld.json", (long)getpid());
     llmstep_fit fit;
     CHECK_INT(llmstep_calibrate_write(ctx, &spec, path, &fit, &err), LLMSTEP_OK);
+    /* The file records the engine arguments the rows were predicted with (none given). */
+    CHECK(slurp(path, text, sizeof(text)) > 0);
+    CHECK(strstr(text, "\"scheduler_rule\":\t\"engine-defaults\"") != NULL);
     llmstep_validation v;
     CHECK_INT(llmstep_validate(ctx, &spec, path, NULL, NULL, 0, &v, &err), LLMSTEP_OK);
     CHECK(v.alpha == fit.alpha && v.beta_s == fit.beta_s);

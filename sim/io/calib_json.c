@@ -289,6 +289,8 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
         cJSON_AddItemToObject(t, "files", strings(c->files, c->n_files));
         cJSON_AddItemToObject(t, "select", strings(c->select, c->n_select));
         cJSON_AddItemToObject(t, "exclude", strings(c->exclude, c->n_exclude));
+        if (c->scheduler_rule)
+            cJSON_AddStringToObject(t, "scheduler_rule", c->scheduler_rule);
     }
     cJSON_AddStringToObject(o, "engine", c->engine);
     cJSON_AddStringToObject(o, "roofline_mode", c->roofline_mode);

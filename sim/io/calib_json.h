@@ -80,10 +80,12 @@ typedef struct sim_calib_out {
     int n_select;
     const char *const *exclude;
     int n_exclude;
-    const char *engine;        /* engine profile id whose host time the fit took as known */
-    const char *roofline_mode; /* "op" or "step" */
-    const char *weighting;     /* "relative" or "absolute" */
-    const char *command;       /* the command line that produced the file */
+    const char *engine;         /* engine profile id whose host time the fit took as known */
+    const char *roofline_mode;  /* "op" or "step" */
+    const char *weighting;      /* "relative" or "absolute" */
+    const char *command;        /* the command line that produced the file */
+    const char *scheduler_rule; /* trained_on.scheduler_rule (the rows' engine arguments); NULL:
+                                   not written */
     /* Fitted figures (`calibrate --fit`), written as "figures"; n_figures 0: none. */
     int n_figures;
     const sim_hw_field *fig_field;

@@ -1074,7 +1074,9 @@ static llmstep_status calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
                                       spec->n_select,
                                       spec->exclude,
                                       spec->n_exclude,
-                                      "llmstep_calibrate_write (libllmstep " LLMSTEP_VERSION ")"};
+                                      "llmstep_calibrate_write (libllmstep " LLMSTEP_VERSION ")",
+                                      spec->scheduler_rule ? spec->scheduler_rule
+                                                           : "engine-defaults"};
         ls = meas_status(
             sim_meas_calib_write(path, &o, &from, set.rows[0].hardware, engine, &res, &e), &e, err);
     }

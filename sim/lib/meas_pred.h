@@ -158,7 +158,9 @@ typedef struct sim_meas_origin {
     size_t n_select;
     const char *const *exclude;
     size_t n_exclude;
-    const char *command; /* what made the file (the command line, or the library call) */
+    const char *command;        /* what made the file (the command line, or the library call) */
+    const char *scheduler_rule; /* engine arguments given to rows without their own (NULL:
+                                   not recorded; sim_sched_rule_name) */
 } sim_meas_origin;
 
 /*
