@@ -260,6 +260,76 @@ static void closed_loop_request_sees_the_step_after_next(void)
 }
 
 /*
+ * The same two clients with async scheduling (vLLM 0.14 and later): the engine keeps one step
+ * scheduled ahead, so the step after next is already scheduled when a request leaves, and its
+ * client's next request joins the step after that. By hand (outputs 2, 5, 2, 1):
+ *   step 1: requests 0 and 1 prefill (16 tokens);
+ *   step 2: both decode (2); request 0 leaves, request 2 is sent at the end of step 2;
+ *   steps 3 and 4: request 1 alone (1 token each; both were scheduled before request 2 came);
+ *   step 5: request 1's 5th token, request 2 prefills (9 tokens); request 1 leaves and
+ *           request 3 is sent at the end of step 5;
+ *   step 6: request 2's second token (1 token); it leaves;
+ *   step 7: nothing was left to schedule ahead, so the engine took request 3 as it came:
+ *           8 tokens.
+ */
+static void closed_loop_with_async_scheduling(void)
+{
+    toy_setup x;
+    make_setup(&x, 256, 2048, 4096, 0);
+    x.e.async_scheduling = 1;
+    sim_request req[4] = {{.prompt_tokens = 8, .output_tokens = 2},
+                          {.prompt_tokens = 8, .output_tokens = 5},
+                          {.prompt_tokens = 8, .output_tokens = 2},
+                          {.prompt_tokens = 8, .output_tokens = 1}};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, req, 4, 2, &seen, &r), SIM_OK);
+    CHECK_INT(r.n_steps, 7);
+    const int64_t tokens[7] = {16, 2, 1, 1, 9, 1, 8};
+    double end[7], t = 0.0;
+    for (int i = 0; i < 7 && i < seen.n; i++) {
+        CHECK_INT(seen.s[i].n_tokens, tokens[i]);
+        end[i] = (t += seen.s[i].wall_s);
+    }
+    if (seen.n < 7)
+        return;
+    CHECK_REL(req[2].arrival_s, end[1], 1e-12);
+    CHECK_REL(req[2].first_token_s, end[4], 1e-12);
+    CHECK_REL(req[3].arrival_s, end[4], 1e-12);
+    CHECK_REL(req[3].first_token_s, end[6], 1e-12);
+}
+
+/*
+ * An open-loop request that arrives while a step runs is seen by the next scheduling: with
+ * the synchronous loop that is the next step; with async scheduling the next step was
+ * scheduled when the running one started, so it is the one after. Request 0 (prompt 8,
+ * output 6) arrives at 0; request 1 (prompt 8, output 1) arrives during step 2 (halfway
+ * through it, at end 1 + wall 2 / 2). Synchronous: request 1 prefills in step 3; async: in
+ * step 4.
+ */
+static void open_loop_arrival_with_async_scheduling(void)
+{
+    for (int async = 0; async < 2; async++) {
+        toy_setup x;
+        make_setup(&x, 256, 2048, 4096, 0);
+        x.e.async_scheduling = async;
+        /* The step times of request 0 alone, to place request 1 inside step 2. */
+        sim_request alone = {.prompt_tokens = 8, .output_tokens = 6};
+        steps_seen first = {0};
+        sim_serve_result r;
+        CHECK_INT(serve(&x, &alone, 1, 0, &first, &r), SIM_OK);
+        sim_request req[2] = {{.prompt_tokens = 8, .output_tokens = 6},
+                              {.prompt_tokens = 8, .output_tokens = 1}};
+        req[1].arrival_s = first.s[0].wall_s + 0.5 * first.s[1].wall_s;
+        steps_seen seen = {0};
+        CHECK_INT(serve(&x, req, 2, 0, &seen, &r), SIM_OK);
+        const int want = async ? 3 : 2; /* index of the step that prefills request 1 */
+        for (int i = 0; i < seen.n && i < MAX_STEPS; i++)
+            CHECK_INT(seen.s[i].n_prefill_tokens, i == 0 || i == want ? 8 : 0);
+    }
+}
+
+/*
  * Little's law for a closed loop with no think time: every client always has one request
  * in the system, so throughput x mean E2E = concurrency, up to the ramp at both ends of the
  * measured window (2000 requests after 200 warm-up: within 2%).
@@ -698,6 +768,8 @@ int main(void)
     single_request_latencies();
     closed_loop_obeys_littles_law();
     closed_loop_request_sees_the_step_after_next();
+    closed_loop_with_async_scheduling();
+    open_loop_arrival_with_async_scheduling();
     percentiles_on_hand_made_sets();
     v1_memory_budget();
     v1_defaults_by_usage_and_memory();

@@ -62,20 +62,23 @@ static void q_pop_front(serve_state *x)
  * drains the input queue without waiting and schedules the next step, all before the output
  * has reached the client and a new request could have come back. So a request sent at the end
  * of a step (arrival_s == that time) is seen by the step after next: those sent strictly
- * before now. An idle engine blocks on its input queue (idle != 0) and takes a request as
- * soon as it comes (arrival_s <= now).
+ * before the time the step is scheduled. That time (seen_s) is now, except with async
+ * scheduling, where the engine keeps one step scheduled ahead (EngineCore.step_with_batch_queue,
+ * a queue of two batches): the step about to be simulated was scheduled when the previous one
+ * started. An idle engine blocks on its input queue (idle != 0) and takes a request as soon as
+ * it comes (arrival_s <= seen_s).
  */
-static void admit_arrivals(serve_state *x, int idle)
+static void admit_arrivals(serve_state *x, double seen_s, int idle)
 {
     const sim_workload *w = x->w;
     if (w->concurrency > 0) {
         while (x->next_admit < x->next_arrival &&
-               (w->req[x->next_admit].arrival_s < x->now_s ||
-                (idle && w->req[x->next_admit].arrival_s <= x->now_s)))
+               (w->req[x->next_admit].arrival_s < seen_s ||
+                (idle && w->req[x->next_admit].arrival_s <= seen_s)))
             q_push_back(x, (int32_t)x->next_admit++);
         return;
     }
-    while (x->next_arrival < w->n_requests && w->req[x->next_arrival].arrival_s <= x->now_s)
+    while (x->next_arrival < w->n_requests && w->req[x->next_arrival].arrival_s <= seen_s)
         q_push_back(x, (int32_t)x->next_arrival++);
 }
 
@@ -89,7 +92,7 @@ static int wait_for_arrival(serve_state *x)
         return 0;
     if (w->req[next].arrival_s > x->now_s)
         x->now_s = w->req[next].arrival_s;
-    admit_arrivals(x, 1);
+    admit_arrivals(x, x->now_s, 1);
     return 1;
 }
 
@@ -445,7 +448,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
     sim_pp_cost pc;
     x->batch = 1;
     while (x->done < w->n_requests) {
-        admit_arrivals(x, 0);
+        admit_arrivals(x, x->now_s, 0);
         int64_t n_sched = 0, n_pf_seqs = 0, n_pf_tokens = 0;
         sim_step stp = {0};
         if (n_q < pp && (x->n_running > 0 || x->q_len > 0))
@@ -550,11 +553,16 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
         return serve_pipeline(&x, &mem, obs, obs_ctx, err);
 
     sim_step_cost c = {0}; /* the previous step's cost: sim_step_cost_next reuses it */
+    /* When the step about to be simulated was scheduled (admit_arrivals): with async scheduling,
+     * at the start of the previous step, unless the engine was idle before it. */
+    double prev_start = 0.0;
+    int ahead = 0;
     while (x.done < w->n_requests) {
-        admit_arrivals(&x, 0);
+        admit_arrivals(&x, e->async_scheduling && ahead ? prev_start : x.now_s, 0);
         if (x.n_running == 0 && x.q_len == 0) {
             if (!wait_for_arrival(&x))
                 return stuck(&x, err);
+            ahead = 0;
             continue; /* idle: the next request has reached the engine */
         }
         sim_step stp = {0};
@@ -568,6 +576,8 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
         count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
         const double t_end = x.now_s + wall;
         finish_step(&x, t_end, wall, x.batch, x.now_s);
+        prev_start = x.now_s;
+        ahead = 1;
         x.now_s = t_end;
         if ((st = check_step_limit(&x, err)) != SIM_OK)
             return st;
