@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define LLMSTEP_VERSION_MAJOR 0
-#define LLMSTEP_VERSION_MINOR 3
+#define LLMSTEP_VERSION_MINOR 4
 #define LLMSTEP_VERSION_PATCH 0
 #define LLMSTEP_VERSION       "0.4.0"
 #define LLMSTEP_ABI_VERSION   2
