@@ -289,10 +289,11 @@ static int write_calibration(const meas_opts *o, int argc, char **argv, const ch
     size_t used = strlen(command);
     for (int i = 0; i < argc && used + 2 < sizeof(command); i++)
         used += (size_t)snprintf(command + used, sizeof(command) - used, " %s", argv[i]);
-    const sim_meas_origin from = {o->files,   (size_t)o->n_files,
-                                  o->select,  (size_t)o->n_select,
-                                  o->exclude, (size_t)o->n_exclude,
-                                  command,    o->sched_rule ? o->sched_rule : "engine-defaults"};
+    const sim_meas_origin from = {
+        o->files,   (size_t)o->n_files,
+        o->select,  (size_t)o->n_select,
+        o->exclude, (size_t)o->n_exclude,
+        command,    o->sched_rule ? o->sched_rule : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS)};
     struct sim_err err;
     if (sim_meas_calib_write_figs(o->out, &o->p, &from, hardware, engine, res, ff, &err) !=
         SIM_OK) {

@@ -553,16 +553,15 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
         return serve_pipeline(&x, &mem, obs, obs_ctx, err);
 
     sim_step_cost c = {0}; /* the previous step's cost: sim_step_cost_next reuses it */
-    /* When the step about to be simulated was scheduled (admit_arrivals): with async scheduling,
-     * at the start of the previous step, unless the engine was idle before it. */
-    double prev_start = 0.0;
-    int ahead = 0;
+    /* When the step about to be simulated was scheduled (admit_arrivals): when the previous
+     * one ended, or with async scheduling when it started; after an idle wait, at the arrival. */
+    double sched_s = x.now_s;
     while (x.done < w->n_requests) {
-        admit_arrivals(&x, e->async_scheduling && ahead ? prev_start : x.now_s, 0);
+        admit_arrivals(&x, sched_s, 0);
         if (x.n_running == 0 && x.q_len == 0) {
             if (!wait_for_arrival(&x))
                 return stuck(&x, err);
-            ahead = 0;
+            sched_s = x.now_s;
             continue; /* idle: the next request has reached the engine */
         }
         sim_step stp = {0};
@@ -576,8 +575,7 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
         count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
         const double t_end = x.now_s + wall;
         finish_step(&x, t_end, wall, x.batch, x.now_s);
-        prev_start = x.now_s;
-        ahead = 1;
+        sched_s = e->async_scheduling ? x.now_s : t_end;
         x.now_s = t_end;
         if ((st = check_step_limit(&x, err)) != SIM_OK)
             return st;

@@ -1075,8 +1075,9 @@ static llmstep_status calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
                                       spec->exclude,
                                       spec->n_exclude,
                                       "llmstep_calibrate_write (libllmstep " LLMSTEP_VERSION ")",
-                                      spec->scheduler_rule ? spec->scheduler_rule
-                                                           : "engine-defaults"};
+                                      spec->scheduler_rule
+                                          ? spec->scheduler_rule
+                                          : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS)};
         ls = meas_status(
             sim_meas_calib_write(path, &o, &from, set.rows[0].hardware, engine, &res, &e), &e, err);
     }
