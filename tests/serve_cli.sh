@@ -158,9 +158,11 @@ expect_err 2 "unknown scheduler rule 'aic' (expected engine-defaults or aic-benc
     --measurements "$src/tests/data/meas/serving.jsonl" --scheduler-rule aic
 # A calibration file records the rule its rows were predicted with (trained_on.scheduler_rule),
 # and engine-defaults when none was given.
-sed -n '/"id":"c-ttft"/p' "$src/tests/data/meas/serving.jsonl" >"$tmp/two.jsonl"
-sed 's/"c-ttft"/"c-tpot"/; s/"ttft_mean"/"tpot_mean"/; s/"measured_s":0.38/"measured_s":0.046/' \
-    "$tmp/two.jsonl" >>"$tmp/two.jsonl.2" && cat "$tmp/two.jsonl.2" >>"$tmp/two.jsonl"
+row=$(sed -n '/"id":"c-ttft"/p' "$src/tests/data/meas/serving.jsonl")
+{
+    echo "$row"
+    echo "$row" | sed 's/"c-ttft"/"c-tpot"/; s/"ttft_mean"/"tpot_mean"/; s/"measured_s":0.38/"measured_s":0.046/'
+} >"$tmp/two.jsonl"
 for rule in aic-benchmark engine-defaults; do
     "$bin" calibrate --measurements "$tmp/two.jsonl" --scheduler-rule $rule \
         --out "$tmp/cal_$rule.json" >/dev/null || bad "calibrate $rule exit $?"
