@@ -263,7 +263,11 @@ typedef struct llmstep_step_result {
 
 /*
  * Predicts one step of n_groups groups (1..64). ops: NULL, or room for ops_cap operators;
- * *n_ops (when not NULL) gets the number written, in execution order.
+ * *n_ops (when not NULL) gets the number written, in execution order. With data-parallel
+ * ranks each group's sequences are dealt to the ranks and the busiest rank is timed, as
+ * `llmstep predict` does. Unless the deployment was opened with ignore_memory, a step the
+ * engine could not hold (its sequences' KV blocks above the cache, more than max_num_seqs,
+ * or longer than max_model_len) is LLMSTEP_ERANGE, as `llmstep predict` refuses it.
  */
 LLMSTEP_API llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups,
                                         size_t n_groups, llmstep_step_result *out /* OUT */,
@@ -273,8 +277,9 @@ LLMSTEP_API llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_g
 /*
  * n steps of one group each (count[i] sequences of new_tokens[i] tokens after
  * context_tokens[i], all sampling), step_s[i] = the predicted wall time: the fast path for
- * sweeps (a few hundred nanoseconds per point). Fails on the first bad point, naming its
- * index; step_s is then partly written.
+ * sweeps (a few hundred nanoseconds per point). A point the engine could not hold (as in
+ * llmstep_step) gets NaN. Fails on the first bad point, naming its index; step_s is then
+ * partly written.
  */
 LLMSTEP_API llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n,
                                              const int64_t *count, const int64_t *new_tokens,

@@ -471,8 +471,7 @@ static void config_sweep(void)
         ds.model = "llama-3.1-8b";
         ds.hw = hws[r->hw_index];
         ds.tp = r->tp;
-        ds.engine = "vllm-v0";
-        ds.ignore_memory = 1;
+        ds.ignore_memory = 1; /* the sweep's default engine is every command's: vllm-v1 */
         llmstep_deploy *d = NULL;
         CHECK_INT(llmstep_deploy_open(ctx, &ds, &d, &err), LLMSTEP_OK);
         if (!d)
@@ -501,8 +500,7 @@ static void config_sweep(void)
     llmstep_deploy_spec ds;
     llmstep_deploy_spec_init(&ds);
     ds.model = "llama-3.1-8b";
-    ds.hw = "h100-sxm";
-    ds.engine = "vllm-v0";
+    ds.hw = "h100-sxm"; /* no engine named: vllm-v1, the sweep's and every command's default */
     llmstep_deploy *d = NULL;
     CHECK_INT(llmstep_deploy_open(ctx, &ds, &d, &err), LLMSTEP_OK);
     llmstep_batch_result br;

@@ -148,12 +148,18 @@ typedef struct cli_run_spec {
     sim_sched_cfg sched;
     sim_roofline_mode mode;
     sim_gemm_model gemm;
-    int ignore_memory; /* 1: skip cli_check_memory (--ignore-memory) */
+    int ignore_memory; /* 1: --ignore-memory (commands that check memory) */
+    int no_host;       /* 1: the engine's host time is left out (--no-host-time) */
+    /* 1: cli_run_open refuses an engine that would not start (unless ignore_memory), with
+     * memory_hint appended; who prefixes the messages about settings ("serve: "). */
+    int check_memory;
+    const char *who, *memory_hint;
 } cli_run_spec;
 
 /* An opened run (sim_deploy_open through the run's own cache): copies of the loaded inputs
  * and the resolved settings. */
 typedef struct cli_run {
+    sim_deployment d; /* the resolved deployment (pointers into the cache) */
     sim_model model;
     sim_hw hw;
     sim_engine engine;

@@ -176,10 +176,10 @@ int cmd_latency(int argc, char **argv)
         return CLI_USAGE;
     }
     cli_run run;
+    spec.check_memory = 1;
+    spec.who = "latency: ";
+    spec.memory_hint = " (--ignore-memory to go on)";
     rc = cli_run_open(&spec, &run);
-    if (rc == CLI_OK && !spec.ignore_memory)
-        rc = cli_check_memory(&run.engine, &run.model, &run.hw, &run.cfg, &spec.sched, &run.sched,
-                              &run.mem, "latency: ");
     if (rc != CLI_OK) {
         cli_run_close(&run);
         return rc;

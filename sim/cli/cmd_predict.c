@@ -45,12 +45,18 @@ static void usage(FILE *f)
             "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: the model's 16-bit type,\n"
             "                        vLLM's 'auto', also with fp8 weights)\n"
             "  --max-model-len N     for the memory check (default: max_position_embeddings)\n"
+            "  --max-num-seqs N      for the memory check (default: the engine's)\n"
             "  --gpu-memory-utilization F  for the memory check (default: the engine's, 0.9)\n"
-            "  --ignore-memory       predict even when the weights, activations, reserve and\n"
-            "                        one max_model_len sequence's KV cache do not fit a GPU\n"
-            "  --calibration FILE    apply step = alpha x roofline + beta_s from FILE\n"
-            "  --engine ID           add that engine's host time per step (engines/ID.json;\n"
-            "                        default: the calibration's engine, else none)\n"
+            "  --ignore-memory       predict even when the engine would not start (weights,\n"
+            "                        activations, reserve and one max_model_len sequence's KV\n"
+            "                        cache) or the step's sequences do not fit its KV cache or\n"
+            "                        max_num_seqs\n"
+            "  --calibration FILE|ID|DIR  apply step = alpha x roofline + beta_s: a file, an id\n"
+            "                        (calibrations/ID.json of the data folder) or a folder\n"
+            "                        (the file of this GPU and engine)\n"
+            "  --engine ID           the engine whose memory budget and host time per step apply\n"
+            "                        (engines/ID.json; default: the calibration's, else vllm-v1)\n"
+            "  --no-host-time        leave out the engine's host time\n"
             "  --roofline op|step    sum of per-operator maxima (default) or one max per step\n"
             "  --gemm flat|tile-wave GEMM compute ceiling: flat efficiency (default) or with tile\n"
             "                        and wave quantization (needs gemm_tiles in the profile)\n"
@@ -127,14 +133,20 @@ static void print_table(const sim_predict_report *r)
     fmt_time(t1, sizeof(t1), c->step_s);
     fmt_time(t2, sizeof(t2), c->roofline_s);
     printf("  step time        %s", t1);
-    if (r->calib_path && r->engine)
-        printf("   = %.4g x roofline + %.4g s + host %.4g s (calibration %s, engine %s)\n",
-               r->cfg->alpha, r->cfg->beta_s, r->host_s, r->calib_path, r->engine);
-    else if (r->calib_path)
-        printf("   = %.4g x roofline + %.4g s (calibration %s)\n", r->cfg->alpha, r->cfg->beta_s,
-               r->calib_path);
+    char host[32], cal[160];
+    fmt_time(host, sizeof(host), r->host_s);
+    if (r->calib_path)
+        snprintf(cal, sizeof(cal), "%.4g x roofline + %.4g s", r->cfg->alpha, r->cfg->beta_s);
     else
-        printf("   uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n");
+        snprintf(cal, sizeof(cal), "roofline");
+    if (r->async)
+        printf("   = max(%s, host %s)", cal, host);
+    else
+        printf("   = %s + host %s", cal, host);
+    if (r->calib_path)
+        printf(" (calibration %s, engine %s)\n", r->calib_path, r->engine);
+    else
+        printf(" (engine %s; uncalibrated: alpha = 1, beta = 0)\n", r->engine);
     fmt_time(t3, sizeof(t3), c->compute_s);
     fmt_time(t4, sizeof(t4), c->memory_s);
     fmt_time(t5, sizeof(t5), c->comm_s);
@@ -241,27 +253,6 @@ static int predict_notes(const sim_model *m, const sim_hw *hw, const sim_run_cfg
     return n_notes;
 }
 
-/* The engine named into *eng; unless ignore_memory, refuses a configuration that does not
- * fit. */
-static int predict_engine(const char *engine, const sim_model *m, const sim_hw *hw,
-                          const sim_run_cfg *cfg, const sim_sched_cfg *sc, int ignore_memory,
-                          const char *mpath, sim_engine *eng)
-{
-    char epath[4096];
-    int rc = cli_load_engine(engine, eng, epath, sizeof(epath));
-    if (rc != CLI_OK || ignore_memory)
-        return rc;
-    sim_sched_resolved sched;
-    sim_memory mem;
-    struct sim_err err;
-    if (sim_sched_resolve(eng, m, hw, sc, &sched, &err) != SIM_OK) {
-        cli_error("%s: %s", mpath, err.msg);
-        return CLI_BAD_INPUT;
-    }
-    sim_memory_compute(eng, m, hw, cfg, &sched, &mem);
-    return cli_check_memory(eng, m, hw, cfg, sc, &sched, &mem, "predict: ");
-}
-
 /* Every printed figure must be finite. */
 static int check_cost(const sim_step_cost *cost, const sim_step_cost *tp1, double host_s, int tp)
 {
@@ -302,7 +293,7 @@ typedef struct predict_args {
     sim_run_cfg cfg;
     int64_t tp, pp, dp;
     int ep;
-    int ignore_memory;
+    int ignore_memory, no_host;
     sim_sched_cfg sched_cfg;
 } predict_args;
 
@@ -338,7 +329,9 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
         CLI_STR("engine", &a->engine_name),
         CLI_SCHED("max-model-len", &a->sched_cfg),
         CLI_SCHED("gpu-memory-utilization", &a->sched_cfg),
+        CLI_SCHED("max-num-seqs", &a->sched_cfg),
         CLI_FLAG("ignore-memory", &a->ignore_memory),
+        CLI_FLAG("no-host-time", &a->no_host),
     };
     int rc = cli_opts_parse("predict", argc, argv, t, CLI_N(t), usage, done);
     if (rc != CLI_OK || *done)
@@ -358,126 +351,37 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
     return CLI_OK;
 }
 
-/* What a prediction runs on: the loaded files and the checked configuration. */
-typedef struct predict_run {
-    sim_model m;
-    sim_hw hw;
-    sim_calib cal;
-    sim_run_cfg cfg;
-    sim_step step; /* one DP rank's: the groups' sequences spread over the dp ranks */
-    char mpath[4096], hpath[4096];
-} predict_run;
-
-/* Loads the model, GPU and calibration, resolves dtypes and TP, and checks the step. */
-static int predict_setup(const predict_args *a, predict_run *p)
+/* Prints the prediction of the step so on run. */
+static int predict_print(const predict_args *a, const cli_run *run, const sim_deploy_step_out *so)
 {
-    struct sim_err err;
-    p->cfg = a->cfg;
-    int rc = cli_load_model_hw(a->model_name, a->hw_name, &p->m, &p->hw, p->mpath, p->hpath,
-                               sizeof(p->mpath));
-    if (rc == CLI_OK && a->calib_path)
-        rc = cli_load_calib(a->calib_path, p->hw.id, &p->cal);
-    if (rc == CLI_OK && a->calib_path && sim_calib_for_model(&p->cal, &p->m, &p->cal))
-        cli_note_other_class("llmstep predict", a->calib_path, p->cal.fig_domain, &p->m);
-    if (rc == CLI_OK && a->calib_path &&
-        sim_calib_apply_figures(&p->cal, a->calib_path, &p->hw, &err) != SIM_OK) {
-        cli_error("%s", err.msg);
-        rc = CLI_BAD_INPUT;
-    }
-    if (rc != CLI_OK)
-        return rc;
-    p->cfg.tp = (int)a->tp;
-    p->cfg.pp = (int)a->pp;
-    p->cfg.dp = (int)a->dp;
-    p->cfg.ep = a->ep;
-    /* vLLM's DP ranks each serve their share of the requests, in lockstep for MoE models: the
-     * busiest rank, ceil(count / dp) of each group, sets the step. */
-    p->step = a->step;
-    for (int i = 0; i < p->step.n_groups; i++)
-        p->step.groups[i].count = sim_dp_rank_share(&p->cfg, p->step.groups[i].count);
-    if (sim_moe_layout_check(&p->m, &p->cfg, &err) != SIM_OK) {
-        cli_error("predict: %s", err.msg);
-        return CLI_BAD_INPUT;
-    }
-    rc = cli_resolve_dtypes(&p->m, a->dtype_s, a->kv_dtype_s, "predict: ", &p->cfg);
-    if (rc != CLI_OK)
-        return rc;
-    if (a->calib_path) {
-        p->cfg.alpha = p->cal.alpha;
-        p->cfg.beta_s = p->cal.beta_s;
-    }
-    if (sim_step_check(&p->m, &p->cfg, &p->step, &err) != SIM_OK) {
-        cli_error("%s: %s", p->mpath, err.msg);
-        return CLI_BAD_INPUT;
-    }
-    return cli_check_layout(&p->m, &p->hw, p->cfg.tp, p->cfg.pp, "predict: ");
-}
-
-/* The engine (--engine, else the calibration's, else the default) budgets memory; when
- * --engine or a calibration fitted with an engine's host time names it, *host_engine is set
- * and its host time is added. */
-static int predict_pick_engine(const predict_args *a, const predict_run *p, sim_engine *eng,
-                               int *host_engine)
-{
-    struct sim_err err;
-    const char *cal_engine, *use_engine;
-    if (sim_deploy_pick_engine(a->engine_name, a->calib_path ? &p->cal : NULL, a->calib_path,
-                               CLI_DEFAULT_ENGINE, "predict: ", "--engine", &use_engine,
-                               &cal_engine, &err) != SIM_OK) {
-        cli_error("%s", err.msg);
-        return CLI_USAGE;
-    }
-    *host_engine = a->engine_name || cal_engine;
-    return predict_engine(use_engine, &p->m, &p->hw, &p->cfg, &a->sched_cfg, a->ignore_memory,
-                          p->mpath, eng);
-}
-
-int cmd_predict(int argc, char **argv)
-{
-    static predict_args a;
-    static predict_run p;
-    int done, rc = parse_predict(argc, argv, &a, &done);
-    if (rc == CLI_OK && !done)
-        rc = predict_setup(&a, &p);
-    sim_engine eng;
-    int host_engine = 0;
-    if (rc == CLI_OK && !done)
-        rc = predict_pick_engine(&a, &p, &eng, &host_engine);
-    if (rc != CLI_OK || done)
-        return rc;
-    const sim_run_cfg cfg = p.cfg;
-    sim_step_cost cost, tp1;
-    sim_step_cost_compute(&p.m, &p.hw, &cfg, &p.step, &cost);
-    /* A calibration fitted with an engine's host time as a known offset predicts vLLM step
-     * times only with that host time added (docs/calibration.md). */
-    const char *engine_id = NULL;
-    double host_s = 0.0;
-    if (host_engine) {
-        engine_id = eng.id;
-        host_s = sim_engine_host_s(&eng, cfg.tp, cost.seqs);
-        /* Async scheduling overlaps the host work with the GPU (engine.h). */
-        cost.step_s = sim_engine_step_wall_s(&eng, cost.step_s, host_s);
-    }
+    const sim_run_cfg cfg = run->cfg;
+    const sim_model *m = &run->model;
+    const sim_hw *hw = &run->hw;
+    sim_step_cost cost = so->cost, tp1;
+    const char *calib_path = run->d.cal_path;
+    const char *engine_id = run->engine.id;
+    const double host_s = so->host_s;
+    cost.step_s = so->wall_s;
     if (cfg.tp > 1) {
         sim_run_cfg c1 = cfg;
         c1.tp = 1;
-        sim_step_cost_compute(&p.m, &p.hw, &c1, &p.step, &tp1);
+        sim_step_cost_compute(m, hw, &c1, &so->rank, &tp1);
     }
-    rc = check_cost(&cost, &tp1, host_s, cfg.tp);
+    int rc = check_cost(&cost, &tp1, host_s, cfg.tp);
     if (rc != CLI_OK)
         return rc;
     static sim_pp_cost pq;
     sim_weight_bytes wb;
-    sim_model_weight_bytes_moe(&p.m, cfg.tp, cfg.dp, cfg.ep, cfg.dtype, &wb);
+    sim_model_weight_bytes_moe(m, cfg.tp, cfg.dp, cfg.ep, cfg.dtype, &wb);
     double weights = wb.total;
-    double kv = sim_model_kv_bytes_per_token(&p.m, cfg.tp, cfg.kv_dtype);
+    double kv = sim_model_kv_bytes_per_token(m, cfg.tp, cfg.kv_dtype);
     if (cfg.pp > 1) {
-        sim_pp_step(&p.m, &p.hw, &cfg, &p.step, &pq);
+        sim_pp_step(m, hw, &cfg, &so->rank, &pq);
         /* Per GPU: the most loaded stage's (the layer counts differ by at most one). */
         weights = kv = 0.0;
         for (int i = 0; i < cfg.pp; i++) {
-            const double w = sim_pp_stage_weight_bytes(&p.m, cfg.tp, cfg.pp, i, cfg.dtype);
-            const double k = sim_pp_stage_kv_bytes_per_token(&p.m, cfg.tp, cfg.pp, i, cfg.kv_dtype);
+            const double w = sim_pp_stage_weight_bytes(m, cfg.tp, cfg.pp, i, cfg.dtype);
+            const double k = sim_pp_stage_kv_bytes_per_token(m, cfg.tp, cfg.pp, i, cfg.kv_dtype);
             weights = w > weights ? w : weights;
             kv = k > kv ? k : kv;
         }
@@ -485,24 +389,73 @@ int cmd_predict(int argc, char **argv)
 
     char note_buf[MAX_NOTES][320];
     const char *notes[MAX_NOTES];
-    const int n_notes = predict_notes(&p.m, &p.hw, &cfg, a.calib_path != NULL, note_buf, notes);
+    const int n_notes = predict_notes(m, hw, &cfg, calib_path != NULL, note_buf, notes);
     sim_predict_report r = {
-        .model_path = p.mpath,
-        .hw_path = p.hpath,
-        .calib_path = a.calib_path,
-        .m = &p.m,
-        .hw = &p.hw,
+        .model_path = run->model_path,
+        .hw_path = run->d.hw_path,
+        .calib_path = calib_path,
+        .m = m,
+        .hw = hw,
         .cfg = &cfg,
-        .step = &p.step,
+        .step = &so->rank,
         .cost = &cost,
         .tp1 = cfg.tp > 1 ? &tp1 : NULL,
         .weights_bytes_per_gpu = weights,
         .kv_bytes_per_token_per_gpu = kv,
         .engine = engine_id,
         .host_s = host_s,
+        .async = run->engine.async_scheduling,
         .notes = notes,
         .n_notes = n_notes,
         .pp = cfg.pp > 1 ? &pq : NULL,
     };
-    return print_report(&r, strcmp(a.format, "json") == 0);
+    return print_report(&r, strcmp(a->format, "json") == 0);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    static predict_args a;
+    int done, rc = parse_predict(argc, argv, &a, &done);
+    if (rc != CLI_OK || done)
+        return rc;
+    /* The deployment as every command resolves it (sim_deploy_open): engine, calibration,
+     * dtypes, layout, scheduler and the memory check. */
+    cli_run_spec spec;
+    cli_run_spec_init(&spec);
+    spec.model = a.model_name;
+    spec.hw = a.hw_name;
+    spec.engine = a.engine_name;
+    spec.calibration = a.calib_path;
+    spec.dtype = a.dtype_s;
+    spec.kv_dtype = a.kv_dtype_s;
+    spec.tp = a.tp;
+    spec.pp = a.pp;
+    spec.dp = a.dp;
+    spec.ep = a.ep;
+    spec.sched = a.sched_cfg;
+    spec.mode = a.cfg.mode;
+    spec.gemm = a.cfg.gemm;
+    spec.ignore_memory = a.ignore_memory;
+    spec.no_host = a.no_host;
+    spec.check_memory = 1;
+    spec.who = "predict: ";
+    spec.memory_hint = " (--ignore-memory to go on)";
+    static cli_run run;
+    rc = cli_run_open(&spec, &run);
+    sim_deploy_step_out so;
+    if (rc == CLI_OK) {
+        struct sim_err err;
+        sim_status st = sim_deploy_step(&run.d, &a.step, "predict: ", &so, &err);
+        if (st != SIM_OK) {
+            cli_error("%s", err.msg);
+            rc = CLI_BAD_INPUT;
+        }
+    }
+    if (rc != CLI_OK) {
+        cli_run_close(&run);
+        return rc;
+    }
+    rc = predict_print(&a, &run, &so);
+    cli_run_close(&run);
+    return rc;
 }

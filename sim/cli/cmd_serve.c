@@ -314,11 +314,11 @@ int cmd_serve(int argc, char **argv)
     cli_serve sv;
     memset(&sv, 0, sizeof(sv));
     timeline tl = {0};
+    /* The engine would not start: say by how much and what fits (as predict and latency);
+     * a serving simulation cannot go on without its KV cache, so no --ignore-memory. */
+    a.spec.check_memory = 1;
+    a.spec.who = "serve: ";
     rc = cli_run_open(&a.spec, &run);
-    /* The engine would not start: say by how much and what fits (as predict and latency). */
-    if (rc == CLI_OK)
-        rc = cli_check_memory(&run.engine, &run.model, &run.hw, &run.cfg, &a.spec.sched, &run.sched,
-                              &run.mem, "serve: ");
     if (rc == CLI_OK)
         rc = cli_serve_prepare(&sv, &a.wl, a.trace);
     sim_serve_result r;

@@ -49,8 +49,9 @@ static void usage(FILE *f)
           "                             batch is the total over the ranks (ceil(B / DP) each), a\n"
           "                             serving point's load is dealt to DP engines; GPUs = TP x\n"
           "                             PP x DP; adds dp and ep columns (CSV, JSON)\n"
-          "  --ep                       expert parallelism on every row (MoE models; vLLM\n"
-          "                             --enable-expert-parallel); adds the dp and ep columns\n"
+          "  --ep [0,1]                 expert parallelism (MoE models; vLLM\n"
+          "                             --enable-expert-parallel): --ep on every row, --ep 0,1\n"
+          "                             crossed inside --dp; adds the dp and ep columns\n"
           "",
           f);
     fputs(
@@ -122,9 +123,13 @@ typedef struct writer {
     enum sweep_format format;
     cli_outbuf out;
     int64_t n_rows;
-    const char *header; /* written before the first block's rows; NULL once written */
-    int with_pp;        /* --pp given: a pp column (CSV, JSON) */
-    int with_dp;        /* --dp or --ep given: dp and ep columns (CSV, JSON) */
+    char *header; /* formatted and written before the first block's rows (its engine in the
+                     JSON header); NULL once written */
+    size_t header_cap;
+    const cli_sweep_opts *o;
+    enum sweep_select select;
+    int with_pp; /* --pp given: a pp column (CSV, JSON) */
+    int with_dp; /* --dp or --ep given: dp and ep columns (CSV, JSON) */
 } writer;
 
 static char *json_str(char *p, const char *s)
@@ -384,11 +389,15 @@ typedef struct selector {
     int overflow;
 } selector;
 
+static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt,
+                         enum sweep_select select, const char *engine);
+
 static int sel_begin(void *ctx, const cli_sweep_block *b)
 {
-    (void)b;
     selector *s = ctx;
     if (s->w->header) {
+        sweep_header(s->w->header, s->w->header_cap, s->w->o, s->w->format, s->w->select,
+                     b->engine);
         size_t n = strlen(s->w->header);
         memcpy(s->w->out.buf + s->w->out.len, s->w->header, n);
         s->w->out.len += n;
@@ -471,10 +480,10 @@ static int parse_axis(const char *opt, const char *spec, int64_t min, int64_t ma
 /* The sweep's settings after parsing, before the axes are expanded. */
 typedef struct sweep_args {
     char *models, *hws, *price_spec;
-    const char *tp_spec, *pp_spec, *dp_spec, *batch_spec, *ctx_spec, *conc_spec, *rate_spec,
-        *engine, *format;
+    const char *tp_spec, *pp_spec, *dp_spec, *ep_spec, *batch_spec, *ctx_spec, *conc_spec,
+        *rate_spec, *engine, *format;
     int64_t slo_pct;
-    int best, pareto, no_host;
+    int best, pareto, no_host, ep;
     double slo_tpot_s, slo_ttft_s;
     /* options of --kind serving only, in table order (concurrency .. seed) */
     int serving_seen[7];
@@ -515,7 +524,8 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
         CLI_STR("tp", &a->tp_spec),
         CLI_STR("pp", &a->pp_spec),
         CLI_STR("dp", &a->dp_spec),
-        CLI_FLAG("ep", &o->ep),
+        CLI_FLAG("ep", &a->ep),
+        CLI_STR("ep-values", &a->ep_spec), /* "--ep 0,1" (sweep_argv) */
         CLI_STR("batch", &a->batch_spec),
         CLI_STR("context", &a->ctx_spec),
         CLI_CUSTOM("kind", parse_kind, &o->kind),
@@ -648,7 +658,7 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
         a->batch_spec = "1:256";
     if (!a->ctx_spec)
         a->ctx_spec = "2048";
-    o->engine = a->engine ? a->engine : sim_sweep_default_engine(o->kind);
+    o->engine = a->engine; /* NULL: each block's calibration's, else vllm-v1 (sim_deploy_open) */
     o->slo.percentile = a->slo_pct > 0 ? (int)a->slo_pct : 90;
     o->slo.tpot_s = a->slo_tpot_s;
     o->slo.ttft_s = a->slo_ttft_s;
@@ -657,7 +667,7 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
 
 /* The output's header for the format and selection. */
 static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt,
-                         enum sweep_select select)
+                         enum sweep_select select, const char *engine)
 {
     const int serving = o->kind == SIM_SWEEP_SERVING;
     const char *selection = select == SEL_BEST ? "best" : select == SEL_PARETO ? "pareto" : "all";
@@ -667,14 +677,14 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
         if (o->n_pp > 0 && n > 0 && n + 4 < cap)
             snprintf(header + n - 1, cap - n + 1, ",pp\n");
         n = strlen(header);
-        if ((o->n_dp > 0 || o->ep) && n > 0 && n + 7 < cap)
+        if ((o->n_dp > 0 || o->n_ep > 0) && n > 0 && n + 7 < cap)
             snprintf(header + n - 1, cap - n + 1, ",dp,ep\n");
     } else if (fmt == FMT_JSON && serving) {
         snprintf(header, cap,
                  "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"serving\",\"engine\":\"%s\","
                  "\"arrival\":\"%s\",\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,"
                  "\"slo_ttft_s\":%.17g,\"slo_percentile\":%d,\"gpu_hour_usd\":%.17g,\"rows\":[",
-                 o->engine, o->n_rates ? "poisson" : "closed", selection,
+                 engine, o->n_rates ? "poisson" : "closed", selection,
                  o->host_time ? "true" : "false", o->slo.tpot_s, o->slo.ttft_s, o->slo.percentile,
                  o->gpu_hour_usd);
     } else if (fmt == FMT_JSON) {
@@ -682,8 +692,8 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
                  "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"%s\",\"engine\":\"%s\","
                  "\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,\"slo_ttft_s\":%.17g,"
                  "\"gpu_hour_usd\":%.17g,\"rows\":[",
-                 sim_sweep_kind_name(o->kind), o->engine, selection,
-                 o->host_time ? "true" : "false", o->slo.tpot_s, o->slo.ttft_s, o->gpu_hour_usd);
+                 sim_sweep_kind_name(o->kind), engine, selection, o->host_time ? "true" : "false",
+                 o->slo.tpot_s, o->slo.ttft_s, o->gpu_hour_usd);
     } else if (serving) {
         snprintf(header, cap, SERVING_TABLE_FMT, "model", "hardware", "tp", "conc", "rate/s",
                  "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90", "e2e_p50", "e2e_p90", "tok/s",
@@ -696,12 +706,34 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
     }
 }
 
+/* "--ep 0,1" (a list of 0 and 1) to the table's "--ep-values 0,1"; a bare --ep stays a flag. */
+static int is_ep_list(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s != '0' && *s != '1' && *s != ',')
+            return 0;
+    return 1;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     cli_sweep_opts o;
     cli_sweep_opts_init(&o);
     sweep_args a;
-    int done, rc = parse_sweep_args(argc, argv, &o, &a, &done);
+    char **args = malloc(((size_t)argc + 1) * sizeof(*args));
+    if (!args) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    for (int i = 0; i <= argc; i++)
+        args[i] = i < argc && i > 0 && strcmp(argv[i], "--ep") == 0 && i + 1 < argc &&
+                          is_ep_list(argv[i + 1])
+                      ? (char *)"--ep-values"
+                      : argv[i];
+    int done, rc = parse_sweep_args(argc, args, &o, &a, &done);
+    free(args);
     if (rc != CLI_OK || done)
         return rc;
     rc = check_sweep_args(&o, &a);
@@ -715,7 +747,11 @@ int cmd_sweep(int argc, char **argv)
     int64_t *axes = malloc(5 * AXIS_CAP * sizeof(int64_t));
     double *rates = NULL;
     selector sel = {select, NULL, 0, {0}, NULL, NULL, NULL, NULL, 0, 0, 0};
-    writer w = {fmt, {0}, 0, NULL, a.pp_spec != NULL, a.dp_spec != NULL || o.ep};
+    writer w = {.format = fmt,
+                .with_pp = a.pp_spec != NULL,
+                .with_dp = a.dp_spec != NULL || a.ep || a.ep_spec != NULL,
+                .o = &o,
+                .select = select};
     rc = axes ? CLI_OK : CLI_NUMERIC;
     if (rc == CLI_OK)
         rc = parse_axis("--tp", tp_spec, 1, SIM_SWEEP_MAX_TP, axes, &o.axes.n_tp);
@@ -726,6 +762,18 @@ int cmd_sweep(int argc, char **argv)
     if (rc == CLI_OK && a.dp_spec) {
         rc = parse_axis("--dp", a.dp_spec, 1, SIM_DP_MAX, axes + 4 * AXIS_CAP, &o.n_dp);
         o.dp = axes + 4 * AXIS_CAP;
+    }
+    int eps[2];
+    if (rc == CLI_OK && (a.ep || a.ep_spec)) {
+        int64_t v[2];
+        size_t n_v = 1;
+        v[0] = 1;
+        if (a.ep_spec)
+            rc = parse_axis("--ep", a.ep_spec, 0, 1, v, &n_v);
+        for (size_t i = 0; rc == CLI_OK && i < n_v; i++)
+            eps[i] = (int)v[i];
+        o.eps = eps;
+        o.n_ep = rc == CLI_OK ? n_v : 0;
     }
     if (rc == CLI_OK)
         rc = parse_axis(serving ? "--concurrency" : "--batch", batch_spec, 1,
@@ -761,8 +809,8 @@ int cmd_sweep(int argc, char **argv)
     sel.w = &w;
     /* The header waits for the first block, so a load error leaves stdout empty. */
     char header[1024];
-    sweep_header(header, sizeof(header), &o, fmt, select);
     w.header = header;
+    w.header_cap = sizeof(header);
     cli_sweep_sink sink = {&sel, sel_begin, sel_row, sel_end};
     rc = cli_sweep_run(&o, &sink);
     if (sel.overflow)

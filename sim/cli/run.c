@@ -44,7 +44,11 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
                               .sched = spec->sched,
                               .mode = spec->mode,
                               .gemm = spec->gemm,
-                              .alpha = 1.0};
+                              .alpha = 1.0,
+                              .no_host = spec->no_host,
+                              .who = spec->who,
+                              .check_memory = spec->check_memory && !spec->ignore_memory,
+                              .memory_hint = spec->memory_hint};
     sim_deployment d;
     struct sim_err err;
     sim_status st = sim_deploy_open(run->cache, &in, &d, &err);
@@ -53,7 +57,8 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
         return st == SIM_ENOMEM ? CLI_NUMERIC : (d.bad_option ? CLI_USAGE : CLI_BAD_INPUT);
     }
     if (d.cal_other_class)
-        cli_note_other_class("llmstep", spec->calibration, d.cal->fig_domain, d.m);
+        cli_note_other_class("llmstep", d.cal_path, d.cal->fig_domain, d.m);
+    run->d = d;
     run->model = *d.m;
     run->hw = *d.hw;
     run->engine = d.e;

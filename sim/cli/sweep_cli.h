@@ -25,7 +25,7 @@ typedef sim_sweep_opts cli_sweep_opts;
 typedef sim_sweep_block cli_sweep_block;
 typedef sim_sweep_sink cli_sweep_sink;
 
-/* sim_sweep_opts_init with the CLI's default engine, messages naming --calibration. */
+/* sim_sweep_opts_init, messages naming --calibration. */
 void cli_sweep_opts_init(cli_sweep_opts *o);
 
 /* Runs the sweep (sim_sweep_drive); prints errors and returns a CLI exit code: the sink's

@@ -11,7 +11,7 @@
 
 void cli_sweep_opts_init(cli_sweep_opts *o)
 {
-    sim_sweep_opts_init(o, CLI_DEFAULT_ENGINE);
+    sim_sweep_opts_init(o);
     o->calib_opt = "--calibration";
 }
 

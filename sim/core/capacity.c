@@ -17,6 +17,23 @@ int64_t sim_capacity_max_seqs(const sim_memory *mem, const sim_sched_resolved *s
     return n < s->max_num_seqs ? n : s->max_num_seqs;
 }
 
+int sim_capacity_step_fits(const sim_memory *mem, const sim_sched_resolved *s, const sim_step *st,
+                           sim_step_fit *out)
+{
+    *out = (sim_step_fit){0};
+    for (int i = 0; i < st->n_groups; i++) {
+        const sim_group *g = &st->groups[i];
+        const int64_t tokens = g->context_tokens + g->new_tokens;
+        out->seqs += g->count;
+        if (tokens > out->longest_tokens)
+            out->longest_tokens = tokens;
+        out->blocks += g->count * sim_kv_request_blocks(&mem->kv, s->block_size, tokens, tokens);
+    }
+    out->too_long = out->longest_tokens > s->max_model_len;
+    return mem->fits && !out->too_long && out->seqs <= s->max_num_seqs &&
+           out->blocks <= mem->kv_blocks;
+}
+
 void sim_capacity_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                           const sim_run_cfg *run, const sim_sched_resolved *s,
                           int64_t context_tokens, sim_capacity *out)

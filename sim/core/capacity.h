@@ -49,6 +49,24 @@ typedef struct sim_capacity {
 int64_t sim_capacity_max_seqs(const sim_memory *mem, const sim_sched_resolved *s,
                               int64_t context_tokens);
 
+/* Whether a step's sequences can be in the KV cache at once (sim_capacity_step_fits). */
+typedef struct sim_step_fit {
+    int64_t seqs;           /* sequences of the step */
+    int64_t blocks;         /* KV blocks they hold after the step: sum of count x
+                               sim_kv_request_blocks(context + new tokens) */
+    int64_t longest_tokens; /* the longest sequence's context + new tokens */
+    int too_long;           /* 1: longest_tokens > max_model_len */
+} sim_step_fit;
+
+/*
+ * 1 when the engine could run step st: it starts (mem->fits), no sequence is longer than
+ * max_model_len, at most max_num_seqs sequences, and their blocks (as the scheduler allocates
+ * them, the rule at the top of this file) at most mem->kv_blocks. The figures go to *out.
+ * The single-group case agrees with sim_capacity_max_seqs.
+ */
+int sim_capacity_step_fits(const sim_memory *mem, const sim_sched_resolved *s, const sim_step *st,
+                           sim_step_fit *out /* OUT */);
+
 /*
  * Memory budget (sim_memory_compute) and the per-context figures for one GPU at
  * run->tp. The inputs must be validated and s resolved (sim_sched_resolve);

@@ -118,13 +118,14 @@ sim_status sim_sweep_parse_list(const char *spec, int64_t min, int64_t max, int6
     }
 }
 
-/* The step's time with the calibration and, when asked, the engine's host time. */
+/* The step's wall time with the calibration and, when asked, the engine's host time
+ * (sim_engine_step_wall_s: added, or overlapped by an async engine), as `llmstep predict`. */
 static double step_time(const sim_sweep_ctx *c, const sim_step_cost *cost)
 {
-    double t = cost->step_s;
-    if (c->host_time)
-        t += sim_engine_host_s(c->e, c->run->tp, cost->seqs);
-    return t;
+    if (!c->host_time)
+        return cost->step_s;
+    return sim_engine_step_wall_s(c->e, cost->step_s,
+                                  sim_engine_host_s(c->e, c->run->tp, cost->seqs));
 }
 
 static void row_init(sim_sweep_row *out, sim_sweep_kind kind, const sim_sweep_ctx *c, int64_t batch)
@@ -276,6 +277,8 @@ void sim_sweep_serving_init(const sim_sweep_ctx *c, int64_t concurrency, double 
         out->status = SIM_SWEEP_NO_MEMORY;
     else if (prompt + output > c->sched->max_model_len)
         out->status = SIM_SWEEP_TOO_LONG;
+    else if (concurrency >= 0 && concurrency < sim_run_dp(c->run))
+        out->status = SIM_SWEEP_IDLE_RANK; /* sim_served_run refuses it */
 }
 
 double sim_sweep_dist_at(const sim_dist *d, int percentile)

@@ -60,7 +60,8 @@ typedef enum sim_sweep_kind {
     XX(NO_MEMORY, "no_memory") /* the engine does not start: weights or one max-length sequence */ \
     XX(KV_FULL, "kv_full")     /* batch above the KV capacity at this context or max_num_seqs */   \
     XX(TOO_LONG, "too_long")   /* context above max_model_len (or the model's positions) */        \
-    XX(BAD_TP, "bad_tp")       /* the model cannot be sharded over tp GPUs */
+    XX(BAD_TP, "bad_tp")       /* the model cannot be sharded over tp GPUs */                      \
+    XX(IDLE_RANK, "idle_rank") /* a closed loop with fewer clients than DP ranks */
 
 typedef enum sim_sweep_status {
 #define XX(e, name) SIM_SWEEP_##e,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "errf.h"
+#include "json_util.h"
 
 /* What an id of a folder names, for messages. */
 static const char *noun(const char *kind)
@@ -27,6 +28,40 @@ static int is_path(const char *name)
 {
     size_t n = strlen(name);
     return strchr(name, '/') != NULL || (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+/* "unknown <noun> id 'NAME' (did you mean 'X'?; known: every id of the folder)": the ids NAME
+ * is the start of (up to three), else the closest one within two edits. */
+static void unknown_id(const char *data_dir, const char *kind, const char *name,
+                       struct sim_err *err)
+{
+    char ids[256][64];
+    int n = sim_path_list(data_dir, kind, ids, 256);
+    char list[sizeof(err->msg)] = "", hint[sizeof(err->msg)] = "";
+    size_t used = 0, used_hint = 0;
+    const char *best = NULL;
+    int bd = 3, n_prefix = 0;
+    const size_t ln = strlen(name);
+    for (int i = 0; i < n; i++) {
+        int w = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", ids[i]);
+        if (w > 0 && used + (size_t)w < sizeof(list))
+            used += (size_t)w;
+        int d = sim_j_edit_distance(name, ids[i]);
+        if (d < bd) {
+            bd = d;
+            best = ids[i];
+        }
+        if (strncmp(ids[i], name, ln) == 0 && n_prefix++ < 3) {
+            w = snprintf(hint + used_hint, sizeof(hint) - used_hint, "%s'%s'",
+                         n_prefix > 1 ? " or " : "did you mean ", ids[i]);
+            if (w > 0 && used_hint + (size_t)w < sizeof(hint))
+                used_hint += (size_t)w;
+        }
+    }
+    if (n_prefix == 0 && best)
+        snprintf(hint, sizeof(hint), "did you mean '%s'", best);
+    sim_io_errf(err, "unknown %s id '%s' (%s%sknown: %s)", noun(kind), name, hint,
+                hint[0] ? "?; " : "", n > 0 ? list : "none");
 }
 
 sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *name, char *out,
@@ -57,14 +92,7 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
         return SIM_EINVAL;
     }
     if (access(out, R_OK) != 0) {
-        char ids[64][64];
-        int n = sim_path_list(data_dir, kind, ids, 64);
-        char list[320] = "";
-        size_t used = 0;
-        for (int i = 0; i < n && used + 70 < sizeof(list); i++)
-            used +=
-                (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", ids[i]);
-        sim_io_errf(err, "unknown %s id '%s' (known: %s)", noun(kind), name, n > 0 ? list : "none");
+        unknown_id(data_dir, kind, name, err);
         return SIM_EINVAL;
     }
     return SIM_OK;

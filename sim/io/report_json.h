@@ -24,8 +24,9 @@ typedef struct sim_predict_report {
     const sim_step_cost *tp1; /* the same step at tp 1, or NULL when tp == 1 */
     double weights_bytes_per_gpu;
     double kv_bytes_per_token_per_gpu;
-    const char *engine; /* engine whose host time is in step_time_s, or NULL */
-    double host_s;      /* that host time, seconds (0 without an engine) */
+    const char *engine; /* engine whose host time is in step_time_s */
+    double host_s;      /* that host time, seconds */
+    int async;          /* 1: the engine overlaps host and GPU (step = max of the two) */
     const char *const *notes;
     int n_notes;
     const sim_pp_cost *pp; /* the step stage by stage with pipeline stages (pp > 1), or NULL */

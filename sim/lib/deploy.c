@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
 
 #include "errf.h"
+#include "capacity.h"
 #include "pipeline.h"
 #include "trace_json.h"
 #include "units.h"
@@ -317,6 +319,114 @@ sim_status sim_deploy_pick_engine(const char *engine, const sim_calib *cal, cons
     return SIM_OK;
 }
 
+/* The engine a calibration names, or NULL ("" and "none": fitted without host time). */
+static const char *calib_engine(const sim_calib *cal)
+{
+    return cal->engine[0] && strcmp(cal->engine, "none") != 0 ? cal->engine : NULL;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* The calibration of hw_id in the folder dir (see deploy.h). */
+static sim_status find_in_folder(sim_cache *c, const char *dir, const char *hw_id,
+                                 const char *engine, const char *def_engine, const sim_calib **out,
+                                 const char **path, struct sim_err *err)
+{
+    enum { MAX_FILES = 128 };
+    static const size_t name_cap = 256;
+    char(*names)[256] = malloc(MAX_FILES * name_cap);
+    if (!names) {
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    int n = 0;
+    DIR *dh = opendir(dir);
+    if (!dh) {
+        free(names);
+        sim_io_errf(err, "%s: cannot read the folder", dir);
+        return SIM_EIO;
+    }
+    for (struct dirent *de; (de = readdir(dh)) != NULL && n < MAX_FILES;) {
+        const size_t l = strlen(de->d_name);
+        if (l > 5 && l < name_cap && strcmp(de->d_name + l - 5, ".json") == 0)
+            memcpy(names[n++], de->d_name, l + 1);
+    }
+    closedir(dh);
+    qsort(names, (size_t)n, name_cap, cmp_names);
+    /* Every file of the folder is a calibration; those of hw_id are the candidates. */
+    const sim_calib *cand[MAX_FILES];
+    const char *cand_path[MAX_FILES];
+    int n_cand = 0;
+    sim_status st = SIM_OK;
+    for (int i = 0; i < n && st == SIM_OK; i++) {
+        char p[4096];
+        snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+        const sim_calib *cal;
+        const char *cp;
+        st = sim_cache_calib(c, p, &cal, &cp, err);
+        if (st == SIM_OK && strcmp(cal->hardware, hw_id) == 0) {
+            cand[n_cand] = cal;
+            cand_path[n_cand++] = cp;
+        }
+    }
+    free(names);
+    if (st != SIM_OK)
+        return st;
+    /* Named engine: the one fitted with it. Else the only one, or the default engine's. */
+    const char *want = engine ? engine : n_cand > 1 ? def_engine : NULL;
+    int pick = -1, n_match = 0;
+    for (int i = 0; i < n_cand; i++) {
+        const char *ce = calib_engine(cand[i]);
+        if (!want || (ce && strcmp(ce, want) == 0)) {
+            pick = i;
+            n_match++;
+        }
+    }
+    if (n_cand > 0 && n_match != 1) {
+        char list[400] = "";
+        size_t used = 0;
+        for (int i = 0; i < n_cand; i++) {
+            const char *ce = calib_engine(cand[i]);
+            int w = snprintf(list + used, sizeof(list) - used, "%s%s (%s)", i ? ", " : "",
+                             cand_path[i], ce ? ce : "no engine");
+            if (w > 0 && used + (size_t)w < sizeof(list))
+                used += (size_t)w;
+        }
+        sim_io_errf(err,
+                    "%s: %s calibration of %s for engine %s (found %s); name the engine with "
+                    "--engine or the file with --calibration",
+                    dir, n_match ? "more than one" : "no", hw_id, want, list);
+        return SIM_EINVAL;
+    }
+    *out = n_cand > 0 ? cand[pick] : NULL;
+    *path = n_cand > 0 ? cand_path[pick] : NULL;
+    return SIM_OK;
+}
+
+sim_status sim_deploy_find_calib(sim_cache *c, const char *name, const char *hw_id,
+                                 const char *engine, const char *def_engine, const sim_calib **out,
+                                 const char **path, struct sim_err *err)
+{
+    *out = NULL;
+    *path = NULL;
+    if (!name)
+        return SIM_OK;
+    struct stat sb;
+    if (stat(name, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return find_in_folder(c, name, hw_id, engine, def_engine, out, path, err);
+    sim_status st = sim_cache_calib(c, name, out, path, err);
+    if (st == SIM_OK && strcmp((*out)->hardware, hw_id) != 0) {
+        sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", name, (*out)->hardware,
+                    hw_id);
+        *out = NULL;
+        st = SIM_EINVAL;
+    }
+    return st;
+}
+
 sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
                            struct sim_err *err)
 {
@@ -324,27 +434,26 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
     const sim_engine *e = NULL;
     const char *engine = in->engine;
     sim_status st = sim_cache_model(c, in->model, &d->m, &d->model_path, err);
+    d->hw_path = in->hw;
     if (st == SIM_OK && in->hw_obj)
         d->hw = in->hw_obj;
     else if (st == SIM_OK)
-        st = sim_cache_hw(c, in->hw, &d->hw, NULL, err);
-    if (st == SIM_OK && in->calibration) {
-        const char *cal_path = NULL;
-        st = sim_cache_calib(c, in->calibration, &d->cal, &cal_path, err);
-        if (st == SIM_OK && strcmp(d->cal->hardware, d->hw->id) != 0) {
-            sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", in->calibration,
-                        d->cal->hardware, d->hw->id);
-            st = SIM_EINVAL;
-        }
+        st = sim_cache_hw(c, in->hw, &d->hw, &d->hw_path, err);
+    const char *cal_path = NULL;
+    if (st == SIM_OK)
+        st = sim_deploy_find_calib(c, in->calibration, d->hw->id, in->engine, in->default_engine,
+                                   &d->cal, &cal_path, err);
+    d->cal_path = cal_path;
+    if (st == SIM_OK && d->cal) {
         /* Figures fitted on other classes of model are not applied (calib_json.h). */
-        if (st == SIM_OK)
-            d->cal_other_class = !sim_calib_figures_apply(d->cal, d->m);
-        if (st == SIM_OK && !d->cal_other_class)
+        d->cal_other_class = !sim_calib_figures_apply(d->cal, d->m);
+        if (!d->cal_other_class)
             st = sim_cache_hw_calibrated(c, d->hw, d->cal, cal_path, &d->hw, err);
     }
     if (st != SIM_OK)
         return st;
-    st = sim_deploy_pick_engine(in->engine, d->cal, in->calibration, in->default_engine, "",
+    const char *who = in->who ? in->who : "";
+    st = sim_deploy_pick_engine(in->engine, d->cal, cal_path, in->default_engine, who,
                                 in->engine_opt ? in->engine_opt : "engine", &engine, &d->cal_engine,
                                 err);
     if (st != SIM_OK) {
@@ -378,12 +487,12 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
                            in->pp > 1 ? (int)in->pp : 1,
                            in->dp > 1 ? (int)in->dp : 1,
                            in->ep ? 1 : 0};
-    st = sim_deploy_resolve_dtypes(d->m, in->dtype, in->kv_dtype, "", &d->cfg, err);
+    st = sim_deploy_resolve_dtypes(d->m, in->dtype, in->kv_dtype, who, &d->cfg, err);
     if (st != SIM_OK) {
         d->bad_option = 1;
         return st;
     }
-    st = sim_deploy_check_layout(d->m, d->hw, in->tp, in->pp > 1 ? in->pp : 1, "", err);
+    st = sim_deploy_check_layout(d->m, d->hw, in->tp, in->pp > 1 ? in->pp : 1, who, err);
     if (st != SIM_OK)
         return st;
     struct sim_err e2;
@@ -393,7 +502,7 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         return SIM_EINVAL;
     }
     if ((st = sim_moe_layout_check(d->m, &d->cfg, &e2)) != SIM_OK) {
-        sim_io_errf(err, "%s", e2.msg);
+        sim_io_errf(err, "%s%s", who, e2.msg);
         return st;
     }
     d->sc = in->sched;
@@ -403,6 +512,63 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         return st;
     }
     sim_memory_compute(&d->e, d->m, d->hw, &d->cfg, &d->s, &d->mem);
+    d->check_memory = in->check_memory;
+    d->memory_hint = in->memory_hint ? in->memory_hint : "";
+    if (d->check_memory)
+        return sim_deploy_check_memory(&d->e, d->m, d->hw, &d->cfg, &d->sc, &d->s, &d->mem, who,
+                                       d->memory_hint, err);
+    return SIM_OK;
+}
+
+sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const char *who,
+                           sim_deploy_step_out *out, struct sim_err *err)
+{
+    struct sim_err e2;
+    out->no_fit = 0;
+    out->rank = *st;
+    for (int i = 0; i < out->rank.n_groups; i++)
+        out->rank.groups[i].count = sim_dp_rank_share(&d->cfg, out->rank.groups[i].count);
+    sim_status s = sim_step_check(d->m, &d->cfg, &out->rank, &e2);
+    if (s != SIM_OK) {
+        sim_io_errf(err, "%s: %s", d->model_path, e2.msg);
+        return s;
+    }
+    if (d->check_memory) {
+        sim_step_fit f;
+        if (!sim_capacity_step_fits(&d->mem, &d->s, &out->rank, &f)) {
+            char layout[64];
+            if (d->cfg.pp > 1)
+                snprintf(layout, sizeof(layout), "TP %d x PP %d", d->cfg.tp, d->cfg.pp);
+            else
+                snprintf(layout, sizeof(layout), "TP %d", d->cfg.tp);
+            if (f.too_long)
+                sim_io_errf(err,
+                            "%sthe step does not fit: a sequence of %lld tokens exceeds "
+                            "max_model_len %lld%s",
+                            who, (long long)f.longest_tokens, (long long)d->s.max_model_len,
+                            d->memory_hint);
+            else if (f.seqs > d->s.max_num_seqs)
+                sim_io_errf(err,
+                            "%sthe step does not fit: %lld sequences%s exceed max_num_seqs "
+                            "%lld of %s at %s (--max-num-seqs to raise it)%s",
+                            who, (long long)f.seqs, d->cfg.dp > 1 ? " on one DP rank" : "",
+                            (long long)d->s.max_num_seqs, d->e.id, layout, d->memory_hint);
+            else
+                sim_io_errf(
+                    err,
+                    "%sthe step does not fit: its KV cache needs %lld blocks (%.2f GB) "
+                    "per GPU%s, but %s at %s holds %lld (%.2f GB)%s",
+                    who, (long long)f.blocks, (double)f.blocks * d->mem.kv_block_bytes / SIM_GB,
+                    d->cfg.dp > 1 ? " on one DP rank" : "", d->hw->id, layout,
+                    (long long)d->mem.kv_blocks,
+                    (double)d->mem.kv_blocks * d->mem.kv_block_bytes / SIM_GB, d->memory_hint);
+            out->no_fit = 1;
+            return SIM_ERANGE;
+        }
+    }
+    sim_step_cost_compute(d->m, d->hw, &d->cfg, &out->rank, &out->cost);
+    out->host_s = sim_engine_host_s(&d->e, d->cfg.tp, out->cost.seqs);
+    out->wall_s = sim_engine_step_wall_s(&d->e, out->cost.step_s, out->host_s);
     return SIM_OK;
 }
 

@@ -98,6 +98,19 @@ sim_status sim_deploy_pick_engine(const char *engine, const sim_calib *cal, cons
                                   const char *def, const char *who, const char *opt,
                                   const char **out, const char **cal_engine, struct sim_err *err);
 
+/*
+ * The calibration a deployment on hardware hw_id uses, from name (NULL: none):
+ *  - a folder: its *.json files are calibrations; the one of hw_id fitted with engine (when
+ *    named), else the only one of hw_id, else the one fitted with def_engine. None of hw_id:
+ *    *out NULL (uncalibrated). Several or none for the engine: SIM_EINVAL naming them;
+ *  - else a file path or a calibration id (calibrations/<id>.json of the data folder), which
+ *    must name hw_id ("<name>: hardware: calibration is for 'X', not 'Y'").
+ * *path: the file's path (owned by the cache), or NULL.
+ */
+sim_status sim_deploy_find_calib(sim_cache *c, const char *name, const char *hw_id,
+                                 const char *engine, const char *def_engine, const sim_calib **out,
+                                 const char **path, struct sim_err *err);
+
 /* What to open: names as given (ids or paths) and settings. */
 typedef struct sim_deploy_in {
     const char *model, *hw;
@@ -120,6 +133,13 @@ typedef struct sim_deploy_in {
     sim_gemm_model gemm;
     double alpha, beta_s;
     int no_host; /* 1: the engine's host time is left out (set to 0) */
+    /* Prefix of the messages about a setting ("predict: "; NULL: none). */
+    const char *who;
+    /* 1: refuse a deployment whose engine would not start (sim_deploy_check_memory, with
+     * memory_hint appended to its message, e.g. " (--ignore-memory to go on)"), and
+     * steps whose KV cache does not fit (sim_deploy_step). 0: --ignore-memory. */
+    int check_memory;
+    const char *memory_hint;
 } sim_deploy_in;
 
 /* An opened deployment: the loaded inputs (owned by the cache) and the resolved settings. */
@@ -127,15 +147,19 @@ typedef struct sim_deployment {
     const sim_model *m;
     const sim_hw *hw;
     const sim_calib *cal;   /* NULL without a calibration */
+    const char *cal_path;   /* its file (owned by the cache), or NULL */
     int cal_other_class;    /* 1: cal's figures were fitted on other classes of model than m:
                                hw is the profile as it is, alpha/beta cal's alpha_beta_only */
     const char *cal_engine; /* the engine the calibration was fitted with, or NULL */
     sim_engine e;           /* a copy: no_host changes it */
     const char *model_path;
+    const char *hw_path; /* the profile's file (owned by the cache), or the name given */
     sim_run_cfg cfg;
     sim_sched_cfg sc;
     sim_sched_resolved s;
     sim_memory mem;
+    int check_memory;        /* as given in sim_deploy_in */
+    const char *memory_hint; /* likewise */
     int bad_option; /* after a failure: 1 when a setting (engine, dtype) is at fault, not a file */
 } sim_deployment;
 
@@ -149,6 +173,24 @@ typedef struct sim_deployment {
  */
 sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
                            struct sim_err *err);
+
+/* One step of an opened deployment, as every command, the library and Python time it. */
+typedef struct sim_deploy_step_out {
+    sim_step rank;      /* one DP rank's share of the step (the busiest rank's) */
+    sim_step_cost cost; /* its cost; cost.step_s = alpha x roofline + beta_s (GPU time) */
+    double host_s;      /* the engine's host time of the step */
+    double wall_s;      /* sim_engine_step_wall_s: GPU + host, or their maximum when async */
+    int no_fit;         /* after SIM_ERANGE: 1 when the memory check refused the step */
+} sim_deploy_step_out;
+
+/*
+ * Times step st on d: each group's sequences are dealt to the DP ranks (the busiest rank's
+ * share), the step is checked against the model ("<model path>: ..."), and, when d checks
+ * memory, against the KV cache and max_num_seqs (sim_capacity_step_check; SIM_ERANGE,
+ * "<who>the step does not fit: ..." with d's memory hint).
+ */
+sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const char *who,
+                           sim_deploy_step_out *out, struct sim_err *err);
 
 /* A served workload: the requests and the simulation's scratch, all heap, owned. */
 typedef struct sim_served {

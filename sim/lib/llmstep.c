@@ -268,6 +268,8 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
     in.gemm = spec->gemm_tile_wave ? SIM_GEMM_TILE_WAVE : SIM_GEMM_FLAT;
     in.alpha = 1.0;
     in.beta_s = 0.0;
+    in.check_memory = !spec->ignore_memory;
+    in.memory_hint = " (ignore_memory to go on)";
     const sched_fields sf = SCHED_FIELDS_OF(spec);
     llmstep_status ls = sched_of(&sf, &in.sched, err);
     if (ls != LLMSTEP_OK)
@@ -281,9 +283,6 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
     }
     sim_deployment *d = &h->d;
     st = sim_deploy_open(ctx->cache, &in, d, &e);
-    if (st == SIM_OK && !spec->ignore_memory)
-        st = sim_deploy_check_memory(&d->e, d->m, d->hw, &d->cfg, &d->sc, &d->s, &d->mem, "",
-                                     " (ignore_memory to go on)", &e);
     if (st != SIM_OK) {
         llmstep_deploy_free(h);
         return fail_err(err, st, &e);
@@ -334,13 +333,6 @@ void llmstep_deploy_get_info(const llmstep_deploy *d, llmstep_deploy_info *out)
     out->ep = d->d.cfg.ep != 0;
 }
 
-/* The wall time of a costed step: GPU time and the engine's host time. */
-static double wall_of(const llmstep_deploy *d, const sim_step_cost *c, double *host_s)
-{
-    *host_s = sim_engine_host_s(&d->d.e, d->d.cfg.tp, c->seqs);
-    return sim_engine_step_wall_s(&d->d.e, c->step_s, *host_s);
-}
-
 static llmstep_status check_finite(const char *what, double v, llmstep_error *err)
 {
     if (!isfinite(v))
@@ -363,18 +355,17 @@ llmstep_status llmstep_step(const llmstep_deploy *d, const llmstep_group *groups
         st.groups[i] = (sim_group){groups[i].count, groups[i].new_tokens, groups[i].context_tokens,
                                    groups[i].emits ? 1 : 0};
     struct sim_err e;
-    sim_status s = sim_step_check(d->d.m, &d->d.cfg, &st, &e);
+    sim_deploy_step_out so;
+    sim_status s = sim_deploy_step(&d->d, &st, "", &so, &e);
     if (s != SIM_OK)
         return fail_err(err, s, &e);
-    sim_step_cost c;
-    sim_step_cost_compute(d->d.m, d->d.hw, &d->d.cfg, &st, &c);
-    double host = 0.0;
-    const double wall = wall_of(d, &c, &host);
-    llmstep_status ls = check_finite("step_s", wall, err);
+    const sim_step_cost c = so.cost;
+    llmstep_status ls = check_finite("step_s", so.wall_s, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    *out = (llmstep_step_result){wall,    c.step_s, c.roofline_s, host,   c.comm_s,
-                                 c.flops, c.bytes,  c.tokens,     c.seqs, sim_bound_name(c.bound)};
+    *out = (llmstep_step_result){
+        so.wall_s, c.step_s, c.roofline_s, so.host_s, c.comm_s,
+        c.flops,   c.bytes,  c.tokens,     c.seqs,    sim_bound_name(c.bound)};
     size_t k = 0;
     for (int i = 0; ops && i < SIM_OP_COUNT && k < ops_cap; i++) {
         const sim_op_cost *o = &c.ops[i];
@@ -397,19 +388,20 @@ llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n, const int64_
 {
     if (!d || (n > 0 && (!count || !new_tokens || !context_tokens || !step_s)))
         return fail(err, SIM_EINVAL, "step_grid: NULL argument");
-    const sim_model *m = d->d.m;
     sim_step st = {0};
     st.n_groups = 1;
     for (size_t i = 0; i < n; i++) {
         st.groups[0] = (sim_group){count[i], new_tokens[i], context_tokens[i], 1};
         struct sim_err e;
-        sim_status s = sim_step_check(m, &d->d.cfg, &st, &e);
+        sim_deploy_step_out so;
+        sim_status s = sim_deploy_step(&d->d, &st, "", &so, &e);
+        if (s == SIM_ERANGE && so.no_fit) { /* the engine could not hold these sequences */
+            step_s[i] = (double)NAN;
+            continue;
+        }
         if (s != SIM_OK)
             return fail(err, s, "point %zu: %s", i, e.msg);
-        sim_step_cost c;
-        sim_step_cost_compute(m, d->d.hw, &d->d.cfg, &st, &c);
-        double host;
-        step_s[i] = wall_of(d, &c, &host);
+        step_s[i] = so.wall_s;
         if (!isfinite(step_s[i]))
             return fail(err, SIM_ERANGE, "point %zu: step_s is not a finite number", i);
     }
@@ -802,8 +794,8 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     if (ls != LLMSTEP_OK)
         return ls;
     sim_sweep_opts o;
-    sim_sweep_opts_init(&o, spec->engine ? spec->engine
-                                         : sim_sweep_default_engine((sim_sweep_kind)spec->kind));
+    sim_sweep_opts_init(&o);
+    o.engine = spec->engine;
     for (size_t i = 0; i < spec->n_models; i++)
         o.models[i] = spec->models[i];
     o.n_models = spec->n_models;
@@ -837,7 +829,9 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     o.n_pp = spec->n_pp;
     o.dp = spec->dp;
     o.n_dp = spec->n_dp;
-    o.ep = spec->ep;
+    static const int ep_on = 1;
+    o.eps = spec->ep ? &ep_on : NULL;
+    o.n_ep = spec->ep ? 1 : 0;
     const sched_fields sf = SCHED_FIELDS_OF(spec);
     if ((ls = sched_of(&sf, &o.sched, err)) != LLMSTEP_OK)
         return ls;

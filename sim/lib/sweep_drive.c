@@ -15,13 +15,13 @@
 #include "deploy.h"
 #include "errf.h"
 
-void sim_sweep_opts_init(sim_sweep_opts *o, const char *engine)
+void sim_sweep_opts_init(sim_sweep_opts *o)
 {
     memset(o, 0, sizeof(*o));
     o->kind = SIM_SWEEP_DECODE;
     o->prompt_tokens = -1;
     o->output_tokens = -1;
-    o->engine = engine;
+    o->engine = NULL;
     o->calib_opt = "calibration";
     o->host_time = 1;
     sim_sched_cfg_unset(&o->sched);
@@ -37,64 +37,20 @@ int64_t sim_sweep_batch_max(sim_sweep_kind kind)
 
 int64_t sim_sweep_context_min(sim_sweep_kind kind) { return kind == SIM_SWEEP_DECODE ? 0 : 1; }
 
-const char *sim_sweep_default_engine(sim_sweep_kind kind)
-{
-    return kind == SIM_SWEEP_SERVING ? SIM_DEFAULT_ENGINE : "vllm-v0";
-}
-
-/* A FILE calibration, loaded once for the whole sweep (is_file 0 for a folder or none). */
-typedef struct sweep_calib {
-    int is_file;
-    sim_calib file;
-} sweep_calib;
-
 /*
- * The calibration of hardware id into *cal (alpha 1, beta 0 when none) and its path:
- * the FILE when it names id, DIR/<id>.json when present (loaded, and checked to name id).
+ * A calibration file or id (not a folder) must name one of the swept GPUs: *file gets it, and
+ * the blocks of the other GPUs run uncalibrated. A folder's files are matched per block
+ * (sim_deploy_find_calib).
  */
-static sim_status find_calibration(const sim_sweep_opts *o, const sweep_calib *sc,
-                                   const char *hw_id, char *path, size_t cap, sim_calib *cal,
-                                   int *found, struct sim_err *err)
-{
-    *found = 0;
-    *cal = (sim_calib){.alpha = 1.0, .beta_s = 0.0};
-    if (!o->calibration)
-        return SIM_OK;
-    struct stat st;
-    if (stat(o->calibration, &st) != 0) {
-        sim_io_errf(err, "%s '%s': no such file or directory", o->calib_opt, o->calibration);
-        return SIM_EIO;
-    }
-    if (sc->is_file) {
-        snprintf(path, cap, "%s", o->calibration);
-        *found = strcmp(sc->file.hardware, hw_id) == 0;
-        if (*found)
-            *cal = sc->file;
-        return SIM_OK;
-    }
-    snprintf(path, cap, "%s/%s.json", o->calibration, hw_id);
-    if (stat(path, &st) != 0)
-        return SIM_OK;
-    *found = 1;
-    sim_status s = sim_calib_load(path, cal, err);
-    if (s == SIM_OK && strcmp(cal->hardware, hw_id) != 0) {
-        sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", path, cal->hardware,
-                    hw_id);
-        s = SIM_EINVAL;
-    }
-    return s;
-}
-
-/* Loads a FILE calibration into sc; it must name one of the swept hardware profiles. */
-static sim_status load_calibration_file(sim_cache *cache, const sim_sweep_opts *o, sweep_calib *sc,
-                                        struct sim_err *err)
+static sim_status load_calibration_file(sim_cache *cache, const sim_sweep_opts *o,
+                                        const sim_calib **file, struct sim_err *err)
 {
     struct stat st;
-    sc->is_file = 0;
-    if (!o->calibration || stat(o->calibration, &st) != 0 || S_ISDIR(st.st_mode))
+    *file = NULL;
+    if (!o->calibration || (stat(o->calibration, &st) == 0 && S_ISDIR(st.st_mode)))
         return SIM_OK;
-    sim_calib *c = &sc->file;
-    sim_status s = sim_calib_load(o->calibration, c, err);
+    const sim_calib *c;
+    sim_status s = sim_cache_calib(cache, o->calibration, &c, NULL, err);
     int match = 0;
     for (size_t i = 0; s == SIM_OK && i < o->n_hws && !match; i++) {
         const sim_hw *hw;
@@ -104,18 +60,21 @@ static sim_status load_calibration_file(sim_cache *cache, const sim_sweep_opts *
     if (s == SIM_OK && !match) {
         sim_io_errf(err,
                     "%s: hardware: calibration is for '%s', which is not swept (use a folder of "
-                    "<hw-id>.json files for several)",
+                    "calibrations for several)",
                     o->calibration, c->hardware);
         s = SIM_EINVAL;
     }
-    sc->is_file = s == SIM_OK;
+    if (s == SIM_OK)
+        *file = c;
     return s;
 }
 
 /* What one (model, hardware) block evaluates with. */
 typedef struct block_in {
     const sim_sweep_opts *o;
-    const sweep_calib *cal;
+    sim_cache *cache;
+    const sim_calib *cal_file; /* a calibration file or id given, or NULL */
+    const sim_sched_cfg *sched_in;
     const sim_engine *e;
     const sim_model *m;
     const sim_hw *hw;
@@ -181,9 +140,7 @@ static int layout_ok(const block_in *x, const sim_run_cfg *cfg)
 static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim_err *err)
 {
     const sim_sweep_opts *o = x->o;
-    sim_engine e = *x->e;
-    if (!o->host_time)
-        e.host_step_s = e.host_step_tp_s = e.host_per_seq_s = 0.0;
+    const sim_engine e = *x->e;
     const int open_loop = o->n_rates > 0;
     const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch;
     for (size_t t = 0; t < o->axes.n_tp; t++) {
@@ -255,62 +212,63 @@ static sim_status step_points(const block_in *x, sim_run_cfg *cfg, sim_batch_wor
 static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *err)
 {
     const sim_sweep_opts *o = x->o;
-    char cpath[4096];
-    int found;
-    sim_calib cal;
-    sim_status s = find_calibration(o, x->cal, x->hw->id, cpath, sizeof(cpath), &cal, &found, err);
+    /* The block's deployment, resolved as every command resolves one (sim_deploy_open: the
+     * engine named, else the calibration's, else vllm-v1; the calibration of this GPU and
+     * engine; dtypes; scheduler defaults), opened at TP 1 (always legal): the points vary the
+     * layout. A calibration file of another swept GPU leaves this block uncalibrated. */
+    const char *calib = o->calibration;
+    if (x->cal_file && strcmp(x->cal_file->hardware, x->hw->id) != 0)
+        calib = NULL;
+    const sim_deploy_in in = {.model = o->models[x->mi],
+                              .hw = o->hws[x->hi],
+                              .engine = o->engine,
+                              .default_engine = SIM_DEFAULT_ENGINE,
+                              .engine_opt = "--engine",
+                              .calibration = calib,
+                              .dtype = o->dtype,
+                              .kv_dtype = o->kv_dtype,
+                              .tp = 1,
+                              .pp = 1,
+                              .dp = 1,
+                              .sched = *x->sched_in,
+                              .mode = SIM_ROOFLINE_OP,
+                              .gemm = SIM_GEMM_FLAT,
+                              .alpha = 1.0,
+                              .no_host = !o->host_time};
+    sim_deployment d;
+    sim_status s = sim_deploy_open(x->cache, &in, &d, err);
     if (s != SIM_OK)
         return s;
-    /* A calibration's fitted figures replace the profile's for this block, unless they were
-     * fitted on other classes of model (then its alpha/beta-only fit, calib_json.h). */
-    if (found)
-        sim_calib_for_model(&cal, x->m, &cal);
-    sim_hw *calibrated = NULL;
-    const sim_hw *profile = x->hw;
-    if (found && cal.n_figures > 0) {
-        if (!(calibrated = malloc(sizeof(*calibrated)))) {
-            sim_io_errf(err, "out of memory");
-            return SIM_ENOMEM;
-        }
-        *calibrated = *x->hw;
-        s = sim_calib_apply_figures(&cal, cpath, calibrated, err);
-        if (s != SIM_OK) {
-            free(calibrated);
-            return s;
-        }
-        x->hw = calibrated;
-    }
-    const sim_sweep_block b = {
-        x->m->id, x->hw->id, found ? cpath : NULL, x->price, cal.alpha, cal.beta_s, x->mi, x->hi};
+    x->m = d.m;
+    x->hw = d.hw;
+    x->e = &d.e;
+    x->sched = &d.s;
+    const sim_sweep_block b = {x->m->id,     x->hw->id, d.cal_path, x->price, d.cfg.alpha,
+                               d.cfg.beta_s, x->mi,     x->hi,      d.e.id};
     x->b = &b;
-    sim_run_cfg cfg = {
-        1, x->m->dtype, x->m->dtype, SIM_ROOFLINE_OP, cal.alpha, cal.beta_s, SIM_GEMM_FLAT, 1, 1,
-        0};
-    if (o->dtype)
-        sim_dtype_parse(o->dtype, &cfg.dtype);
-    cfg.kv_dtype = cfg.dtype;
-    if (o->kv_dtype)
-        sim_dtype_parse(o->kv_dtype, &cfg.kv_dtype);
+    sim_run_cfg cfg = d.cfg;
     const sim_sweep_sink *sink = x->sink;
     if (!(sink->begin && (*x->stopped = sink->begin(sink->ctx, &b)) != 0)) {
-        static const int64_t pp_one = 1;
-        const int64_t *pps = o->n_pp > 0 ? o->pp : &pp_one;
+        static const int64_t one = 1;
+        static const int ep_off = 0;
+        const int64_t *pps = o->n_pp > 0 ? o->pp : &one;
         const size_t n_pp = o->n_pp > 0 ? o->n_pp : 1;
-        const int64_t *dps = o->n_dp > 0 ? o->dp : &pp_one;
+        const int64_t *dps = o->n_dp > 0 ? o->dp : &one;
         const size_t n_dp = o->n_dp > 0 ? o->n_dp : 1;
-        cfg.ep = o->ep != 0;
+        const int *eps = o->n_ep > 0 ? o->eps : &ep_off;
+        const size_t n_ep = o->n_ep > 0 ? o->n_ep : 1;
         for (size_t k = 0; s == SIM_OK && !*x->stopped && k < n_pp; k++)
-            for (size_t d = 0; s == SIM_OK && !*x->stopped && d < n_dp; d++) {
-                cfg.pp = (int)pps[k];
-                cfg.dp = (int)dps[d];
-                s = o->kind == SIM_SWEEP_SERVING ? serving_points(x, &cfg, err)
-                                                 : step_points(x, &cfg, work);
-            }
+            for (size_t j = 0; s == SIM_OK && !*x->stopped && j < n_dp; j++)
+                for (size_t q = 0; s == SIM_OK && !*x->stopped && q < n_ep; q++) {
+                    cfg.pp = (int)pps[k];
+                    cfg.dp = (int)dps[j];
+                    cfg.ep = eps[q] != 0;
+                    s = o->kind == SIM_SWEEP_SERVING ? serving_points(x, &cfg, err)
+                                                     : step_points(x, &cfg, work);
+                }
         if (s == SIM_OK && !*x->stopped && sink->end)
             *x->stopped = sink->end(sink->ctx, &b);
     }
-    x->hw = profile;
-    free(calibrated);
     return s;
 }
 
@@ -318,11 +276,8 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
                            int *stopped, struct sim_err *err)
 {
     *stopped = 0;
-    const sim_engine *engine;
-    sweep_calib cal = {0};
-    sim_status s = sim_cache_engine(c, o->engine, &engine, NULL, err);
-    if (s == SIM_OK)
-        s = load_calibration_file(c, o, &cal, err);
+    const sim_calib *cal_file = NULL;
+    sim_status s = load_calibration_file(c, o, &cal_file, err);
     /* The serving defaults of `llmstep serve`: vLLM's server usage context. */
     sim_sched_cfg sched_in = o->sched;
     if (o->kind == SIM_SWEEP_SERVING && sched_in.usage < 0)
@@ -330,7 +285,6 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
     /* Every name must load before the first row is written. */
     const sim_model *m;
     const sim_hw *hw;
-    const char *mpath;
     for (size_t mi = 0; s == SIM_OK && mi < o->n_models; mi++)
         s = sim_cache_model(c, o->models[mi], &m, NULL, err);
     for (size_t hi = 0; s == SIM_OK && hi < o->n_hws; hi++)
@@ -341,18 +295,22 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
         s = SIM_ENOMEM;
     }
     for (size_t mi = 0; s == SIM_OK && !*stopped && mi < o->n_models; mi++) {
-        s = sim_cache_model(c, o->models[mi], &m, &mpath, err);
+        s = sim_cache_model(c, o->models[mi], &m, NULL, err);
         for (size_t hi = 0; s == SIM_OK && !*stopped && hi < o->n_hws; hi++) {
             s = sim_cache_hw(c, o->hws[hi], &hw, NULL, err);
-            /* V1 defaults depend on the GPU's memory: resolve per (model, GPU). */
-            sim_sched_resolved sched;
-            struct sim_err e2;
-            if (s == SIM_OK &&
-                (s = sim_sched_resolve(engine, m, hw, &sched_in, &sched, &e2)) != SIM_OK)
-                sim_io_errf(err, "%s: %s", mpath, e2.msg);
             const double price =
                 o->gpu_hour_usd_hw[hi] > 0.0 ? o->gpu_hour_usd_hw[hi] : o->gpu_hour_usd;
-            block_in x = {o, &cal, engine, m, hw, &sched, NULL, sink, price, mi, hi, stopped};
+            block_in x = {.o = o,
+                          .cache = c,
+                          .cal_file = cal_file,
+                          .sched_in = &sched_in,
+                          .m = m,
+                          .hw = hw,
+                          .sink = sink,
+                          .price = price,
+                          .mi = mi,
+                          .hi = hi,
+                          .stopped = stopped};
             if (s == SIM_OK)
                 s = run_block(&x, work, err);
         }

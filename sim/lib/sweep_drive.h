@@ -34,7 +34,9 @@ typedef struct sim_sweep_opts {
      * (experts that do not divide over DP x TP, EP on a dense model, DP with PP) is bad_tp. */
     const int64_t *dp;
     size_t n_dp;
-    int ep;
+    /* Expert parallelism off (0) and on (1), crossed inside DP (n_ep 0: off only). */
+    const int *eps;
+    size_t n_ep;
     sim_sweep_kind kind;
     int64_t prompt_tokens, output_tokens; /* offline and serving */
     /* Serving: closed loop over axes.batch (concurrency), or open loop over rates when
@@ -46,7 +48,8 @@ typedef struct sim_sweep_opts {
     uint64_t seed;
     const char *calibration; /* FILE (one hardware) or DIR of <hw-id>.json; NULL */
     const char *calib_opt;   /* how messages name the calibration option ("--calibration") */
-    const char *engine, *dtype, *kv_dtype;
+    const char *engine;      /* NULL: each block's calibration's, else vllm-v1 (sim_deploy_open) */
+    const char *dtype, *kv_dtype;
     sim_sched_cfg sched;
     sim_sweep_slo slo;
     double gpu_hour_usd;                         /* <= 0: no price */
@@ -62,12 +65,9 @@ typedef struct sim_sweep_opts {
 int64_t sim_sweep_batch_max(sim_sweep_kind kind);
 int64_t sim_sweep_context_min(sim_sweep_kind kind);
 
-/* The engine a sweep uses unless one is named: vllm-v1 (SIM_DEFAULT_ENGINE) for serving, as
- * `llmstep serve`; the V0 engine of the offline-batch measurements otherwise. */
-const char *sim_sweep_default_engine(sim_sweep_kind kind);
-
-/* Defaults: decode, engine engine, host time on, no calibration, no SLO, no price. */
-void sim_sweep_opts_init(sim_sweep_opts *o, const char *engine);
+/* Defaults: decode, no engine named (each block takes its calibration's, else vllm-v1, as
+ * every command: sim_deploy_open), host time on, no calibration, no SLO, no price. */
+void sim_sweep_opts_init(sim_sweep_opts *o);
 
 /* One (model, hardware) block of rows. */
 typedef struct sim_sweep_block {
@@ -77,6 +77,7 @@ typedef struct sim_sweep_block {
     double gpu_hour_usd;    /* price of one GPU-hour of this hardware; <= 0: none */
     double alpha, beta_s;
     size_t model_index, hw_index; /* of model and hw in the options' models and hws */
+    const char *engine;           /* the engine profile's id the block ran */
 } sim_sweep_block;
 
 /* Receives the rows in sweep order; a non-zero return stops the sweep (see sim_sweep_drive). */
