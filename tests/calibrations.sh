@@ -5,7 +5,7 @@
 # the shipped file. A profile or model change that moves a fit fails here until the file is
 # regenerated.
 # Also (without ../shared/data too): every hardware profile is either the hardware of a
-# calibration or has one entry in calibrations/uncalibrated.json (its known uncalibrated
+# calibration or has one entry in calibrations/uncalibrated/known-errors.json (its known uncalibrated
 # error and where that number comes from), never both.
 # Exits 77 (ctest SKIP_RETURN_CODE) when ../shared/data is absent and the coverage check passed.
 # usage: calibrations.sh LLMSTEP_BINARY SOURCE_DIR
@@ -16,9 +16,9 @@ src=$2
 num() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([-0-9.eE+]*\),*$/\1/p" "$2" | head -n 1; }
 str() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\"\([^\"]*\)\",*$/\1/p" "$2" | head -n 1; }
 cd "$src" || exit 2
-unc=calibrations/uncalibrated.json
+unc=calibrations/uncalibrated/known-errors.json
 
-# Coverage: hardware ids with a calibration, and the keys of uncalibrated.json (one a line).
+# Coverage: hardware ids with a calibration, and the keys of uncalibrated/known-errors.json (one a line).
 for f in calibrations/*.json; do
     [ "$f" = "$unc" ] || str hardware "$f"
 done | sort -u >"$tmp/calibrated"
