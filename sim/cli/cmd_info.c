@@ -30,31 +30,37 @@ static void print_model(const sim_model *m, int json, int first)
     sim_param_count p;
     sim_model_params(m, &p);
     double kv = sim_model_kv_bytes_per_token(m, 1, m->dtype);
+    /* What runs by default: the checkpoint's weight format (its quantization_config, else its
+     * dtype) and vLLM's KV cache "auto" (the 16-bit type the model runs in). */
+    const sim_run_cfg run = {.dtype = m->dtype};
+    const char *weights = sim_deploy_weight_format(m, &run);
+    const char *kv_dtype = sim_dtype_name(sim_model_dtype16(m));
     if (json) {
         printf("%s{\"id\":\"%s\",\"model_type\":\"%s\",\"params\":%.17g,\"active_params\":%.17g,"
                "\"kv_bytes_per_token\":%.17g,\"dtype\":\"%s\",\"num_hidden_layers\":%lld,"
                "\"hidden_size\":%lld,\"num_attention_heads\":%lld,\"num_key_value_heads\":%lld,"
                "\"head_dim\":%lld,\"intermediate_size\":%lld,\"vocab_size\":%lld,"
                "\"num_experts\":%lld,\"num_experts_per_tok\":%lld,\"moe_intermediate_size\":%lld,"
-               "\"sliding_window_tokens\":%lld,\"max_position_embeddings\":%lld}",
+               "\"sliding_window_tokens\":%lld,\"max_position_embeddings\":%lld,"
+               "\"weight_format\":\"%s\",\"kv_dtype\":\"%s\"}",
                first ? "" : ",\n", m->id, sim_arch_name(m->arch), p.total, p.active_per_token, kv,
                sim_dtype_name(m->dtype), (long long)m->n_layers, (long long)m->d_model,
                (long long)m->n_heads, (long long)m->n_kv_heads, (long long)m->head_dim,
                (long long)m->d_ff, (long long)m->vocab, (long long)m->n_experts,
                (long long)m->n_experts_per_tok, (long long)m->d_ff_expert,
-               (long long)m->sliding_window, (long long)m->max_pos);
+               (long long)m->sliding_window, (long long)m->max_pos, weights, kv_dtype);
         return;
     }
     char moe[48] = "-";
     if (m->n_experts > 0)
         snprintf(moe, sizeof(moe), "%lldx%lld top%lld", (long long)m->n_experts,
                  (long long)m->d_ff_expert, (long long)m->n_experts_per_tok);
-    printf("%-16s %-10s %8.2f %8.2f %10.0f %5s %4lld %6lld %4lld/%-3lld %4lld %6lld %-16s %7lld "
-           "%7lld\n",
-           m->id, sim_arch_name(m->arch), p.total / 1e9, p.active_per_token / 1e9, kv,
-           sim_dtype_name(m->dtype), (long long)m->n_layers, (long long)m->d_model,
-           (long long)m->n_heads, (long long)m->n_kv_heads, (long long)m->head_dim,
-           (long long)m->d_ff, moe, (long long)m->vocab, (long long)m->max_pos);
+    printf("%-18s %-11s %8.2f %8.2f %10.0f %-18s %-4s %4lld %6lld %4lld/%-3lld %4lld %6lld %-16s "
+           "%7lld %7lld\n",
+           m->id, sim_arch_name(m->arch), p.total / 1e9, p.active_per_token / 1e9, kv, weights,
+           kv_dtype, (long long)m->n_layers, (long long)m->d_model, (long long)m->n_heads,
+           (long long)m->n_kv_heads, (long long)m->head_dim, (long long)m->d_ff, moe,
+           (long long)m->vocab, (long long)m->max_pos);
 }
 
 int cmd_models(int argc, char **argv)
@@ -66,7 +72,9 @@ int cmd_models(int argc, char **argv)
                     "usage: llmstep models [ID|PATH...] [--format table|json]\n\n"
                     "Lists the bundled models (or the named ones) with parameter count\n"
                     "(billions), active parameters per token, KV-cache bytes per token at TP 1\n"
-                    "in the model's dtype, and layer shapes.\n",
+                    "in the model's dtype, the weight format (the checkpoint's\n"
+                    "quantization_config, else its dtype) and KV-cache dtype that run by default\n"
+                    "(vLLM's kv_cache_dtype auto), and layer shapes.\n",
                     &format, &first);
     if (rc >= 0)
         return rc;
@@ -97,9 +105,9 @@ int cmd_models(int argc, char **argv)
     if (json)
         printf("[");
     else
-        printf("%-16s %-10s %8s %8s %10s %5s %4s %6s %8s %4s %6s %-16s %7s %7s\n", "id", "type",
-               "params_B", "active_B", "kv_B/tok", "dtype", "L", "d", "H/KV", "hd", "d_ff",
-               "experts", "vocab", "max_pos");
+        printf("%-18s %-11s %8s %8s %10s %-18s %-4s %4s %6s %8s %4s %6s %-16s %7s %7s\n", "id",
+               "type", "params_B", "active_B", "kv_B/tok", "weights", "kv", "L", "d", "H/KV", "hd",
+               "d_ff", "experts", "vocab", "max_pos");
     for (int i = 0; i < n; i++)
         print_model(&models[i], json, i == 0);
     if (json)
