@@ -341,7 +341,8 @@ typedef struct llmstep_workload {
     double burstiness;       /* gamma shape of the inter-arrival times (1: Poisson) */
     int64_t prompt_tokens;   /* mean prompt length */
     int64_t output_tokens;   /* mean output length */
-    double range_ratio;      /* lengths uniform in [L(1-r), L(1+r)], 0 <= r < 1 */
+    double range_ratio;      /* lengths uniform in [L(1-r), L(1+r)], 0 <= r < 1; -1 (the
+                                init's): the default spread, 0.1 (`llmstep serve`) */
     int64_t num_requests;    /* measured requests (0: closed 10 x concurrency, open 1000) */
     int64_t warmup_requests; /* sent first and left out (-1: none, as benchmark clients) */
     uint64_t seed;
@@ -434,7 +435,8 @@ typedef struct llmstep_sweep_spec {
     const double *rates;                  /* serving: open-loop requests/s; n_rates 0: closed */
     size_t n_rates;
     int64_t num_requests; /* serving: measured per point (0: closed 10 x concurrency, open 1000) */
-    double range_ratio, burstiness; /* serving workload, as llmstep_workload (0: 1) */
+    double range_ratio, burstiness; /* serving workload, as llmstep_workload (range_ratio -1:
+                                       the default spread; burstiness 0: 1) */
     uint64_t seed;
     const char *calibration;       /* NULL, a file for one swept GPU, or a folder of <hw-id>.json */
     const char *engine;            /* NULL: vllm-v1 for serving, vllm-v0 otherwise (as the CLI) */

@@ -37,6 +37,11 @@ def _check(status, err):
         raise Error(status, err.message.decode("utf-8", "replace"))
 
 
+def _range_ratio(r):
+    """None: the default spread of `llmstep serve` (-1 to the library)."""
+    return -1.0 if r is None else float(r)
+
+
 def _enc(s):
     return None if s is None else str(s).encode()
 
@@ -138,7 +143,7 @@ class Context:
 
     def sweep(self, models, hws, kind="decode", tp=(1,), batch=None, context=(2048,),
               prompt_tokens=None, output_tokens=None, concurrency=None, request_rate=None,
-              num_requests=0, range_ratio=0.0, burstiness=1.0, seed=0, calibration=None,
+              num_requests=0, range_ratio=None, burstiness=1.0, seed=0, calibration=None,
               engine=None, dtype=None, kv_dtype=None, no_host=False, slo_ttft_s=0.0,
               slo_tpot_s=0.0, slo_percentile=90, gpu_hour_usd=0.0, usage=None,
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
@@ -201,7 +206,7 @@ class Context:
             r = np.ascontiguousarray(request_rate, dtype=np.float64).ravel()
             keep.append(r)
             spec.rates, spec.n_rates = r.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), r.size
-        spec.num_requests, spec.range_ratio = int(num_requests), float(range_ratio)
+        spec.num_requests, spec.range_ratio = int(num_requests), _range_ratio(range_ratio)
         spec.burstiness, spec.seed = float(burstiness), int(seed)
         for name, val in (("calibration", calibration), ("engine", engine), ("dtype", dtype),
                           ("kv_dtype", kv_dtype)):
@@ -505,7 +510,7 @@ class Deployment:
         _lib.lib.llmstep_workload_init(ctypes.byref(w))
         w.arrival = arrival
         w.prompt_tokens, w.output_tokens = int(prompt_tokens), int(output_tokens)
-        w.burstiness, w.range_ratio = float(burstiness), float(range_ratio)
+        w.burstiness, w.range_ratio = float(burstiness), _range_ratio(range_ratio)
         w.num_requests = int(num_requests)
         w.warmup_requests = -1 if warmup_requests is None else int(warmup_requests)
         w.seed = int(seed)
@@ -513,7 +518,7 @@ class Deployment:
         return w
 
     def serve(self, concurrency=None, request_rate=None, trace=None, prompt_tokens=1024,
-              output_tokens=128, burstiness=1.0, range_ratio=0.0, num_requests=0,
+              output_tokens=128, burstiness=1.0, range_ratio=None, num_requests=0,
               warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0):
         """Simulates the engine serving a workload: exactly one of ``concurrency`` (closed
         loop), ``request_rate`` (open loop, gamma arrivals of shape ``burstiness``) or
@@ -543,7 +548,7 @@ class Deployment:
 
     def serve_sweep(self, concurrency=None, request_rate=None, slo_ttft_s=0.0, slo_tpot_s=0.0,
                     slo_percentile=90, prompt_tokens=1024, output_tokens=128, burstiness=1.0,
-                    range_ratio=0.0, num_requests=0, warmup_requests=None, seed=0):
+                    range_ratio=None, num_requests=0, warmup_requests=None, seed=0):
         """Serves the workload at each load of ``concurrency`` (closed loops) or
         ``request_rate`` (open loops), a sequence, in one call to the library
         (llmstep_serve_sweep). Returns a dict of NumPy arrays, one entry per load: ``load``,

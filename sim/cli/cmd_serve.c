@@ -35,7 +35,9 @@ static void usage(FILE *f)
            "                                their warm-up, so measuring starts on an idle engine)\n"
            "  --burstiness B                gamma shape of the inter-arrival times (default 1 =\n"
            "                                Poisson; < 1 burstier), as vllm bench serve\n"
-           "  --range-ratio R               lengths uniform in [L(1-R), L(1+R)] (default 0)\n"
+           "  --range-ratio R               lengths uniform in [L(1-R), L(1+R)] (default 0.1, as\n"
+           "                                benchmark clients vary them; 0: every request alike,\n"
+           "                                a closed loop's clients then run in lockstep)\n"
            "  --seed S                      generator seed (default 0): same seed, same run\n"
            "\n"
            "Options:\n"
@@ -141,6 +143,7 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
     cli_run_spec_init(&a->spec);
     a->spec.sched.usage = SIM_USAGE_SERVER;
     a->wl.burstiness = 1.0;
+    a->wl.range_ratio = -1.0; /* the default spread (sim_workload_range_ratio) */
     a->wl.warmup_requests = -1;
     a->wl.prompt_tokens = a->wl.output_tokens = -1;
     a->format = "table";
@@ -217,20 +220,22 @@ static void print_json(const serve_args *a, const cli_run *run, const cli_serve 
            run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
            run->cfg.pp > 1 ? run->cfg.pp : 1, sim_run_dp(&run->cfg), run->cfg.ep ? "true" : "false",
            sim_dtype_name(run->cfg.dtype), sim_dtype_name(run->cfg.kv_dtype),
-           a->spec.calibration ? "true" : "false", run->cfg.alpha, run->cfg.beta_s);
+           run->d.cal ? "true" : "false", run->cfg.alpha, run->cfg.beta_s);
     if (a->trace)
         printf("\"workload\":{\"trace\":\"%s\"},", a->trace);
     else if (a->wl.arrival == SIM_ARRIVAL_CLOSED)
         printf("\"workload\":{\"arrival\":\"closed\",\"concurrency\":%lld,\"prompt_tokens\":%lld,"
                "\"output_tokens\":%lld,\"range_ratio\":%.17g,\"seed\":%llu},",
                (long long)a->wl.concurrency, (long long)a->wl.prompt_tokens,
-               (long long)a->wl.output_tokens, a->wl.range_ratio, (unsigned long long)a->wl.seed);
+               (long long)a->wl.output_tokens, sim_workload_range_ratio(a->wl.range_ratio),
+               (unsigned long long)a->wl.seed);
     else
         printf("\"workload\":{\"arrival\":\"poisson\",\"rate_per_s\":%.17g,\"burstiness\":%.17g,"
                "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"range_ratio\":%.17g,"
                "\"seed\":%llu},",
                a->wl.rate_per_s, a->wl.burstiness, (long long)a->wl.prompt_tokens,
-               (long long)a->wl.output_tokens, a->wl.range_ratio, (unsigned long long)a->wl.seed);
+               (long long)a->wl.output_tokens, sim_workload_range_ratio(a->wl.range_ratio),
+               (unsigned long long)a->wl.seed);
     printf("\"n_requests\":%lld,\"warmup_requests\":%lld", (long long)st->n_requests,
            (long long)sv->warmup);
     print_dist_json("ttft_s", &st->ttft_s, 1);
@@ -259,24 +264,27 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
 {
     const sim_sched_resolved *s = &run->sched;
     char lay[48];
-    printf("llmstep serve: %s on %s, %s, %s, engine %s (%s defaults)\n", run->model.id, run->hw.id,
-           cli_layout_name(&run->cfg, lay, sizeof(lay)), sim_dtype_name(run->cfg.dtype),
+    printf("llmstep serve: %s on %s, %s, %s weights, %s KV cache, engine %s (%s defaults)\n",
+           run->model.id, run->hw.id, cli_layout_name(&run->cfg, lay, sizeof(lay)),
+           cli_weight_format(&run->model, &run->cfg), sim_dtype_name(run->cfg.kv_dtype),
            run->engine.id, sim_usage_name(s->usage));
     if (a->trace)
         printf("workload: trace %s, %lld requests\n", a->trace, (long long)st->n_requests);
     else if (a->wl.arrival == SIM_ARRIVAL_CLOSED)
-        printf("workload: closed loop, %lld clients, %lld prompt + %lld output tokens, %lld "
-               "requests measured after %lld warm-up\n",
+        printf("workload: closed loop, %lld clients, %lld prompt + %lld output tokens (+-%.0f%%, "
+               "seed %llu), %lld requests measured after %lld warm-up\n",
                (long long)a->wl.concurrency, (long long)a->wl.prompt_tokens,
-               (long long)a->wl.output_tokens, (long long)st->n_requests, (long long)sv->warmup);
+               (long long)a->wl.output_tokens, 100.0 * sim_workload_range_ratio(a->wl.range_ratio),
+               (unsigned long long)a->wl.seed, (long long)st->n_requests, (long long)sv->warmup);
     else
-        printf("workload: %.4g requests/s (burstiness %.3g), %lld prompt + %lld output tokens, "
-               "%lld requests\n",
+        printf("workload: %.4g requests/s (burstiness %.3g), %lld prompt + %lld output tokens "
+               "(+-%.0f%%, seed %llu), %lld requests\n",
                a->wl.rate_per_s, a->wl.burstiness, (long long)a->wl.prompt_tokens,
-               (long long)a->wl.output_tokens, (long long)st->n_requests);
-    if (a->spec.calibration)
+               (long long)a->wl.output_tokens, 100.0 * sim_workload_range_ratio(a->wl.range_ratio),
+               (unsigned long long)a->wl.seed, (long long)st->n_requests);
+    if (run->d.cal)
         printf("calibration: alpha %.4g, beta %.4g s per step (%s)\n\n", run->cfg.alpha,
-               run->cfg.beta_s, a->spec.calibration);
+               run->cfg.beta_s, run->d.cal_path);
     else
         printf("uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n\n");
     printf("  %-6s %12s %12s %12s %12s\n", "ms", "mean", "p50", "p90", "p99");

@@ -592,7 +592,9 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
             sim_io_errf(err, "out of memory for %lld requests", (long long)sv->n);
             return SIM_ENOMEM;
         }
-        sim_workload_generate(spec, sv->req, sv->n);
+        sim_workload_spec w = *spec;
+        w.range_ratio = sim_workload_range_ratio(spec->range_ratio);
+        sim_workload_generate(&w, sv->req, sv->n);
     }
     for (int64_t i = 0; i < sv->n; i++)
         sv->itl_cap += sv->req[i].output_tokens;

@@ -192,6 +192,20 @@ typedef struct sim_deploy_step_out {
 sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const char *who,
                            sim_deploy_step_out *out, struct sim_err *err);
 
+/*
+ * The spread of a generated workload's lengths when none is given (range_ratio < 0): each
+ * prompt and output length uniform in [L(1 - r), L(1 + r)] with r = 0.1. Benchmark clients
+ * do not send identical requests in lockstep: InferenceX's client (the 2026 serving rows of
+ * ../shared/data) draws lengths uniform in [0.8 L, L], +-11% about their mean; a fixed length
+ * makes a closed loop's clients finish and return together forever, an artifact a planner
+ * must not hinge on (docs/serving.md, "Workloads"). --range-ratio 0 asks for strict lockstep.
+ */
+#define SIM_WORKLOAD_RANGE_RATIO_DEFAULT 0.1
+static inline double sim_workload_range_ratio(double given)
+{
+    return given < 0.0 ? SIM_WORKLOAD_RANGE_RATIO_DEFAULT : given;
+}
+
 /* A served workload: the requests and the simulation's scratch, all heap, owned. */
 typedef struct sim_served {
     sim_request *req;

@@ -461,6 +461,7 @@ void llmstep_workload_init(llmstep_workload *w)
     w->concurrency = 1;
     w->rate_per_s = 1.0;
     w->burstiness = 1.0;
+    w->range_ratio = -1.0; /* the default spread, as `llmstep serve` */
     w->prompt_tokens = 1024;
     w->output_tokens = 128;
     w->warmup_requests = -1;
@@ -484,8 +485,9 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
     if (w->prompt_tokens < 1 || w->prompt_tokens > (1 << 24) || w->output_tokens < 1 ||
         w->output_tokens > (1 << 24))
         return fail(err, SIM_ERANGE, "prompt_tokens and output_tokens: expected 1 to 2^24");
-    if (!(w->range_ratio >= 0.0 && w->range_ratio < 1.0))
-        return fail(err, SIM_ERANGE, "range_ratio: expected 0 <= r < 1, got %g", w->range_ratio);
+    if (!(w->range_ratio == -1.0 || (w->range_ratio >= 0.0 && w->range_ratio < 1.0)))
+        return fail(err, SIM_ERANGE, "range_ratio: expected -1 (default) or 0 <= r < 1, got %g",
+                    w->range_ratio);
     if (w->num_requests < 0 || w->num_requests > (1 << 24) || w->warmup_requests < -1 ||
         w->warmup_requests > (1 << 24))
         return fail(err, SIM_ERANGE, "num_requests and warmup_requests: expected up to 2^24");
@@ -618,6 +620,7 @@ void llmstep_sweep_spec_init(llmstep_sweep_spec *spec)
     spec->kind = LLMSTEP_SWEEP_DECODE;
     spec->chunked_prefill = -1;
     spec->usage = -1;
+    spec->range_ratio = -1.0; /* the default spread, as `llmstep sweep` */
 }
 
 /* Loads per TP of a block. */
@@ -711,10 +714,11 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
             return fail(err, SIM_ERANGE, "rates[%zu]: expected 1e-6 to 1e7, got %g", i,
                         s->rates[i]);
     if (s->num_requests < 0 || s->num_requests > (1 << 24) ||
-        !(s->range_ratio >= 0.0 && s->range_ratio < 1.0) ||
+        !(s->range_ratio == -1.0 || (s->range_ratio >= 0.0 && s->range_ratio < 1.0)) ||
         !(s->burstiness == 0.0 || (s->burstiness >= 1e-3 && s->burstiness <= 1e3)))
         return fail(err, SIM_ERANGE,
-                    "num_requests 0 to 2^24, range_ratio in [0, 1), burstiness 0 or 0.001 to "
+                    "num_requests 0 to 2^24, range_ratio -1 (default) or in [0, 1), burstiness 0 "
+                    "or 0.001 to "
                     "1000");
     if (s->slo_percentile != 0 && s->slo_percentile != 50 && s->slo_percentile != 90 &&
         s->slo_percentile != 99)

@@ -24,6 +24,7 @@ void sim_sweep_opts_init(sim_sweep_opts *o)
     o->engine = NULL;
     o->calib_opt = "calibration";
     o->host_time = 1;
+    o->range_ratio = -1.0; /* the default spread (sim_workload_range_ratio) */
     sim_sched_cfg_unset(&o->sched);
 }
 
