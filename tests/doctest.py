@@ -108,7 +108,7 @@ class Example:
 
     def title(self):
         first = self.source[0] if self.kind == "$" else self.source[0][0]
-        return (self.kind + " " + first)[:100]
+        return (self.kind + " " + first.rstrip(" \\"))[:100]
 
 
 def parse_markers(path, lines, start):
@@ -243,18 +243,19 @@ def matches(expected, actual, numbers_vary):
     return reach[len(act)]
 
 
-def find_python(explicit):
-    for cand in [explicit, os.environ.get("PYTHON"), "/usr/bin/python3", "python3"]:
-        if not cand:
-            continue
-        try:
-            r = subprocess.run([cand, "-c", "import numpy"], capture_output=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if r.returncode == 0:
+def imports_numpy(python):
+    try:
+        r = subprocess.run([python, "-c", "import numpy"], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return r.returncode == 0
+
+
+def find_python():
+    """The first of $PYTHON, /usr/bin/python3, python3 that imports numpy, or None."""
+    for cand in [os.environ.get("PYTHON"), "/usr/bin/python3", "python3"]:
+        if cand and imports_numpy(cand):
             return shutil.which(cand) or cand
-        if cand == explicit:
-            break
     return None
 
 
@@ -265,7 +266,7 @@ class Runner:
         self.bin = args.bin
         lib = args.lib or os.path.join(os.path.dirname(self.bin), "lib", "libllmstep.so")
         self.lib = os.path.abspath(lib)
-        self.python = find_python(args.python)
+        self.python = args.python or find_python()
         self.shared = os.path.isdir(os.path.join(root, "..", "shared", "data"))
         self.tmp = tempfile.mkdtemp(prefix="llmstep-doctest.")
         # The scratch root: links to the checkout's entries (and ../shared beside it).
@@ -398,6 +399,11 @@ def main():
         print(f"doctest: no llmstep binary at {args.bin} (build it, or give --bin)",
               file=sys.stderr)
         return 2
+    if args.python:
+        args.python = shutil.which(args.python) or args.python
+        if not imports_numpy(args.python):
+            print(f"doctest: --python {args.python} cannot import numpy", file=sys.stderr)
+            return 2
     parsed = {}
     for path in files:
         rel = os.path.relpath(os.path.abspath(path), root)
