@@ -44,10 +44,10 @@ extern "C" {
 #endif
 
 #define LLMSTEP_VERSION_MAJOR 0
-#define LLMSTEP_VERSION_MINOR 4
+#define LLMSTEP_VERSION_MINOR 5
 #define LLMSTEP_VERSION_PATCH 0
-#define LLMSTEP_VERSION       "0.4.0"
-#define LLMSTEP_ABI_VERSION   2
+#define LLMSTEP_VERSION       "0.5.0"
+#define LLMSTEP_ABI_VERSION   3
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
 #define LLMSTEP_API __attribute__((visibility("default")))
@@ -439,7 +439,7 @@ typedef struct llmstep_sweep_spec {
                                        the default spread; burstiness 0: 1) */
     uint64_t seed;
     const char *calibration;       /* NULL, a file for one swept GPU, or a folder of <hw-id>.json */
-    const char *engine;            /* NULL: vllm-v1 for serving, vllm-v0 otherwise (as the CLI) */
+    const char *engine;            /* NULL: each GPU's calibration's, else vllm-v1 (as the CLI) */
     const char *dtype, *kv_dtype;  /* NULL: the model's */
     int no_host;                   /* 1: leave the engine's host time out */
     double slo_ttft_s, slo_tpot_s; /* <= 0: none; judged at slo_percentile (serving) */
@@ -452,12 +452,17 @@ typedef struct llmstep_sweep_spec {
     int chunked_prefill, usage;
     /* Layouts beyond TP, as `llmstep sweep --pp LIST --dp LIST --ep`: pipeline stages and
      * data-parallel ranks crossed with the TPs (n_pp / n_dp 0: 1 only), expert parallelism on
-     * every row. */
+     * every row (ep 1), or swept as `--ep 0,1` (n_ep values of eps, each 0 or 1; n_ep 0: ep). */
     const int64_t *pp;
     size_t n_pp;
     const int64_t *dp;
     size_t n_dp;
     int ep;
+    const int *eps; /* added in ABI 3 */
+    size_t n_ep;
+    /* Serving: each point simulated with seeds seed .. seed + n_seeds - 1 (0 or 1: one), as
+     * `llmstep sweep --seeds N`: mean statistics, the SLO judged on the worst seed. ABI 3. */
+    int64_t n_seeds;
 } llmstep_sweep_spec;
 
 LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);
@@ -472,10 +477,11 @@ typedef enum llmstep_sweep_status {
     LLMSTEP_SWEEP_NO_MEMORY = 1, /* the engine does not start */
     LLMSTEP_SWEEP_KV_FULL = 2,   /* batch above the KV capacity or max_num_seqs */
     LLMSTEP_SWEEP_TOO_LONG = 3,  /* context above max_model_len */
-    LLMSTEP_SWEEP_BAD_TP = 4     /* the model cannot be sharded over tp GPUs */
+    LLMSTEP_SWEEP_BAD_TP = 4,    /* the model cannot be sharded over tp GPUs */
+    LLMSTEP_SWEEP_IDLE_RANK = 5  /* a closed loop with fewer clients than DP ranks (ABI 3) */
 } llmstep_sweep_status;
 
-/* "ok", "no_memory", "kv_full", "too_long", "bad_tp"; "?" for others. */
+/* "ok", "no_memory", "kv_full", "too_long", "bad_tp", "idle_rank"; "?" for others. */
 LLMSTEP_API const char *llmstep_sweep_status_name(int status);
 
 /* One point. Figures that do not apply to the kind are NaN (-1 for counts). */
@@ -497,6 +503,10 @@ typedef struct llmstep_sweep_row {
     llmstep_dist ttft_dist_s, tpot_dist_s, e2e_dist_s; /* serving */
     int64_t pp, dp;                                    /* the layout: GPUs = tp x pp x dp */
     int32_t ep;
+    /* Serving over n_seeds seeds (ABI 3): ttft_s and tpot_s are the worst seed's, the
+     * spreads their range over the seeds (0 with one seed). */
+    int64_t n_seeds;
+    double ttft_spread_s, tpot_spread_s;
 } llmstep_sweep_row;
 
 /* Called with each row in sweep order; a non-zero return stops the sweep. */
@@ -511,6 +521,13 @@ LLMSTEP_API llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_s
                                          llmstep_sweep_row *rows /* OUT */, size_t cap,
                                          size_t *n_rows /* OUT */, llmstep_sweep_cb cb, void *user,
                                          llmstep_error *err /* OUT */);
+
+/*
+ * The row `llmstep sweep --best` keeps among rows[0..n) (one model and hardware block): of
+ * those that meet the SLOs, the highest tokens_per_s_per_gpu, then the lowest latency (TTFT
+ * for prefill, else TPOT). Its index, or -1 when none meets them. Added in ABI 3.
+ */
+LLMSTEP_API long long llmstep_sweep_best(const llmstep_sweep_row *rows, size_t n);
 
 /* ---- Measurements: validate, calibrate, holdout ------------------------------------------- */
 

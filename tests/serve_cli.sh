@@ -45,9 +45,16 @@ run 3 >"$tmp/s3a.json"; run 3 >"$tmp/s3b.json"; run 4 >"$tmp/s4.json"
 cmp -s "$tmp/s3a.json" "$tmp/s3b.json" && ok || bad "same seed differs"
 cmp -s "$tmp/s3a.json" "$tmp/s4.json" && bad "another seed gives the same run" || ok
 
+# --- the default workload is not lockstep: lengths +-10% about the mean (serve --help), and a
+# row without range_ratio is a fixed-length run, so serve --range-ratio 0 reproduces it ---
+"$bin" serve --model llama-3.1-8b --hw h100-sxm --concurrency 4 --prompt-tokens 100 \
+    --output-tokens 10 --num-requests 8 --format json >"$tmp/dflt.json" || bad "default exit $?"
+grep -q '"range_ratio":0.10000000000000001,' "$tmp/dflt.json" && ok ||
+    bad "default range_ratio: $(head -c 400 "$tmp/dflt.json")"
+
 # --- timeline: a header and one row per step ---
 "$bin" serve --model llama-3.1-8b --hw h100-sxm --concurrency 4 --prompt-tokens 100 \
-    --output-tokens 10 --num-requests 8 --warmup-requests 0 --timeline "$tmp/tl.csv" \
+    --output-tokens 10 --range-ratio 0 --num-requests 8 --warmup-requests 0 --timeline "$tmp/tl.csv" \
     --format json >"$tmp/tl.json" || bad "timeline exit $?"
 expect "timeline header" "$(head -n 1 "$tmp/tl.csv")" \
     "step,start_s,wall_s,gpu_s,host_s,n_seqs,n_prefill_seqs,n_tokens,n_prefill_tokens,kv_used_blocks,kv_used_frac,n_waiting,n_preempted"
@@ -71,7 +78,8 @@ for w in "--concurrency 4 --prompt-tokens 512 --output-tokens 64" \
     "--concurrency 64 --prompt-tokens 256 --output-tokens 128" \
     "--request-rate 8 --prompt-tokens 1000 --output-tokens 100 --num-requests 500"; do
     # shellcheck disable=SC2086
-    "$bin" serve --model llama-3.1-8b --hw h100-sxm --calibration "$tmp/known.json" $w \
+    # The rows below describe fixed lengths (no range_ratio): simulate them so.
+    "$bin" serve --model llama-3.1-8b --hw h100-sxm --calibration "$tmp/known.json" $w --range-ratio 0 \
         --format json >"$tmp/k.json" || bad "synth serve exit $?"
     set -- $w
     if [ "$1" = --concurrency ]; then
@@ -121,9 +129,11 @@ expect_err 2 "unknown option '--concurency'" serve --model llama-3.1-8b --hw h10
 # requests, each rank serves exactly the single engine's run with half the clients and half
 # the requests: the same TTFT and TPOT to rounding, twice the throughput.
 "$bin" serve --model llama-3.1-8b --hw h100-sxm --concurrency 8 --prompt-tokens 512 \
-    --output-tokens 64 --num-requests 40 --format json >"$tmp/dp1.json" || bad "dp1 exit $?"
+    --output-tokens 64 --range-ratio 0 --num-requests 40 --format json >"$tmp/dp1.json" ||
+    bad "dp1 exit $?"
 "$bin" serve --model llama-3.1-8b --hw h100-sxm --dp 2 --concurrency 16 --prompt-tokens 512 \
-    --output-tokens 64 --num-requests 80 --format json >"$tmp/dp2.json" || bad "dp2 exit $?"
+    --output-tokens 64 --range-ratio 0 --num-requests 80 --format json >"$tmp/dp2.json" ||
+    bad "dp2 exit $?"
 mean() { sed -n "s/.*\"$1\":{\"mean\":\([-0-9.eE+]*\).*/\1/p" "$2"; }
 within "DP 2 TTFT = one engine's at half the clients" "$(mean ttft_s "$tmp/dp2.json")" \
     "$(mean ttft_s "$tmp/dp1.json")" 1e-9
@@ -145,10 +155,10 @@ for rule in aic-benchmark engine-defaults; do
         --scheduler-rule $rule --format json >"$tmp/rule_$rule.json" || bad "validate $rule exit $?"
 done
 "$bin" serve --model qwen3-32b --hw h100-sxm --tp 2 --engine vllm-v1-0.12 --concurrency 64 \
-    --prompt-tokens 1024 --output-tokens 128 --max-num-seqs 64 --max-num-batched-tokens 2588 \
+    --prompt-tokens 1024 --output-tokens 128 --range-ratio 0 --max-num-seqs 64 --max-num-batched-tokens 2588 \
     --max-model-len 2652 --format json >"$tmp/rule_serve.json" || bad "rule serve exit $?"
 "$bin" serve --model qwen3-32b --hw h100-sxm --tp 2 --engine vllm-v1-0.12 --concurrency 64 \
-    --prompt-tokens 1024 --output-tokens 128 --format json >"$tmp/rule_defaults.json" ||
+    --prompt-tokens 1024 --output-tokens 128 --range-ratio 0 --format json >"$tmp/rule_defaults.json" ||
     bad "defaults serve exit $?"
 within "aic-benchmark row = serve with its engine arguments" \
     "$(rowpred "$tmp/rule_aic-benchmark.json")" "$(mean ttft_s "$tmp/rule_serve.json")" 1e-12

@@ -148,7 +148,7 @@ class Context:
               slo_tpot_s=0.0, slo_percentile=90, gpu_hour_usd=0.0, usage=None,
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
               block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
-              pp=None, dp=None, ep=False):
+              pp=None, dp=None, ep=False, seeds=None, best=False):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -159,8 +159,12 @@ class Context:
         meets_slo, calibrated, alpha, beta_s, and for serving concurrency, rate_per_s,
         n_requests, ttft_s_p90 style percentiles, requests_per_s, preemptions,
         kv_peak_frac, and the layout's pp, dp and ep. ``pp`` and ``dp`` (lists) cross pipeline
-        stages and data-parallel ranks with the TPs and ``ep`` turns on expert parallelism,
-        as ``--pp``, ``--dp``, ``--ep``. ``to_frame`` makes it a DataFrame."""
+        stages and data-parallel ranks with the TPs and ``ep`` turns on expert parallelism
+        (True) or sweeps it ([0, 1]), as ``--pp``, ``--dp``, ``--ep``. ``seeds`` (serving)
+        simulates each point over that many workload seeds, as ``--seeds`` (None: 5 with
+        ``best`` unless the workload is deterministic, else 1, as the CLI). ``best`` keeps
+        per model and hardware only the row ``llmstep sweep --best`` keeps.
+        ``to_frame`` makes it a DataFrame."""
         import numpy as np
 
         models = [models] if isinstance(models, str) else list(models)
@@ -196,7 +200,16 @@ class Context:
             spec.pp, spec.n_pp = i64v(pp)
         if dp is not None:
             spec.dp, spec.n_dp = i64v(dp)
-        spec.ep = int(bool(ep))
+        if isinstance(ep, (list, tuple, np.ndarray)):
+            e = (ctypes.c_int * max(len(ep), 1))(*[int(x) for x in ep])
+            keep.append(e)
+            spec.eps, spec.n_ep = e, len(ep)
+        else:
+            spec.ep = int(bool(ep))
+        if seeds is None:
+            deterministic = request_rate is None and range_ratio == 0
+            seeds = 5 if best and serving and not deterministic else 1
+        spec.n_seeds = int(seeds)
         spec.batch, spec.n_batch = i64v(batch)
         if kind in ("decode", "prefill"):
             spec.context, spec.n_context = i64v(context)
@@ -233,10 +246,20 @@ class Context:
         _check(_lib.lib.llmstep_sweep(self._h, ctypes.byref(spec), rows, n, ctypes.byref(got),
                                       None, None, ctypes.byref(err)), err)
         arr = np.ctypeslib.as_array(rows)[:got.value]
+        if best:
+            keep_rows = []
+            for mi in range(len(models)):
+                for hi in range(len(hws)):
+                    idx = np.flatnonzero((arr["model_index"] == mi) & (arr["hw_index"] == hi))
+                    block = np.ascontiguousarray(arr[idx])
+                    k = _lib.lib.llmstep_sweep_best(block.ctypes.data, block.size)
+                    if k >= 0:
+                        keep_rows.append(idx[k])
+            arr = arr[np.array(keep_rows, dtype=np.int64)]
         out = {"model": np.array(models, dtype=object)[arr["model_index"]],
                "hardware": np.array(hws, dtype=object)[arr["hw_index"]],
                "kind": np.array(self._KINDS, dtype=object)[arr["kind"]]}
-        names = np.array([_lib.lib.llmstep_sweep_status_name(i).decode() for i in range(5)],
+        names = np.array([_lib.lib.llmstep_sweep_status_name(i).decode() for i in range(6)],
                          dtype=object)
         out["status"] = names[arr["status"]]
         out["bound"] = np.array(["none", "compute", "memory", "comm"], dtype=object)[arr["bound"]]

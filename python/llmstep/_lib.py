@@ -12,7 +12,7 @@ import ctypes.util
 import os
 import subprocess
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -158,7 +158,8 @@ class SweepSpec(ctypes.Structure):
                 ("max_model_len", i64), ("block_size", i64),
                 ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
                 ("usage", cint), ("pp", ctypes.POINTER(i64)), ("n_pp", ctypes.c_size_t),
-                ("dp", ctypes.POINTER(i64)), ("n_dp", ctypes.c_size_t), ("ep", cint)]
+                ("dp", ctypes.POINTER(i64)), ("n_dp", ctypes.c_size_t), ("ep", cint),
+                ("eps", ctypes.POINTER(cint)), ("n_ep", ctypes.c_size_t), ("n_seeds", i64)]
 
 
 class SweepRow(ctypes.Structure):
@@ -172,7 +173,8 @@ class SweepRow(ctypes.Structure):
                 ("tokens_per_s_per_gpu", dbl), ("cost_per_mtok_usd", dbl),
                 ("n_requests", i64), ("preemptions", i64), ("requests_per_s", dbl),
                 ("kv_peak_frac", dbl), ("ttft_dist_s", Dist), ("tpot_dist_s", Dist),
-                ("e2e_dist_s", Dist), ("pp", i64), ("dp", i64), ("ep", ctypes.c_int32)]
+                ("e2e_dist_s", Dist), ("pp", i64), ("dp", i64), ("ep", ctypes.c_int32),
+                ("n_seeds", i64), ("ttft_spread_s", dbl), ("tpot_spread_s", dbl)]
 
 
 class MeasSpec(ctypes.Structure):
@@ -203,6 +205,7 @@ vp = ctypes.c_void_p
 _sigs = {
     "llmstep_version": (cstr, []),
     "llmstep_abi_version": (cint, []),
+    "llmstep_sweep_best": (ctypes.c_longlong, [vp, ctypes.c_size_t]),
     "llmstep_ctx_new": (vp, [cstr, P(Error)]),
     "llmstep_ctx_free": (None, [vp]),
     "llmstep_ctx_data_dir": (cstr, [vp]),

@@ -11,6 +11,7 @@
 
 #include "opts.h"
 #include "sweep_cli.h"
+#include "units.h"
 
 static void usage(FILE *f)
 {
@@ -72,7 +73,14 @@ static void usage(FILE *f)
         "  --request-rate LIST        serving: open-loop Poisson rates, requests/s (1,2.5,10 or\n"
         "                             ranges a:b doubling from a)\n"
         "  --num-requests K, --range-ratio R, --burstiness B, --seed S\n"
-        "                             serving: the workload, as for `llmstep serve`\n"
+        "                             serving: the workload, as for `llmstep serve` (lengths\n"
+        "                             +-10% by default; --range-ratio 0: strict lockstep)\n"
+        "  --seeds N                  serving: simulate each point with seeds S .. S+N-1: the\n"
+        "                             statistics are their means, an SLO holds only when it\n"
+        "                             holds at every seed; adds n_seeds, the judged TTFT and\n"
+        "                             TPOT percentiles and their ranges over the seeds\n"
+        "                             (default 5 with --best or --pareto unless the workload\n"
+        "                             is deterministic, else 1)\n"
         "  --gpu-hour-usd P[,P..]     USD per GPU-hour, one for all or one per --hw: adds the "
         "cost\n"
         "                             per million tokens = P x tp / 3600 / (tokens/s) x 1e6\n"
@@ -81,7 +89,8 @@ static void usage(FILE *f)
         "  --pareto                   per model and hardware, only the configurations on the\n"
         "                             latency (TPOT; prefill: TTFT) vs tokens/s-per-GPU frontier\n"
         "  --dtype T, --kv-dtype T    fp16|bf16|fp8 (default: the model's)\n"
-        "  --engine ID                engine profile (default vllm-v0; serving vllm-v1)\n"
+        "  --engine ID                engine profile (default: the calibration's, else vllm-v1,\n"
+        "                             as every command)\n"
         "  --max-num-seqs N, --max-model-len N, --gpu-memory-utilization F,\n"
         "  --max-num-batched-tokens N\n"
         "                             scheduler and memory settings (default: the engine's; the\n"
@@ -128,8 +137,9 @@ typedef struct writer {
     size_t header_cap;
     const cli_sweep_opts *o;
     enum sweep_select select;
-    int with_pp; /* --pp given: a pp column (CSV, JSON) */
-    int with_dp; /* --dp or --ep given: dp and ep columns (CSV, JSON) */
+    int with_pp;    /* --pp given: a pp column (CSV, JSON) */
+    int with_dp;    /* --dp or --ep given: dp and ep columns (CSV, JSON) */
+    int with_seeds; /* serving over several seeds: n_seeds and the spreads (every format) */
 } writer;
 
 static char *json_str(char *p, const char *s)
@@ -305,6 +315,13 @@ static void write_json_serving_row(writer *w, const cli_sweep_block *b, const si
     p = json_num(p, "output_tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
     p = json_int(p, "preemptions", r->preemptions);
     p = json_num(p, "kv_peak_frac", r->kv_peak_frac);
+    if (w->with_seeds) {
+        p = json_int(p, "n_seeds", r->n_seeds);
+        p = json_num(p, "ttft_slo_s", r->ttft_s);
+        p = json_num(p, "tpot_slo_s", r->tpot_s);
+        p = json_num(p, "ttft_spread_s", r->ttft_spread_s);
+        p = json_num(p, "tpot_spread_s", r->tpot_spread_s);
+    }
     p += sprintf(p, ",\"fits\":%s,\"status\":\"%s\"", r->status ? "false" : "true",
                  sim_sweep_status_name(r->status));
     p += sprintf(p, ",\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,\"meets_slo\":%s",
@@ -343,6 +360,14 @@ static void write_table_serving_row(writer *w, const cli_sweep_block *b, const s
                                tp, conc, rate, f[0], f[1], f[2], f[3], f[4], f[5], tok, tokg, pre,
                                sim_sweep_status_name(r->status), b->calib_path ? "yes" : "no",
                                r->meets_slo ? "yes" : "no", cost);
+    if (w->with_seeds && r->status == SIM_SWEEP_OK)
+        o->len += (size_t)snprintf(
+            o->buf + o->len, o->cap - o->len,
+            "    mean of %lld seeds; SLO judged on the worst: TTFT p%d %.3f ms (range %.3f), "
+            "TPOT p%d %.3f ms (range %.3f)\n",
+            (long long)r->n_seeds, w->o->slo.percentile, sim_s_to_ms(r->ttft_s),
+            sim_s_to_ms(r->ttft_spread_s), w->o->slo.percentile, sim_s_to_ms(r->tpot_s),
+            sim_s_to_ms(r->tpot_spread_s));
 }
 
 static void write_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *r)
@@ -360,14 +385,19 @@ static void write_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *
         write_table_serving_row(w, b, r);
     else
         write_table_row(w, b, r);
-    /* With --pp the CSV row ends with its pp column, with --dp or --ep then dp and ep. */
-    if (w->format == FMT_CSV && (w->with_pp || w->with_dp) && w->out.len > 0 &&
+    /* With --pp the CSV row ends with its pp column, with --dp or --ep then dp and ep, with
+     * several seeds then n_seeds, the judged percentiles and their ranges over the seeds. */
+    if (w->format == FMT_CSV && (w->with_pp || w->with_dp || w->with_seeds) && w->out.len > 0 &&
         w->out.buf[w->out.len - 1] == '\n') {
-        char tail[64] = "";
+        char tail[192] = "";
         int k = w->with_pp ? snprintf(tail, sizeof(tail), ",%lld", (long long)r->pp) : 0;
         if (w->with_dp)
-            snprintf(tail + k, sizeof(tail) - (size_t)k, ",%lld,%s", (long long)r->dp,
-                     r->ep ? "true" : "false");
+            k += snprintf(tail + k, sizeof(tail) - (size_t)k, ",%lld,%s", (long long)r->dp,
+                          r->ep ? "true" : "false");
+        if (w->with_seeds)
+            snprintf(tail + k, sizeof(tail) - (size_t)k, ",%lld,%.9f,%.9f,%.9f,%.9f",
+                     (long long)r->n_seeds, r->ttft_s, r->tpot_s, r->ttft_spread_s,
+                     r->tpot_spread_s);
         w->out.len += (size_t)snprintf(w->out.buf + w->out.len - 1, w->out.cap - w->out.len + 1,
                                        "%s\n", tail) -
                       1;
@@ -486,14 +516,14 @@ typedef struct sweep_args {
     int best, pareto, no_host, ep;
     double slo_tpot_s, slo_ttft_s;
     /* options of --kind serving only, in table order (concurrency .. seed) */
-    int serving_seen[7];
+    int serving_seen[8];
     enum sweep_select select;
     enum sweep_format fmt;
 } sweep_args;
 
-static const char *const serving_names[7] = {"concurrency",  "request-rate", "slo-percentile",
+static const char *const serving_names[8] = {"concurrency",  "request-rate", "slo-percentile",
                                              "num-requests", "range-ratio",  "burstiness",
-                                             "seed"};
+                                             "seed",         "seeds"};
 
 static int parse_slo_pct(const char *arg, void *dst, char *msg, size_t cap)
 {
@@ -550,6 +580,7 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
         CLI_CUSTOM_SEEN("slo-percentile", parse_slo_pct, &a->slo_pct, &sv[2]),
         CLI_I64_SEEN("num-requests", &o->num_requests, 1, 10000000, &sv[3]),
         CLI_DBL_SEEN("range-ratio", &o->range_ratio, 0.0, 0.999, &sv[4]),
+        CLI_I64_SEEN("seeds", &o->n_seeds, 1, 100, &sv[7]),
         CLI_DBL_SEEN("burstiness", &o->burstiness, 1e-3, 1e3, &sv[5]),
         CLI_U64_SEEN("seed", &o->seed, 0, 9.3e18, &sv[6]),
         CLI_SCHED("max-num-batched-tokens", &o->sched),
@@ -631,11 +662,18 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
                   "serving (decode and prefill take --context)");
         return CLI_USAGE;
     }
-    for (int i = 0; !serving && i < 7; i++)
+    for (int i = 0; !serving && i < 8; i++)
         if (a->serving_seen[i]) {
             cli_error("sweep: --%s belongs to --kind serving", serving_names[i]);
             return CLI_USAGE;
         }
+    /* A planning answer must not hinge on one draw of the workload: --best and --pareto judge
+     * each serving point over 5 seeds unless --seeds says otherwise. */
+    if (serving && !a->serving_seen[7])
+        o->n_seeds =
+            a->select != SEL_ALL && (a->rate_spec || sim_workload_range_ratio(o->range_ratio) > 0.0)
+                ? 5
+                : 1;
     if (serving && (a->batch_spec || a->ctx_spec)) {
         cli_error("sweep: --kind serving takes --concurrency LIST or --request-rate LIST, not "
                   "--%s",
@@ -679,6 +717,10 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
         n = strlen(header);
         if ((o->n_dp > 0 || o->n_ep > 0) && n > 0 && n + 7 < cap)
             snprintf(header + n - 1, cap - n + 1, ",dp,ep\n");
+        n = strlen(header);
+        if (serving && o->n_seeds > 1 && n > 0 && n + 64 < cap)
+            snprintf(header + n - 1, cap - n + 1,
+                     ",n_seeds,ttft_slo_s,tpot_slo_s,ttft_spread_s,tpot_spread_s\n");
     } else if (fmt == FMT_JSON && serving) {
         snprintf(header, cap,
                  "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"serving\",\"engine\":\"%s\","
@@ -748,6 +790,7 @@ int cmd_sweep(int argc, char **argv)
     double *rates = NULL;
     selector sel = {select, NULL, 0, {0}, NULL, NULL, NULL, NULL, 0, 0, 0};
     writer w = {.format = fmt,
+                .with_seeds = serving && o.n_seeds > 1,
                 .with_pp = a.pp_spec != NULL,
                 .with_dp = a.dp_spec != NULL || a.ep || a.ep_spec != NULL,
                 .o = &o,

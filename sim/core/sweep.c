@@ -152,6 +152,8 @@ static void row_init(sim_sweep_row *out, sim_sweep_kind kind, const sim_sweep_ct
     out->requests_per_s = (double)NAN;
     out->preemptions = -1;
     out->kv_peak_frac = (double)NAN;
+    out->n_seeds = 1;
+    out->ttft_spread_s = out->tpot_spread_s = 0.0;
 }
 
 /* GPUs of a row's layout. */
@@ -301,6 +303,54 @@ void sim_sweep_serving_set(sim_sweep_row *r, const sim_serve_stats *st, const si
     r->requests_per_s = st->request_throughput_per_s;
     r->preemptions = res->preemptions;
     r->kv_peak_frac = res->peak_kv_frac;
+}
+
+static double mean_in(double acc, double x, int64_t k) { return acc + (x - acc) / (double)(k + 1); }
+
+static void dist_mean_in(sim_dist *acc, const sim_dist *x, int64_t k)
+{
+    acc->mean = mean_in(acc->mean, x->mean, k);
+    acc->p50 = mean_in(acc->p50, x->p50, k);
+    acc->p90 = mean_in(acc->p90, x->p90, k);
+    acc->p99 = mean_in(acc->p99, x->p99, k);
+}
+
+/* The range of a judged figure: lo and hi kept in the spread (hi - lo) and the worst (hi). */
+static void range_in(double *worst, double *spread, double x)
+{
+    const double lo = *worst - *spread;
+    const double hi = x > *worst ? x : *worst;
+    *spread = hi - (x < lo ? x : lo);
+    *worst = hi;
+}
+
+void sim_sweep_serving_merge(sim_sweep_row *acc, const sim_sweep_row *one, int64_t k)
+{
+    if (k == 0) {
+        *acc = *one;
+        acc->n_seeds = 1;
+        acc->ttft_spread_s = acc->tpot_spread_s = 0.0;
+        return;
+    }
+    if (one->status != SIM_SWEEP_OK)
+        acc->status = one->status;
+    acc->n_seeds = k + 1;
+    acc->n_requests =
+        (int64_t)llround(mean_in((double)acc->n_requests, (double)one->n_requests, k));
+    dist_mean_in(&acc->ttft_dist_s, &one->ttft_dist_s, k);
+    dist_mean_in(&acc->tpot_dist_s, &one->tpot_dist_s, k);
+    dist_mean_in(&acc->e2e_dist_s, &one->e2e_dist_s, k);
+    acc->tokens_per_s = mean_in(acc->tokens_per_s, one->tokens_per_s, k);
+    acc->tokens_per_s_per_gpu = mean_in(acc->tokens_per_s_per_gpu, one->tokens_per_s_per_gpu, k);
+    acc->requests_per_s = mean_in(acc->requests_per_s, one->requests_per_s, k);
+    if (one->preemptions > acc->preemptions)
+        acc->preemptions = one->preemptions;
+    if (one->kv_peak_frac > acc->kv_peak_frac)
+        acc->kv_peak_frac = one->kv_peak_frac;
+    range_in(&acc->ttft_s, &acc->ttft_spread_s, one->ttft_s);
+    range_in(&acc->tpot_s, &acc->tpot_spread_s, one->tpot_s);
+    if (one->time_s > acc->time_s)
+        acc->time_s = one->time_s;
 }
 
 double sim_sweep_cost_per_mtok(double usd_per_gpu_hour, int64_t tp, double tokens_per_s)

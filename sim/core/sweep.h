@@ -107,6 +107,10 @@ typedef struct sim_sweep_row {
     double requests_per_s; /* request throughput */
     int64_t preemptions;   /* recompute preemptions in the whole run */
     double kv_peak_frac;   /* peak KV-cache use, fraction of the pool */
+    /* Serving over several workload seeds (sim_sweep_serving_merge): the seeds run, and the
+     * range (max - min) over them of the judged TTFT and TPOT percentile; 1 and 0 otherwise. */
+    int64_t n_seeds;
+    double ttft_spread_s, tpot_spread_s;
 } sim_sweep_row;
 
 /* Service-level objectives; a value <= 0 means none. */
@@ -197,6 +201,15 @@ void sim_sweep_serving_set(sim_sweep_row *r, const sim_serve_stats *st, const si
 double sim_sweep_dist_at(const sim_dist *d, int percentile);
 
 /* price x tp / 3600 / tokens_per_s x 1e6, USD per million tokens; NaN when price <= 0. */
+/*
+ * Folds one seed's serving row (one) into acc, the rows of seeds 0..k-1 already merged (k = 0:
+ * acc becomes one). Statistics, throughputs and request counts: the mean over the seeds;
+ * preemptions and KV peak: the largest; the judged percentiles ttft_s, tpot_s and time_s: the
+ * worst seed's, so a point meets an SLO only when every seed meets it; the spreads: the range
+ * of ttft_s and tpot_s over the seeds. A status other than ok from any seed is kept.
+ */
+void sim_sweep_serving_merge(sim_sweep_row *acc, const sim_sweep_row *one, int64_t k);
+
 double sim_sweep_cost_per_mtok(double usd_per_gpu_hour, int64_t tp, double tokens_per_s);
 
 /* Sets cost_per_mtok_usd and meets_slo: fits, and tpot <= slo.tpot_s and ttft <= slo.ttft_s for

@@ -645,7 +645,35 @@ size_t llmstep_sweep_size(const llmstep_sweep_spec *spec)
     if (!spec)
         return 0;
     return spec->n_models * spec->n_hws * (spec->n_pp ? spec->n_pp : 1) *
-           (spec->n_dp ? spec->n_dp : 1) * spec->n_tp * sweep_points_per_tp(spec);
+           (spec->n_dp ? spec->n_dp : 1) * (spec->n_ep ? spec->n_ep : 1) * spec->n_tp *
+           sweep_points_per_tp(spec);
+}
+
+/* The fields sim_sweep_better compares. */
+static sim_sweep_row rank_of(const llmstep_sweep_row *r)
+{
+    sim_sweep_row x = {0};
+    x.kind = (sim_sweep_kind)r->kind;
+    x.tokens_per_s_per_gpu = r->tokens_per_s_per_gpu;
+    x.ttft_s = r->ttft_s;
+    x.tpot_s = r->tpot_s;
+    return x;
+}
+
+long long llmstep_sweep_best(const llmstep_sweep_row *rows, size_t n)
+{
+    long long best = -1;
+    sim_sweep_row b = {0};
+    for (size_t i = 0; rows && i < n; i++) {
+        if (!rows[i].meets_slo)
+            continue;
+        const sim_sweep_row x = rank_of(&rows[i]);
+        if (best < 0 || sim_sweep_better(&x, &b)) {
+            best = (long long)i;
+            b = x;
+        }
+    }
+    return best;
 }
 
 const char *llmstep_sweep_status_name(int status)
@@ -697,6 +725,13 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
         ls = check_axis("pp", s->pp, s->n_pp, 1, SIM_PP_MAX, 1, err);
     if (ls == LLMSTEP_OK)
         ls = check_axis("dp", s->dp, s->n_dp, 1, SIM_DP_MAX, 1, err);
+    if (ls == LLMSTEP_OK && (s->n_ep > 2 || (s->n_ep > 0 && !s->eps)))
+        return fail(err, SIM_EINVAL, "eps: expected 0 to 2 values, each 0 or 1");
+    for (size_t i = 0; ls == LLMSTEP_OK && i < s->n_ep; i++)
+        if (s->eps[i] != 0 && s->eps[i] != 1)
+            return fail(err, SIM_EINVAL, "eps[%zu]: expected 0 or 1, got %d", i, s->eps[i]);
+    if (ls == LLMSTEP_OK && (s->n_seeds < 0 || s->n_seeds > 100))
+        return fail(err, SIM_ERANGE, "n_seeds: expected 0 to 100, got %lld", (long long)s->n_seeds);
     if (ls == LLMSTEP_OK && (s->ep < 0 || s->ep > 1))
         return fail(err, SIM_EINVAL, "ep: expected 0 or 1, got %d", s->ep);
     if (ls != LLMSTEP_OK)
@@ -779,6 +814,9 @@ static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r
         .pp = r->pp,
         .dp = r->dp,
         .ep = r->ep,
+        .n_seeds = r->n_seeds,
+        .ttft_spread_s = r->ttft_spread_s,
+        .tpot_spread_s = r->tpot_spread_s,
     };
     if (o->rows && o->n < o->cap)
         o->rows[o->n] = row;
@@ -834,8 +872,9 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     o.dp = spec->dp;
     o.n_dp = spec->n_dp;
     static const int ep_on = 1;
-    o.eps = spec->ep ? &ep_on : NULL;
-    o.n_ep = spec->ep ? 1 : 0;
+    o.eps = spec->n_ep > 0 ? spec->eps : spec->ep ? &ep_on : NULL;
+    o.n_ep = spec->n_ep > 0 ? spec->n_ep : spec->ep ? 1 : 0;
+    o.n_seeds = spec->n_seeds;
     const sched_fields sf = SCHED_FIELDS_OF(spec);
     if ((ls = sched_of(&sf, &o.sched, err)) != LLMSTEP_OK)
         return ls;

@@ -104,21 +104,31 @@ static sim_workload_spec serving_spec(const sim_sweep_opts *o, int open_loop, si
     };
 }
 
-/* One serving simulation (as `llmstep serve`) into r. */
+/* The serving simulations of one point (as `llmstep serve`, one a seed) merged into r. */
 static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_run_cfg *cfg,
                               const sim_workload_spec *spec, sim_sweep_row *r, struct sim_err *err)
 {
-    sim_served sv;
-    sim_serve_result res;
-    sim_serve_stats st;
-    sim_status s = sim_served_prepare(&sv, spec, NULL, err);
-    if (s == SIM_OK)
-        s = sim_served_run(e, x->m, x->hw, cfg, x->sched, &sv, NULL, NULL, &res, err);
-    if (s == SIM_OK)
-        s = sim_served_stats(x->m, x->hw, &sv, &res, 0.0, 0.0, &st, err);
-    sim_served_free(&sv);
-    if (s == SIM_OK)
-        sim_sweep_serving_set(r, &st, &res, x->o->slo.percentile);
+    const int64_t n_seeds = x->o->n_seeds > 1 ? x->o->n_seeds : 1;
+    const sim_sweep_row blank = *r;
+    sim_status s = SIM_OK;
+    for (int64_t k = 0; s == SIM_OK && k < n_seeds; k++) {
+        sim_workload_spec w = *spec;
+        w.seed = spec->seed + (uint64_t)k;
+        sim_served sv;
+        sim_serve_result res;
+        sim_serve_stats st;
+        s = sim_served_prepare(&sv, &w, NULL, err);
+        if (s == SIM_OK)
+            s = sim_served_run(e, x->m, x->hw, cfg, x->sched, &sv, NULL, NULL, &res, err);
+        if (s == SIM_OK)
+            s = sim_served_stats(x->m, x->hw, &sv, &res, 0.0, 0.0, &st, err);
+        sim_served_free(&sv);
+        if (s == SIM_OK) {
+            sim_sweep_row one = blank;
+            sim_sweep_serving_set(&one, &st, &res, x->o->slo.percentile);
+            sim_sweep_serving_merge(r, &one, k);
+        }
+    }
     return s;
 }
 
