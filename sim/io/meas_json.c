@@ -77,7 +77,7 @@ static const char *const row_keys[] = {
     "id",         "source",    "hardware",      "model",          "tp",
     "dtype",      "kv_dtype",  "engine",        "engine_version", "kind",
     "measured_s", "batch",     "prompt_tokens", "output_tokens",  "context_tokens",
-    "groups",     "scheduler", "metric",        "workload",
+    "groups",     "scheduler", "metric",        "workload",       "run",
 };
 
 /* Kind-specific fields, as bits. */
@@ -189,6 +189,21 @@ static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, sim_mea
     }
     r->n_groups = n;
     return SIM_OK;
+}
+
+/* The row's `run` object (MEASUREMENTS.md): the layout keys the simulation takes
+ * (expert_parallel, data_parallel); every other key is provenance and is not checked. */
+static sim_status parse_run(const sim_jctx *parent, const cJSON *obj, sim_meas_row *r)
+{
+    if (!cJSON_IsObject(obj))
+        return sim_j_fail(parent, "run", "wrong type (expected an object)");
+    sim_jctx ctx = *parent;
+    ctx.scope = sim_j_locate(parent, "run");
+    ctx.prefix = "run.";
+    sim_status st = sim_j_bool(&ctx, obj, "expert_parallel", 0, &r->ep, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "data_parallel", 0, 1, 1024, &r->dp, NULL);
+    return st;
 }
 
 static sim_status parse_sched(const sim_jctx *parent, const cJSON *obj, sim_sched_cfg *s)
@@ -419,6 +434,14 @@ static sim_status parse_row(const sim_jctx *ctx, const cJSON *root, sim_meas_row
     v = cJSON_GetObjectItemCaseSensitive(root, "scheduler");
     if (v && !cJSON_IsNull(v)) {
         st = parse_sched(ctx, v, &r->sched);
+        if (st != SIM_OK)
+            return st;
+    }
+    r->dp = 1;
+    r->ep = 0;
+    v = cJSON_GetObjectItemCaseSensitive(root, "run");
+    if (v && !cJSON_IsNull(v)) {
+        st = parse_run(ctx, v, r);
         if (st != SIM_OK)
             return st;
     }

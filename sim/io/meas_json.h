@@ -63,6 +63,8 @@ typedef struct sim_meas_row {
     char hardware[256];      /* hardware profile id or path */
     char model[256];         /* model id or path */
     int64_t tp;              /* tensor-parallel degree, >= 1 */
+    int64_t dp;              /* data-parallel ranks (run.data_parallel), default 1 */
+    int ep;                  /* expert parallelism (run.expert_parallel), default 0 */
     sim_dtype dtype;         /* weights and activations: fp16, bf16 (default) or fp8 */
     sim_dtype kv_dtype;      /* KV cache; defaults to dtype */
     char engine[64];         /* e.g. "vllm"; "" when absent */

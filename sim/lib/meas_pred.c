@@ -137,6 +137,8 @@ static void deploy_in_of(const sim_meas_row *row, const char *engine, const sim_
     in->hw_obj = hw;
     in->engine = engine;
     in->tp = row->tp;
+    in->dp = row->dp;
+    in->ep = row->ep;
     in->dtype = sim_dtype_name(row->dtype);
     in->kv_dtype = sim_dtype_name(row->kv_dtype);
     in->mode = mode;
