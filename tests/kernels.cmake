@@ -11,3 +11,6 @@ sim_script_test(validate_kernels_shared kernels_shared.sh SKIPPABLE
 # measured tables against the step model's, within 10%. Skips like validate_kernels_shared.
 sim_script_test(speedup_shared speedup_shared.sh SKIPPABLE
   ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})
+
+# The validate-kernels module (sim/lib/kernels_validate.c) on the small tree tests/data/kernels.
+sim_unit_test(test_kernels_validate LIBS simlib simcalib simio simcore)

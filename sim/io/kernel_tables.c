@@ -120,6 +120,37 @@ static int field_is(const sim_csv *c, int col, const char *want)
     return strcmp(sim_csv_field(c, col), want) == 0;
 }
 
+/* An integer column of a row: its index, bounds and destination. */
+typedef struct int_col {
+    int col;
+    int64_t min, max;
+    int64_t *out;
+} int_col;
+
+/* Reads the n integer columns of f in order; stops at the first failure (its status, with
+ * "<path>:<line>: <column>: ..." in err). */
+static sim_status read_ints(const sim_csv *c, const int_col *f, size_t n, struct sim_err *err)
+{
+    sim_status st = SIM_OK;
+    for (size_t i = 0; i < n && st == SIM_OK; i++)
+        st = sim_csv_i64(c, f[i].col, f[i].min, f[i].max, f[i].out, err);
+    return st;
+}
+
+/* A latency column, milliseconds: positive and at most MAX_LATENCY_MS. */
+static sim_status read_latency(const sim_csv *c, int col, double *ms, struct sim_err *err)
+{
+    return sim_csv_double(c, col, 0x1p-60, MAX_LATENCY_MS, ms, err);
+}
+
+/* read_ints, then the latency column lat_col into *lat_ms: the columns of most rows. */
+static sim_status read_row(const sim_csv *c, const int_col *f, size_t n, int lat_col,
+                           double *lat_ms, struct sim_err *err)
+{
+    sim_status st = read_ints(c, f, n, err);
+    return st == SIM_OK ? read_latency(c, lat_col, lat_ms, err) : st;
+}
+
 static int is_attn_kernel(const char *s)
 {
     for (size_t i = 0; i < sizeof(attn_kernels) / sizeof(attn_kernels[0]); i++)
@@ -158,13 +189,9 @@ static sim_status gemm_row(const sim_csv *c, const int *col, sim_ksample *s, int
         *keep = 0;
         return SIM_OK;
     }
-    sim_status st = sim_csv_i64(c, col[G_M], 1, MAX_DIM, &m, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[G_N], 1, MAX_DIM, &n, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[G_K], 1, MAX_DIM, &k, err);
-    if (st == SIM_OK)
-        st = sim_csv_double(c, col[G_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    const int_col f[] = {
+        {col[G_M], 1, MAX_DIM, &m}, {col[G_N], 1, MAX_DIM, &n}, {col[G_K], 1, MAX_DIM, &k}};
+    sim_status st = read_row(c, f, 3, col[G_LAT], &lat, err);
     if (st != SIM_OK)
         return st;
     s->m = (double)m;
@@ -199,23 +226,12 @@ static sim_status attn_row(const sim_csv *c, const int *col, int win_col, int de
     if (!kernel_ok || !field_is(c, col[A_ADT], "bfloat16") ||
         !(kv_fp8 || field_is(c, col[A_KVDT], "bfloat16")))
         return SIM_OK;
-    sim_status st = sim_csv_i64(c, col[A_B], 1, MAX_DIM, &b, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[A_ISL], 1, MAX_DIM, &isl, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[A_H], 1, MAX_HEADS, &h, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[A_KV], 1, MAX_HEADS, &kv, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[A_HD], 1, MAX_HEADS, &hd, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[A_BEAM], 1, MAX_HEADS, &beam, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[A_STEP], 0, MAX_DIM, &step, err);
-    if (st == SIM_OK && win_col >= 0)
-        st = sim_csv_i64(c, win_col, 0, MAX_DIM, &win, err);
-    if (st == SIM_OK)
-        st = sim_csv_double(c, col[A_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    const int_col f[] = {{col[A_B], 1, MAX_DIM, &b},       {col[A_ISL], 1, MAX_DIM, &isl},
+                         {col[A_H], 1, MAX_HEADS, &h},     {col[A_KV], 1, MAX_HEADS, &kv},
+                         {col[A_HD], 1, MAX_HEADS, &hd},   {col[A_BEAM], 1, MAX_HEADS, &beam},
+                         {col[A_STEP], 0, MAX_DIM, &step}, {win_col, 0, MAX_DIM, &win}};
+    /* window_size, the last, only where the table has it. */
+    sim_status st = read_row(c, f, win_col >= 0 ? 8 : 7, col[A_LAT], &lat, err);
     if (st != SIM_OK)
         return st;
     if (beam != 1 || win != 0 || (decode ? isl != 1 : step != 0))
@@ -247,11 +263,8 @@ static sim_status ar_row(const sim_csv *c, const int *col, sim_ksample *s, int *
     *keep = 0;
     if (!field_is(c, col[R_SRC], "vLLM_custom_graph") || !field_is(c, col[R_DTYPE], "bfloat16"))
         return SIM_OK;
-    sim_status st = sim_csv_i64(c, col[R_N], 2, MAX_GPUS, &n, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[R_SIZE], 1, MAX_DIM * 16, &elems, err);
-    if (st == SIM_OK)
-        st = sim_csv_double(c, col[R_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    const int_col f[] = {{col[R_N], 2, MAX_GPUS, &n}, {col[R_SIZE], 1, MAX_DIM * 16, &elems}};
+    sim_status st = read_row(c, f, 2, col[R_LAT], &lat, err);
     if (st != SIM_OK)
         return st;
     *keep = 1;
@@ -285,17 +298,12 @@ static sim_status mla_row(const sim_csv *c, const int *col, int decode, sim_ksam
         !field_is(c, col[M_MDT], "bfloat16") || !(kv_fp8 || field_is(c, col[M_KVDT], "bfloat16")) ||
         !(g_fp8 || field_is(c, col[M_GEMM], "bfloat16")))
         return SIM_OK;
-    sim_status st = sim_csv_i64(c, col[M_TP], 1, MAX_GPUS, &tp, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[M_H], 1, MAX_HEADS, &h, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[M_B], 1, MAX_DIM, &b, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[M_ISL], 1, MAX_DIM, &isl, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[M_STEP], 0, MAX_DIM, &step, err);
-    if (st == SIM_OK)
-        st = sim_csv_double(c, col[M_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    const int_col f[] = {{col[M_TP], 1, MAX_GPUS, &tp},
+                         {col[M_H], 1, MAX_HEADS, &h},
+                         {col[M_B], 1, MAX_DIM, &b},
+                         {col[M_ISL], 1, MAX_DIM, &isl},
+                         {col[M_STEP], 0, MAX_DIM, &step}};
+    sim_status st = read_row(c, f, 5, col[M_LAT], &lat, err);
     if (st != SIM_OK)
         return st;
     if (tp != 1 || (decode ? isl != 1 || step < 1 : step != 0))
@@ -417,21 +425,17 @@ static sim_status moe_row(const sim_csv *c, const int *col, int64_t *counts, dou
     const int fp8 = field_is(c, col[E_DTYPE], "fp8");
     if (!kernel_ok || !(fp8 || field_is(c, col[E_DTYPE], "bfloat16")))
         return SIM_OK;
-    sim_status st = sim_csv_i64(c, col[E_TOK], 1, MAX_DIM, &tok, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[E_D], 1, MAX_DIM, &d, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[E_F], 1, MAX_DIM, &f, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[E_E], 1, MAX_EXPERTS, &e, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[E_TOPK], 1, e, &k, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[E_TP], 1, MAX_GPUS, &tp, err);
-    if (st == SIM_OK)
-        st = sim_csv_i64(c, col[E_EP], 1, MAX_GPUS, &ep, err);
-    if (st == SIM_OK)
-        st = sim_csv_double(c, col[E_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+    const int_col shape[] = {{col[E_TOK], 1, MAX_DIM, &tok},
+                             {col[E_D], 1, MAX_DIM, &d},
+                             {col[E_F], 1, MAX_DIM, &f},
+                             {col[E_E], 1, MAX_EXPERTS, &e}};
+    sim_status st = read_ints(c, shape, 4, err);
+    if (st == SIM_OK) {
+        /* top-k is bounded by the expert count just read. */
+        const int_col par[] = {
+            {col[E_TOPK], 1, e, &k}, {col[E_TP], 1, MAX_GPUS, &tp}, {col[E_EP], 1, MAX_GPUS, &ep}};
+        st = read_row(c, par, 3, col[E_LAT], &lat, err);
+    }
     if (st != SIM_OK)
         return st;
     const char *dist = sim_csv_field(c, col[E_DIST]);
@@ -610,12 +614,11 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
                         path, (long long)sim_csv_line(c), sim_csv_field(c, col[V_GATED]));
             st = SIM_EINVAL;
         }
+        const int_col f[] = {{col[V_TOK], 1, MAX_DIM, &tok}, {col[V_TP], 1, MAX_GPUS, &tp}};
         if (st == SIM_OK)
-            st = sim_csv_i64(c, col[V_TOK], 1, MAX_DIM, &tok, err);
-        if (st == SIM_OK)
-            st = sim_csv_i64(c, col[V_TP], 1, MAX_GPUS, &tp, err);
+            st = read_ints(c, f, 2, err);
         for (int i = 0; i < 4 && st == SIM_OK; i++)
-            st = sim_csv_double(c, col[V_QKV + i], 0x1p-60, MAX_LATENCY_MS, &t[i], err);
+            st = read_latency(c, col[V_QKV + i], &t[i], err);
         if (st == SIM_OK && (m->n_heads % tp != 0 || m->d_ff % tp != 0)) {
             sim_io_errf(
                 err,
@@ -671,13 +674,10 @@ sim_status sim_kset_load_vidur_allreduce(const char *path, int gpu, sim_kset *se
         st = sim_csv_next(c, &has_row, err);
         if (st != SIM_OK || !has_row)
             break;
-        st = sim_csv_i64(c, col[N_SIZE], 1, MAX_DIM * 16, &size, err);
-        if (st == SIM_OK)
-            st = sim_csv_i64(c, col[N_WORKERS], 1, MAX_GPUS, &n, err);
-        if (st == SIM_OK)
-            st = sim_csv_i64(c, col[N_PER_NODE], 1, MAX_GPUS, &per_node, err);
-        if (st == SIM_OK)
-            st = sim_csv_double(c, col[N_LAT], 0x1p-60, MAX_LATENCY_MS, &lat, err);
+        const int_col f[] = {{col[N_SIZE], 1, MAX_DIM * 16, &size},
+                             {col[N_WORKERS], 1, MAX_GPUS, &n},
+                             {col[N_PER_NODE], 1, MAX_GPUS, &per_node}};
+        st = read_row(c, f, 3, col[N_LAT], &lat, err);
         if (st != SIM_OK)
             break;
         /* Multi-node rows cross InfiniBand, which no profile figure describes. */

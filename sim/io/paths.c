@@ -98,7 +98,8 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
     return SIM_OK;
 }
 
-static int cmp_ids(const void *a, const void *b)
+/* qsort order of rows of char arrays (ids, folder names). */
+static int cmp_strings(const void *a, const void *b)
 {
     return strcmp((const char *)a, (const char *)b);
 }
@@ -121,7 +122,29 @@ int sim_path_list(const char *data_dir, const char *kind, char (*ids)[64], int c
         n++;
     }
     closedir(d);
-    qsort(ids, (size_t)n, sizeof(ids[0]), cmp_ids);
+    qsort(ids, (size_t)n, sizeof(ids[0]), cmp_strings);
+    return n;
+}
+
+int sim_path_list_dirs(const char *dir, char (*names)[256], int cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    const struct dirent *e;
+    char p[4096];
+    struct stat sb;
+    while ((e = readdir(d)) != NULL && n < cap) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode) || strlen(e->d_name) >= 256)
+            continue;
+        strcpy(names[n++], e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(names[0]), cmp_strings);
     return n;
 }
 

@@ -25,6 +25,13 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
 int sim_path_list(const char *data_dir, const char *kind, char (*ids)[64], int cap);
 
 /*
+ * Lists the sub-folders of dir (names not starting with '.', shorter than 256 bytes; symbolic
+ * links to folders count), sorted. Fills up to cap entries of names and returns the count,
+ * or -1 when dir cannot be read.
+ */
+int sim_path_list_dirs(const char *dir, char (*names)[256], int cap);
+
+/*
  * Input files are regular files: a directory reads as an error, a device or a pipe never
  * ends, and opening a FIFO blocks. Returns SIM_OK for a regular file (or one that does not
  * exist yet, which opening then reports), SIM_EIO with "<path>: not a regular file" else.
