@@ -98,6 +98,10 @@ int cli_load_calib(const char *path, const char *hw_id, sim_calib *c);
  * classes domain) do not apply to model m (sim_calib_for_model). */
 void cli_note_other_class(const char *who, const char *path, unsigned domain, const sim_model *m);
 
+/* The note on stderr when the calibration folder given has files for d's GPU but none for
+ * its engine (sim_deploy_find_calib), so d runs uncalibrated. */
+void cli_note_other_engine(const char *who, const char *folder, const sim_deployment *d);
+
 /* Prints one all-reduce entry: "<indent>N GPUs: latency .. us, bus bandwidth .. B/s  [status]
  * source", then one line per size regime ("from 512 KiB: ..."). */
 void cli_print_allreduce(const sim_allreduce *a, const char *indent);

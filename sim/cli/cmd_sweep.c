@@ -425,6 +425,11 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
 static int sel_begin(void *ctx, const cli_sweep_block *b)
 {
     selector *s = ctx;
+    if (b->calib_other_engine)
+        fprintf(stderr,
+                "llmstep: note: no calibration of %s for engine %s in %s (%s is for another "
+                "engine): %s rows uncalibrated\n",
+                b->hw, b->engine, s->w->o->calibration, b->calib_other_engine, b->model);
     if (s->w->header) {
         sweep_header(s->w->header, s->w->header_cap, s->w->o, s->w->format, s->w->select,
                      b->engine);

@@ -56,6 +56,8 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
         cli_error("%s", err.msg);
         return st == SIM_ENOMEM ? CLI_NUMERIC : (d.bad_option ? CLI_USAGE : CLI_BAD_INPUT);
     }
+    if (d.cal_other_engine)
+        cli_note_other_engine("llmstep", spec->calibration, &d);
     if (d.cal_other_class)
         cli_note_other_class("llmstep", d.cal_path, d.cal->fig_domain, d.m);
     run->d = d;
@@ -67,6 +69,14 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
     run->mem = d.mem;
     snprintf(run->model_path, sizeof(run->model_path), "%s", d.model_path);
     return CLI_OK;
+}
+
+void cli_note_other_engine(const char *who, const char *folder, const sim_deployment *d)
+{
+    fprintf(stderr,
+            "%s: note: %s has no calibration of %s for engine %s (%s is for another engine): "
+            "uncalibrated\n",
+            who, folder, d->hw->id, d->e.id, d->cal_other_engine);
 }
 
 void cli_note_other_class(const char *who, const char *path, unsigned domain, const sim_model *m)

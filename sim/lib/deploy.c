@@ -385,6 +385,12 @@ static sim_status find_in_folder(sim_cache *c, const char *dir, const char *hw_i
             n_match++;
         }
     }
+    if (n_cand > 0 && n_match == 0) {
+        /* Calibrations of this GPU, none for this engine: uncalibrated, and said (*path). */
+        *out = NULL;
+        *path = cand_path[0];
+        return SIM_OK;
+    }
     if (n_cand > 0 && n_match != 1) {
         char list[400] = "";
         size_t used = 0;
@@ -396,9 +402,9 @@ static sim_status find_in_folder(sim_cache *c, const char *dir, const char *hw_i
                 used += (size_t)w;
         }
         sim_io_errf(err,
-                    "%s: %s calibration of %s for engine %s (found %s); name the engine with "
-                    "--engine or the file with --calibration",
-                    dir, n_match ? "more than one" : "no", hw_id, want, list);
+                    "%s: more than one calibration of %s for engine %s (%s); name the file "
+                    "with --calibration",
+                    dir, hw_id, want, list);
         return SIM_EINVAL;
     }
     *out = n_cand > 0 ? cand[pick] : NULL;
@@ -443,7 +449,8 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
     if (st == SIM_OK)
         st = sim_deploy_find_calib(c, in->calibration, d->hw->id, in->engine, in->default_engine,
                                    &d->cal, &cal_path, err);
-    d->cal_path = cal_path;
+    d->cal_path = d->cal ? cal_path : NULL;
+    d->cal_other_engine = !d->cal ? cal_path : NULL;
     if (st == SIM_OK && d->cal) {
         /* Figures fitted on other classes of model are not applied (calib_json.h). */
         d->cal_other_class = !sim_calib_figures_apply(d->cal, d->m);

@@ -102,7 +102,8 @@ sim_status sim_deploy_pick_engine(const char *engine, const sim_calib *cal, cons
  * The calibration a deployment on hardware hw_id uses, from name (NULL: none):
  *  - a folder: its *.json files are calibrations; the one of hw_id fitted with engine (when
  *    named), else the only one of hw_id, else the one fitted with def_engine. None of hw_id:
- *    *out NULL (uncalibrated). Several or none for the engine: SIM_EINVAL naming them;
+ *    *out and *path NULL (uncalibrated). Some of hw_id but none for the engine: *out NULL and
+ *    *path one of them (uncalibrated; callers say so). Several for the engine: SIM_EINVAL;
  *  - else a file path or a calibration id (calibrations/<id>.json of the data folder), which
  *    must name hw_id ("<name>: hardware: calibration is for 'X', not 'Y'").
  * *path: the file's path (owned by the cache), or NULL.
@@ -146,8 +147,11 @@ typedef struct sim_deploy_in {
 typedef struct sim_deployment {
     const sim_model *m;
     const sim_hw *hw;
-    const sim_calib *cal;   /* NULL without a calibration */
-    const char *cal_path;   /* its file (owned by the cache), or NULL */
+    const sim_calib *cal; /* NULL without a calibration */
+    const char *cal_path; /* its file (owned by the cache), or NULL */
+    /* Without a calibration: a file of the folder given that is fitted for this GPU with
+     * another engine (so the deployment is uncalibrated: say so), or NULL. */
+    const char *cal_other_engine;
     int cal_other_class;    /* 1: cal's figures were fitted on other classes of model than m:
                                hw is the profile as it is, alpha/beta cal's alpha_beta_only */
     const char *cal_engine; /* the engine the calibration was fitted with, or NULL */

@@ -254,8 +254,16 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
     x->hw = d.hw;
     x->e = &d.e;
     x->sched = &d.s;
-    const sim_sweep_block b = {x->m->id,     x->hw->id, d.cal_path, x->price, d.cfg.alpha,
-                               d.cfg.beta_s, x->mi,     x->hi,      d.e.id};
+    const sim_sweep_block b = {.model = x->m->id,
+                               .hw = x->hw->id,
+                               .calib_path = d.cal_path,
+                               .gpu_hour_usd = x->price,
+                               .alpha = d.cfg.alpha,
+                               .beta_s = d.cfg.beta_s,
+                               .model_index = x->mi,
+                               .hw_index = x->hi,
+                               .engine = d.e.id,
+                               .calib_other_engine = d.cal_other_engine};
     x->b = &b;
     sim_run_cfg cfg = d.cfg;
     const sim_sweep_sink *sink = x->sink;

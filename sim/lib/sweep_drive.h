@@ -81,6 +81,9 @@ typedef struct sim_sweep_block {
     double alpha, beta_s;
     size_t model_index, hw_index; /* of model and hw in the options' models and hws */
     const char *engine;           /* the engine profile's id the block ran */
+    /* A calibration of the folder given, fitted for this GPU with another engine (the block
+     * runs uncalibrated: say so), or NULL. */
+    const char *calib_other_engine;
 } sim_sweep_block;
 
 /* Receives the rows in sweep order; a non-zero return stops the sweep (see sim_sweep_drive). */
