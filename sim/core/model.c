@@ -9,15 +9,13 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "arch.h"
 #include "err.h"
 
 #define SET_ERR sim__errf
 
 static const char *const dtype_names[SIM_DTYPE_COUNT] = {"fp16", "bf16", "fp8", "fp32"};
 static const double dtype_bytes[SIM_DTYPE_COUNT] = {2.0, 2.0, 1.0, 4.0};
-static const char *const arch_names[SIM_ARCH_COUNT] = {
-    "llama",       "mistral", "qwen2", "qwen3",  "mixtral", "qwen3_moe", "deepseek_v2",
-    "deepseek_v3", "kimi_k2", "phi3",  "gemma2", "gpt_oss", "gemma3",    "llama4"};
 
 double sim_dtype_bytes(sim_dtype dtype)
 {
@@ -53,11 +51,11 @@ sim_status sim_dtype_parse(const char *name, sim_dtype *out)
     return SIM_EINVAL;
 }
 
+/* The family's first row in the architecture table (arch.c): "gemma3", not "gemma3_text". */
 const char *sim_arch_name(sim_arch arch)
 {
-    if ((int)arch < 0 || arch >= SIM_ARCH_COUNT)
-        return "?";
-    return arch_names[arch];
+    const sim_arch_traits *t = sim_arch_traits_of(arch);
+    return t ? t->model_type : "?";
 }
 
 sim_status sim_model_validate(const sim_model *m, struct sim_err *err)

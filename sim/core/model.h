@@ -86,7 +86,9 @@ typedef struct sim_quant {
     int64_t n_mlp_excluded_layers;  /* layers whose MLP is excluded by name */
 } sim_quant;
 
-/* Supported HuggingFace model_type values. */
+/* Architecture families: one per supported HuggingFace model_type, but one for the multimodal
+ * and text-only forms of Gemma-3 and Llama-4. What each one is lives in the traits table
+ * (arch.h). */
 typedef enum sim_arch {
     SIM_ARCH_LLAMA = 0,
     SIM_ARCH_MISTRAL = 1,
@@ -188,7 +190,7 @@ const char *sim_dtype_name(sim_dtype dtype);
 /* Parses "fp16", "bf16", "fp8", "fp32" into *out; returns SIM_EINVAL otherwise. */
 sim_status sim_dtype_parse(const char *name, sim_dtype *out /* OUT */);
 
-/* HuggingFace model_type string of an arch ("llama"). */
+/* HuggingFace model_type string of an arch ("llama"; "gemma3" for both Gemma-3 forms). */
 const char *sim_arch_name(sim_arch arch);
 
 /*

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "arch.h"
 #include "json_util.h"
 
 /* Keys llmstep reads. */
@@ -172,71 +173,29 @@ static const char *const vision_ignored_keys[] = {
 #define MAX_DIM    1000000000LL
 #define MAX_LAYERS 4096LL
 
-static const struct {
-    const char *name;
-    sim_arch arch;
-} archs[] = {
-    {"llama", SIM_ARCH_LLAMA},
-    {"mistral", SIM_ARCH_MISTRAL},
-    {"qwen2", SIM_ARCH_QWEN2},
-    {"qwen3", SIM_ARCH_QWEN3},
-    {"mixtral", SIM_ARCH_MIXTRAL},
-    {"qwen3_moe", SIM_ARCH_QWEN3_MOE},
-    {"deepseek_v2", SIM_ARCH_DEEPSEEK_V2},
-    {"deepseek_v3", SIM_ARCH_DEEPSEEK_V3},
-    {"kimi_k2", SIM_ARCH_KIMI_K2},
-    {"phi3", SIM_ARCH_PHI3},
-    {"gemma2", SIM_ARCH_GEMMA2},
-    {"gpt_oss", SIM_ARCH_GPT_OSS},
-    {"gemma3", SIM_ARCH_GEMMA3},
-    {"gemma3_text", SIM_ARCH_GEMMA3},
-    {"llama4", SIM_ARCH_LLAMA4},
-    {"llama4_text", SIM_ARCH_LLAMA4},
-};
-
-/* Architectures vLLM serves that llmstep recognises but does not model yet, and why: refused
- * by model_type before any key is checked, so the message names the real reason. */
-static const struct {
-    const char *name, *why;
-} unmodelled[] = {
-    {"qwen3_next", "a hybrid of linear (Gated DeltaNet) and full attention: not modelled"},
-    {"jamba", "a hybrid of Mamba and attention layers: not modelled"},
-    {"mamba", "a state-space model without attention: not modelled"},
-    {"mamba2", "a state-space model without attention: not modelled"},
-    {"falcon_h1", "a hybrid of Mamba and attention layers: not modelled"},
-    {"zamba2", "a hybrid of Mamba and attention layers: not modelled"},
-    {"nemotron_h", "a hybrid of Mamba and attention layers: not modelled"},
-    {"granitemoehybrid", "a hybrid of Mamba and attention layers: not modelled"},
-    {"minimax", "a hybrid of linear (lightning) and softmax attention: not modelled"},
-    {"recurrent_gemma", "a recurrent (Griffin) model: not modelled"},
-    {"rwkv", "a recurrent (RWKV) model without attention: not modelled"},
-};
-
-/* Reads model_type into m->arch; *multimodal = 1 for the configs that keep the language model
- * under text_config (gemma3, llama4; their text-only forms are gemma3_text, llama4_text). */
-static sim_status parse_arch(const sim_jctx *ctx, const cJSON *root, sim_model *m, int *multimodal)
+/* Reads model_type into *row, its row of the traits table (arch.h). An architecture vLLM
+ * serves but llmstep does not model yet is refused with the reason, before any key is checked;
+ * any other type with the list of the table's. */
+static sim_status parse_arch(const sim_jctx *ctx, const cJSON *root, const sim_arch_traits **row)
 {
     char mt[64];
     sim_status st = sim_j_str(ctx, root, "model_type", 1, mt, sizeof(mt), NULL);
     if (st != SIM_OK)
         return st;
-    for (size_t i = 0; i < N(archs); i++) {
-        if (strcmp(mt, archs[i].name) == 0) {
-            m->arch = archs[i].arch;
-            *multimodal = strcmp(mt, "gemma3") == 0 || strcmp(mt, "llama4") == 0;
-            return SIM_OK;
-        }
-    }
-    for (size_t i = 0; i < N(unmodelled); i++)
-        if (strcmp(mt, unmodelled[i].name) == 0)
-            return sim_j_fail(ctx, "model_type", "'%s': %s (docs/model.md, \"Model configs\")", mt,
-                              unmodelled[i].why);
-    return sim_j_fail(
-        ctx, "model_type",
-        "unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
-        "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, gemma3, "
-        "gemma3_text, llama4, llama4_text, got '%s')",
-        mt);
+    *row = sim_arch_find(mt);
+    if (*row)
+        return SIM_OK;
+    const char *why = sim_arch_unmodelled_why(mt);
+    if (why)
+        return sim_j_fail(ctx, "model_type", "'%s': %s (docs/model.md, \"Model configs\")", mt,
+                          why);
+    char types[320] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < sim_arch_n_rows() && len < sizeof(types); i++)
+        len += (size_t)snprintf(types + len, sizeof(types) - len, "%s%s", i > 0 ? ", " : "",
+                                sim_arch_row(i)->model_type);
+    return sim_j_fail(ctx, "model_type", "unsupported model type (expected one of %s, got '%s')",
+                      types, mt);
 }
 
 static sim_status parse_dtype(const sim_jctx *ctx, const cJSON *root, sim_model *m)
@@ -297,44 +256,64 @@ static sim_status count_moe_layers(const sim_jctx *ctx, const cJSON *root, sim_m
 }
 
 /*
- * MLA models (docs/model.md, "MLA"): the latent attention shapes, and the DeepSeek MoE layout
- * of vLLM's DeepseekV2DecoderLayer (vllm/model_executor/models/deepseek_v2.py): layer i has
- * an MoE MLP when n_routed_experts is set, i >= first_k_dense_replace and
- * i % moe_layer_freq == 0, each with n_shared_experts shared experts; the rest are dense
- * MLPs of intermediate_size. The router (n_group / topk_group grouped top-k) costs only its
- * gate GEMM; topk_method noaux_tc adds the e_score_correction_bias.
+ * Multi-head latent attention (docs/model.md, "MLA"; vLLM DeepseekV2MLAAttention): the latent
+ * shapes. Every head reads the one latent (MQA-like, vLLM num_kv_heads = 1): the config's
+ * num_key_value_heads does not shape the cache.
  */
 static sim_status parse_mla(const sim_jctx *ctx, const cJSON *root, sim_model *m)
+{
+    const struct {
+        const char *key;
+        int64_t *out;
+        int required;
+    } ints[] = {
+        {"q_lora_rank", &m->q_lora_rank, 0},      {"kv_lora_rank", &m->kv_lora_rank, 1},
+        {"qk_nope_head_dim", &m->qk_nope_dim, 1}, {"qk_rope_head_dim", &m->qk_rope_dim, 1},
+        {"v_head_dim", &m->v_head_dim, 1},
+    };
+    m->mla = true;
+    sim_status st = SIM_OK;
+    for (size_t i = 0; st == SIM_OK && i < N(ints); i++)
+        st = sim_j_int(ctx, root, ints[i].key, ints[i].required, 1, MAX_DIM, ints[i].out, NULL);
+    if (st != SIM_OK)
+        return st;
+    m->n_kv_heads = 1;
+    m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+    return SIM_OK;
+}
+
+/*
+ * The DeepSeek MoE layout (SIM_MOE_DEEPSEEK) of vLLM's DeepseekV2DecoderLayer
+ * (vllm/model_executor/models/deepseek_v2.py): layer i has an MoE MLP when n_routed_experts is
+ * set, i >= first_k_dense_replace and i % moe_layer_freq == 0, each with n_shared_experts
+ * shared experts; the rest are dense MLPs of intermediate_size. The router (n_group /
+ * topk_group grouped top-k) costs only its gate GEMM; topk_method (default: the row's)
+ * noaux_tc adds the e_score_correction_bias.
+ */
+static sim_status parse_deepseek_moe(const sim_jctx *ctx, const cJSON *root,
+                                     const sim_arch_traits *t, sim_model *m)
 {
     int64_t first_dense = 0, freq = 1, n_group = 1, topk_group = 1;
     int has_experts = 0;
     char topk[32], scoring[32] = "softmax";
-    /* HF DeepseekV3Config defaults topk_method to noaux_tc, DeepseekV2Config to greedy. */
-    snprintf(topk, sizeof(topk), "%s", m->arch == SIM_ARCH_DEEPSEEK_V2 ? "greedy" : "noaux_tc");
-    m->mla = true;
+    snprintf(topk, sizeof(topk), "%s", t->topk_method);
     const struct {
         const char *key;
-        int64_t *out, min;
-        int required;
+        int64_t *out, min, max;
         int *present;
     } ints[] = {
-        {"q_lora_rank", &m->q_lora_rank, 1, 0, NULL},
-        {"kv_lora_rank", &m->kv_lora_rank, 1, 1, NULL},
-        {"qk_nope_head_dim", &m->qk_nope_dim, 1, 1, NULL},
-        {"qk_rope_head_dim", &m->qk_rope_dim, 1, 1, NULL},
-        {"v_head_dim", &m->v_head_dim, 1, 1, NULL},
-        {"n_routed_experts", &m->n_experts, 1, 0, &has_experts},
-        {"n_shared_experts", &m->n_shared_experts, 0, 0, NULL},
-        {"first_k_dense_replace", &first_dense, 0, 0, NULL},
-        {"moe_layer_freq", &freq, 1, 0, NULL},
-        {"n_group", &n_group, 1, 0, NULL},
-        {"topk_group", &topk_group, 1, 0, NULL},
-        {"num_nextn_predict_layers", &m->n_mtp_layers, 0, 0, NULL},
+        {"n_routed_experts", &m->n_experts, 1, MAX_DIM, &has_experts},
+        {"n_shared_experts", &m->n_shared_experts, 0, MAX_DIM, NULL},
+        {"first_k_dense_replace", &first_dense, 0, MAX_LAYERS, NULL},
+        {"moe_layer_freq", &freq, 1, MAX_DIM, NULL},
+        {"n_group", &n_group, 1, MAX_DIM, NULL},
+        {"topk_group", &topk_group, 1, MAX_DIM, NULL},
+        {"num_nextn_predict_layers", &m->n_mtp_layers, 0, MAX_DIM, NULL},
     };
     sim_status st = SIM_OK;
     for (size_t i = 0; st == SIM_OK && i < N(ints); i++)
-        st = sim_j_int(ctx, root, ints[i].key, ints[i].required, ints[i].min,
-                       i == 7 ? MAX_LAYERS : MAX_DIM, ints[i].out, ints[i].present);
+        st = sim_j_int(ctx, root, ints[i].key, 0, ints[i].min, ints[i].max, ints[i].out,
+                       ints[i].present);
     if (st == SIM_OK)
         st = sim_j_str(ctx, root, "topk_method", 0, topk, sizeof(topk), NULL);
     if (st == SIM_OK)
@@ -356,10 +335,6 @@ static sim_status parse_mla(const sim_jctx *ctx, const cJSON *root, sim_model *m
                           "and n_group dividing n_routed_experts, got %lld)",
                           (long long)n_group, (long long)topk_group);
     m->router_bias = strcmp(topk, "noaux_tc") == 0;
-    /* Every head reads the one latent (MQA-like, vLLM num_kv_heads = 1): the config's
-     * num_key_value_heads does not shape the cache. */
-    m->n_kv_heads = 1;
-    m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
     if (!has_experts) {
         m->n_experts = 0;
         return SIM_OK;
@@ -863,25 +838,57 @@ static void set_window_period(sim_model *m, int64_t p)
 }
 
 /*
- * Gemma-3 (docs/model.md, "Gemma-3"; HF Gemma3TextConfig, vLLM gemma3.py): four norms a layer
- * and q/k RMSNorms, a tied LM head by default, and the sliding window on every layer but each
- * sliding_window_pattern-th (default 6: five local, one global), or as layer_types lists
- * them; both given must agree.
+ * SIM_WINDOW_ALTERNATE (Gemma-2, gpt-oss): the window on every even layer (HF Gemma2Attention:
+ * sliding when layer_idx % 2 == 0; vLLM gemma2.py and gpt_oss.py the same), full attention on
+ * the odd ones. Where the row reads layer_types (gpt-oss) it must say so; the published
+ * configs alternate from layer 0 (sliding, full, sliding, ...).
  */
-static sim_status parse_gemma3(const sim_jctx *ctx, const cJSON *obj, sim_model *m)
+static sim_status parse_alternate(const sim_jctx *ctx, const cJSON *root, const sim_arch_traits *t,
+                                  sim_model *m)
 {
-    int64_t pattern = 6, p = 0;
+    const cJSON *lt = t->layer_types ? cJSON_GetObjectItemCaseSensitive(root, "layer_types") : NULL;
+    if (lt) {
+        if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != (int)m->n_layers)
+            return sim_j_fail(ctx, "layer_types",
+                              "expected an array of num_hidden_layers = %lld strings",
+                              (long long)m->n_layers);
+        int i = 0;
+        for (const cJSON *e = lt->child; e; e = e->next, i++) {
+            const char *want = i % 2 == 0 ? "sliding_attention" : "full_attention";
+            if (!cJSON_IsString(e) || strcmp(e->valuestring, want) != 0)
+                return sim_j_fail(ctx, "layer_types",
+                                  "only the alternating pattern (sliding_attention on even "
+                                  "layers, full_attention on odd ones) is modelled; element "
+                                  "%d is not '%s'",
+                                  i, want);
+        }
+    }
+    if (m->sliding_window > 0 && m->n_layers >= 2) {
+        m->window_period = 2;
+        m->full_attn_layers = m->n_layers / 2;
+    }
+    return SIM_OK;
+}
+
+/*
+ * SIM_WINDOW_PERIODIC (Gemma-3; docs/model.md, "Gemma-3"; HF Gemma3TextConfig, vLLM
+ * gemma3.py): the sliding window on every layer but each sliding_window_pattern-th (default:
+ * the row's, 6: five local, one global), or as layer_types lists them; both given must agree.
+ */
+static sim_status parse_periodic(const sim_jctx *ctx, const cJSON *obj, const sim_arch_traits *t,
+                                 sim_model *m)
+{
+    int64_t pattern = t->window_period, p = 0;
     int has_pat = 0, has_lt = 0;
-    m->extra_norms = 2;
-    m->qk_norm = true;
     sim_status st =
         sim_j_int(ctx, obj, "sliding_window_pattern", 0, 1, MAX_LAYERS, &pattern, &has_pat);
     if (st != SIM_OK)
         return st;
     p = has_pat ? pattern : 0;
-    st = parse_layer_pattern(ctx, obj, "layer_types", "full_attention", "sliding_attention",
-                             m->n_layers, has_pat ? "sliding_window_pattern" : "the first global",
-                             &p, &has_lt);
+    if (t->layer_types)
+        st = parse_layer_pattern(
+            ctx, obj, "layer_types", "full_attention", "sliding_attention", m->n_layers,
+            has_pat ? "sliding_window_pattern" : "the first global", &p, &has_lt);
     if (st != SIM_OK)
         return st;
     set_window_period(m, has_lt ? p : pattern);
@@ -919,25 +926,23 @@ static sim_status llama4_moe_layers(const sim_jctx *ctx, const cJSON *obj, sim_m
 }
 
 /*
- * Llama-4 (docs/model.md, "Llama-4"; HF Llama4TextConfig, vLLM llama4.py): experts of
- * intermediate_size with one shared expert of the same size and a bias-free router on the MoE
- * layers, dense MLPs of intermediate_size_mlp on the others; chunked local attention
- * (attention_chunk_size) on the RoPE layers and global NoPE attention on the layers
- * no_rope_layers marks 0 (HF default: every no_rope_layer_interval-th, 4); use_qk_norm: a
- * weightless L2 norm of q and k on the RoPE layers. A null attention_chunk_size: no chunking.
+ * SIM_WINDOW_CHUNKED (Llama-4; docs/model.md, "Llama-4"; HF Llama4TextConfig, vLLM llama4.py):
+ * chunked local attention (attention_chunk_size) on the RoPE layers and global NoPE attention
+ * on the layers no_rope_layers marks 0 (HF default: every no_rope_layer_interval-th, 4);
+ * use_qk_norm: a weightless L2 norm of q and k on the RoPE layers. A null attention_chunk_size:
+ * no chunking. Defaults are the row's.
  */
-static sim_status parse_llama4(const sim_jctx *ctx, const cJSON *obj, sim_model *m)
+static sim_status parse_chunked(const sim_jctx *ctx, const cJSON *obj, const sim_arch_traits *t,
+                                sim_model *m)
 {
-    int64_t chunk = 8192, interval = 4, p = 0, p_lt = 0, mlp = 16384;
-    int has_nr = 0, has_lt = 0, qkn = 1;
+    int64_t chunk = t->window_tokens, interval = t->window_period, p = 0, p_lt = 0;
+    int has_nr = 0, has_lt = 0, qkn = t->qk_l2_norm;
     const cJSON *cs = cJSON_GetObjectItemCaseSensitive(obj, "attention_chunk_size");
     sim_status st = sim_j_int(ctx, obj, "attention_chunk_size", 0, 1, MAX_DIM, &chunk, NULL);
     if (st == SIM_OK)
         st = sim_j_int(ctx, obj, "no_rope_layer_interval", 0, 1, MAX_LAYERS, &interval, NULL);
     if (st == SIM_OK)
         st = sim_j_bool(ctx, obj, "use_qk_norm", 0, &qkn, NULL);
-    if (st == SIM_OK)
-        st = sim_j_int(ctx, obj, "intermediate_size_mlp", 0, 1, MAX_DIM, &mlp, NULL);
     if (st == SIM_OK)
         st = parse_layer_pattern(ctx, obj, "no_rope_layers", NULL, NULL, m->n_layers,
                                  "the first NoPE layer", &p, &has_nr);
@@ -946,8 +951,9 @@ static sim_status parse_llama4(const sim_jctx *ctx, const cJSON *obj, sim_model 
     if (!has_nr)
         p = interval;
     p_lt = p;
-    st = parse_layer_pattern(ctx, obj, "layer_types", "full_attention", "chunked_attention",
-                             m->n_layers, "no_rope_layers", &p_lt, &has_lt);
+    if (t->layer_types)
+        st = parse_layer_pattern(ctx, obj, "layer_types", "full_attention", "chunked_attention",
+                                 m->n_layers, "no_rope_layers", &p_lt, &has_lt);
     if (st != SIM_OK)
         return st;
     if (has_lt && p_lt != p) /* no NoPE layer in no_rope_layers, some full in layer_types */
@@ -961,8 +967,21 @@ static sim_status parse_llama4(const sim_jctx *ctx, const cJSON *obj, sim_model 
     m->qk_l2_norm = qkn != 0 && p != 1;
     if (chunked)
         set_window_period(m, p);
-    /* MoE: experts of intermediate_size, one shared expert, dense layers of
-     * intermediate_size_mlp. */
+    return SIM_OK;
+}
+
+/*
+ * SIM_MOE_INTERLEAVED (Llama-4): experts of intermediate_size with one shared expert of the
+ * same size and a bias-free router on the MoE layers, dense MLPs of intermediate_size_mlp
+ * (default: the row's) on the others.
+ */
+static sim_status parse_interleaved_moe(const sim_jctx *ctx, const cJSON *obj,
+                                        const sim_arch_traits *t, sim_model *m)
+{
+    int64_t mlp = t->d_ff_dense;
+    sim_status st = sim_j_int(ctx, obj, "intermediate_size_mlp", 0, 1, MAX_DIM, &mlp, NULL);
+    if (st != SIM_OK)
+        return st;
     m->d_ff_expert = m->d_ff;
     m->d_ff = mlp;
     m->n_shared_experts = 1;
@@ -974,12 +993,51 @@ static sim_status parse_llama4(const sim_jctx *ctx, const cJSON *obj, sim_model 
     return st;
 }
 
+/* The MoE layers and experts of the row's layout (arch.h, sim_moe_kind); none when dense. */
+static sim_status parse_moe(const sim_jctx *ctx, const cJSON *root, const sim_arch_traits *t,
+                            sim_model *m)
+{
+    sim_status st = SIM_OK;
+    switch (t->moe) {
+    case SIM_MOE_EVERY_LAYER: /* Mixtral, gpt-oss: experts of intermediate_size */
+        st = sim_j_int(ctx, root, "num_local_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
+        if (st == SIM_OK)
+            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok,
+                           NULL);
+        m->d_ff_expert = m->d_ff;
+        m->n_moe_layers = m->n_layers;
+        break;
+    case SIM_MOE_SPARSE_STEP: /* Qwen3-MoE */
+        st = sim_j_int(ctx, root, "num_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
+        if (st == SIM_OK)
+            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok,
+                           NULL);
+        if (st == SIM_OK)
+            st =
+                sim_j_int(ctx, root, "moe_intermediate_size", 1, 1, MAX_DIM, &m->d_ff_expert, NULL);
+        if (st == SIM_OK)
+            st = count_moe_layers(ctx, root, m);
+        break;
+    case SIM_MOE_DEEPSEEK:
+        st = parse_deepseek_moe(ctx, root, t, m);
+        break;
+    case SIM_MOE_INTERLEAVED:
+        st = parse_interleaved_moe(ctx, root, t, m);
+        break;
+    case SIM_MOE_NONE:
+    case SIM_MOE_KIND_COUNT:
+        break;
+    }
+    return st;
+}
+
 /*
  * vision_config of a multimodal config (docs/model.md, "Vision encoders"): the sizes that
  * fix the encoder's parameters. Gemma-3: SigLIP without its pooling head; Llama-4: its
  * encoder, pixel-shuffle MLP and projector, all without biases in the projector.
  */
-static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, sim_model *m)
+static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, const sim_arch_traits *t,
+                               sim_model *m)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "vision_config");
     if (!v || !cJSON_IsObject(v))
@@ -990,8 +1048,8 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, sim_mo
     ctx.scope = sim_j_locate(parent, "vision_config");
     ctx.prefix = "vision_config.";
     sim_vision *vi = &m->vision;
-    const int l4 = m->arch == SIM_ARCH_LLAMA4;
-    vi->kind = l4 ? SIM_VISION_LLAMA4 : SIM_VISION_SIGLIP;
+    const int l4 = t->vision == SIM_VISION_LLAMA4;
+    vi->kind = t->vision;
     vi->n_channels = 3;
     sim_status st = sim_j_check_keys(&ctx, v, vision_used_keys, N(vision_used_keys),
                                      vision_ignored_keys, N(vision_ignored_keys), 0);
@@ -1031,9 +1089,12 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, sim_mo
 
 /*
  * The language model's keys, in root (a text-only config) or in a multimodal config's
- * text_config (top is then the whole config, else NULL; ctx locates keys in text_config).
+ * text_config (top is then the whole config, else NULL; ctx locates keys in text_config), as
+ * the architecture's row t says (arch.h): its defaults for keys a config leaves out, what every
+ * layer has, and the keys its attention, window and MoE layouts name.
  */
-static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON *top, sim_model *m)
+static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON *top,
+                             const sim_arch_traits *t, sim_model *m)
 {
     sim_status st =
         sim_j_check_keys(ctx, root, used_keys, N(used_keys), ignored_keys, N(ignored_keys), 0);
@@ -1043,13 +1104,10 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         return st;
 
     int has_kv = 0, has_hd = 0, tie = 0, bias = 0, use_sw = 1, has_sw = 0, has_tie = 0;
-    /* Gemma-3 multimodal configs leave the text model's defaults out (HF Gemma3TextConfig:
-     * vocab_size 262208, max_position_embeddings 131072, head_dim 256, sliding_window 4096). */
-    const int gemma3 = m->arch == SIM_ARCH_GEMMA3;
-    if (gemma3) {
-        m->vocab = 262208;
-        m->max_pos = 131072;
-    }
+    /* A key the row has a default for may be left out (Gemma-3 multimodal configs leave the
+     * text model's defaults out); the others are required. */
+    m->vocab = t->vocab;
+    m->max_pos = t->max_pos;
     const struct {
         const char *key;
         int64_t *out;
@@ -1062,8 +1120,8 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         {"num_key_value_heads", &m->n_kv_heads, 0, &has_kv},
         {"head_dim", &m->head_dim, 0, &has_hd},
         {"intermediate_size", &m->d_ff, 1, NULL},
-        {"vocab_size", &m->vocab, !gemma3, NULL},
-        {"max_position_embeddings", &m->max_pos, !gemma3, NULL},
+        {"vocab_size", &m->vocab, t->vocab == 0, NULL},
+        {"max_position_embeddings", &m->max_pos, t->max_pos == 0, NULL},
     };
     for (size_t i = 0; i < N(ints); i++) {
         st = sim_j_int(ctx, root, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
@@ -1073,13 +1131,11 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
     }
     if (!has_kv)
         m->n_kv_heads = m->n_heads;
-    const int mla = m->arch == SIM_ARCH_DEEPSEEK_V2 || m->arch == SIM_ARCH_DEEPSEEK_V3 ||
-                    m->arch == SIM_ARCH_KIMI_K2;
-    if (!has_hd && gemma3) {
-        m->head_dim = 256;
+    if (!has_hd && t->head_dim > 0) {
+        m->head_dim = t->head_dim;
         has_hd = 1;
     }
-    if (!has_hd && !mla) {
+    if (!has_hd && t->attn != SIM_ATTN_MLA) { /* MLA: the latent's shapes give it (parse_mla) */
         if (m->d_model % m->n_heads != 0)
             return sim_j_fail(ctx, "hidden_size",
                               "not divisible by num_attention_heads and no head_dim given "
@@ -1091,8 +1147,7 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         (st = sim_j_bool(ctx, root, "attention_bias", 0, &bias, NULL)) != SIM_OK ||
         (st = sim_j_bool(ctx, root, "use_sliding_window", 0, &use_sw, NULL)) != SIM_OK)
         return st;
-    /* A multimodal config may tie at the top level (Llama-4: false); Gemma-3 ties by default
-     * (HF Gemma3TextConfig tie_word_embeddings=True). */
+    /* A multimodal config may tie at the top level (Llama-4: false). */
     if (!has_tie && top) {
         sim_jctx tc = *ctx;
         tc.scope = NULL;
@@ -1100,32 +1155,38 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         if ((st = sim_j_bool(&tc, top, "tie_word_embeddings", 0, &tie, &has_tie)) != SIM_OK)
             return st;
     }
-    m->tie_embeddings = tie != 0 || (gemma3 && !has_tie);
-    /* Gemma-2 ties the LM head to the embedding unless told otherwise (HF Gemma2Config
-     * tie_word_embeddings=True), and norms after attention and after the MLP as well as
-     * before (Gemma2DecoderLayer: input, post_attention, pre_feedforward, post_feedforward). */
-    if (m->arch == SIM_ARCH_GEMMA2) {
-        if (!cJSON_GetObjectItemCaseSensitive(root, "tie_word_embeddings"))
-            m->tie_embeddings = true;
-        m->extra_norms = 2;
-    }
-    /* Qwen2's attention always has q, k, v biases (HF Qwen2Attention, bias=True). */
-    m->qkv_bias = bias != 0 || m->arch == SIM_ARCH_QWEN2;
-    m->qk_norm = m->arch == SIM_ARCH_QWEN3 || m->arch == SIM_ARCH_QWEN3_MOE;
+    /* The row's default when the config does not tie: Gemma-2 ties unless the key is there
+     * (HF Gemma2Config tie_word_embeddings=True), Gemma-3 unless a value is given (HF
+     * Gemma3TextConfig tie_word_embeddings=True). */
+    m->tie_embeddings = tie != 0 || (t->tie == SIM_TIE_DEFAULT_UNSET && !has_tie) ||
+                        (t->tie == SIM_TIE_DEFAULT_ABSENT &&
+                         !cJSON_GetObjectItemCaseSensitive(root, "tie_word_embeddings"));
+    /* What every layer of the architecture has: norms after attention and the MLP as well as
+     * before (Gemma-2/3), q, k, v biases without attention_bias (Qwen2), attention_bias on o
+     * too (gpt-oss), q/k norms, softmax sinks, expert and router biases. */
+    m->extra_norms = t->extra_norms;
+    m->qkv_bias = bias != 0 || t->qkv_bias;
+    m->o_bias = t->o_bias && bias != 0;
+    m->qk_norm = t->qk_norm;
+    m->attn_sinks = t->attn_sinks;
+    m->expert_bias = t->expert_bias;
+    m->router_bias = t->router_bias;
 
     int64_t sw = 0;
     st = sim_j_int(ctx, root, "sliding_window", 0, 1, MAX_DIM, &sw, &has_sw);
     if (st != SIM_OK)
         return st;
-    if (gemma3 && !cJSON_GetObjectItemCaseSensitive(root, "sliding_window")) {
-        sw = 4096;
+    /* The row's window when the key is absent (Gemma-3); a null one means none. A chunked
+     * window is attention_chunk_size's (parse_chunked). */
+    if (t->window_tokens > 0 && t->window != SIM_WINDOW_CHUNKED &&
+        !cJSON_GetObjectItemCaseSensitive(root, "sliding_window")) {
+        sw = t->window_tokens;
         has_sw = 1;
     }
     /* Mistral applies its window whenever it is set; Qwen2/3 only with use_sliding_window. */
-    int qwen =
-        m->arch == SIM_ARCH_QWEN2 || m->arch == SIM_ARCH_QWEN3 || m->arch == SIM_ARCH_QWEN3_MOE;
-    m->sliding_window = (has_sw && (!qwen || use_sw)) ? sw : 0;
-    if (qwen && !cJSON_GetObjectItemCaseSensitive(root, "use_sliding_window"))
+    const int from_layer = t->window == SIM_WINDOW_FROM_LAYER;
+    m->sliding_window = (has_sw && (!from_layer || use_sw)) ? sw : 0;
+    if (from_layer && !cJSON_GetObjectItemCaseSensitive(root, "use_sliding_window"))
         m->sliding_window = 0;
     /* Qwen2/3 apply the window only from layer max_window_layers on (HF Qwen2Attention:
      * layer_idx >= max_window_layers); none when that is every layer. */
@@ -1134,72 +1195,31 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
     st = sim_j_int(ctx, root, "max_window_layers", 0, 0, MAX_LAYERS, &mwl, &has_mwl);
     if (st != SIM_OK)
         return st;
-    if (qwen && m->sliding_window > 0 && has_mwl) {
+    if (from_layer && m->sliding_window > 0 && has_mwl) {
         if (mwl >= m->n_layers)
             m->sliding_window = 0;
         else
             m->full_attn_layers = mwl;
     }
-    /* gpt-oss: attention_bias covers q, k, v and o; a learned sink per head; MoE in every
-     * layer with biased experts and router (HF GptOssAttention, GptOssExperts, GptOssTopKRouter;
-     * vLLM gpt_oss.py); the window on the layers layer_types marks sliding_attention, which in
-     * the published configs alternate from layer 0 (sliding, full, sliding, ...). */
-    if (m->arch == SIM_ARCH_GPT_OSS) {
-        m->o_bias = bias != 0;
-        m->attn_sinks = true;
-        m->expert_bias = true;
-        m->router_bias = true;
-        const cJSON *lt = cJSON_GetObjectItemCaseSensitive(root, "layer_types");
-        if (lt) {
-            if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != (int)m->n_layers)
-                return sim_j_fail(ctx, "layer_types",
-                                  "expected an array of num_hidden_layers = %lld strings",
-                                  (long long)m->n_layers);
-            int i = 0;
-            for (const cJSON *e = lt->child; e; e = e->next, i++) {
-                const char *want = i % 2 == 0 ? "sliding_attention" : "full_attention";
-                if (!cJSON_IsString(e) || strcmp(e->valuestring, want) != 0)
-                    return sim_j_fail(ctx, "layer_types",
-                                      "only the alternating pattern (sliding_attention on even "
-                                      "layers, full_attention on odd ones) is modelled; element "
-                                      "%d is not '%s'",
-                                      i, want);
-            }
-        }
+    switch (t->window) {
+    case SIM_WINDOW_ALTERNATE:
+        st = parse_alternate(ctx, root, t, m);
+        break;
+    case SIM_WINDOW_PERIODIC:
+        st = parse_periodic(ctx, root, t, m);
+        break;
+    case SIM_WINDOW_CHUNKED:
+        st = parse_chunked(ctx, root, t, m);
+        break;
+    case SIM_WINDOW_UNIFORM:
+    case SIM_WINDOW_FROM_LAYER:
+    case SIM_WINDOW_KIND_COUNT:
+        break;
     }
-    /* Gemma-2 and gpt-oss window every even layer (HF Gemma2Attention: sliding when
-     * layer_idx % 2 == 0; vLLM gemma2.py and gpt_oss.py the same): the odd layers attend
-     * fully. */
-    if ((m->arch == SIM_ARCH_GEMMA2 || m->arch == SIM_ARCH_GPT_OSS) && m->sliding_window > 0 &&
-        m->n_layers >= 2) {
-        m->window_period = 2;
-        m->full_attn_layers = m->n_layers / 2;
-    }
-
-    if (gemma3)
-        st = parse_gemma3(ctx, root, m);
-    if (m->arch == SIM_ARCH_LLAMA4) {
-        st = parse_llama4(ctx, root, m);
-    } else if (m->arch == SIM_ARCH_MIXTRAL || m->arch == SIM_ARCH_GPT_OSS) {
-        st = sim_j_int(ctx, root, "num_local_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
-        if (st == SIM_OK)
-            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok,
-                           NULL);
-        m->d_ff_expert = m->d_ff;
-        m->n_moe_layers = m->n_layers;
-    } else if (m->arch == SIM_ARCH_QWEN3_MOE) {
-        st = sim_j_int(ctx, root, "num_experts", 1, 1, MAX_DIM, &m->n_experts, NULL);
-        if (st == SIM_OK)
-            st = sim_j_int(ctx, root, "num_experts_per_tok", 1, 1, MAX_DIM, &m->n_experts_per_tok,
-                           NULL);
-        if (st == SIM_OK)
-            st =
-                sim_j_int(ctx, root, "moe_intermediate_size", 1, 1, MAX_DIM, &m->d_ff_expert, NULL);
-        if (st == SIM_OK)
-            st = count_moe_layers(ctx, root, m);
-    } else if (mla) {
+    if (st == SIM_OK && t->attn == SIM_ATTN_MLA)
         st = parse_mla(ctx, root, m);
-    }
+    if (st == SIM_OK)
+        st = parse_moe(ctx, root, t, m);
     if (st == SIM_OK && m->n_experts_per_tok > m->n_experts && m->n_experts > 0)
         return sim_j_fail(ctx, "num_experts_per_tok",
                           "more than the experts (expected at most %lld, got %lld)",
@@ -1215,7 +1235,8 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
  * Quantized multimodal checkpoints name the vision encoder's layers in their exclusion
  * lists too, which the layer classification cannot tell apart yet: refused.
  */
-static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, sim_model *m)
+static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, const sim_arch_traits *t,
+                                   sim_model *m)
 {
     sim_status st = sim_j_check_keys(ctx, root, mm_used_keys, N(mm_used_keys), mm_ignored_keys,
                                      N(mm_ignored_keys), 0);
@@ -1225,7 +1246,7 @@ static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, sim_m
         return sim_j_fail(ctx, "quantization_config",
                           "quantized multimodal checkpoints are not modelled yet (expected a "
                           "16-bit %s config)",
-                          sim_arch_name(m->arch));
+                          t->model_type);
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
     if (!tc || !cJSON_IsObject(tc))
         return sim_j_fail(ctx, "text_config", "%s (expected the language model's config object)",
@@ -1233,12 +1254,12 @@ static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, sim_m
     sim_jctx tctx = *ctx;
     tctx.scope = sim_j_locate(ctx, "text_config");
     tctx.prefix = "text_config.";
-    st = parse_text(&tctx, tc, root, m);
+    st = parse_text(&tctx, tc, root, t, m);
     if (st == SIM_OK && (cJSON_GetObjectItemCaseSensitive(root, "torch_dtype") ||
                          cJSON_GetObjectItemCaseSensitive(root, "dtype")))
         st = parse_dtype(ctx, root, m);
     if (st == SIM_OK)
-        st = parse_vision(ctx, root, m);
+        st = parse_vision(ctx, root, t, m);
     return st;
 }
 
@@ -1248,11 +1269,13 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, sim_model *m)
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
     /* The architecture first: a model llmstep cannot model is refused for that reason, not
      * for the first key it does not know. */
-    int multimodal = 0;
-    sim_status st = parse_arch(ctx, root, m, &multimodal);
+    const sim_arch_traits *t = NULL;
+    sim_status st = parse_arch(ctx, root, &t);
     if (st != SIM_OK)
         return st;
-    return multimodal ? parse_multimodal(ctx, root, m) : parse_text(ctx, root, NULL, m);
+    m->arch = t->arch;
+    return t->vision != SIM_VISION_NONE ? parse_multimodal(ctx, root, t, m)
+                                        : parse_text(ctx, root, NULL, t, m);
 }
 
 /* Parses and then runs the cross-field checks, reporting them at the offending key. */
