@@ -228,7 +228,7 @@ static cJSON *strings(const char *const *v, int n)
 static int add_num(cJSON *o, const char *key, double v, int nan_ok)
 {
     if (isfinite(v)) {
-        cJSON_AddNumberToObject(o, key, v);
+        sim_j_add_number(o, key, v);
         return 1;
     }
     cJSON_AddNullToObject(o, key);
@@ -282,7 +282,7 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
         cJSON_AddBoolToObject(b, "alpha_at_bound", c->alpha_at_bound);
         cJSON_AddBoolToObject(b, "beta_at_bound", c->beta_at_bound);
     }
-    cJSON_AddNumberToObject(o, "n_rows", (double)c->n_rows);
+    sim_j_add_number(o, "n_rows", (double)c->n_rows);
     ok &= add_nums(cJSON_AddObjectToObject(o, "fit"), fit, N(fit));
     cJSON *t = cJSON_AddObjectToObject(o, "trained_on");
     if (t) {

@@ -443,7 +443,7 @@ cleanup:
 static cJSON *figure_json(double v, sim_prov p, const char *src)
 {
     cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddNumberToObject(o, "value", v) ||
+    if (!o || !sim_j_add_number(o, "value", v) ||
         !cJSON_AddStringToObject(o, "status", sim_prov_name(p)) ||
         !cJSON_AddStringToObject(o, "source", src)) {
         cJSON_Delete(o);
@@ -485,9 +485,9 @@ static int add_regimes(cJSON *e, const sim_allreduce *a)
             cJSON_Delete(g);
             return 0;
         }
-        if (!cJSON_AddNumberToObject(g, "from_bytes", a->regimes[k].from_bytes) ||
-            !cJSON_AddNumberToObject(g, "latency_s", a->regimes[k].latency_s) ||
-            !cJSON_AddNumberToObject(g, "bus_bw_bytes_per_s", a->regimes[k].bus_bw_bytes_per_s))
+        if (!sim_j_add_number(g, "from_bytes", a->regimes[k].from_bytes) ||
+            !sim_j_add_number(g, "latency_s", a->regimes[k].latency_s) ||
+            !sim_j_add_number(g, "bus_bw_bytes_per_s", a->regimes[k].bus_bw_bytes_per_s))
             return 0;
     }
     return arr != NULL;
@@ -501,9 +501,9 @@ static cJSON *allreduce_json(const sim_hw *hw, const sim_import_result *res, con
         cJSON *e = NULL;
         if (res->ar_changed[i]) {
             e = cJSON_CreateObject();
-            if (e && (!cJSON_AddNumberToObject(e, "n_gpus", a->n_gpus) ||
-                      !cJSON_AddNumberToObject(e, "latency_s", a->latency_s) ||
-                      !cJSON_AddNumberToObject(e, "bus_bw_bytes_per_s", a->bus_bw_bytes_per_s) ||
+            if (e && (!sim_j_add_number(e, "n_gpus", a->n_gpus) ||
+                      !sim_j_add_number(e, "latency_s", a->latency_s) ||
+                      !sim_j_add_number(e, "bus_bw_bytes_per_s", a->bus_bw_bytes_per_s) ||
                       !add_regimes(e, a) ||
                       !cJSON_AddStringToObject(e, "status", sim_prov_name(a->prov)) ||
                       !cJSON_AddStringToObject(e, "source", a->source))) {

@@ -521,3 +521,26 @@ sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *use
     free(buf);
     return st;
 }
+
+/* The shortest of %.15g, %.16g and %.17g that reads back as exactly v (%.17g always does):
+ * the one way every JSON output of llmstep writes a number, so that two outputs of one value
+ * agree to the bit (cJSON's own printer drops a last bit it deems within epsilon). */
+int sim_j_format_number(char *buf, size_t cap, double v)
+{
+    if (!isfinite(v))
+        return snprintf(buf, cap, "null");
+    int n = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(buf, cap, "%.*g", prec, v);
+        if (n < 0 || (size_t)n >= cap || strtod(buf, NULL) == v)
+            break;
+    }
+    return n;
+}
+
+cJSON *sim_j_add_number(cJSON *obj, const char *key, double v)
+{
+    char buf[40];
+    sim_j_format_number(buf, sizeof(buf), v);
+    return cJSON_AddRawToObject(obj, key, buf);
+}

@@ -150,4 +150,12 @@ sim_status sim_j_check_keys(const sim_jctx *ctx, const struct cJSON *obj, const 
 /* Levenshtein distance between two short ASCII strings (capped at 64 characters). */
 int sim_j_edit_distance(const char *a, const char *b);
 
+/* A number as every JSON output of llmstep writes it: the shortest of %.15g, %.16g and %.17g
+ * that reads back as exactly v; "null" when not finite. Returns snprintf's count. */
+int sim_j_format_number(char *buf, size_t cap, double v);
+
+/* Adds key: v to obj in that form (cJSON's own printer may drop the last bit). NULL when
+ * out of memory. */
+struct cJSON *sim_j_add_number(struct cJSON *obj, const char *key, double v);
+
 #endif

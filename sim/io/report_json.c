@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_util.h"
+
 #include "errf.h"
 
 /* Adds a number, remembering the first non-finite key so the caller can fail. */
@@ -16,7 +18,7 @@ static void num(cJSON *o, const char *key, double v, const char **bad)
 {
     if (!isfinite(v) && !*bad)
         *bad = key;
-    cJSON_AddNumberToObject(o, key, isfinite(v) ? v : 0.0);
+    sim_j_add_number(o, key, isfinite(v) ? v : 0.0);
 }
 
 /* A double member of a cost struct and the key it is written under. */
