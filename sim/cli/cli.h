@@ -180,6 +180,8 @@ void cli_run_spec_init(cli_run_spec *spec);
  * setting at fault), CLI_BAD_INPUT (a file) or CLI_NUMERIC (memory) on failure. Call
  * cli_run_close after a failure too. */
 int cli_run_open(const cli_run_spec *spec, cli_run *run);
+/* "uncalibrated: alpha = 1, beta = 0; <sim_deploy_uncalibrated_hint>" into buf. */
+void cli_run_uncalibrated(const cli_run *run, char *buf, size_t cap);
 /* Simulates one offline batch; prints the error and returns CLI_BAD_INPUT on failure. */
 int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r);
 void cli_run_close(cli_run *run);

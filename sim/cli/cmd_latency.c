@@ -122,8 +122,11 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
         if (calibration)
             printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run->cfg.alpha, run->cfg.beta_s,
                    calibration);
-        else
-            printf("   uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n");
+        else {
+            char line[512];
+            cli_run_uncalibrated(run, line, sizeof(line));
+            printf("   %s\n", line);
+        }
         printf("  steps            %lld (%lld prefill, %lld decode)\n", (long long)r->n_steps,
                (long long)r->n_prefill_steps, (long long)r->n_decode_steps);
         printf("  prefill time     %.4f s\n  decode time      %.4f s\n", r->prefill_s, r->decode_s);

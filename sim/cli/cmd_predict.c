@@ -57,6 +57,8 @@ static void usage(FILE *f)
             "  --engine ID           the engine whose memory budget and host time per step apply\n"
             "                        (engines/ID.json; default: the calibration's, else vllm-v1)\n"
             "  --no-host-time        leave out the engine's host time\n"
+            "  --verbose             note every defaulted profile figure, not only those this\n"
+            "                        step can use\n"
             "  --roofline op|step    sum of per-operator maxima (default) or one max per step\n"
             "  --gemm flat|tile-wave GEMM compute ceiling: flat efficiency (default) or with tile\n"
             "                        and wave quantization (needs gemm_tiles in the profile)\n"
@@ -196,24 +198,38 @@ static void print_table(const sim_predict_report *r)
 #define MAX_NOTES 24
 
 /* Notes: every defaulted figure this prediction used, and the fp8 fallback. */
-static int predict_notes(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
-                         int calibrated, char note_buf[][320], const char **notes)
+static int predict_notes(const cli_run *run, const sim_step *st, int verbose,
+                         const char *uncalibrated, char note_buf[][512], const char **notes)
 {
+    const sim_model *m = &run->model;
+    const sim_hw *hw = &run->hw;
+    const sim_run_cfg *cfg = &run->cfg;
+    int n_other = 0;
     int n_notes = 0;
-    if (!calibrated && n_notes < MAX_NOTES) {
-        snprintf(
-            note_buf[n_notes], sizeof(note_buf[0]),
-            "uncalibrated: alpha = 1, beta_s = 0; pass --calibration FILE for vLLM step times");
+    if (uncalibrated && n_notes < MAX_NOTES) {
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]), "%s", uncalibrated);
         notes[n_notes] = note_buf[n_notes];
         n_notes++;
     }
     for (int f = 0; f < SIM_HWF_COUNT && n_notes < MAX_NOTES; f++) {
         if (hw->prov[f] != SIM_PROV_DEFAULT)
             continue;
-        if ((f == SIM_HWF_LINK_BW && cfg->tp == 1) || f == SIM_HWF_N_GPUS_PER_NODE)
+        if (f == SIM_HWF_N_GPUS_PER_NODE)
             continue;
+        if (!verbose && !sim_deploy_field_relevant(&run->d, (sim_hw_field)f, st)) {
+            n_other++;
+            continue;
+        }
         snprintf(note_buf[n_notes], sizeof(note_buf[0]), "%s not in the profile: %s",
                  sim_hw_field_key((sim_hw_field)f), hw->src[f]);
+        notes[n_notes] = note_buf[n_notes];
+        n_notes++;
+    }
+    if (n_other > 0 && n_notes < MAX_NOTES) {
+        snprintf(note_buf[n_notes], sizeof(note_buf[0]),
+                 "%d more figures of %s are defaults this step does not use (--verbose lists "
+                 "them)",
+                 n_other, hw->id);
         notes[n_notes] = note_buf[n_notes];
         n_notes++;
     }
@@ -293,7 +309,7 @@ typedef struct predict_args {
     sim_run_cfg cfg;
     int64_t tp, pp, dp;
     int ep;
-    int ignore_memory, no_host;
+    int ignore_memory, no_host, verbose;
     sim_sched_cfg sched_cfg;
 } predict_args;
 
@@ -332,6 +348,7 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
         CLI_SCHED("max-num-seqs", &a->sched_cfg),
         CLI_FLAG("ignore-memory", &a->ignore_memory),
         CLI_FLAG("no-host-time", &a->no_host),
+        CLI_FLAG("verbose", &a->verbose),
     };
     int rc = cli_opts_parse("predict", argc, argv, t, CLI_N(t), usage, done);
     if (rc != CLI_OK || *done)
@@ -387,9 +404,13 @@ static int predict_print(const predict_args *a, const cli_run *run, const sim_de
         }
     }
 
-    char note_buf[MAX_NOTES][320];
+    static char note_buf[MAX_NOTES][512];
     const char *notes[MAX_NOTES];
-    const int n_notes = predict_notes(m, hw, &cfg, calib_path != NULL, note_buf, notes);
+    char uncal[512];
+    if (!calib_path)
+        cli_run_uncalibrated(run, uncal, sizeof(uncal));
+    const int n_notes =
+        predict_notes(run, &so->rank, a->verbose, calib_path ? NULL : uncal, note_buf, notes);
     sim_predict_report r = {
         .model_path = run->model_path,
         .hw_path = run->d.hw_path,

@@ -285,8 +285,11 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
     if (run->d.cal)
         printf("calibration: alpha %.4g, beta %.4g s per step (%s)\n\n", run->cfg.alpha,
                run->cfg.beta_s, run->d.cal_path);
-    else
-        printf("uncalibrated: alpha = 1, beta = 0 (pass --calibration FILE)\n\n");
+    else {
+        char line[512];
+        cli_run_uncalibrated(run, line, sizeof(line));
+        printf("%s\n\n", line);
+    }
     printf("  %-6s %12s %12s %12s %12s\n", "ms", "mean", "p50", "p90", "p99");
     print_dist_row("TTFT", &st->ttft_s);
     print_dist_row("TPOT", &st->tpot_s);

@@ -71,6 +71,13 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
     return CLI_OK;
 }
 
+void cli_run_uncalibrated(const cli_run *run, char *buf, size_t cap)
+{
+    char hint[448];
+    sim_deploy_uncalibrated_hint(run->cache, &run->d, hint, sizeof(hint));
+    snprintf(buf, cap, "uncalibrated: alpha = 1, beta = 0; %s", hint);
+}
+
 void cli_note_other_engine(const char *who, const char *folder, const sim_deployment *d)
 {
     fprintf(stderr,

@@ -348,3 +348,45 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
     cJSON_free(s);
     return st;
 }
+
+/* What parse_known_error fills: the entry of one hardware id. */
+typedef struct known_error_q {
+    const char *hw_id;
+    double *pct;
+    char *basis;
+    size_t cap;
+    int found;
+} known_error_q;
+
+static sim_status parse_known_error(const sim_jctx *ctx, const cJSON *root, void *out)
+{
+    known_error_q *q = out;
+    if (!cJSON_IsObject(root))
+        return sim_j_fail(ctx, NULL, "top level: expected an object of hardware ids");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, q->hw_id);
+    if (!e)
+        return SIM_OK;
+    if (!cJSON_IsObject(e))
+        return sim_j_fail(ctx, q->hw_id, "wrong type (expected an object)");
+    sim_jctx c = *ctx;
+    c.scope = sim_j_locate(ctx, q->hw_id);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "known_error_pct");
+    *q->pct = (double)NAN;
+    if (v && !cJSON_IsNull(v)) {
+        sim_status st = sim_j_num(&c, e, "known_error_pct", 1, 0.0, 1e6, q->pct, NULL);
+        if (st != SIM_OK)
+            return st;
+    }
+    sim_status st = sim_j_str(&c, e, "basis", 1, q->basis, q->cap, NULL);
+    q->found = st == SIM_OK;
+    return st;
+}
+
+sim_status sim_calib_known_error(const char *path, const char *hw_id, double *pct, char *basis,
+                                 size_t cap, int *found, struct sim_err *err)
+{
+    known_error_q q = {hw_id, pct, basis, cap, 0};
+    sim_status st = sim_json_load_file(path, parse_known_error, &q, err);
+    *found = q.found;
+    return st;
+}

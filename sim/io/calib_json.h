@@ -42,6 +42,14 @@ typedef struct sim_calib {
 sim_status sim_calib_load(const char *path, sim_calib *c /* OUT */, struct sim_err *err /* OUT */);
 
 /*
+ * The known uncalibrated error of hardware hw_id from path (calibrations/uncalibrated/
+ * known-errors.json: {"<hw id>": {"known_error_pct": number or null, "basis": "..."}}):
+ * *found 1 with *pct (NaN for null) and basis (cap bytes), or 0 when hw_id has no entry.
+ */
+sim_status sim_calib_known_error(const char *path, const char *hw_id, double *pct, char *basis,
+                                 size_t cap, int *found, struct sim_err *err);
+
+/*
  * Applies the calibration's figures to hw (loaded from the profile c->hardware names): each
  * value replaces the profile's, marked derived with the source "fitted: <path> (llmstep
  * calibrate --fit)", and the result is checked (sim_hw_validate). SIM_EINVAL with

@@ -14,6 +14,7 @@
 
 #include "errf.h"
 #include "capacity.h"
+#include "paths.h"
 #include "pipeline.h"
 #include "trace_json.h"
 #include "units.h"
@@ -431,6 +432,92 @@ sim_status sim_deploy_find_calib(sim_cache *c, const char *name, const char *hw_
         st = SIM_EINVAL;
     }
     return st;
+}
+
+static int has(const char *key, const char *part) { return strstr(key, part) != NULL; }
+
+int sim_deploy_field_relevant(const sim_deployment *d, sim_hw_field f, const sim_step *st)
+{
+    const char *k = sim_hw_field_key(f);
+    const sim_model *m = d->m;
+    const sim_quant *q = &m->quant;
+    const int fp8_w = d->cfg.dtype == SIM_DTYPE_FP8 || q->math == SIM_GEMM_MATH_FP8 ||
+                      q->math == SIM_GEMM_MATH_INT8 || (q->weight_bits == 8 && q->block_n == 0);
+    const int fp8_block = q->block_n > 0;
+    const int fp4 = q->math == SIM_GEMM_MATH_FP4 || q->method == SIM_QUANT_MXFP4 ||
+                    q->method == SIM_QUANT_NVFP4;
+    const int fp8_kv = d->cfg.kv_dtype == SIM_DTYPE_FP8;
+    int prefill = st == NULL, decode = st == NULL;
+    for (int i = 0; st && i < st->n_groups; i++) {
+        if (st->groups[i].new_tokens == 1)
+            decode = 1;
+        else
+            prefill = 1;
+    }
+    const double per_node = d->hw->v[SIM_HWF_N_GPUS_PER_NODE];
+    /* STREAM add and triad rates are recorded for reference; no operator is priced by them. */
+    if (f == SIM_HWF_BW_STREAM_ADD || f == SIM_HWF_BW_STREAM_TRIAD)
+        return 0;
+    if (has(k, "internode"))
+        return (double)(d->cfg.tp * (d->cfg.pp > 1 ? d->cfg.pp : 1)) > per_node;
+    if (f == SIM_HWF_LINK_BW)
+        return d->cfg.tp > 1 || d->cfg.pp > 1 || d->cfg.dp > 1;
+    if (has(k, "moe") && m->n_experts == 0)
+        return 0;
+    if (has(k, "fp8_block"))
+        return fp8_block;
+    if (has(k, "fp4"))
+        return fp4;
+    if (has(k, "kv_gather_fp8"))
+        return fp8_kv;
+    if (has(k, "fp8"))
+        return fp8_w || fp8_block || fp4;
+    if (has(k, "attn_prefill"))
+        return prefill;
+    if (has(k, "attn_decode"))
+        return decode;
+    return 1;
+}
+
+void sim_deploy_uncalibrated_hint(sim_cache *c, const sim_deployment *d, char *buf, size_t cap)
+{
+    const char *data_dir = sim_cache_data_dir(c);
+    char ids[128][64];
+    const int n = sim_path_list(data_dir, "calibrations", ids, 128);
+    int best = -1;
+    const char *best_engine = NULL;
+    for (int i = 0; i < n; i++) {
+        const sim_calib *cal;
+        struct sim_err e;
+        if (sim_cache_calib(c, ids[i], &cal, NULL, &e) != SIM_OK ||
+            strcmp(cal->hardware, d->hw->id) != 0)
+            continue;
+        const char *ce = calib_engine(cal);
+        const int same = ce && strcmp(ce, d->e.id) == 0;
+        if (best < 0 || same) {
+            best = i;
+            best_engine = ce;
+        }
+        if (same)
+            break;
+    }
+    if (best >= 0) {
+        snprintf(buf, cap, "shipped for %s: --calibration %s (fitted with engine %s)", d->hw->id,
+                 ids[best], best_engine ? best_engine : "none");
+        return;
+    }
+    char path[4096], basis[400];
+    double pct;
+    int found = 0;
+    struct sim_err e;
+    snprintf(path, sizeof(path), "%s/calibrations/uncalibrated/known-errors.json", data_dir);
+    if (sim_calib_known_error(path, d->hw->id, &pct, basis, sizeof(basis), &found, &e) == SIM_OK &&
+        found && isfinite(pct))
+        snprintf(buf, cap, "no calibration for %s; known uncalibrated error %.1f%% (%s)", d->hw->id,
+                 pct, basis);
+    else
+        snprintf(buf, cap, "no calibration for %s and no measurements: its error is unknown",
+                 d->hw->id);
 }
 
 sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,

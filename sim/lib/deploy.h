@@ -178,6 +178,24 @@ typedef struct sim_deployment {
 sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
                            struct sim_err *err);
 
+/*
+ * One line for an uncalibrated deployment of d: the shipped calibration of its GPU (for its
+ * engine, else any: "calibrations/ID.json fits h100-sxm for vllm-v1: --calibration ID"), else
+ * its known uncalibrated error (calibrations/uncalibrated/known-errors.json), else that none
+ * is known. Into buf (cap bytes); the data folder is c's.
+ */
+void sim_deploy_uncalibrated_hint(sim_cache *c, const sim_deployment *d, char *buf, size_t cap);
+
+/*
+ * 1 when hardware figure f can enter the time of step st (NULL: any step) of d's model under
+ * its run configuration, from what each family of figures prices (docs/hwprofile.md): fp8
+ * figures only with fp8 weights or KV cache, fp8-block and fp4 ones only with those weight
+ * formats, MoE ones only for models with experts, prefill and decode attention ones only for
+ * steps with such groups, the link only at TP > 1, the inter-node fabric only across nodes;
+ * the others always. Commands note defaulted figures only for those (all with --verbose).
+ */
+int sim_deploy_field_relevant(const sim_deployment *d, sim_hw_field f, const sim_step *st);
+
 /* One step of an opened deployment, as every command, the library and Python time it. */
 typedef struct sim_deploy_step_out {
     sim_step rank;      /* one DP rank's share of the step (the busiest rank's) */
