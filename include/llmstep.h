@@ -529,6 +529,10 @@ LLMSTEP_API llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_s
  */
 LLMSTEP_API long long llmstep_sweep_best(const llmstep_sweep_row *rows, size_t n);
 
+/* The seeds `llmstep sweep --best` judges a serving point over by default when the workload
+ * is random (n_seeds for a planning answer; 20). Added in ABI 3. */
+LLMSTEP_API int llmstep_sweep_planning_seeds(void);
+
 /* ---- Measurements: validate, calibrate, holdout ------------------------------------------- */
 
 /*

@@ -10,3 +10,6 @@ sim_script_test(accuracy_serving accuracy_serving.sh SKIPPABLE
 # Each shipped calibration is regenerated from its recorded command and compared.
 sim_script_test(calibrations_reproducible calibrations.sh SKIPPABLE
   ARGS $<TARGET_FILE:llmstep> ${CMAKE_SOURCE_DIR})
+
+# One deployment, one answer: the issue's examples, each answered alike by every command.
+sim_script_test(one_answer one_answer.sh ARGS $<TARGET_FILE:llmstep> ${CMAKE_SOURCE_DIR})

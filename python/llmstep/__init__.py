@@ -161,7 +161,7 @@ class Context:
         kv_peak_frac, and the layout's pp, dp and ep. ``pp`` and ``dp`` (lists) cross pipeline
         stages and data-parallel ranks with the TPs and ``ep`` turns on expert parallelism
         (True) or sweeps it ([0, 1]), as ``--pp``, ``--dp``, ``--ep``. ``seeds`` (serving)
-        simulates each point over that many workload seeds, as ``--seeds`` (None: 5 with
+        simulates each point over that many workload seeds, as ``--seeds`` (None: 20 with
         ``best`` unless the workload is deterministic, else 1, as the CLI). ``best`` keeps
         per model and hardware only the row ``llmstep sweep --best`` keeps.
         ``to_frame`` makes it a DataFrame."""
@@ -208,7 +208,8 @@ class Context:
             spec.ep = int(bool(ep))
         if seeds is None:
             deterministic = request_rate is None and range_ratio == 0
-            seeds = 5 if best and serving and not deterministic else 1
+            seeds = (_lib.lib.llmstep_sweep_planning_seeds()
+                     if best and serving and not deterministic else 1)
         spec.n_seeds = int(seeds)
         spec.batch, spec.n_batch = i64v(batch)
         if kind in ("decode", "prefill"):

@@ -206,6 +206,7 @@ _sigs = {
     "llmstep_version": (cstr, []),
     "llmstep_abi_version": (cint, []),
     "llmstep_sweep_best": (ctypes.c_longlong, [vp, ctypes.c_size_t]),
+    "llmstep_sweep_planning_seeds": (cint, []),
     "llmstep_ctx_new": (vp, [cstr, P(Error)]),
     "llmstep_ctx_free": (None, [vp]),
     "llmstep_ctx_data_dir": (cstr, [vp]),

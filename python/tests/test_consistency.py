@@ -120,7 +120,9 @@ CONC = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 
 def serve_based_best(seed, cal):
     """The SLO question answered by `serve` at every point, as a user would: each point over
-    seeds seed..seed+4, an SLO met only when met at every seed, the most tokens/s per GPU."""
+    the planning seeds seed.., an SLO met only when met at every seed, the most tokens/s per
+    GPU."""
+    n = llmstep._lib.lib.llmstep_sweep_planning_seeds()
     best = None
     for tp in TPS:
         d = llmstep.deploy("qwen3-32b", "h100-sxm", tp=tp, usage="server", calibration=cal,
@@ -129,10 +131,10 @@ def serve_based_best(seed, cal):
             continue
         for c in CONC:
             runs = [d.serve(concurrency=c, prompt_tokens=1024, output_tokens=128, seed=seed + k)
-                    for k in range(5)]
+                    for k in range(n)]
             ok = all(r["ttft_s"]["p90"] <= SLO["slo_ttft_s"] and
                      r["tpot_s"]["p90"] <= SLO["slo_tpot_s"] for r in runs)
-            tps = sum(r["output_tokens_per_s"] for r in runs) / 5 / tp
+            tps = sum(r["output_tokens_per_s"] for r in runs) / n / tp
             if ok and (best is None or tps > best[2]):
                 best = (tp, c, tps)
     return best[:2]
@@ -143,7 +145,7 @@ def test_best_layout_same_by_every_path_and_seed(cal):
     calp = os.path.join(SRC, cal) if cal else None
     extra = ["--calibration", cal] if cal else []
     answers = set()
-    for seed in range(5):
+    for seed in (0, 20, 40, 60, 80):  # five disjoint windows of the 20 planning seeds
         out = run("sweep", "--kind", "serving", "--model", "qwen3-32b", "--hw", "h100-sxm",
                   "--tp", "2,4,8", "--concurrency", "1:256", "--prompt-tokens", "1024",
                   "--output-tokens", "128", "--slo-ttft-ms", "1000", "--slo-tpot-ms", "50",

@@ -79,7 +79,7 @@ static void usage(FILE *f)
         "                             statistics are their means, an SLO holds only when it\n"
         "                             holds at every seed; adds n_seeds, the judged TTFT and\n"
         "                             TPOT percentiles and their ranges over the seeds\n"
-        "                             (default 5 with --best or --pareto unless the workload\n"
+        "                             (default 20 with --best or --pareto unless the workload\n"
         "                             is deterministic, else 1)\n"
         "  --gpu-hour-usd P[,P..]     USD per GPU-hour, one for all or one per --hw: adds the "
         "cost\n"
@@ -673,11 +673,11 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
             return CLI_USAGE;
         }
     /* A planning answer must not hinge on one draw of the workload: --best and --pareto judge
-     * each serving point over 5 seeds unless --seeds says otherwise. */
+     * each serving point over SIM_SWEEP_PLANNING_SEEDS seeds unless --seeds says otherwise. */
     if (serving && !a->serving_seen[7])
         o->n_seeds =
             a->select != SEL_ALL && (a->rate_spec || sim_workload_range_ratio(o->range_ratio) > 0.0)
-                ? 5
+                ? SIM_SWEEP_PLANNING_SEEDS
                 : 1;
     if (serving && (a->batch_spec || a->ctx_spec)) {
         cli_error("sweep: --kind serving takes --concurrency LIST or --request-rate LIST, not "

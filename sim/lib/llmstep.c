@@ -660,6 +660,8 @@ static sim_sweep_row rank_of(const llmstep_sweep_row *r)
     return x;
 }
 
+int llmstep_sweep_planning_seeds(void) { return SIM_SWEEP_PLANNING_SEEDS; }
+
 long long llmstep_sweep_best(const llmstep_sweep_row *rows, size_t n)
 {
     long long best = -1;

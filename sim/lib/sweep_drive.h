@@ -68,6 +68,15 @@ typedef struct sim_sweep_opts {
 int64_t sim_sweep_batch_max(sim_sweep_kind kind);
 int64_t sim_sweep_context_min(sim_sweep_kind kind);
 
+/*
+ * The seeds a planning answer (--best, --pareto on a serving sweep with a random workload)
+ * judges each point over by default. A point's percentile wobbles from seed to seed (Qwen3-32B
+ * TP 2 at 64 clients: TPOT p90 49.3-50.2 ms over seeds 0-9, about a 50 ms SLO); with the SLO
+ * required at every seed, 5 seeds still picked that point in a third of disjoint seed windows,
+ * 20 in none of six (docs/serving.md, "Workloads: lengths, seeds and lockstep").
+ */
+#define SIM_SWEEP_PLANNING_SEEDS 20
+
 /* Defaults: decode, no engine named (each block takes its calibration's, else vllm-v1, as
  * every command: sim_deploy_open), host time on, no calibration, no SLO, no price. */
 void sim_sweep_opts_init(sim_sweep_opts *o);

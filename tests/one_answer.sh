@@ -1,0 +1,113 @@
+#!/bin/sh
+# One deployment, one answer: the examples of the issue that asked for it, each pinned. The
+# oracle of every numeric check is another command's answer to the same question (the JSON
+# outputs print full precision), never a stored number; the messages are the designed ones.
+# Runs from the source tree (the shipped calibrations/ folder). No ../shared/data needed.
+# usage: one_answer.sh LLMSTEP_BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+. "$(dirname "$0")/lib.sh"
+cd "$src" || exit 2
+jnum() { sed -n "s/.*\"$1\":\([-0-9.eE+]*\).*/\1/p" "$2" | head -n 1; }
+jstr() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$2" | head -n 1; }
+p90() { sed -n "s/.*\"$1\":{[^}]*\"p90\":\([-0-9.eE+]*\).*/\1/p" "$2"; }
+
+# 1. serve and sweep --kind serving with one calibration: the calibration's engine in both, the
+#    same TTFT and TPOT p90 (the sweep printed vllm-v1's before).
+wl="--model qwen3-32b --hw h100-sxm --tp 2 --concurrency 64 --prompt-tokens 1024 --output-tokens 128"
+# shellcheck disable=SC2086
+"$bin" serve $wl --calibration calibrations/h100-sxm-v1.json --format json >"$tmp/serve.json" ||
+    bad "serve exit $?"
+# shellcheck disable=SC2086
+"$bin" sweep --kind serving $wl --calibration calibrations/h100-sxm-v1.json --format json \
+    >"$tmp/sweep.json" || bad "sweep exit $?"
+expect "serve engine" "$(jstr engine "$tmp/serve.json")" vllm-v1-0.12
+expect "serving sweep engine" "$(jstr engine "$tmp/sweep.json")" vllm-v1-0.12
+within "sweep TTFT p90 = serve's" "$(p90 ttft_s "$tmp/sweep.json")" "$(p90 ttft_s "$tmp/serve.json")" 0 1e-15
+within "sweep TPOT p90 = serve's" "$(p90 tpot_s "$tmp/sweep.json")" "$(p90 tpot_s "$tmp/serve.json")" 0 1e-15
+
+# 2. A decode sweep with a calibration: its engine's host time, the time predict gives.
+for cal in calibrations/h100-sxm-v1.json calibrations/h100-sxm.json ""; do
+    c=${cal:+--calibration $cal}
+    # shellcheck disable=SC2086
+    "$bin" predict --model qwen3-32b --hw h100-sxm --tp 2 --decode 64x2048 $c --format json \
+        >"$tmp/p.json" || bad "predict $cal exit $?"
+    # shellcheck disable=SC2086
+    "$bin" sweep --model qwen3-32b --hw h100-sxm --tp 2 --batch 64 --context 2048 $c \
+        --format json >"$tmp/s.json" || bad "sweep $cal exit $?"
+    expect "decode sweep engine ($cal)" "$(jstr engine "$tmp/s.json")" "$(jstr engine "$tmp/p.json")"
+    expect "decode sweep time = predict ($cal)" "$(jnum time_s "$tmp/s.json")" \
+        "$(jnum step_time_s "$tmp/p.json")"
+done
+# 4. ... also with --engine vllm-v1, whose async host time overlaps the GPU (the maximum).
+"$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 8x1024 --engine vllm-v1 \
+    --format json >"$tmp/p1.json" || bad "predict v1 exit $?"
+"$bin" sweep --model llama-3.1-8b --hw h100-sxm --tp 1 --batch 8 --context 1024 \
+    --engine vllm-v1 --format json >"$tmp/s1.json" || bad "sweep v1 exit $?"
+expect "sweep --engine vllm-v1 = predict" "$(jnum time_s "$tmp/s1.json")" \
+    "$(jnum step_time_s "$tmp/p1.json")"
+# max(GPU, host) = GPU here: the step time is the roofline (alpha 1, beta 0).
+expect "async step = max(gpu, host)" "$(jnum step_time_s "$tmp/p1.json")" \
+    "$(jnum roofline_time_s "$tmp/p1.json")"
+
+# 3. A calibration folder: the file of this GPU and engine, never another engine's.
+calpath() { sed -n "s/.*\"calibration\":\"\([^\"]*\)\".*/\1/p" "$1" | head -n 1; }
+for e in "vllm-v0:h100-sxm.json" "vllm-v1-0.12:h100-sxm-v1.json" "vllm-v1:h100-sxm-vllm-v1.json"; do
+    "$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 8x1024 --calibration calibrations \
+        --engine "${e%%:*}" --format json >"$tmp/f.json" 2>"$tmp/f.err" || bad "folder ${e%%:*}"
+    expect "folder, engine ${e%%:*}" "$(basename "$(calpath "$tmp/f.json")")" "${e#*:}"
+done
+"$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 8x1024 --calibration calibrations \
+    --format json >"$tmp/f.json" || bad "folder default exit $?"
+expect "folder, default engine" "$(basename "$(calpath "$tmp/f.json")")" h100-sxm-vllm-v1.json
+# The A100 40GB has only a V0 fit: with no engine named it is the calibration's engine (V0);
+# under --engine vllm-v1 the run is uncalibrated, and says so.
+"$bin" predict --model llama-3.1-8b --hw a100-sxm-40gb --decode 8x1024 \
+    --calibration calibrations --format json >"$tmp/a.json" || bad "a100 exit $?"
+expect "only file: its engine" "$(jstr engine "$tmp/a.json")" vllm-v0
+"$bin" predict --model llama-3.1-8b --hw a100-sxm-40gb --decode 8x1024 --engine vllm-v1 \
+    --calibration calibrations --format json >"$tmp/a.json" 2>"$tmp/a.err" || bad "a100 v1 exit $?"
+expect "other engine only: uncalibrated" "$(sed -n 's/.*"calibrated":\(true\|false\).*/\1/p' "$tmp/a.json")" false
+expect "other engine only: said" "$(cat "$tmp/a.err")" \
+    "llmstep: note: calibrations has no calibration of a100-sxm-40gb for engine vllm-v1 (calibrations/a100-sxm-40gb.json is for another engine): uncalibrated"
+# An id names a shipped calibration wherever the data is installed.
+"$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 8x1024 --calibration h100-sxm-v1 \
+    --format json >"$tmp/id.json" || bad "calibration id exit $?"
+expect "calibration id" "$(jstr engine "$tmp/id.json")" vllm-v1-0.12
+
+# 5. predict refuses a batch whose KV cache cannot exist (serve would never form it).
+"$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 1024x131000 >"$tmp/o" 2>"$tmp/e"
+expect "impossible batch exit" "$?" 1
+expect "impossible batch message" "$(cat "$tmp/e")" \
+    "llmstep: predict: the step does not fit: its KV cache needs 8384512 blocks (17583.60 GB) per GPU, but h100-sxm at TP 1 holds 27403 (57.47 GB) (--ignore-memory to go on)"
+"$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 1024x131000 --ignore-memory \
+    >/dev/null 2>&1 || bad "--ignore-memory still prices it"
+# 27403 blocks of 16 tokens hold 213 sequences of 2049 tokens (129 blocks each): 213 fit,
+# 214 do not (floor(27403 / 129) = 212.4 -> 212; with max_num_seqs 1024 the KV bound rules).
+"$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 212x2048 >/dev/null 2>&1 ||
+    bad "212 x 2048 should fit"
+"$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 213x2048 >/dev/null 2>&1 &&
+    bad "213 x 2048 should not fit" || ok
+
+# 6. Points that cannot run are rows, never fatal; --ep can be swept.
+"$bin" sweep --kind serving --model qwen3-30b-a3b --hw h100-sxm --tp 1 --dp 1,8 --ep \
+    --concurrency 1:16 --prompt-tokens 256 --output-tokens 16 >"$tmp/dp.csv" 2>"$tmp/dp.err"
+expect "DP sweep exit" "$?" 0
+# 1, 2 and 4 clients leave some of 8 DP ranks idle.
+expect "idle DP ranks are rows" "$(grep -c ',idle_rank,' "$tmp/dp.csv")" 3
+"$bin" sweep --model qwen3-30b-a3b --hw h100-sxm --tp 1 --dp 2 --ep 0,1 --batch 8 \
+    --context 1024 >"$tmp/ep.csv" || bad "--ep 0,1 exit $?"
+expect "--ep 0,1 rows" "$(awk -F, 'NR > 1 { printf "%s,%s ", $(NF-1), $NF }' "$tmp/ep.csv")" \
+    "2,false 2,true "
+
+# 7. Say what is used: the weight format and KV dtype.
+"$bin" models deepseek-v3 llama-3.1-70b-fp8 >"$tmp/m" || bad "models exit $?"
+grep -q '^deepseek-v3 .* fp8-block128x128 *bf16 ' "$tmp/m" && ok || bad "deepseek-v3 weights: $(cat "$tmp/m")"
+grep -q '^llama-3.1-70b-fp8 .* ct-w8a8-fp8-tensor bf16 ' "$tmp/m" && ok || bad "70b-fp8 weights"
+"$bin" serve --model llama-3.1-8b-fp8 --hw h100-sxm --concurrency 2 --prompt-tokens 64 \
+    --output-tokens 4 >"$tmp/h" || bad "serve fp8 exit $?"
+expect "serve header" "$(head -n 1 "$tmp/h")" \
+    "llmstep serve: llama-3.1-8b-fp8 on h100-sxm, TP 1, ct-w8a8-fp8-tensor weights, bf16 KV cache, engine vllm-v1 (server defaults)"
+
+summary one_answer
