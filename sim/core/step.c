@@ -21,8 +21,6 @@ static const char *const op_names[SIM_OP_COUNT] = {
 #undef XX
 };
 
-static const char *const bound_names[SIM_BOUND_COUNT] = {"none", "compute", "memory", "comm"};
-
 /* Elementwise FLOPs per element (docs/model.md, "Elementwise operators"). */
 #define FLOPS_PER_NORM_ELEM                                                                        \
     5.0                           /* fused residual add + RMSNorm: add, square, sum, scale, weight \
@@ -40,20 +38,6 @@ const char *sim_op_name(sim_op_kind k)
     if ((int)k < 0 || k >= SIM_OP_COUNT)
         return "?";
     return op_names[k];
-}
-
-const char *sim_bound_name(sim_bound b)
-{
-    if ((int)b < 0 || b >= SIM_BOUND_COUNT)
-        return "?";
-    return bound_names[b];
-}
-
-double sim_moe_expected_experts(double n_experts, double k, double n_tokens)
-{
-    if (n_experts <= 0.0 || n_tokens <= 0.0)
-        return 0.0;
-    return n_experts * (1.0 - pow(1.0 - k / n_experts, n_tokens));
 }
 
 /* Expected maximum of g independent standard normals, g = 2, 4, ..., 256: the integral of

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "hw.h"
+#include "kernels.h"
 #include "model.h"
 #include "status.h"
 
@@ -45,12 +46,6 @@ typedef enum sim_roofline_mode {
     SIM_ROOFLINE_STEP = 1, /* one max over the step's totals (design document v2) */
     SIM_ROOFLINE_MODE_COUNT
 } sim_roofline_mode;
-
-typedef enum sim_gemm_model {
-    SIM_GEMM_FLAT = 0,      /* peak x gemm_eff for every shape */
-    SIM_GEMM_TILE_WAVE = 1, /* x tile and wave quantization efficiency of the output shape */
-    SIM_GEMM_MODEL_COUNT
-} sim_gemm_model;
 
 typedef struct sim_run_cfg {
     int tp;             /* tensor-parallel degree */
@@ -101,14 +96,6 @@ typedef enum sim_op_kind {
         SIM_OP_COUNT
 } sim_op_kind;
 
-typedef enum sim_bound {
-    SIM_BOUND_NONE = 0, /* the operator does nothing in this step */
-    SIM_BOUND_COMPUTE = 1,
-    SIM_BOUND_MEMORY = 2,
-    SIM_BOUND_COMM = 3,
-    SIM_BOUND_COUNT
-} sim_bound;
-
 typedef struct sim_op_cost {
     double flops;        /* per GPU */
     double bytes;        /* HBM bytes per GPU (for comm ops: message bytes) */
@@ -136,9 +123,8 @@ typedef struct sim_step_cost {
     sim_bound bound;      /* dominant bound of the step: the larger of compute_s, memory_s */
 } sim_step_cost;
 
-/* Name of an operator ("qkv_proj"), or a bound ("compute"). */
+/* Name of an operator ("qkv_proj"); sim_bound_name (kernels.h) names a bound. */
 const char *sim_op_name(sim_op_kind k);
-const char *sim_bound_name(sim_bound b);
 
 /*
  * Checks a step against the model and configuration: at least one group, every
@@ -190,12 +176,6 @@ void sim_step_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg 
 int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
                              const sim_step *s, int64_t n, sim_step_cost *last /* OUT */,
                              double *sum_roofline_s /* OUT */);
-
-/*
- * Expected number of distinct experts that n_tokens tokens touch when each picks
- * k of E experts uniformly: E x (1 - (1 - k/E)^n_tokens). docs/model.md, "MoE".
- */
-double sim_moe_expected_experts(double n_experts, double k, double n_tokens);
 
 /*
  * Under expert parallelism the step waits for the GPU whose experts received the most rows.
