@@ -324,7 +324,7 @@ static double predict_mla(const sim_hw *hw, sim_gemm_model gm, const sim_model *
 }
 
 /*
- * The uncalibrated roofline time of one sample, through the functions step.c uses.
+ * The uncalibrated roofline time of one sample, through the functions ops.c uses.
  * *floor_s (OUT) is the sample's FLOPs at the datasheet peak: no kernel can be faster.
  */
 static double predict(const sim_hw *hw, sim_gemm_model gm, const sim_model *mla,

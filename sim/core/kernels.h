@@ -1,6 +1,6 @@
 /*
  * kernels.h - the roofline of single kernels: one GEMM, one attention call,
- * one all-reduce. step.c times every operator of a step with these same
+ * one all-reduce. ops.c times every operator of a step with these same
  * functions, and `llmstep validate-kernels` compares them with measured kernel
  * tables, so what is validated is what predicts.
  *
