@@ -249,40 +249,6 @@ double sim_engine_step_wall_s(const sim_engine *e, double gpu_s, double host_s)
     return gpu_s + host_s;
 }
 
-void sim_step_add_group(sim_step *st, int64_t n, int64_t t, int64_t c, int emits)
-{
-    for (int i = 0; i < st->n_groups; i++) {
-        sim_group *g = &st->groups[i];
-        if (g->new_tokens == t && g->context_tokens == c && g->emits == emits) {
-            g->count += n;
-            return;
-        }
-    }
-    if (st->n_groups < SIM_STEP_MAX_GROUPS) {
-        st->groups[st->n_groups++] = (sim_group){n, t, c, emits};
-        return;
-    }
-    /* Full: merge into the group of the same shape with the nearest context, at the
-     * count-weighted mean context (exact for decode attention, which is linear in c). */
-    int best = -1;
-    int64_t bd = 0;
-    for (int i = 0; i < st->n_groups; i++) {
-        sim_group *g = &st->groups[i];
-        if (g->new_tokens != t || g->emits != emits)
-            continue;
-        int64_t dd = g->context_tokens > c ? g->context_tokens - c : c - g->context_tokens;
-        if (best < 0 || dd < bd) {
-            best = i;
-            bd = dd;
-        }
-    }
-    if (best < 0)
-        best = st->n_groups - 1;
-    sim_group *g = &st->groups[best];
-    g->context_tokens = (g->context_tokens * g->count + c * n) / (g->count + n);
-    g->count += n;
-}
-
 /* Megabytes for a message, clamped so the conversion to an integer is defined. */
 static double clamp_mb(double bytes)
 {

@@ -183,14 +183,6 @@ void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *h
                         const sim_run_cfg *run, const sim_sched_resolved *s,
                         sim_memory *out /* OUT */);
 
-/*
- * Adds n sequences that each process t new tokens after c cached ones (emits: they
- * sample) to a step, merging them into an equal group. When all SIM_STEP_MAX_GROUPS
- * groups are taken, they join the group of the same shape with the nearest context at
- * the count-weighted mean context (exact for decode attention, linear in the context).
- */
-void sim_step_add_group(sim_step *st, int64_t n, int64_t t, int64_t c, int emits);
-
 /* Host time of a step with n_seqs sequences (engine profile). */
 double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs);
 

@@ -1,8 +1,8 @@
 /*
- * step.c - the cost of one engine step under a run configuration: its check, its
- * operators counted over the whole model (ops.c) or through pipeline stages
- * (pipeline.c), reused from the previous step, and summed over a run of decode steps
- * (see step.h; docs/model.md, "Decode runs").
+ * step.c - one engine step under a run configuration: its groups as a scheduler
+ * adds them, its check, its operators counted over the whole model (ops.c) or
+ * through pipeline stages (pipeline.c), the cost reused from the previous step, and
+ * summed over a run of decode steps (see step.h; docs/model.md, "Decode runs").
  */
 #include "step.h"
 
@@ -51,6 +51,40 @@ sim_status sim_step_check(const sim_model *m, const sim_run_cfg *cfg, const sim_
         return SIM_ERANGE;
     }
     return SIM_OK;
+}
+
+void sim_step_add_group(sim_step *st, int64_t n, int64_t t, int64_t c, int emits)
+{
+    for (int i = 0; i < st->n_groups; i++) {
+        sim_group *g = &st->groups[i];
+        if (g->new_tokens == t && g->context_tokens == c && g->emits == emits) {
+            g->count += n;
+            return;
+        }
+    }
+    if (st->n_groups < SIM_STEP_MAX_GROUPS) {
+        st->groups[st->n_groups++] = (sim_group){n, t, c, emits};
+        return;
+    }
+    /* Full: merge into the group of the same shape with the nearest context, at the
+     * count-weighted mean context (exact for decode attention, which is linear in c). */
+    int best = -1;
+    int64_t bd = 0;
+    for (int i = 0; i < st->n_groups; i++) {
+        sim_group *g = &st->groups[i];
+        if (g->new_tokens != t || g->emits != emits)
+            continue;
+        int64_t dd = g->context_tokens > c ? g->context_tokens - c : c - g->context_tokens;
+        if (best < 0 || dd < bd) {
+            best = i;
+            bd = dd;
+        }
+    }
+    if (best < 0)
+        best = st->n_groups - 1;
+    sim_group *g = &st->groups[best];
+    g->context_tokens = (g->context_tokens * g->count + c * n) / (g->count + n);
+    g->count += n;
 }
 
 void sim_step_cost_compute(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,

@@ -1,12 +1,12 @@
 /*
- * step.h - the cost of one engine step under a run configuration: the check of a
- * step against the model and configuration, its operators counted and timed
- * (ops.h) over the whole model or through the pipeline stages of pipeline.h,
- * the same cost reused from the previous step of a simulation, and a run of
- * decode steps summed in closed form (docs/model.md, "Decode runs").
- * The types of a step, its run configuration and its cost are ops.h's, which
- * this header includes. Everything here is pure: no I/O, no allocation, no
- * globals.
+ * step.h - one engine step under a run configuration: its groups as a
+ * scheduler adds them, its check against the model and configuration, its
+ * operators counted and timed (ops.h) over the whole model or through the
+ * pipeline stages of pipeline.h, the same cost reused from the previous step of
+ * a simulation, and a run of decode steps summed in closed form (docs/model.md,
+ * "Decode runs"). The types of a step, its run configuration and its cost are
+ * ops.h's, which this header includes. Everything here is pure: no I/O, no
+ * allocation, no globals.
  */
 #ifndef SIM_STEP_H
 #define SIM_STEP_H
@@ -26,6 +26,14 @@
  */
 sim_status sim_step_check(const sim_model *m, const sim_run_cfg *cfg, const sim_step *s,
                           struct sim_err *err /* OUT */);
+
+/*
+ * Adds n sequences that each process t new tokens after c cached ones (emits: they
+ * sample) to a step, merging them into an equal group. When all SIM_STEP_MAX_GROUPS
+ * groups are taken, they join the group of the same shape with the nearest context at
+ * the count-weighted mean context (exact for decode attention, linear in the context).
+ */
+void sim_step_add_group(sim_step *st, int64_t n, int64_t t, int64_t c, int emits);
 
 /*
  * Counts and times one step. The inputs must have passed sim_step_check(),
