@@ -23,6 +23,7 @@
 
 #include "engine.h"
 #include "hw.h"
+#include "memory.h"
 #include "model.h"
 #include "step.h"
 

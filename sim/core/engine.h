@@ -12,9 +12,8 @@
  *  - V1 (vLLM 0.8 and later, vllm/v1/core/sched/scheduler.py): one token budget
  *    per step, running requests first, then waiting ones; chunked prefill always
  *    on. Simulated by serve.h, which an offline batch on V1 also goes through.
- * KV capacity follows vLLM's profiling:
- * blocks = (memory x utilization - weights - activation peak - reserve) /
- * (block_size x KV bytes per token per GPU). docs/model.md, "Engine".
+ * The memory budget and KV capacity under an engine are memory.h's.
+ * docs/model.md, "Engine".
  */
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
@@ -117,47 +116,9 @@ typedef struct sim_sched_resolved {
                               disable_hybrid_kv_cache_manager; the V0 engine always) */
 } sim_sched_resolved;
 
-/* KV blocks of block_size tokens that hold tokens tokens (paged attention rounds up). */
-static inline int64_t sim_kv_blocks_for(int64_t tokens, int64_t block_size)
-{
-    return (tokens + block_size - 1) / block_size;
-}
-
 /* Most steps one simulation (offline batch or serving run) may take before it stops with an
  * error: about 10 s of simulation (docs/limits.md). */
 #define SIM_SIM_MAX_STEPS INT64_C(10000000)
-
-/* Largest KV block count the memory model reports (docs/limits.md). */
-#define SIM_KV_BLOCKS_MAX 1099511627776.0
-
-/* The memory budget of one GPU (docs/model.md, "Memory"). */
-typedef struct sim_memory {
-    double capacity_bytes;          /* device memory (V1: the total CUDA reports) */
-    double usable_bytes;            /* capacity x gpu_memory_utilization */
-    double weights_bytes;           /* per GPU */
-    double activation_bytes;        /* peak of the profiling forward pass */
-    double reserve_bytes;           /* engine reserve (V1: non-torch memory and CUDA graphs) */
-    double kv_bytes_per_token;      /* per GPU, every layer counted (what a token costs without the
-                                       window credit) */
-    double kv_full_bytes_per_token; /* per GPU, the full-attention layers only (all layers
-                                       without the hybrid KV-cache manager) */
-    double kv_budget_bytes;         /* usable - weights - activations - reserve (may be < 0) */
-    sim_kv_layout kv;        /* how the V1 hybrid manager groups the layers (model.h); at pp > 1 the
-                                layer counts are the reported stage's, the groups the whole model's */
-    double kv_block_bytes;   /* one block of the pool: block_size x kv bytes per token, or
-                                with windowed layers block_size x G pages of one layer */
-    int64_t kv_block_layers; /* layers one block spans on this GPU: all its layers, or G (a
-                                stage's share of G at pp > 1) with two kinds of layers */
-    int64_t kv_blocks;       /* floor(budget / kv_block_bytes), >= 0 */
-    int64_t kv_capacity_tokens; /* tokens of every group: kv_blocks / groups x block_size (what
-                                   vLLM logs as "GPU KV cache size") */
-    int64_t kv_blocks_max_seq;  /* blocks vLLM budgets for one max_model_len sequence
-                                   (sim_kv_max_request_blocks) */
-    int fits;     /* weights fit and one max_model_len sequence fits: kv_blocks >= kv_blocks_max_seq
-                     (vLLM check_enough_kv_cache_memory) */
-    int pp_stage; /* with pipeline stages: the stage whose GPU has the fewest KV blocks, whose
-                     weights, KV bytes per token and budget are the figures above; else 0 */
-} sim_memory;
 
 /* 1 when the V1 hybrid KV-cache manager credits windowed layers in this run. */
 static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_resolved *s)
@@ -177,11 +138,6 @@ static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_reso
 sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                              const sim_sched_cfg *in, sim_sched_resolved *out /* OUT */,
                              struct sim_err *err /* OUT */);
-
-/* Memory budget and KV capacity of one GPU. */
-void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                        const sim_run_cfg *run, const sim_sched_resolved *s,
-                        sim_memory *out /* OUT */);
 
 /* Host time of a step with n_seqs sequences (engine profile). */
 double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "memory.h"
 #include "pipeline.h"
 
 /* Everything one simulation carries between steps. */

@@ -41,6 +41,7 @@
 
 #include "engine.h"
 #include "hw.h"
+#include "memory.h"
 #include "model.h"
 #include "serve.h"
 #include "status.h"

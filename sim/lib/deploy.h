@@ -14,6 +14,7 @@
 #include "cache.h"
 #include "engine.h"
 #include "hw.h"
+#include "memory.h"
 #include "model.h"
 #include "serve.h"
 #include "status.h"

@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "hw.h"
 #include "meas_pred.h"
+#include "memory.h"
 #include "metrics.h"
 #include "model.h"
 #include "pipeline.h"
