@@ -24,6 +24,7 @@
 #include "model.h"
 #include "status.h"
 #include "step.h"
+#include "workload.h"
 
 /* Which scheduler an engine profile describes. */
 typedef enum sim_sched_kind {
@@ -174,26 +175,6 @@ typedef struct sim_batch_result {
 
 /* Upper bound on sequences the simulation tracks; larger batches are an error. */
 #define SIM_BATCH_MAX_SEQS 4096
-
-/*
- * One request as the V1 simulation (serve.h) tracks it. The caller fills the
- * inputs; the simulation writes the outputs and uses the state fields.
- */
-typedef struct sim_request {
-    double arrival_s;      /* IN: arrival at the engine (closed loop: set by the simulation) */
-    int64_t prompt_tokens; /* IN: >= 1 */
-    int64_t output_tokens; /* IN: tokens to generate, >= 1 */
-    double first_token_s;  /* OUT: end of the step that sampled the first token */
-    double finish_s;       /* OUT: end of the step that sampled the last token */
-    int64_t n_preemptions; /* OUT: times preempted by recompute */
-    /* State during the simulation. */
-    double last_token_s; /* when the latest token was sampled */
-    int64_t computed;    /* tokens in the KV cache */
-    int64_t generated;   /* tokens sampled so far */
-    int64_t blocks;      /* KV blocks held */
-    int64_t sched;       /* tokens scheduled in the current step (0 = not scheduled) */
-    int64_t batch;       /* with pipeline stages: the batch in flight it rides when sched > 0 */
-} sim_request;
 
 /*
  * Caller-provided scratch for the simulation (no allocation in the core):

@@ -36,59 +36,7 @@
 #include "model.h"
 #include "status.h"
 #include "step.h"
-
-/* How requests arrive. */
-typedef enum sim_arrival {
-    SIM_ARRIVAL_CLOSED = 0,  /* concurrency clients, each sends its next request on completion */
-    SIM_ARRIVAL_POISSON = 1, /* open loop: gamma inter-arrivals (shape = burstiness; 1: Poisson) */
-    SIM_ARRIVAL_TRACE = 2,   /* open loop: arrival times and lengths given */
-    SIM_ARRIVAL_COUNT
-} sim_arrival;
-
-/* A generated workload (closed or Poisson/gamma); traces are read by simio instead. */
-typedef struct sim_workload_spec {
-    sim_arrival arrival;
-    int64_t concurrency;     /* closed loop clients, >= 1 */
-    double rate_per_s;       /* open loop mean request rate, > 0 */
-    double burstiness;       /* gamma shape of the inter-arrival times, > 0 (1 = Poisson) */
-    int64_t prompt_tokens;   /* mean prompt length, >= 1 */
-    int64_t output_tokens;   /* mean output length, >= 1 */
-    double range_ratio;      /* lengths uniform in [L(1-r), L(1+r)], 0 <= r < 1 (0 = fixed) */
-    int64_t num_requests;    /* requests measured (0: sim_workload_default_requests) */
-    int64_t warmup_requests; /* requests sent first and left out of the statistics (-1: default) */
-    uint64_t seed;           /* of the generator (lengths, arrivals); same seed, same workload */
-} sim_workload_spec;
-
-/*
- * Requests measured when num_requests is 0: closed loop 10 x concurrency (the request count
- * of genai-perf/aiperf sweeps, `--request-count $((concurrency*10))`); open loop 1000.
- */
-int64_t sim_workload_default_requests(const sim_workload_spec *spec);
-
-/*
- * Warm-up requests when warmup_requests < 0: none. Benchmark clients run their warm-up as a
- * phase of its own and wait for its last response before profiling starts (aiperf's docs,
- * "Warmup Phase Configuration": "AIPerf waits indefinitely for all warmup responses before
- * starting profiling"; vllm bench serve has no warm-up), so the measured requests start on an
- * idle engine, a closed loop with all its clients sending at once. A positive count sends
- * that many requests first, without draining, and leaves them out of the statistics.
- */
-int64_t sim_workload_default_warmup(const sim_workload_spec *spec);
-
-/*
- * Fills n requests of a closed or Poisson/gamma workload: lengths drawn uniformly from
- * [floor(L(1-r)), floor(L(1+r))] (at least 1) as vllm bench serve's random dataset does;
- * open-loop arrivals start at 0 and add gamma(shape = burstiness, scale =
- * 1/(rate x burstiness)) intervals (vllm bench serve --burstiness). Deterministic in seed.
- */
-void sim_workload_generate(const sim_workload_spec *spec, sim_request *req, int64_t n);
-
-/* The requests to serve. */
-typedef struct sim_workload {
-    sim_request *req;    /* n_requests requests; open loop: sorted by arrival_s */
-    int64_t n_requests;  /* >= 1 */
-    int64_t concurrency; /* > 0: closed loop with this many clients; 0: open loop */
-} sim_workload;
+#include "workload.h"
 
 /* Inter-token latencies, run-length encoded: count tokens had latency itl_s. */
 typedef struct sim_itl_entry {
