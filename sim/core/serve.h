@@ -1,6 +1,7 @@
 /*
  * serve.h - vLLM's V1 engine serving a workload, simulated request by request
- * and step by step, and the latency statistics of the simulated requests.
+ * and step by step (the requests are workload.h's, their latency statistics
+ * serve_stats.h's).
  *
  * The schedule follows vllm/v1/core/sched/scheduler.py (Scheduler.schedule, vLLM
  * 0.8-0.19; docs/engine.md cites the lines):
@@ -34,15 +35,10 @@
 #include "engine.h"
 #include "hw.h"
 #include "model.h"
+#include "serve_stats.h"
 #include "status.h"
 #include "step.h"
 #include "workload.h"
-
-/* Inter-token latencies, run-length encoded: count tokens had latency itl_s. */
-typedef struct sim_itl_entry {
-    double itl_s;
-    double count;
-} sim_itl_entry;
 
 /* Caller-owned scratch: queue of n_requests + 1 ids, running list of n_requests ids, and
  * optionally (itl != NULL) room for itl_cap ITL entries; the sum of output_tokens is always
@@ -107,72 +103,5 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
                               const sim_workload *w, sim_serve_scratch *scr, sim_serve_observer obs,
                               void *obs_ctx, sim_serve_result *out /* OUT */,
                               struct sim_err *err /* OUT */);
-
-/* The serving statistics of MEASUREMENTS.md's `metric`. */
-#define SIM_SERVE_METRICS(XX)                                                                      \
-    XX(TTFT_MEAN, "ttft_mean")                                                                     \
-    XX(TTFT_P50, "ttft_p50")                                                                       \
-    XX(TTFT_P90, "ttft_p90")                                                                       \
-    XX(TTFT_P99, "ttft_p99")                                                                       \
-    XX(TPOT_MEAN, "tpot_mean")                                                                     \
-    XX(TPOT_P50, "tpot_p50")                                                                       \
-    XX(TPOT_P90, "tpot_p90")                                                                       \
-    XX(TPOT_P99, "tpot_p99")                                                                       \
-    XX(E2E_MEAN, "e2e_mean")                                                                       \
-    XX(E2E_P50, "e2e_p50")                                                                         \
-    XX(E2E_P90, "e2e_p90")                                                                         \
-    XX(E2E_P99, "e2e_p99")
-
-typedef enum sim_serve_metric {
-#define XX(e, name) SIM_METRIC_##e,
-    SIM_SERVE_METRICS(XX)
-#undef XX
-        SIM_METRIC_COUNT
-} sim_serve_metric;
-
-/* "ttft_mean", ...; "?" out of range. */
-const char *sim_serve_metric_name(sim_serve_metric m);
-
-/* Parses a metric name; SIM_EINVAL (and *out untouched) otherwise. */
-sim_status sim_serve_metric_parse(const char *name, sim_serve_metric *out /* OUT */);
-
-/* Mean and percentiles of a latency, seconds. */
-typedef struct sim_dist {
-    double mean, p50, p90, p99;
-} sim_dist;
-
-typedef struct sim_serve_stats {
-    int64_t n_requests;
-    sim_dist ttft_s;   /* first token - arrival */
-    sim_dist tpot_s;   /* (finish - first token) / (output - 1), requests with output > 1 */
-    sim_dist itl_s;    /* time between consecutive tokens of a request */
-    sim_dist e2e_s;    /* finish - arrival */
-    double duration_s; /* last finish - first arrival */
-    double request_throughput_per_s; /* n_requests / duration */
-    double output_tokens_per_s;      /* output tokens / duration */
-    double total_tokens_per_s;       /* (prompt + output tokens) / duration */
-    int64_t n_good;                  /* requests within both SLOs */
-    double goodput_per_s;            /* n_good / duration */
-} sim_serve_stats;
-
-/*
- * Percentile p (0..100) of n sorted values by linear interpolation between
- * closest ranks (numpy.percentile's default, which vllm bench serve uses):
- * position p/100 x (n - 1). n >= 1.
- */
-double sim_percentile_sorted(const double *sorted, int64_t n, double p);
-
-/*
- * Statistics of served requests (their first_token_s and finish_s set). ITL
- * entries may be NULL (n_itl 0: ITL statistics are 0). An SLO <= 0 is not
- * applied. scratch: n doubles. Sorts itl in place. Returns SIM_EINVAL when
- * n < 1 or a request was not served.
- */
-sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_entry *itl,
-                                   int64_t n_itl, double slo_ttft_s, double slo_tpot_s,
-                                   double *scratch, sim_serve_stats *out /* OUT */);
-
-/* One statistic of the stats, seconds. */
-double sim_serve_stats_metric(const sim_serve_stats *st, sim_serve_metric m);
 
 #endif
