@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "hw.h"
 #include "model.h"
+#include "sched_v0.h"
 #include "serve.h"
 #include "status.h"
 #include "step.h"

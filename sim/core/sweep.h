@@ -43,6 +43,7 @@
 #include "hw.h"
 #include "memory.h"
 #include "model.h"
+#include "sched_v0.h"
 #include "serve.h"
 #include "status.h"
 #include "step.h"

@@ -23,6 +23,7 @@
 #include "metrics.h"
 #include "model.h"
 #include "pipeline.h"
+#include "sched_v0.h"
 #include "serve.h"
 #include "step.h"
 #include "sweep_drive.h"
