@@ -15,7 +15,7 @@
 #include "hw.h"
 #include "model.h"
 #include "sched_v0.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "status.h"
 #include "step.h"
 

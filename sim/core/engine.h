@@ -12,7 +12,7 @@
  *    an offline batch by sched_v0.h.
  *  - V1 (vLLM 0.8 and later, vllm/v1/core/sched/scheduler.py): one token budget
  *    per step, running requests first, then waiting ones; chunked prefill always
- *    on. Simulated by serve.h, which an offline batch on V1 also goes through.
+ *    on. Simulated by sched_v1.h, which an offline batch on V1 also goes through.
  * The memory budget and KV capacity under an engine are memory.h's.
  * docs/model.md, "Engine".
  */

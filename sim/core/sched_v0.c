@@ -8,7 +8,7 @@
 
 #include "err.h"
 #include "memory.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "step.h"
 
 /* Megabytes for a message, clamped so the conversion to an integer is defined. */

@@ -1,7 +1,7 @@
 /*
  * sched_v0.h - an offline batch simulated step by step: on vLLM's V0 scheduler
  * (vLLM 0.5-0.7 default scheduler), or for a V1 engine through the V1 serve loop
- * of serve.h with every request arriving at t = 0.
+ * of sched_v1.h with every request arriving at t = 0.
  *
  * V0: FCFS prefills under the token and sequence budgets while KV blocks are
  * free above the watermark (a step is either all prefills or all decodes), else

@@ -4,7 +4,7 @@
  * inter-token latency (ITL) and end-to-end latency, each as a mean and the
  * 50th, 90th and 99th percentiles (numpy.percentile's linear interpolation),
  * with throughput and goodput under optional TTFT and TPOT objectives.
- * A simulation (serve.h) fills the requests' times and the run-length encoded
+ * A simulation (sched_v1.h) fills the requests' times and the run-length encoded
  * ITL list. Pure: no I/O, no allocation; the caller owns every array.
  */
 #ifndef SIM_SERVE_STATS_H

@@ -44,7 +44,7 @@
 #include "memory.h"
 #include "model.h"
 #include "sched_v0.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "status.h"
 #include "step.h"
 
@@ -98,7 +98,7 @@ typedef struct sim_sweep_row {
     sim_sweep_status status;
     int meets_slo; /* fits and every given SLO that applies holds */
     /* Serving only (-1 or NaN otherwise): the workload point and the simulated statistics
-     * of the measured requests (serve.h). batch is the concurrency of a closed loop. */
+     * of the measured requests (serve_stats.h). batch is the concurrency of a closed loop. */
     int64_t concurrency;   /* closed loop clients; -1 for an open loop */
     double rate_per_s;     /* open loop mean request rate; NaN for a closed loop */
     int64_t n_requests;    /* requests measured */

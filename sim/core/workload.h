@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 /*
- * One request as the V1 simulation (serve.h) tracks it. The caller fills the
+ * One request as the V1 simulation (sched_v1.h) tracks it. The caller fills the
  * inputs; the simulation writes the outputs and uses the state fields.
  */
 typedef struct sim_request {

@@ -16,7 +16,7 @@
 #include "hw.h"
 #include "memory.h"
 #include "model.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "status.h"
 #include "step.h"
 

@@ -24,7 +24,7 @@
 #include "model.h"
 #include "pipeline.h"
 #include "sched_v0.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "step.h"
 #include "sweep_drive.h"
 

@@ -1,5 +1,5 @@
 /*
- * serve.h - vLLM's V1 engine serving a workload, simulated request by request
+ * sched_v1.h - vLLM's V1 engine serving a workload, simulated request by request
  * and step by step (the requests are workload.h's, their latency statistics
  * serve_stats.h's).
  *
@@ -27,8 +27,8 @@
  * next request when the previous one finishes. Pure: no I/O, no allocation; the
  * caller owns every array.
  */
-#ifndef SIM_SERVE_H
-#define SIM_SERVE_H
+#ifndef SIM_SCHED_V1_H
+#define SIM_SCHED_V1_H
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
 /*
- * serve.c - the V1 engine serving a workload step by step (see serve.h;
+ * sched_v1.c - the V1 engine serving a workload step by step (see sched_v1.h;
  * docs/engine.md, "V1").
  */
-#include "serve.h"
+#include "sched_v1.h"
 
 #include <math.h>
 
@@ -175,7 +175,7 @@ static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int6
 }
 
 /*
- * Schedules one step (serve.h) into st. Returns the number of requests scheduled; the
+ * Schedules one step (sched_v1.h) into st. Returns the number of requests scheduled; the
  * scheduled ones have sched > 0.
  */
 static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
