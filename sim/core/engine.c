@@ -1,6 +1,6 @@
 /*
- * engine.c - scheduler settings, memory budget and the step-by-step simulation
- * of an offline batch (see engine.h; formulas in docs/model.md, "Engine").
+ * engine.c - an engine profile's names, its scheduler settings resolved for a run,
+ * and its host time per step (see engine.h; docs/model.md, "Engine").
  */
 #include "engine.h"
 

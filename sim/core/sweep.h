@@ -27,7 +27,7 @@
  * And then, for every kind:
  *   tokens/s per GPU       = tokens/s / (tp x pp x dp)
  *   cost per million tokens = price per GPU-hour x tp x pp x dp / 3600 / (tokens/s) x 1e6
- * Memory uses the engine's model (engine.h) through capacity.h: a decode point
+ * Memory uses the engine's model (memory.h) through capacity.h: a decode point
  * fits when batch <= sim_capacity_max_seqs(C + 1) (the new token's KV too), a
  * prefill point when batch <= sim_capacity_max_seqs(C), an offline point when
  * the simulation runs. Points that do not fit keep their time (what it would
