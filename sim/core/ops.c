@@ -462,29 +462,59 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     }
 }
 
-/* Every operator but attention, counted and timed: functions of the step's new tokens
- * (out->tokens) and sampling sequences (out->seqs_emitting) only. */
-static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
-                      const step_dims *x, sim_step_cost *out)
+/* What the parts of other_ops share: the step on this GPU, the counted layers' weight bytes,
+ * and what the counts hand on to the kernel counts and the timing. */
+typedef struct other_ctx {
+    const sim_model *m;
+    const sim_hw *hw;
+    const sim_run_cfg *cfg;
+    const step_dims *x;
+    sim_op_cost *ops;
+    int tp;
+    double t, T, Se, V, Vg;
+    double n_moe, n_dense;
+    sim_weight_bytes wbs;
+    /* Set by the counts: kernels of the norms, QKV and RoPE operators, the QKV output width on
+     * this GPU, and the shared experts' width and layers. */
+    double n_norms, qkv_out, n_qkv_k, n_rope_k, Fsg, n_shared;
+    /* The MoE layout and the expert shape on this GPU (count_moe), shared by the count and
+     * the fused-MoE timing. */
+    sim_moe_layout ml;
+    double G, N, E_gpu, Feg, active, busy, rows;
+} other_ctx;
+
+static void other_ctx_init(other_ctx *c, const sim_model *m, const sim_hw *hw,
+                           const sim_run_cfg *cfg, const step_dims *x, sim_step_cost *out)
 {
-    sim_op_cost *ops = out->ops;
+    *c = (other_ctx){.m = m, .hw = hw, .cfg = cfg, .x = x, .ops = out->ops};
     const int tp = cfg->tp;
-    const double t = (double)tp;
-    const double L = x->L, d = x->d, dh = x->dh, Hg = x->Hg, Kg = x->Kg, hb = x->hb, kvb = x->kvb;
-    const double T = out->tokens, Se = out->seqs_emitting;
-    const double V = (double)m->vocab, Vg = (double)((m->vocab + tp - 1) / tp);
+    c->tp = tp;
+    c->t = (double)tp;
+    c->T = out->tokens;
+    c->Se = out->seqs_emitting;
+    c->V = (double)m->vocab;
+    c->Vg = (double)((m->vocab + tp - 1) / tp);
     /* A stage's MoE layers: in proportion (exact when every layer or none is MoE). */
-    const double n_moe = (double)m->n_moe_layers * x->frac, n_dense = L - n_moe;
+    c->n_moe = (double)m->n_moe_layers * x->frac;
+    c->n_dense = x->L - c->n_moe;
     /* Weight bytes streamed by each GEMM, the counted layers: the checkpoint's quantization
      * (scales and zero points included) or dtype ("Quantized weights"). */
-    sim_weight_bytes wbs;
-    sim_model_weight_bytes_moe(m, tp, cfg->dp, cfg->ep, cfg->dtype, &wbs);
-    wbs.qkv *= x->frac;
-    wbs.o *= x->frac;
-    wbs.gate_up *= x->frac;
-    wbs.down *= x->frac;
-    wbs.experts *= x->frac;
-    wbs.small *= x->frac;
+    sim_weight_bytes *wbs = &c->wbs;
+    sim_model_weight_bytes_moe(m, tp, cfg->dp, cfg->ep, cfg->dtype, wbs);
+    wbs->qkv *= x->frac;
+    wbs->o *= x->frac;
+    wbs->gate_up *= x->frac;
+    wbs->down *= x->frac;
+    wbs->experts *= x->frac;
+    wbs->small *= x->frac;
+}
+
+/* Embedding and norms. */
+static void count_embed_norms(other_ctx *c)
+{
+    const step_dims *x = c->x;
+    sim_op_cost *ops = c->ops;
+    const double L = x->L, d = x->d, hb = x->hb, t = c->t, T = c->T;
     /* Embedding ("Embedding"): vocab-parallel lookup reads T rows spread over tp shards. */
     if (x->first)
         add(&ops[SIM_OP_EMBED], 0.0, T * d * hb / t + T * d * hb, T * d * hb / t);
@@ -492,10 +522,21 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     /* Norms and residual adds ("Norms"): 2L + 1 fused add+RMSNorm, each reads x and residual
      * and writes both, on the full hidden state of every GPU (the final norm on the last
      * stage). */
-    const double n_norms = sim_model_norms_per_layer(m) * L + (x->last ? 1.0 : 0.0);
+    c->n_norms = sim_model_norms_per_layer(c->m) * L + (x->last ? 1.0 : 0.0);
+    const double n_norms = c->n_norms;
     add(&ops[SIM_OP_NORM], n_norms * FLOPS_PER_NORM_ELEM * T * d,
         n_norms * (4.0 * T * d * hb + d * hb), n_norms * d * hb);
+}
 
+/* QKV projection, RoPE and q/k norms, KV-cache write and O projection. */
+static void count_qkv_o(other_ctx *c)
+{
+    const sim_model *m = c->m;
+    const step_dims *x = c->x;
+    sim_op_cost *ops = c->ops;
+    const sim_weight_bytes *wbs = &c->wbs;
+    const double L = x->L, d = x->d, dh = x->dh, Hg = x->Hg, Kg = x->Kg, hb = x->hb, kvb = x->kvb;
+    const double T = c->T;
     /* QKV projection ("Linear layers"): column-parallel, Hg + 2 Kg heads out. MLA ("MLA"):
      * the replicated q_a and kv_a (d -> q_lora + kv_lora + rope, one fused GEMM) on every GPU,
      * then q_b (q_lora -> Hg (nope + rope)); without q_lora a plain q (d -> Hg (nope + rope))
@@ -509,21 +550,21 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         const double a_out = (ql > 0.0 ? ql : qh) + kvl + rope;
         const double b_fl = ql > 0.0 ? 2.0 * T * ql * qh : 0.0;
         add(&ops[SIM_OP_QKV], L * (2.0 * T * d * a_out + b_fl),
-            wbs.qkv + L * T * (d + a_out + (ql > 0.0 ? ql + qh : 0.0)) * hb, wbs.qkv);
+            wbs->qkv + L * T * (d + a_out + (ql > 0.0 ? ql + qh : 0.0)) * hb, wbs->qkv);
         n_qkv_k = ql > 0.0 ? 2.0 * L : L;
         qkv_out = a_out;
         /* q_a and kv_a RMSNorms, then RoPE on q_pe (Hg heads) and the one shared k_pe. */
         const double nrm = T * ((ql > 0.0 ? ql : 0.0) + kvl), qk = T * (Hg + 1.0) * rope;
         add(&ops[SIM_OP_ROPE], L * (FLOPS_PER_QKNORM_ELEM * nrm + FLOPS_PER_ROPE_ELEM * qk),
-            L * (2.0 * nrm + 2.0 * qk) * hb + wbs.small, wbs.small);
+            L * (2.0 * nrm + 2.0 * qk) * hb + wbs->small, wbs->small);
         n_rope_k = (ql > 0.0 ? 3.0 : 2.0) * L;
         /* KV-cache write: the latent kv_lora + rope of each new token. */
         add(&ops[SIM_OP_KV_WRITE], 0.0, L * T * (kvl + rope) * (hb + kvb), 0.0);
         /* O projection: Hg v_head_dim in. */
-        add(&ops[SIM_OP_O_PROJ], L * 2.0 * T * Hg * vd * d, wbs.o + L * T * (Hg * vd + d) * hb,
-            wbs.o);
+        add(&ops[SIM_OP_O_PROJ], L * 2.0 * T * Hg * vd * d, wbs->o + L * T * (Hg * vd + d) * hb,
+            wbs->o);
     } else {
-        const double qkv_w = wbs.qkv + (m->qkv_bias ? L * qkv_out * hb : 0.0);
+        const double qkv_w = wbs->qkv + (m->qkv_bias ? L * qkv_out * hb : 0.0);
         add(&ops[SIM_OP_QKV], L * 2.0 * T * d * qkv_out, qkv_w + L * T * (d + qkv_out) * hb, qkv_w);
 
         /* RoPE on q and k, and q/k RMSNorm for qwen3 ("Elementwise operators"). */
@@ -547,10 +588,21 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         add(&ops[SIM_OP_KV_WRITE], 0.0, L * T * 2.0 * Kg * dh * (hb + kvb), 0.0);
 
         /* O projection: row-parallel, Hg dh in, d out. */
-        add(&ops[SIM_OP_O_PROJ], L * 2.0 * T * Hg * dh * d, wbs.o + L * T * (Hg * dh + d) * hb,
-            wbs.o);
+        add(&ops[SIM_OP_O_PROJ], L * 2.0 * T * Hg * dh * d, wbs->o + L * T * (Hg * dh + d) * hb,
+            wbs->o);
     }
+    c->qkv_out = qkv_out;
+    c->n_qkv_k = n_qkv_k;
+    c->n_rope_k = n_rope_k;
+}
 
+/* Dense gated MLP, and the shared experts of MoE layers. */
+static void count_mlp(other_ctx *c)
+{
+    const sim_model *m = c->m;
+    sim_op_cost *ops = c->ops;
+    const double d = c->x->d, hb = c->x->hb, t = c->t, T = c->T;
+    const double n_moe = c->n_moe, n_dense = c->n_dense;
     /* Dense gated MLP ("MLP"): gate and up column-parallel (2 F/tp out), down row-parallel.
      * The shared experts of MoE layers ("MLA") are one such MLP of n_shared Fe per layer. */
     const double Fsg = n_moe > 0.0 ? (double)(m->n_shared_experts * m->d_ff_expert) / t : 0.0;
@@ -560,7 +612,7 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     const int wi = n_dense > 0.0 ? 0 : 1; /* the weights (both kinds) are added once */
     for (int i = 0; i < 2; i++) {
         const double nl = mlp_layers[i], Fg = mlp_f[i];
-        const double w_gu = i == wi ? wbs.gate_up : 0.0, w_dn = i == wi ? wbs.down : 0.0;
+        const double w_gu = i == wi ? c->wbs.gate_up : 0.0, w_dn = i == wi ? c->wbs.down : 0.0;
         if (!(nl > 0.0))
             continue;
         add(&ops[SIM_OP_MLP_GATE_UP], nl * 2.0 * T * d * 2.0 * Fg,
@@ -568,18 +620,28 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         add(&ops[SIM_OP_MLP_ACT], nl * FLOPS_PER_ACT_ELEM * T * Fg, nl * 3.0 * T * Fg * hb, 0.0);
         add(&ops[SIM_OP_MLP_DOWN], nl * 2.0 * T * Fg * d, w_dn + nl * T * (Fg + d) * hb, w_dn);
     }
+    c->Fsg = Fsg;
+    c->n_shared = n_shared;
+}
 
+/* The MoE router and routed experts. */
+static void count_moe(other_ctx *c)
+{
+    const sim_model *m = c->m;
+    sim_op_cost *ops = c->ops;
+    const double d = c->x->d, hb = c->x->hb, T = c->T, n_moe = c->n_moe;
     /* MoE ("MoE"; "Expert and data parallelism"): replicated router on the rank's tokens;
      * the experts spread over G = dp x tp GPUs, each expert sliced (F / G) or, with EP, whole
      * (E / G experts a GPU); the layer sees the N = dp x T tokens of all DP ranks, and a GPU
      * reads only its experts that they touch (each of the E experts with the same chance, so
      * 1/G of the expected touched ones and of the routed rows under EP). */
-    sim_moe_layout ml;
-    sim_moe_layout_of(cfg, &ml);
+    sim_moe_layout_of(c->cfg, &c->ml);
+    const sim_moe_layout ml = c->ml;
     const double G = (double)ml.group, N = T * ml.tokens_mult;
     const double E_gpu = ml.ep ? (double)m->n_experts / G : (double)m->n_experts;
-    /* The expert shape on this GPU, shared by the count here and the fused-MoE timing below:
-     * intermediate width, expected touched experts, busiest-GPU factor, routed rows. */
+    /* The expert shape on this GPU, shared by the count here and the fused-MoE timing
+     * (time_other_ops): intermediate width, expected touched experts, busiest-GPU factor,
+     * routed rows. */
     const double Feg = ml.ep ? (double)m->d_ff_expert : (double)m->d_ff_expert / G;
     double active = 0.0, busy = 1.0, rows = 0.0;
     if (n_moe > 0.0) {
@@ -591,16 +653,33 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
         /* Under EP: the busiest GPU's rows (sim_moe_ep_busiest_factor). */
         busy = ml.ep ? sim_moe_ep_busiest_factor(E, k, N, ml.group) : 1.0;
         rows = ml.ep ? busy * N * k / G : N * k;
-        const double ex_w = active * wbs.experts / (n_moe * E_gpu); /* per MoE layer */
+        const double ex_w = active * c->wbs.experts / (n_moe * E_gpu); /* per MoE layer */
         const double ex_flops = rows * (2.0 * 3.0 * d * Feg + FLOPS_PER_ACT_ELEM * Feg);
         const double ex_act = (rows * (3.0 * d + 6.0 * Feg) + N * d) * hb;
         add(&ops[SIM_OP_MOE_EXPERTS], n_moe * ex_flops, n_moe * (ex_w + ex_act), n_moe * ex_w);
     }
+    c->G = G;
+    c->N = N;
+    c->E_gpu = E_gpu;
+    c->Feg = Feg;
+    c->active = active;
+    c->busy = busy;
+    c->rows = rows;
+}
 
+/* LM head and sampler, and the kernels per step of every operator counted so far. */
+static void count_lm_head_and_kernels(other_ctx *c)
+{
+    const sim_model *m = c->m;
+    const step_dims *x = c->x;
+    sim_op_cost *ops = c->ops;
+    const double L = x->L, d = x->d, hb = x->hb, Se = c->Se, V = c->V, Vg = c->Vg;
+    const double n_moe = c->n_moe, n_dense = c->n_dense, n_shared = c->n_shared;
     /* LM head ("LM head and sampling"): vocab-parallel, only for sequences that sample. */
     if (Se > 0.0 && x->last) {
-        const double lm_w =
-            m->quant.lm_head_quantized ? sim_model_linear_bytes(m, cfg->dtype, Vg, d) : Vg * d * hb;
+        const double lm_w = m->quant.lm_head_quantized
+                                ? sim_model_linear_bytes(m, c->cfg->dtype, Vg, d)
+                                : Vg * d * hb;
         add(&ops[SIM_OP_LM_HEAD], 2.0 * Se * d * Vg, lm_w + Se * (d + Vg) * hb, lm_w);
         add(&ops[SIM_OP_SAMPLER], FLOPS_PER_SAMPLE_ELEM * Se * V,
             SAMPLER_PASSES * Se * V * LOGIT_BYTES, 0.0);
@@ -611,9 +690,9 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
      * grouped expert GEMMs per MoE layer. Only operators with work launch kernels. */
     const double kernels[SIM_OP_COUNT] = {
         [SIM_OP_EMBED] = 1.0,
-        [SIM_OP_NORM] = n_norms,
-        [SIM_OP_QKV] = n_qkv_k,
-        [SIM_OP_ROPE] = n_rope_k,
+        [SIM_OP_NORM] = c->n_norms,
+        [SIM_OP_QKV] = c->n_qkv_k,
+        [SIM_OP_ROPE] = c->n_rope_k,
         [SIM_OP_KV_WRITE] = L,
         [SIM_OP_O_PROJ] = L,
         [SIM_OP_MLP_GATE_UP] = n_dense + n_shared,
@@ -627,7 +706,48 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (kernels[i] > 0.0 && ops[i].bytes > 0.0)
             ops[i].n_kernels = kernels[i];
+}
 
+/* The fused-MoE time of the routed experts, per MoE layer times the MoE layers. */
+static void time_moe_experts(const other_ctx *c, sim_dtype gd)
+{
+    const sim_model *m = c->m;
+    const double N = c->N, G = c->G, E_gpu = c->E_gpu, n_moe = c->n_moe;
+    /* Fused MoE (docs/model.md, "Fused MoE"): vLLM's fused_experts per MoE layer, over the
+     * expected touched experts with each one's rows padded to the kernel's block. */
+    const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
+    /* Under EP the kernel runs on the GPU's E / G experts: its block size follows them,
+     * and it gets 1/G of the padded rows of all E. */
+    const double padded = sim_moe_padded_rows_random(E, k, N, sim_moe_block_m(N, E_gpu));
+    const sim_moe_shape sh = {
+        .tokens = N,
+        .rows = c->rows,
+        .rows_padded = c->ml.ep ? c->busy * padded / G : padded,
+        .touched = c->active,
+        .d = c->x->d,
+        .f = c->Feg,
+        .weight_bytes = c->wbs.experts / (n_moe * E_gpu),
+    };
+    sim_kernel_time kt;
+    sim_fused_moe_time(c->hw, gd, &sh, &kt);
+    sim_op_cost *op = &c->ops[SIM_OP_MOE_EXPERTS];
+    op->compute_s = n_moe * kt.compute_s;
+    op->memory_s = n_moe * kt.memory_s;
+    op->time_s = n_moe * kt.time_s;
+    op->bound = kt.bound;
+}
+
+/* Every operator but attention and communication, timed against its ceilings. */
+static void time_other_ops(const other_ctx *c)
+{
+    const sim_model *m = c->m;
+    const sim_hw *hw = c->hw;
+    const sim_run_cfg *cfg = c->cfg;
+    const step_dims *x = c->x;
+    sim_op_cost *ops = c->ops;
+    const double L = x->L, d = x->d, dh = x->dh, Hg = x->Hg;
+    const double t = c->t, T = c->T, Se = c->Se, Vg = c->Vg, n_moe = c->n_moe;
+    const double n_dense = c->n_dense, Fsg = c->Fsg, qkv_out = c->qkv_out;
     /* Ceilings ("Roofline"): the block GEMMs run in the math of the kernel vLLM picks for
      * the weights. */
     const sim_dtype gd = gemm_dtype(m, cfg);
@@ -670,30 +790,8 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     time_op(&ops[SIM_OP_MLP_DOWN], GEMM_FPS(q_mlp, T, d), GEMM_BW(q_mlp), GEMM_FX(q_mlp));
     time_op(&ops[SIM_OP_MOE_ROUTER], GEMM_FPS(q_mlp, T, (double)m->n_experts), GEMM_BW(q_mlp),
             GEMM_FX(q_mlp));
-    if (n_moe > 0.0 && ops[SIM_OP_MOE_EXPERTS].bytes > 0.0) {
-        /* Fused MoE (docs/model.md, "Fused MoE"): vLLM's fused_experts per MoE layer, over the
-         * expected touched experts with each one's rows padded to the kernel's block. */
-        const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
-        /* Under EP the kernel runs on the GPU's E / G experts: its block size follows them,
-         * and it gets 1/G of the padded rows of all E. */
-        const double padded = sim_moe_padded_rows_random(E, k, N, sim_moe_block_m(N, E_gpu));
-        const sim_moe_shape sh = {
-            .tokens = N,
-            .rows = rows,
-            .rows_padded = ml.ep ? busy * padded / G : padded,
-            .touched = active,
-            .d = d,
-            .f = Feg,
-            .weight_bytes = wbs.experts / (n_moe * E_gpu),
-        };
-        sim_kernel_time kt;
-        sim_fused_moe_time(hw, gd, &sh, &kt);
-        sim_op_cost *op = &ops[SIM_OP_MOE_EXPERTS];
-        op->compute_s = n_moe * kt.compute_s;
-        op->memory_s = n_moe * kt.memory_s;
-        op->time_s = n_moe * kt.time_s;
-        op->bound = kt.bound;
-    }
+    if (n_moe > 0.0 && ops[SIM_OP_MOE_EXPERTS].bytes > 0.0)
+        time_moe_experts(c, gd);
     if (q_attn) {
         add_quant(&ops[SIM_OP_QKV], L, sim_gemm_act_quant_s(hw, kind, T, d));
         if (x->mla && m->q_lora_rank > 0) /* q_b: its own GEMM on the q latent */
@@ -712,7 +810,19 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
     time_op(&ops[SIM_OP_LM_HEAD], tw ? lm_fps * sim_gemm_dim_eff(hw, Se, Vg) : lm_fps, bw_w, fx_g);
 #undef GEMM_FPS
     time_op(&ops[SIM_OP_SAMPLER], vec_fps, bw_mix, fx_e);
+}
 
+/* The TP all-reduces and logits gather, and the MoE dispatch and combine; sets
+ * out->n_allreduce. */
+static void comm_ops(const other_ctx *c, sim_step_cost *out)
+{
+    const sim_hw *hw = c->hw;
+    const sim_run_cfg *cfg = c->cfg;
+    const step_dims *x = c->x;
+    sim_op_cost *ops = c->ops;
+    const int tp = c->tp;
+    const double L = x->L, d = x->d, hb = x->hb;
+    const double t = c->t, T = c->T, Se = c->Se, V = c->V, n_moe = c->n_moe;
     /* Communication ("Communication"): Megatron TP does two all-reduces per layer (after O
      * and after the MLP) plus one after the vocab-parallel embedding, each of T x d x hb
      * bytes; the sampled rows' logits are gathered from the vocab shards. */
@@ -738,7 +848,7 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
      * tokens and reduce-scatters the experts' outputs within each DP group (the GPUs of one
      * TP rank, tp x pp apart); the TP all-reduce above still follows each MoE layer. */
     double disp = 0.0, comb = 0.0;
-    sim_moe_dispatch_bytes(m, cfg, T, hb, &disp, &comb);
+    sim_moe_dispatch_bytes(c->m, cfg, T, hb, &disp, &comb);
     if (n_moe > 0.0 && disp > 0.0) {
         const int stride = tp * (cfg->pp > 1 ? cfg->pp : 1);
         sim_op_cost *a = &ops[SIM_OP_MOE_DISPATCH];
@@ -747,6 +857,22 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
                              sim_alltoall_time_s(hw, cfg->dp, stride, comb));
         a->bound = SIM_BOUND_COMM;
     }
+}
+
+/* Every operator but attention, counted and timed: functions of the step's new tokens
+ * (out->tokens) and sampling sequences (out->seqs_emitting) only. */
+static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                      const step_dims *x, sim_step_cost *out)
+{
+    other_ctx c;
+    other_ctx_init(&c, m, hw, cfg, x, out);
+    count_embed_norms(&c);
+    count_qkv_o(&c);
+    count_mlp(&c);
+    count_moe(&c);
+    count_lm_head_and_kernels(&c);
+    time_other_ops(&c);
+    comm_ops(&c, out);
 }
 
 /* The step's totals from its operators, in operator order. */
