@@ -1030,19 +1030,13 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, sim_mo
 }
 
 /*
- * The language model's keys, in root (a text-only config) or in a multimodal config's
- * text_config (top is then the whole config, else NULL; ctx locates keys in text_config).
+ * The language model's shape: layers, widths, heads, vocabulary and positions, with the
+ * defaults a config may leave out (KV heads = heads; head_dim = hidden / heads, except for
+ * MLA, whose head dims parse_mla reads; Gemma-3's text defaults).
  */
-static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON *top, sim_model *m)
+static sim_status parse_shape(const sim_jctx *ctx, const cJSON *root, int mla, sim_model *m)
 {
-    sim_status st =
-        sim_j_check_keys(ctx, root, used_keys, N(used_keys), ignored_keys, N(ignored_keys), 0);
-    if (st == SIM_OK)
-        st = parse_dtype(ctx, root, m);
-    if (st != SIM_OK)
-        return st;
-
-    int has_kv = 0, has_hd = 0, tie = 0, bias = 0, use_sw = 1, has_sw = 0, has_tie = 0;
+    int has_kv = 0, has_hd = 0;
     /* Gemma-3 multimodal configs leave the text model's defaults out (HF Gemma3TextConfig:
      * vocab_size 262208, max_position_embeddings 131072, head_dim 256, sliding_window 4096). */
     const int gemma3 = m->arch == SIM_ARCH_GEMMA3;
@@ -1066,15 +1060,13 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         {"max_position_embeddings", &m->max_pos, !gemma3, NULL},
     };
     for (size_t i = 0; i < N(ints); i++) {
-        st = sim_j_int(ctx, root, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
-                       ints[i].out, ints[i].present);
+        sim_status st = sim_j_int(ctx, root, ints[i].key, ints[i].required, 1,
+                                  i == 0 ? MAX_LAYERS : MAX_DIM, ints[i].out, ints[i].present);
         if (st != SIM_OK)
             return st;
     }
     if (!has_kv)
         m->n_kv_heads = m->n_heads;
-    const int mla = m->arch == SIM_ARCH_DEEPSEEK_V2 || m->arch == SIM_ARCH_DEEPSEEK_V3 ||
-                    m->arch == SIM_ARCH_KIMI_K2;
     if (!has_hd && gemma3) {
         m->head_dim = 256;
         has_hd = 1;
@@ -1087,9 +1079,26 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
                               (long long)m->n_heads, (long long)m->d_model);
         m->head_dim = m->d_model / m->n_heads;
     }
-    if ((st = sim_j_bool(ctx, root, "tie_word_embeddings", 0, &tie, &has_tie)) != SIM_OK ||
-        (st = sim_j_bool(ctx, root, "attention_bias", 0, &bias, NULL)) != SIM_OK ||
-        (st = sim_j_bool(ctx, root, "use_sliding_window", 0, &use_sw, NULL)) != SIM_OK)
+    return SIM_OK;
+}
+
+/*
+ * Tied embeddings (from top, a multimodal config's top level, when text_config does not
+ * say), attention biases, Gemma-2's extra norms and Qwen3's q/k norms. *bias and *use_sw
+ * (IN: their defaults; OUT) are attention_bias and use_sliding_window, which the window
+ * and gpt-oss read.
+ */
+static sim_status parse_flags(const sim_jctx *ctx, const cJSON *root, const cJSON *top, int *bias,
+                              int *use_sw, sim_model *m)
+{
+    int tie = 0, has_tie = 0;
+    const int gemma3 = m->arch == SIM_ARCH_GEMMA3;
+    sim_status st = sim_j_bool(ctx, root, "tie_word_embeddings", 0, &tie, &has_tie);
+    if (st == SIM_OK)
+        st = sim_j_bool(ctx, root, "attention_bias", 0, bias, NULL);
+    if (st == SIM_OK)
+        st = sim_j_bool(ctx, root, "use_sliding_window", 0, use_sw, NULL);
+    if (st != SIM_OK)
         return st;
     /* A multimodal config may tie at the top level (Llama-4: false); Gemma-3 ties by default
      * (HF Gemma3TextConfig tie_word_embeddings=True). */
@@ -1097,7 +1106,8 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         sim_jctx tc = *ctx;
         tc.scope = NULL;
         tc.prefix = "";
-        if ((st = sim_j_bool(&tc, top, "tie_word_embeddings", 0, &tie, &has_tie)) != SIM_OK)
+        st = sim_j_bool(&tc, top, "tie_word_embeddings", 0, &tie, &has_tie);
+        if (st != SIM_OK)
             return st;
     }
     m->tie_embeddings = tie != 0 || (gemma3 && !has_tie);
@@ -1110,14 +1120,20 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         m->extra_norms = 2;
     }
     /* Qwen2's attention always has q, k, v biases (HF Qwen2Attention, bias=True). */
-    m->qkv_bias = bias != 0 || m->arch == SIM_ARCH_QWEN2;
+    m->qkv_bias = *bias != 0 || m->arch == SIM_ARCH_QWEN2;
     m->qk_norm = m->arch == SIM_ARCH_QWEN3 || m->arch == SIM_ARCH_QWEN3_MOE;
+    return SIM_OK;
+}
 
+/* The sliding window and the layers it spares (Mistral, Qwen2/3, Gemma-3's default). */
+static sim_status parse_window(const sim_jctx *ctx, const cJSON *root, int use_sw, sim_model *m)
+{
     int64_t sw = 0;
-    st = sim_j_int(ctx, root, "sliding_window", 0, 1, MAX_DIM, &sw, &has_sw);
+    int has_sw = 0;
+    sim_status st = sim_j_int(ctx, root, "sliding_window", 0, 1, MAX_DIM, &sw, &has_sw);
     if (st != SIM_OK)
         return st;
-    if (gemma3 && !cJSON_GetObjectItemCaseSensitive(root, "sliding_window")) {
+    if (m->arch == SIM_ARCH_GEMMA3 && !cJSON_GetObjectItemCaseSensitive(root, "sliding_window")) {
         sw = 4096;
         has_sw = 1;
     }
@@ -1140,43 +1156,47 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         else
             m->full_attn_layers = mwl;
     }
-    /* gpt-oss: attention_bias covers q, k, v and o; a learned sink per head; MoE in every
-     * layer with biased experts and router (HF GptOssAttention, GptOssExperts, GptOssTopKRouter;
-     * vLLM gpt_oss.py); the window on the layers layer_types marks sliding_attention, which in
-     * the published configs alternate from layer 0 (sliding, full, sliding, ...). */
-    if (m->arch == SIM_ARCH_GPT_OSS) {
-        m->o_bias = bias != 0;
-        m->attn_sinks = true;
-        m->expert_bias = true;
-        m->router_bias = true;
-        const cJSON *lt = cJSON_GetObjectItemCaseSensitive(root, "layer_types");
-        if (lt) {
-            if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != (int)m->n_layers)
-                return sim_j_fail(ctx, "layer_types",
-                                  "expected an array of num_hidden_layers = %lld strings",
-                                  (long long)m->n_layers);
-            int i = 0;
-            for (const cJSON *e = lt->child; e; e = e->next, i++) {
-                const char *want = i % 2 == 0 ? "sliding_attention" : "full_attention";
-                if (!cJSON_IsString(e) || strcmp(e->valuestring, want) != 0)
-                    return sim_j_fail(ctx, "layer_types",
-                                      "only the alternating pattern (sliding_attention on even "
-                                      "layers, full_attention on odd ones) is modelled; element "
-                                      "%d is not '%s'",
-                                      i, want);
-            }
-        }
-    }
-    /* Gemma-2 and gpt-oss window every even layer (HF Gemma2Attention: sliding when
-     * layer_idx % 2 == 0; vLLM gemma2.py and gpt_oss.py the same): the odd layers attend
-     * fully. */
-    if ((m->arch == SIM_ARCH_GEMMA2 || m->arch == SIM_ARCH_GPT_OSS) && m->sliding_window > 0 &&
-        m->n_layers >= 2) {
-        m->window_period = 2;
-        m->full_attn_layers = m->n_layers / 2;
-    }
+    return SIM_OK;
+}
 
-    if (gemma3)
+/*
+ * gpt-oss: attention_bias covers q, k, v and o; a learned sink per head; MoE in every
+ * layer with biased experts and router (HF GptOssAttention, GptOssExperts, GptOssTopKRouter;
+ * vLLM gpt_oss.py); the window on the layers layer_types marks sliding_attention, which in
+ * the published configs alternate from layer 0 (sliding, full, sliding, ...).
+ */
+static sim_status parse_gpt_oss(const sim_jctx *ctx, const cJSON *root, int bias, sim_model *m)
+{
+    m->o_bias = bias != 0;
+    m->attn_sinks = true;
+    m->expert_bias = true;
+    m->router_bias = true;
+    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(root, "layer_types");
+    if (!lt)
+        return SIM_OK;
+    if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != (int)m->n_layers)
+        return sim_j_fail(ctx, "layer_types",
+                          "expected an array of num_hidden_layers = %lld strings",
+                          (long long)m->n_layers);
+    int i = 0;
+    for (const cJSON *e = lt->child; e; e = e->next, i++) {
+        const char *want = i % 2 == 0 ? "sliding_attention" : "full_attention";
+        if (!cJSON_IsString(e) || strcmp(e->valuestring, want) != 0)
+            return sim_j_fail(ctx, "layer_types",
+                              "only the alternating pattern (sliding_attention on even "
+                              "layers, full_attention on odd ones) is modelled; element "
+                              "%d is not '%s'",
+                              i, want);
+    }
+    return SIM_OK;
+}
+
+/* The keys of each architecture's own: Gemma-3's and Llama-4's text models, the experts of
+ * Mixtral, gpt-oss and Qwen3-MoE, and MLA. */
+static sim_status parse_arch_keys(const sim_jctx *ctx, const cJSON *root, int mla, sim_model *m)
+{
+    sim_status st = SIM_OK;
+    if (m->arch == SIM_ARCH_GEMMA3)
         st = parse_gemma3(ctx, root, m);
     if (m->arch == SIM_ARCH_LLAMA4) {
         st = parse_llama4(ctx, root, m);
@@ -1200,6 +1220,41 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
     } else if (mla) {
         st = parse_mla(ctx, root, m);
     }
+    return st;
+}
+
+/*
+ * The language model's keys, in root (a text-only config) or in a multimodal config's
+ * text_config (top is then the whole config, else NULL; ctx locates keys in text_config).
+ */
+static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON *top, sim_model *m)
+{
+    sim_status st =
+        sim_j_check_keys(ctx, root, used_keys, N(used_keys), ignored_keys, N(ignored_keys), 0);
+    if (st == SIM_OK)
+        st = parse_dtype(ctx, root, m);
+    const int mla = m->arch == SIM_ARCH_DEEPSEEK_V2 || m->arch == SIM_ARCH_DEEPSEEK_V3 ||
+                    m->arch == SIM_ARCH_KIMI_K2;
+    if (st == SIM_OK)
+        st = parse_shape(ctx, root, mla, m);
+    int bias = 0, use_sw = 1;
+    if (st == SIM_OK)
+        st = parse_flags(ctx, root, top, &bias, &use_sw, m);
+    if (st == SIM_OK)
+        st = parse_window(ctx, root, use_sw, m);
+    if (st == SIM_OK && m->arch == SIM_ARCH_GPT_OSS)
+        st = parse_gpt_oss(ctx, root, bias, m);
+    if (st != SIM_OK)
+        return st;
+    /* Gemma-2 and gpt-oss window every even layer (HF Gemma2Attention: sliding when
+     * layer_idx % 2 == 0; vLLM gemma2.py and gpt_oss.py the same): the odd layers attend
+     * fully. */
+    if ((m->arch == SIM_ARCH_GEMMA2 || m->arch == SIM_ARCH_GPT_OSS) && m->sliding_window > 0 &&
+        m->n_layers >= 2) {
+        m->window_period = 2;
+        m->full_attn_layers = m->n_layers / 2;
+    }
+    st = parse_arch_keys(ctx, root, mla, m);
     if (st == SIM_OK && m->n_experts_per_tok > m->n_experts && m->n_experts > 0)
         return sim_j_fail(ctx, "num_experts_per_tok",
                           "more than the experts (expected at most %lld, got %lld)",
