@@ -458,6 +458,140 @@ static sim_status check_in(size_t n, const double *meas, size_t nf, const sim_fi
     return SIM_OK;
 }
 
+/* Bounds of the active parameters for a round, and their start: round 0 from the options'
+ * alpha0, beta0_s and the priors, later rounds where the previous round ended (x, IN/OUT). */
+static void round_start(fctx *c, int round, double *x)
+{
+    const sim_fig_opts *o = c->o;
+    c->lo[0] = o->ab.alpha_min;
+    c->hi[0] = o->ab.alpha_max;
+    c->scale[0] = 1.0;
+    c->lo[1] = o->ab.beta_min_s;
+    c->hi[1] = o->ab.beta_max_s;
+    c->scale[1] = 1e-3;
+    if (round == 0) {
+        /* Off the bounds too: near one the transform's slope vanishes and the solver
+         * cannot leave it (beta_s often starts at 0, its lower bound). */
+        x[0] = fmin(fmax(o->alpha0, c->lo[0] + 0.1 * c->scale[0]), c->hi[0] - 0.1 * c->scale[0]);
+        x[1] = fmin(fmax(o->beta0_s, c->lo[1] + 0.1 * c->scale[1]), c->hi[1] - 0.1 * c->scale[1]);
+        if (!(x[0] > c->lo[0] && x[0] < c->hi[0]))
+            x[0] = 0.5 * (c->lo[0] + c->hi[0]);
+        if (!(x[1] > c->lo[1] && x[1] < c->hi[1]))
+            x[1] = 0.5 * (c->lo[1] + c->hi[1]);
+    }
+    for (size_t k = 0; k < c->na; k++) {
+        const sim_fig_param *p = &c->par[c->act[k]];
+        c->lo[2 + k] = p->lo;
+        c->hi[2 + k] = p->hi;
+        c->scale[2 + k] = p->scale;
+        /* The first round starts at the prior, off the bound where the transform's slope
+         * vanishes; later ones where the previous round ended. */
+        x[2 + k] = round == 0 ? fmin(fmax(p->prior, p->lo + 0.1 * p->scale), p->hi - 0.1 * p->scale)
+                              : c->fig[c->act[k]];
+    }
+}
+
+/*
+ * Records a round's active figures (reached value, relative stderr, largest correlation) in
+ * out, and returns the index in c->act of the worst undetermined one, with why it is held,
+ * or -1 when every active figure is determined.
+ */
+static int record_round(const fctx *c, const double *x, const int *free_p, const cov_out *co,
+                        sim_fig_result *out, sim_fig_held *why)
+{
+    const sim_fig_opts *o = c->o;
+    const sim_fig_param *par = c->par;
+    int worst = -1;
+    double worst_se = -1.0;
+    for (size_t k = 0; k < c->na; k++) {
+        const size_t fk = c->act[k], j = 2 + k;
+        out->reached[fk] = x[j];
+        out->rel_stderr[fk] = co->rel_se[j];
+        out->corr_max[fk] = 0.0;
+        out->corr_with[fk] = -3;
+        for (size_t b = 0; b < np_of(c); b++)
+            if (b != j && free_p[b] && fabs(co->corr[j][b]) > out->corr_max[fk]) {
+                out->corr_max[fk] = fabs(co->corr[j][b]);
+                out->corr_with[fk] = b < 2 ? (int)b - 2 : (int)c->act[b - 2];
+            }
+        const double z = fabs(x[j] - par[fk].prior) / par[fk].prior_sd;
+        sim_fig_held h = at_bound(c, j, x[j])                    ? SIM_FIG_HELD_BOUND
+                         : !(co->rel_se[j] <= o->max_rel_stderr) ? SIM_FIG_HELD_STDERR
+                         : out->corr_max[fk] > o->max_abs_corr   ? SIM_FIG_HELD_CORR
+                         : z > o->max_prior_z                    ? SIM_FIG_HELD_PRIOR
+                                                                 : SIM_FIG_FITTED;
+        if (h == SIM_FIG_FITTED)
+            continue;
+        /* On a bound first (the largest relative stderr among them), then the rest. */
+        const double key = (h == SIM_FIG_HELD_BOUND ? 1e300 : 0.0) + co->rel_se[j];
+        if (worst < 0 || key > worst_se) {
+            worst = (int)k;
+            worst_se = key;
+            *why = h;
+        }
+    }
+    return worst;
+}
+
+/* Holds the active figure c->act[worst] at its prior (why in out->held) and drops it from
+ * the active ones. One at a time: a figure on its bound may come off it once another is
+ * held. */
+static void hold_figure(fctx *c, int worst, sim_fig_held why, sim_fig_result *out)
+{
+    size_t keep = 0;
+    for (size_t k = 0; k < c->na; k++) {
+        const size_t fk = c->act[k];
+        const int drop = (int)k == worst;
+        if (drop) {
+            out->held[fk] = why;
+            c->fig[fk] = c->par[fk].prior;
+        } else {
+            c->act[keep++] = fk;
+        }
+    }
+    c->na = keep;
+}
+
+/* The fitted values and their stderrs, and the fit's cost and metrics at x, into out.
+ * SIM_EFIT with a message when a row's prediction fails or the metrics are not finite. */
+static sim_status fill_result(fctx *c, const double *x, double s, const cov_out *co,
+                              double *scratch, sim_fig_result *out, struct sim_err *err)
+{
+    const size_t n = c->n, nf = c->nf;
+    const sim_fig_param *par = c->par;
+    out->alpha = x[0];
+    out->beta_s = x[1];
+    out->alpha_at_bound = at_bound(c, 0, x[0]);
+    out->beta_at_bound = at_bound(c, 1, x[1]);
+    out->alpha_stderr = co->se[0];
+    out->beta_stderr_s = co->se[1];
+    for (size_t k = 0; k < nf; k++) {
+        out->value[k] = out->held[k] ? par[k].prior : c->fig[k];
+        out->value_stderr[k] = (double)NAN;
+    }
+    for (size_t k = 0; k < c->na; k++)
+        out->value_stderr[c->act[k]] = co->se[2 + k];
+    out->loss_scale_frac = s;
+    out->n_rows = n;
+    set_fig(c, x);
+    double cost = 0.0;
+    if (eval_base(c) != 0) {
+        snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
+        return SIM_EFIT;
+    }
+    double *pred = c->R2;
+    for (size_t i = 0; i < n; i++) {
+        pred[i] = x[0] * c->R[i] + x[1] * c->N[i] + c->H[i];
+        cost += rho(c->o->loss, rel_resid(c, x, i) / s) * s * s;
+    }
+    out->cost = cost;
+    if (sim_metrics_compute(pred, c->meas, n, scratch, &out->fit) != SIM_OK) {
+        snprintf(err->msg, sizeof(err->msg), "figure fit: metrics not finite");
+        return SIM_EFIT;
+    }
+    return SIM_OK;
+}
+
 sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fig_param *par,
                            sim_fig_pred_fn fn, void *user, const sim_fig_opts *o,
                            sim_fig_result *out, struct sim_err *err)
@@ -505,34 +639,7 @@ sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fi
     cov_out co = {0};
     int round = 0;
     for (;;) {
-        /* Bounds and start of the active parameters. */
-        c.lo[0] = o->ab.alpha_min;
-        c.hi[0] = o->ab.alpha_max;
-        c.scale[0] = 1.0;
-        c.lo[1] = o->ab.beta_min_s;
-        c.hi[1] = o->ab.beta_max_s;
-        c.scale[1] = 1e-3;
-        if (round == 0) {
-            /* Off the bounds too: near one the transform's slope vanishes and the solver
-             * cannot leave it (beta_s often starts at 0, its lower bound). */
-            x[0] = fmin(fmax(o->alpha0, c.lo[0] + 0.1 * c.scale[0]), c.hi[0] - 0.1 * c.scale[0]);
-            x[1] = fmin(fmax(o->beta0_s, c.lo[1] + 0.1 * c.scale[1]), c.hi[1] - 0.1 * c.scale[1]);
-            if (!(x[0] > c.lo[0] && x[0] < c.hi[0]))
-                x[0] = 0.5 * (c.lo[0] + c.hi[0]);
-            if (!(x[1] > c.lo[1] && x[1] < c.hi[1]))
-                x[1] = 0.5 * (c.lo[1] + c.hi[1]);
-        }
-        for (size_t k = 0; k < c.na; k++) {
-            const sim_fig_param *p = &par[c.act[k]];
-            c.lo[2 + k] = p->lo;
-            c.hi[2 + k] = p->hi;
-            c.scale[2 + k] = p->scale;
-            /* The first round starts at the prior, off the bound where the transform's slope
-             * vanishes; later ones where the previous round ended. */
-            x[2 + k] = round == 0
-                           ? fmin(fmax(p->prior, p->lo + 0.1 * p->scale), p->hi - 0.1 * p->scale)
-                           : c.fig[c.act[k]];
-        }
+        round_start(&c, round, x);
         round++;
         c.have_cache = 0;
         st = fit_robust(&c, x, &s, scratch, err);
@@ -544,86 +651,15 @@ sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fi
         st = covariance(&c, x, free_p, &co, err);
         if (st != SIM_OK)
             break;
-        /* Record, and find the worst undetermined figure. */
-        int worst = -1;
+        /* Record, and hold the worst undetermined figure; done when none is. */
         sim_fig_held why = SIM_FIG_FITTED;
-        double worst_se = -1.0;
-        for (size_t k = 0; k < c.na; k++) {
-            const size_t fk = c.act[k], j = 2 + k;
-            out->reached[fk] = x[j];
-            out->rel_stderr[fk] = co.rel_se[j];
-            out->corr_max[fk] = 0.0;
-            out->corr_with[fk] = -3;
-            for (size_t b = 0; b < np_of(&c); b++)
-                if (b != j && free_p[b] && fabs(co.corr[j][b]) > out->corr_max[fk]) {
-                    out->corr_max[fk] = fabs(co.corr[j][b]);
-                    out->corr_with[fk] = b < 2 ? (int)b - 2 : (int)c.act[b - 2];
-                }
-            const double z = fabs(x[j] - par[fk].prior) / par[fk].prior_sd;
-            sim_fig_held h = at_bound(&c, j, x[j])                  ? SIM_FIG_HELD_BOUND
-                             : !(co.rel_se[j] <= o->max_rel_stderr) ? SIM_FIG_HELD_STDERR
-                             : out->corr_max[fk] > o->max_abs_corr  ? SIM_FIG_HELD_CORR
-                             : z > o->max_prior_z                   ? SIM_FIG_HELD_PRIOR
-                                                                    : SIM_FIG_FITTED;
-            if (h == SIM_FIG_FITTED)
-                continue;
-            /* On a bound first (the largest relative stderr among them), then the rest. */
-            const double key = (h == SIM_FIG_HELD_BOUND ? 1e300 : 0.0) + co.rel_se[j];
-            if (worst < 0 || key > worst_se) {
-                worst = (int)k;
-                worst_se = key;
-                why = h;
-            }
-        }
+        const int worst = record_round(&c, x, free_p, &co, out, &why);
         if (worst < 0)
             break;
-        /* One at a time: a figure on its bound may come off it once another is held. */
-        size_t keep = 0;
-        for (size_t k = 0; k < c.na; k++) {
-            const size_t fk = c.act[k];
-            const int drop = (int)k == worst;
-            if (drop) {
-                out->held[fk] = why;
-                c.fig[fk] = par[fk].prior;
-            } else {
-                c.act[keep++] = fk;
-            }
-        }
-        c.na = keep;
+        hold_figure(&c, worst, why, out);
     }
-    if (st == SIM_OK) {
-        out->alpha = x[0];
-        out->beta_s = x[1];
-        out->alpha_at_bound = at_bound(&c, 0, x[0]);
-        out->beta_at_bound = at_bound(&c, 1, x[1]);
-        out->alpha_stderr = co.se[0];
-        out->beta_stderr_s = co.se[1];
-        for (size_t k = 0; k < nf; k++) {
-            out->value[k] = out->held[k] ? par[k].prior : c.fig[k];
-            out->value_stderr[k] = (double)NAN;
-        }
-        for (size_t k = 0; k < c.na; k++)
-            out->value_stderr[c.act[k]] = co.se[2 + k];
-        out->loss_scale_frac = s;
-        out->n_rows = n;
-        set_fig(&c, x);
-        double cost = 0.0;
-        if (eval_base(&c) != 0) {
-            snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
-            st = SIM_EFIT;
-        } else {
-            double *pred = c.R2;
-            for (size_t i = 0; i < n; i++) {
-                pred[i] = x[0] * c.R[i] + x[1] * c.N[i] + c.H[i];
-                cost += rho(o->loss, rel_resid(&c, x, i) / s) * s * s;
-            }
-            out->cost = cost;
-            if (sim_metrics_compute(pred, meas, n, scratch, &out->fit) != SIM_OK) {
-                snprintf(err->msg, sizeof(err->msg), "figure fit: metrics not finite");
-                st = SIM_EFIT;
-            }
-        }
-    }
+    if (st == SIM_OK)
+        st = fill_result(&c, x, s, &co, scratch, out, err);
     free(buf);
     if (st != SIM_OK)
         *out = (sim_fig_result){0};

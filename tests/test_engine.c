@@ -9,6 +9,7 @@
 #include "check.h"
 #include "engine.h"
 #include "hw.h"
+#include "sched_v0.h"
 #include "toys.h"
 
 static void toy_engine(sim_engine *e)

@@ -236,7 +236,7 @@ static void bundled_checkpoints(void)
  * 128256 x 8192 x 2 = 2,101,346,304.
  * Compute ceilings on h100-sxm: AWQ is weight-only (Marlin), so its QKV GEMM is timed at the
  * fp16 peak x gemm_eff_fp16; the fp8 W8A8 8B at the fp8 peak x gemm_eff_fp8; both read from
- * the profile here, not from step.c.
+ * the profile here, not from ops.c.
  */
 static void step_bytes_and_math(void)
 {

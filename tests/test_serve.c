@@ -11,7 +11,7 @@
 #include "engine.h"
 #include "hw.h"
 #include "pipeline.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "trace_json.h"
 #include "toys.h"
 
@@ -561,7 +561,7 @@ static void generated_workloads(void)
 }
 
 /*
- * Pipeline stages (pp 2), vLLM's batch queue (serve.c serve_pipeline). Budget 8 tokens; A and B
+ * Pipeline stages (pp 2), vLLM's batch queue (sched_v1.c serve_pipeline). Budget 8 tokens; A and B
  * (prompt 8, output 1) arrive at t = 0, so each batch holds one of them, which leaves when its
  * prefill samples. The engine schedules batch 1 (A) at 0 and submits it after the host time h of
  * a one-sequence step; with one batch in flight and B waiting, it schedules batch 2 (B) at h

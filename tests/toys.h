@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "hw.h"
+#include "memory.h"
 #include "model.h"
 
 /* The config.json shape of a Llama-architecture model, in the order of sim_model. */

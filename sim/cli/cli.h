@@ -14,7 +14,8 @@
 #include "engine.h"
 #include "hw.h"
 #include "model.h"
-#include "serve.h"
+#include "sched_v0.h"
+#include "sched_v1.h"
 #include "status.h"
 #include "step.h"
 

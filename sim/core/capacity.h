@@ -4,7 +4,7 @@
  * sequences of a given context run at once.
  *
  * Everything comes from the engine's memory model, sim_memory_compute()
- * (engine.h), which is also what sim_batch_simulate() admits sequences by; this
+ * (memory.h), which is also what sim_batch_simulate() admits sequences by; this
  * file only adds the per-context rule on top of it, so capacity planning and the
  * batch simulation cannot disagree:
  *   blocks_per_seq(C)    = ceil(C / block_size)           (vLLM's paged KV cache)
@@ -23,6 +23,7 @@
 
 #include "engine.h"
 #include "hw.h"
+#include "memory.h"
 #include "model.h"
 #include "step.h"
 

@@ -1,6 +1,6 @@
 /*
- * engine.h - an inference engine's scheduler and memory model (vLLM V0 and V1),
- * and the simulation of an offline batch step by step.
+ * engine.h - an inference engine's profile (vLLM V0 or V1): its scheduler
+ * defaults, the settings of a run resolved from them, and its host time per step.
  *
  * The engine profile (engines/<id>.json, docs/engine.md) holds the scheduler
  * defaults of one engine version and its host (CPU) time per step: a fixed part
@@ -8,13 +8,13 @@
  *  - V0 (vLLM 0.5-0.7 default scheduler): FCFS prefills under the token and
  *    sequence budgets while KV blocks are free (a step is either all prefills or
  *    all decodes), else one decode step for every running sequence, preempting
- *    the newest by recompute when a sequence finds no free block.
+ *    the newest by recompute when a sequence finds no free block. Simulated on
+ *    an offline batch by sched_v0.h.
  *  - V1 (vLLM 0.8 and later, vllm/v1/core/sched/scheduler.py): one token budget
  *    per step, running requests first, then waiting ones; chunked prefill always
- *    on. Simulated by serve.h, which an offline batch on V1 also goes through.
- * KV capacity follows vLLM's profiling:
- * blocks = (memory x utilization - weights - activation peak - reserve) /
- * (block_size x KV bytes per token per GPU). docs/model.md, "Engine".
+ *    on. Simulated by sched_v1.h, which an offline batch on V1 also goes through.
+ * The memory budget and KV capacity under an engine are memory.h's.
+ * docs/model.md, "Engine".
  */
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
@@ -24,7 +24,6 @@
 #include "hw.h"
 #include "model.h"
 #include "status.h"
-#include "step.h"
 
 /* Which scheduler an engine profile describes. */
 typedef enum sim_sched_kind {
@@ -117,47 +116,9 @@ typedef struct sim_sched_resolved {
                               disable_hybrid_kv_cache_manager; the V0 engine always) */
 } sim_sched_resolved;
 
-/* KV blocks of block_size tokens that hold tokens tokens (paged attention rounds up). */
-static inline int64_t sim_kv_blocks_for(int64_t tokens, int64_t block_size)
-{
-    return (tokens + block_size - 1) / block_size;
-}
-
 /* Most steps one simulation (offline batch or serving run) may take before it stops with an
  * error: about 10 s of simulation (docs/limits.md). */
 #define SIM_SIM_MAX_STEPS INT64_C(10000000)
-
-/* Largest KV block count the memory model reports (docs/limits.md). */
-#define SIM_KV_BLOCKS_MAX 1099511627776.0
-
-/* The memory budget of one GPU (docs/model.md, "Memory"). */
-typedef struct sim_memory {
-    double capacity_bytes;          /* device memory (V1: the total CUDA reports) */
-    double usable_bytes;            /* capacity x gpu_memory_utilization */
-    double weights_bytes;           /* per GPU */
-    double activation_bytes;        /* peak of the profiling forward pass */
-    double reserve_bytes;           /* engine reserve (V1: non-torch memory and CUDA graphs) */
-    double kv_bytes_per_token;      /* per GPU, every layer counted (what a token costs without the
-                                       window credit) */
-    double kv_full_bytes_per_token; /* per GPU, the full-attention layers only (all layers
-                                       without the hybrid KV-cache manager) */
-    double kv_budget_bytes;         /* usable - weights - activations - reserve (may be < 0) */
-    sim_kv_layout kv;        /* how the V1 hybrid manager groups the layers (model.h); at pp > 1 the
-                                layer counts are the reported stage's, the groups the whole model's */
-    double kv_block_bytes;   /* one block of the pool: block_size x kv bytes per token, or
-                                with windowed layers block_size x G pages of one layer */
-    int64_t kv_block_layers; /* layers one block spans on this GPU: all its layers, or G (a
-                                stage's share of G at pp > 1) with two kinds of layers */
-    int64_t kv_blocks;       /* floor(budget / kv_block_bytes), >= 0 */
-    int64_t kv_capacity_tokens; /* tokens of every group: kv_blocks / groups x block_size (what
-                                   vLLM logs as "GPU KV cache size") */
-    int64_t kv_blocks_max_seq;  /* blocks vLLM budgets for one max_model_len sequence
-                                   (sim_kv_max_request_blocks) */
-    int fits;     /* weights fit and one max_model_len sequence fits: kv_blocks >= kv_blocks_max_seq
-                     (vLLM check_enough_kv_cache_memory) */
-    int pp_stage; /* with pipeline stages: the stage whose GPU has the fewest KV blocks, whose
-                     weights, KV bytes per token and budget are the figures above; else 0 */
-} sim_memory;
 
 /* 1 when the V1 hybrid KV-cache manager credits windowed layers in this run. */
 static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_resolved *s)
@@ -178,19 +139,6 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
                              const sim_sched_cfg *in, sim_sched_resolved *out /* OUT */,
                              struct sim_err *err /* OUT */);
 
-/* Memory budget and KV capacity of one GPU. */
-void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                        const sim_run_cfg *run, const sim_sched_resolved *s,
-                        sim_memory *out /* OUT */);
-
-/*
- * Adds n sequences that each process t new tokens after c cached ones (emits: they
- * sample) to a step, merging them into an equal group. When all SIM_STEP_MAX_GROUPS
- * groups are taken, they join the group of the same shape with the nearest context at
- * the count-weighted mean context (exact for decode attention, linear in the context).
- */
-void sim_step_add_group(sim_step *st, int64_t n, int64_t t, int64_t c, int emits);
-
 /* Host time of a step with n_seqs sequences (engine profile). */
 double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs);
 
@@ -200,90 +148,5 @@ double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs);
  * scheduling).
  */
 double sim_engine_step_wall_s(const sim_engine *e, double gpu_s, double host_s);
-
-/* An offline batch: batch prompts of prompt_tokens, each generating output_tokens. */
-typedef struct sim_batch {
-    int64_t batch;
-    int64_t prompt_tokens;
-    int64_t output_tokens;
-} sim_batch;
-
-typedef struct sim_batch_result {
-    double latency_s;      /* sum over steps of alpha x roofline + beta + host */
-    double roofline_sum_s; /* sum of roofline step times */
-    double host_sum_s;     /* sum of host times */
-    double prefill_s;      /* time of the prefill (and recompute) steps */
-    double decode_s;       /* time of the decode steps */
-    int64_t n_steps;
-    int64_t n_prefill_steps;
-    int64_t n_decode_steps;
-    int64_t preemptions;       /* sequences preempted (recompute) */
-    int64_t recomputed_tokens; /* prompt + generated tokens prefilled again */
-    int64_t peak_kv_blocks;
-    int64_t kv_capacity_tokens;
-    double peak_kv_frac; /* peak blocks used / blocks */
-} sim_batch_result;
-
-/* Upper bound on sequences the simulation tracks; larger batches are an error. */
-#define SIM_BATCH_MAX_SEQS 4096
-
-/*
- * One request as the V1 simulation (serve.h) tracks it. The caller fills the
- * inputs; the simulation writes the outputs and uses the state fields.
- */
-typedef struct sim_request {
-    double arrival_s;      /* IN: arrival at the engine (closed loop: set by the simulation) */
-    int64_t prompt_tokens; /* IN: >= 1 */
-    int64_t output_tokens; /* IN: tokens to generate, >= 1 */
-    double first_token_s;  /* OUT: end of the step that sampled the first token */
-    double finish_s;       /* OUT: end of the step that sampled the last token */
-    int64_t n_preemptions; /* OUT: times preempted by recompute */
-    /* State during the simulation. */
-    double last_token_s; /* when the latest token was sampled */
-    int64_t computed;    /* tokens in the KV cache */
-    int64_t generated;   /* tokens sampled so far */
-    int64_t blocks;      /* KV blocks held */
-    int64_t sched;       /* tokens scheduled in the current step (0 = not scheduled) */
-    int64_t batch;       /* with pipeline stages: the batch in flight it rides when sched > 0 */
-} sim_request;
-
-/*
- * Caller-provided scratch for the simulation (no allocation in the core):
- * per-sequence state for up to SIM_BATCH_MAX_SEQS sequences.
- */
-typedef struct sim_batch_work {
-    int64_t cached[SIM_BATCH_MAX_SEQS];    /* tokens in the KV cache */
-    int64_t generated[SIM_BATCH_MAX_SEQS]; /* tokens sampled so far */
-    int64_t blocks[SIM_BATCH_MAX_SEQS];    /* KV blocks held */
-    int64_t todo[SIM_BATCH_MAX_SEQS];      /* prompt tokens still to prefill (0 = decoding) */
-    uint8_t decoded[SIM_BATCH_MAX_SEQS];   /* decoded in the current step */
-    int32_t queue[SIM_BATCH_MAX_SEQS];     /* waiting queue (FCFS), sequence ids */
-    int32_t running[SIM_BATCH_MAX_SEQS];   /* running, in admission order */
-    /* V1 engines: the batch as requests arriving together, and the queues. */
-    sim_request req[SIM_BATCH_MAX_SEQS];
-    int32_t v1_queue[SIM_BATCH_MAX_SEQS + 1];
-    int32_t v1_running[SIM_BATCH_MAX_SEQS];
-} sim_batch_work;
-
-/*
- * Simulates the batch and sums the predicted step times. Fails (SIM_ERANGE with
- * a message) when the model does not fit, a prompt is longer than
- * max_model_len, or one sequence cannot fit in the KV cache at all.
- */
-sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                              const sim_run_cfg *run, const sim_sched_resolved *s,
-                              const sim_batch *b, sim_batch_work *work,
-                              sim_batch_result *out /* OUT */, struct sim_err *err /* OUT */);
-
-/*
- * The same simulation with every step of the V0 engines timed one by one: the runs of
- * identical decode steps that sim_batch_simulate sums in closed form (docs/model.md,
- * "Decode runs") are stepped here. Slower; tests compare the two.
- */
-sim_status sim_batch_simulate_stepwise(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                       const sim_run_cfg *run, const sim_sched_resolved *s,
-                                       const sim_batch *b, sim_batch_work *work,
-                                       sim_batch_result *out /* OUT */,
-                                       struct sim_err *err /* OUT */);
 
 #endif

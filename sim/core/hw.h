@@ -5,7 +5,7 @@
  * is in docs/hwprofile.md. Every scalar figure has a provenance (datasheet,
  * measured, derived from measurements, estimated, or a documented default filled
  * in by sim_hw_apply_defaults()) and a source string, so reports can say which
- * numbers were measured. The roofline (step.c) uses:
+ * numbers were measured. The roofline (ops.c) uses:
  *   compute ceiling  = peak_<dtype>_flops_per_s x gemm_eff_<dtype>_frac
  *   memory ceiling   = bw_stream_copy_bytes_per_s x bw_factor_<pattern>_frac
  *   fixed time       = <kind>_fixed_s per kernel (GEMM, attention, elementwise), measured

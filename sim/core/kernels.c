@@ -4,6 +4,15 @@
 #include <assert.h>
 #include <math.h>
 
+static const char *const bound_names[SIM_BOUND_COUNT] = {"none", "compute", "memory", "comm"};
+
+const char *sim_bound_name(sim_bound b)
+{
+    if ((int)b < 0 || b >= SIM_BOUND_COUNT)
+        return "?";
+    return bound_names[b];
+}
+
 void sim_roofline(sim_kernel_time *k, double flops_per_s, double bytes_per_s, double n_kernels,
                   double fixed_s)
 {
@@ -239,6 +248,13 @@ double sim_alltoall_time_s(const sim_hw *hw, int n, int stride, double bytes)
         t += ((double)n / (double)m - 1.0) * hw->v[SIM_HWF_INTERNODE_LATENCY] +
              (double)(n - m) / (double)n * bytes / hw->v[SIM_HWF_BW_INTERNODE];
     return t;
+}
+
+double sim_moe_expected_experts(double n_experts, double k, double n_tokens)
+{
+    if (n_experts <= 0.0 || n_tokens <= 0.0)
+        return 0.0;
+    return n_experts * (1.0 - pow(1.0 - k / n_experts, n_tokens));
 }
 
 double sim_moe_block_m(double tokens, double n_experts)

@@ -1,6 +1,6 @@
 /*
  * kernels.h - the roofline of single kernels: one GEMM, one attention call,
- * one all-reduce. step.c times every operator of a step with these same
+ * one all-reduce. ops.c times every operator of a step with these same
  * functions, and `llmstep validate-kernels` compares them with measured kernel
  * tables, so what is validated is what predicts.
  *
@@ -24,7 +24,25 @@
 
 #include "hw.h"
 #include "model.h"
-#include "step.h"
+
+/* What limits a kernel or an operator: its compute, its memory traffic, or communication. */
+typedef enum sim_bound {
+    SIM_BOUND_NONE = 0, /* the operator does nothing in this step */
+    SIM_BOUND_COMPUTE = 1,
+    SIM_BOUND_MEMORY = 2,
+    SIM_BOUND_COMM = 3,
+    SIM_BOUND_COUNT
+} sim_bound;
+
+/* "none", "compute", "memory", "comm"; "?" out of range. */
+const char *sim_bound_name(sim_bound b);
+
+/* How a GEMM's compute ceiling depends on its shape (docs/model.md, "GEMM efficiency"). */
+typedef enum sim_gemm_model {
+    SIM_GEMM_FLAT = 0,      /* peak x gemm_eff for every shape */
+    SIM_GEMM_TILE_WAVE = 1, /* x tile and wave quantization efficiency of the output shape */
+    SIM_GEMM_MODEL_COUNT
+} sim_gemm_model;
 
 typedef struct sim_kernel_time {
     double flops, bytes;
@@ -132,6 +150,12 @@ typedef struct sim_moe_shape {
     double f;            /* expert intermediate size on this GPU (F / tp) */
     double weight_bytes; /* one expert's w13 and w2 on this GPU, bytes */
 } sim_moe_shape;
+
+/*
+ * Expected number of distinct experts that n_tokens tokens touch when each picks
+ * k of E experts uniformly: E x (1 - (1 - k/E)^n_tokens). docs/model.md, "MoE".
+ */
+double sim_moe_expected_experts(double n_experts, double k, double n_tokens);
 
 /* BLOCK_SIZE_M of vLLM's default fused-MoE config for bf16 and per-tensor fp8: 16 when the
  * tokens M <= E experts, else 64 (fused_moe.py get_default_config). */

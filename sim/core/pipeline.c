@@ -7,7 +7,6 @@
 #include <assert.h>
 
 #include "err.h"
-#include "kernels.h"
 
 sim_status sim_pp_check(const sim_model *m, int pp, struct sim_err *err)
 {

@@ -32,8 +32,8 @@
 
 #include "hw.h"
 #include "model.h"
+#include "ops.h"
 #include "status.h"
-#include "step.h"
 
 #define SIM_PP_MAX 64 /* stages */
 

@@ -27,7 +27,7 @@
  * And then, for every kind:
  *   tokens/s per GPU       = tokens/s / (tp x pp x dp)
  *   cost per million tokens = price per GPU-hour x tp x pp x dp / 3600 / (tokens/s) x 1e6
- * Memory uses the engine's model (engine.h) through capacity.h: a decode point
+ * Memory uses the engine's model (memory.h) through capacity.h: a decode point
  * fits when batch <= sim_capacity_max_seqs(C + 1) (the new token's KV too), a
  * prefill point when batch <= sim_capacity_max_seqs(C), an offline point when
  * the simulation runs. Points that do not fit keep their time (what it would
@@ -41,8 +41,10 @@
 
 #include "engine.h"
 #include "hw.h"
+#include "memory.h"
 #include "model.h"
-#include "serve.h"
+#include "sched_v0.h"
+#include "sched_v1.h"
 #include "status.h"
 #include "step.h"
 
@@ -97,7 +99,7 @@ typedef struct sim_sweep_row {
     sim_sweep_status status;
     int meets_slo; /* fits and every given SLO that applies holds */
     /* Serving only (-1 or NaN otherwise): the workload point and the simulated statistics
-     * of the measured requests (serve.h). batch is the concurrency of a closed loop. */
+     * of the measured requests (serve_stats.h). batch is the concurrency of a closed loop. */
     int64_t concurrency;   /* closed loop clients; -1 for an open loop */
     double rate_per_s;     /* open loop mean request rate; NaN for a closed loop */
     int64_t n_requests;    /* requests measured */

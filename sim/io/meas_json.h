@@ -43,9 +43,10 @@
 
 #include "engine.h"
 #include "model.h"
-#include "serve.h"
+#include "serve_stats.h"
 #include "status.h"
 #include "step.h"
+#include "workload.h"
 
 typedef enum sim_meas_kind {
     SIM_MEAS_PREFILL = 0,

@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-#include "engine.h"
 #include "status.h"
+#include "workload.h"
 
 /* Most requests one trace may hold. */
 #define SIM_TRACE_MAX_REQUESTS 10000000

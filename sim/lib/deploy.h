@@ -14,8 +14,9 @@
 #include "cache.h"
 #include "engine.h"
 #include "hw.h"
+#include "memory.h"
 #include "model.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "status.h"
 #include "step.h"
 

@@ -19,10 +19,12 @@
 #include "engine.h"
 #include "hw.h"
 #include "meas_pred.h"
+#include "memory.h"
 #include "metrics.h"
 #include "model.h"
 #include "pipeline.h"
-#include "serve.h"
+#include "sched_v0.h"
+#include "sched_v1.h"
 #include "step.h"
 #include "sweep_drive.h"
 

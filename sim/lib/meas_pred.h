@@ -18,6 +18,7 @@
 #include "calib_fit.h"
 #include "deploy.h"
 #include "meas_json.h"
+#include "sched_v0.h"
 #include "status.h"
 
 /* The engine profile for rows that name no engine_version (the V0 offline-batch data). */

@@ -27,7 +27,7 @@
 #include "meas_json.h"
 #include "model.h"
 #include "model_json.h"
-#include "serve.h"
+#include "sched_v1.h"
 #include "step.h"
 #include "trace_json.h"
 

@@ -1,0 +1,121 @@
+/*
+ * memory.c - the memory budget of one GPU and its KV capacity (see memory.h;
+ * docs/model.md, "Memory").
+ */
+#include "memory.h"
+
+#include <math.h>
+
+#include "pipeline.h"
+
+/*
+ * Peak activation memory of vLLM's profiling run: a forward pass over
+ * max_num_batched_tokens tokens and sampling for max_num_seqs sequences.
+ * The live set at the MLP is the residual and normalized hidden states plus the
+ * gate/up output and the activation output (2 d + 3 F/tp elements per token;
+ * MoE: k experts' worth per token); sampling holds fp32 logits and
+ * probabilities (2 x 4 bytes per vocabulary entry). docs/model.md, "Memory".
+ */
+static double activation_peak_bytes(const sim_model *m, const sim_run_cfg *run,
+                                    const sim_sched_resolved *s)
+{
+    const double hb = run->dtype == SIM_DTYPE_FP8 ? 2.0 : sim_dtype_bytes(run->dtype);
+    const double t = (double)run->tp, d = (double)m->d_model;
+    double f = m->n_moe_layers < m->n_layers ? (double)m->d_ff / t : 0.0;
+    if (m->n_experts > 0) {
+        double fe = (double)m->n_experts_per_tok * (double)m->d_ff_expert / t;
+        f = f > fe ? f : fe;
+    }
+    const double T = (double)s->max_num_batched_tokens;
+    return T * (2.0 * d + 3.0 * f) * hb + (double)s->max_num_seqs * (double)m->vocab * 8.0;
+}
+
+void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                        const sim_run_cfg *run, const sim_sched_resolved *s, sim_memory *out)
+{
+    /* V1 sizes the cache from the total CUDA reports (torch.cuda.mem_get_info), V0 from the
+     * same call; profiles without that figure default it to the labelled capacity. */
+    out->capacity_bytes =
+        e->kind == SIM_SCHED_V1 ? hw->v[SIM_HWF_MEM_CUDA_TOTAL] : hw->v[SIM_HWF_MEM_CAPACITY];
+    out->usable_bytes = out->capacity_bytes * s->gpu_memory_utilization;
+    sim_weight_bytes wb; /* experts over dp x tp GPUs (docs/model.md, "Expert and data ...") */
+    sim_model_weight_bytes_moe(m, run->tp, run->dp, run->ep, run->dtype, &wb);
+    out->weights_bytes = wb.total;
+    out->activation_bytes = activation_peak_bytes(m, run, s);
+    out->reserve_bytes =
+        e->reserve_bytes +
+        (run->tp > 1 || run->pp > 1 || run->dp > 1 ? e->reserve_tp_bytes : 0.0); /* NCCL groups */
+    if (e->kind == SIM_SCHED_V1 && !s->enforce_eager)
+        out->reserve_bytes += e->cudagraph_bytes;
+    out->kv_bytes_per_token = sim_model_kv_bytes_per_token(m, run->tp, run->kv_dtype);
+    out->kv_budget_bytes =
+        out->usable_bytes - out->weights_bytes - out->activation_bytes - out->reserve_bytes;
+    sim_model_kv_layout(m, run->tp, run->kv_dtype, sim_sched_hybrid_kv(e, s), &out->kv);
+    const sim_kv_layout *k = &out->kv;
+    const int two_kinds = k->n_full_groups > 0 && k->n_window_groups > 0;
+    out->kv_full_bytes_per_token = k->layer_token_bytes * (double)k->n_full_layers;
+    /* One pool block (vLLM get_kv_cache_config_from_groups): block_size tokens of every layer
+     * when all layers are of one kind, else one page in each of G layers. */
+    out->kv_block_bytes =
+        (double)s->block_size *
+        (two_kinds ? k->layer_token_bytes * (double)k->group_layers : out->kv_bytes_per_token);
+    out->kv_block_layers = two_kinds ? k->group_layers : m->n_layers;
+    double blocks =
+        out->kv_budget_bytes > 0.0 ? floor(out->kv_budget_bytes / out->kv_block_bytes) : 0.0;
+    out->pp_stage = 0;
+    if (run->pp > 1) {
+        /* Pipeline stages (docs/model.md, "Pipeline parallelism"): each GPU holds its stage's
+         * weights and the KV cache of its stage's layers; the engine uses the smallest block
+         * count of all workers (vLLM V1 get_kv_cache_configs), so the stage with the fewest
+         * blocks sets the cache, and its figures are reported. With two kinds of layers the
+         * groups are the whole model's, projected on the stage: a group holds at most
+         * ceil(stage layers of its kind / groups of that kind) of the stage's layers (vLLM
+         * splits a kind's layers over its groups round-robin), and a stage's block is that many
+         * pages. */
+        for (int i = 0; i < run->pp; i++) {
+            const double w = sim_pp_stage_weight_bytes(m, run->tp, run->pp, i, run->dtype);
+            const double kv =
+                sim_pp_stage_kv_bytes_per_token(m, run->tp, run->pp, i, run->kv_dtype);
+            const double budget =
+                out->usable_bytes - w - out->activation_bytes - out->reserve_bytes;
+            double bs = (double)s->block_size * kv;
+            int64_t start, n;
+            sim_pp_stage_range(m->n_layers, run->pp, i, &start, &n);
+            int64_t span = n;
+            if (two_kinds) {
+                const int64_t lf = sim_model_full_layers_in(m, start, n);
+                const int64_t gf = (lf + k->n_full_groups - 1) / k->n_full_groups;
+                const int64_t gw = (n - lf + k->n_window_groups - 1) / k->n_window_groups;
+                span = gf > gw ? gf : gw;
+                bs = (double)s->block_size * k->layer_token_bytes * (double)span;
+            }
+            const double b = budget > 0.0 ? floor(budget / bs) : 0.0;
+            if (i == 0 || b < blocks || (b == blocks && budget < out->kv_budget_bytes)) {
+                blocks = b;
+                out->pp_stage = i;
+                out->weights_bytes = w;
+                out->kv_bytes_per_token = kv;
+                out->kv_budget_bytes = budget;
+                out->kv_block_bytes = bs;
+                out->kv_block_layers = span;
+            }
+        }
+        /* The reported stage's layers (the groups stay the whole model's). */
+        int64_t start, n;
+        sim_pp_stage_range(m->n_layers, run->pp, out->pp_stage, &start, &n);
+        out->kv.n_full_layers = k->n_window_groups > 0 ? sim_model_full_layers_in(m, start, n) : n;
+        out->kv.n_window_layers = n - out->kv.n_full_layers;
+        out->kv_full_bytes_per_token = k->layer_token_bytes * (double)out->kv.n_full_layers;
+    }
+    /* A float-to-integer conversion out of range is undefined (C11 6.3.1.4): cap the count,
+     * far above any GPU's (2^40 blocks of one token of one byte is a terabyte). */
+    out->kv_blocks = blocks < SIM_KV_BLOCKS_MAX ? (int64_t)blocks : (int64_t)SIM_KV_BLOCKS_MAX;
+    /* vLLM logs num_blocks // groups x block_size as the cache's size in tokens. */
+    out->kv_capacity_tokens =
+        out->kv_blocks / (k->n_full_groups + k->n_window_groups) * s->block_size;
+    /* vLLM check_enough_kv_cache_memory: one max_model_len request must fit (without windows:
+     * kv_blocks >= ceil(max_model_len / block_size), i.e. capacity >= max_model_len). */
+    out->kv_blocks_max_seq =
+        sim_kv_max_request_blocks(k, s->block_size, s->max_num_batched_tokens, s->max_model_len);
+    out->fits = out->kv_budget_bytes > 0.0 && out->kv_blocks >= out->kv_blocks_max_seq;
+}

@@ -1,0 +1,213 @@
+/*
+ * ops.h - FLOPs, HBM bytes and roofline time of every operator of one engine step on
+ * one GPU, over the whole model or one pipeline stage's layers.
+ *
+ * A step is a set of sequence groups: count sequences that each process
+ * new_tokens tokens against context_tokens tokens already in the KV cache.
+ * Prefill: context 0, new_tokens = prompt length. Decode: new_tokens 1.
+ * Chunked prefill: new_tokens > 1 and context > 0. Every operator of the forward
+ * pass is counted for one GPU of a tensor-parallel group of tp GPUs
+ * (Megatron-style sharding as in vLLM: column-parallel QKV and gate/up,
+ * row-parallel O and down, vocab-parallel embedding and LM head), and timed with
+ * a roofline over measured ceilings (the single-kernel rules of kernels.h):
+ *   t_op = max(flops / (peak x eff),
+ *              n_kernels x t_fixed + bytes / (bw_stream_copy x factor_pattern))
+ *   t_roofline = sum over operators of t_op + sum of all-reduce times
+ * or, with SIM_ROOFLINE_STEP, one max over the whole step. The calibrated
+ * prediction is alpha x t_roofline + beta_s. Formulas and sources: docs/model.md.
+ * step.h builds the public step cost on this count: the checks, the pipeline
+ * stages of pipeline.h, and the reuse from one step to the next.
+ * Everything here is pure: no I/O, no allocation, no globals.
+ */
+#ifndef SIM_OPS_H
+#define SIM_OPS_H
+
+#include <stdint.h>
+
+#include "hw.h"
+#include "kernels.h"
+#include "model.h"
+#include "status.h"
+
+#define SIM_STEP_MAX_GROUPS 64
+#define SIM_DP_MAX          1024 /* data-parallel ranks */
+
+typedef struct sim_group {
+    int64_t count;          /* sequences in the group */
+    int64_t new_tokens;     /* tokens each sequence processes in this step */
+    int64_t context_tokens; /* tokens each already has in the KV cache */
+    int emits;              /* 1 when each sequence samples a token this step */
+} sim_group;
+
+typedef struct sim_step {
+    int n_groups;
+    sim_group groups[SIM_STEP_MAX_GROUPS];
+} sim_step;
+
+typedef enum sim_roofline_mode {
+    SIM_ROOFLINE_OP = 0,   /* sum over operators of max(compute, memory): default */
+    SIM_ROOFLINE_STEP = 1, /* one max over the step's totals (design document v2) */
+    SIM_ROOFLINE_MODE_COUNT
+} sim_roofline_mode;
+
+typedef struct sim_run_cfg {
+    int tp;             /* tensor-parallel degree */
+    sim_dtype dtype;    /* weights (and GEMM inputs) */
+    sim_dtype kv_dtype; /* KV cache */
+    sim_roofline_mode mode;
+    double alpha;        /* calibration: multiplies the roofline time */
+    double beta_s;       /* calibration: added per step, seconds */
+    sim_gemm_model gemm; /* GEMM compute ceiling model (default SIM_GEMM_FLAT) */
+    int pp;              /* pipeline-parallel stages (vLLM pipeline_parallel_size); 0 or 1: none */
+    /* Data parallelism (vLLM data_parallel_size): dp copies of the attention and dense layers,
+     * each TP-sharded over tp GPUs; the step is one DP rank's (every rank runs a step of the
+     * same shape: vLLM keeps MoE DP ranks in lockstep). 0 or 1: none. MoE layers of a model
+     * with dp > 1 gather the dp ranks' tokens (docs/model.md, "Expert and data parallelism"). */
+    int dp;
+    /* 1: expert parallelism (vLLM enable_expert_parallel): the MoE layers hold n_experts /
+     * (dp x tp) whole experts per GPU instead of every expert's 1/(dp x tp) slice. */
+    int ep;
+} sim_run_cfg;
+
+/* Operators, in execution order. XX(ENUM, "name", pattern) */
+#define SIM_OPS(XX)                                                                                \
+    XX(EMBED, "embedding")                                                                         \
+    XX(NORM, "norms_residual")                                                                     \
+    XX(QKV, "qkv_proj")                                                                            \
+    XX(ROPE, "rope_qk_norm")                                                                       \
+    XX(KV_WRITE, "kv_cache_write")                                                                 \
+    XX(ATTN_PREFILL, "attn_prefill")                                                               \
+    XX(ATTN_CHUNKED, "attn_chunked_prefill")                                                       \
+    XX(ATTN_DECODE, "attn_decode_paged")                                                           \
+    XX(MLA_UP, "mla_kv_up_proj")                                                                   \
+    XX(O_PROJ, "o_proj")                                                                           \
+    XX(MLP_GATE_UP, "mlp_gate_up")                                                                 \
+    XX(MLP_ACT, "mlp_act")                                                                         \
+    XX(MLP_DOWN, "mlp_down")                                                                       \
+    XX(MOE_ROUTER, "moe_router")                                                                   \
+    XX(MOE_EXPERTS, "moe_experts")                                                                 \
+    XX(LM_HEAD, "lm_head")                                                                         \
+    XX(SAMPLER, "sampler")                                                                         \
+    XX(ALLREDUCE, "allreduce")                                                                     \
+    XX(LOGITS_GATHER, "logits_gather")                                                             \
+    XX(MOE_DISPATCH, "moe_dispatch_combine")
+
+typedef enum sim_op_kind {
+#define XX(e, name) SIM_OP_##e,
+    SIM_OPS(XX)
+#undef XX
+        SIM_OP_COUNT
+} sim_op_kind;
+
+typedef struct sim_op_cost {
+    double flops;        /* per GPU */
+    double bytes;        /* HBM bytes per GPU (for comm ops: message bytes) */
+    double weight_bytes; /* part of bytes that is weights */
+    double n_kernels;    /* kernel launches per step (each costs the profile's fixed time) */
+    double compute_s;    /* flops / compute ceiling */
+    double memory_s;     /* bytes / memory ceiling */
+    double time_s;       /* roofline time of the operator */
+    sim_bound bound;
+} sim_op_cost;
+
+typedef struct sim_step_cost {
+    sim_op_cost ops[SIM_OP_COUNT];
+    double flops;         /* per GPU, all operators */
+    double bytes;         /* HBM bytes per GPU, all non-comm operators */
+    double compute_s;     /* sum of compute times (non-comm) */
+    double memory_s;      /* sum of memory times (non-comm) */
+    double comm_s;        /* all-reduce and gather time */
+    double roofline_s;    /* per mode, including comm_s */
+    double step_s;        /* alpha x roofline_s + beta_s */
+    double tokens;        /* new tokens in the step */
+    double seqs;          /* sequences in the step */
+    double seqs_emitting; /* sequences that sample a token */
+    int n_allreduce;      /* all-reduces per step (2 per layer + 1 embedding), 0 at tp 1 */
+    sim_bound bound;      /* dominant bound of the step: the larger of compute_s, memory_s */
+} sim_step_cost;
+
+/* Name of an operator ("qkv_proj"); sim_bound_name (kernels.h) names a bound. */
+const char *sim_op_name(sim_op_kind k);
+
+/* One stage's cost: layers [first_layer, first_layer + n_layers), the embedding when first,
+ * the final norm, LM head and sampler when last. Internal (pipeline.c and step.c; the step
+ * must have passed sim_step_check). */
+void sim__step_stage_cost(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                          int64_t first_layer, int64_t n_layers, int first, int last,
+                          const sim_step *s, sim_step_cost *out /* OUT */);
+
+/* sim_step_cost_next (step.h) for a run without pipeline stages: only attention is recounted
+ * when the step's new tokens and sampling sequences are those of cost, else every operator.
+ * Internal (step.c). */
+void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                               const sim_step *s, sim_step_cost *cost /* IN/OUT */);
+
+/*
+ * Under expert parallelism the step waits for the GPU whose experts received the most rows.
+ * With N tokens each routing to k of E experts uniformly and G GPUs of E / G experts, the rows
+ * X_g on a GPU are a sum of N independent hypergeometric draws: mean mu = N k / G, variance
+ * s^2 = N k (1/G)(1 - 1/G)(E - k)/(E - 1). The busiest GPU's expected rows, in the normal
+ * approximation (X_g = Y_g - mean(Y) + mu with Y_g independent, Var Y = s^2 / (1 - 1/G)),
+ *   E[max_g X_g] = mu + s m_G / sqrt(1 - 1/G)
+ * with m_G the expected maximum of G independent standard normals (2: 0.5642, 4: 1.0294,
+ * 8: 1.4236, 16: 1.7660, 32: 2.0697, 64: 2.3437, 128: 2.5946, 256: 2.8269; linear in log2 G
+ * between them). Returns that over mu (>= 1; 1 for G <= 1 or N k <= 0). docs/model.md,
+ * "Expert and data parallelism". Real routers are skewed beyond this (not modelled).
+ */
+double sim_moe_ep_busiest_factor(double n_experts, double k, double n_tokens, int group);
+
+/*
+ * The MoE layers' layout of cfg (docs/model.md, "Expert and data parallelism"): the group G =
+ * dp x tp GPUs shares the experts (vLLM FusedMoEParallelConfig flattens TP across DP) and
+ * every GPU's MoE layer sees the tokens of all dp ranks.
+ */
+typedef struct sim_moe_layout {
+    int group;          /* G = dp x tp: the GPUs among which the experts are split */
+    int ep;             /* 1: whole experts (n_experts / G each), 0: slices (F / G each) */
+    double tokens_mult; /* tokens the layer sees per token of the rank's step: dp */
+} sim_moe_layout;
+
+void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out /* OUT */);
+
+/* cfg's data-parallel ranks: dp, or 1 when dp is 0 or 1 (no DP). */
+int sim_run_dp(const sim_run_cfg *cfg);
+
+/* Of n sequences spread over cfg's DP ranks, those on the busiest: ceil(n / dp) (n without
+ * DP). vLLM's DP ranks serve their shares in lockstep for MoE models, so the busiest rank's
+ * step is the step (docs/model.md, "Expert and data parallelism"). */
+int64_t sim_dp_rank_share(const sim_run_cfg *cfg, int64_t n);
+
+/*
+ * Checks dp and ep against the model: dp >= 1; --ep only for a model with experts; with
+ * dp x tp GPUs per MoE layer, n_experts divisible by dp x tp under EP, moe_intermediate_size
+ * divisible by dp x tp without it. SIM_EINVAL with a message naming --ep or --dp otherwise.
+ */
+sim_status sim_moe_layout_check(const sim_model *m, const sim_run_cfg *cfg,
+                                struct sim_err *err /* OUT */);
+
+/*
+ * Bytes of one MoE layer's dispatch (an all-gather of the dp ranks' hidden states and
+ * router logits, (d + E) x hb per token) and combine (a reduce-scatter of the expert
+ * outputs, d x hb per token), per GPU buffer, for tokens tokens of one DP rank: vLLM's
+ * default all2all backend, allgather_reducescatter. 0 when dp <= 1 (no dispatch).
+ */
+void sim_moe_dispatch_bytes(const sim_model *m, const sim_run_cfg *cfg, double tokens, double hb,
+                            double *dispatch_bytes /* OUT */, double *combine_bytes /* OUT */);
+
+/*
+ * Sum over the new tokens of one sequence of the keys each attends to (causal,
+ * with an optional sliding window; window 0 = none):
+ *   sum_{i=1..t} min(c + i, W).
+ */
+double sim_attn_pairs(double new_tokens, double context, double window);
+
+/*
+ * The same with chunked local attention (Llama-4 attention_chunk_size C): the token at
+ * position p (0-based; the new ones are c .. c + t - 1) attends to the (p mod C) + 1 keys of
+ * its own chunk, so the sum is S(c + t) - S(c) with
+ *   S(n) = sum_{p=0..n-1} ((p mod C) + 1) = q C (C + 1) / 2 + r (r + 1) / 2,
+ * q = floor(n / C), r = n - q C. docs/model.md, "Llama-4". chunk must be >= 1.
+ */
+double sim_attn_pairs_chunked(double new_tokens, double context, double chunk);
+
+#endif

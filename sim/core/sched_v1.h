@@ -1,0 +1,107 @@
+/*
+ * sched_v1.h - vLLM's V1 engine serving a workload, simulated request by request
+ * and step by step (the requests are workload.h's, their latency statistics
+ * serve_stats.h's).
+ *
+ * The schedule follows vllm/v1/core/sched/scheduler.py (Scheduler.schedule, vLLM
+ * 0.8-0.19; docs/engine.md cites the lines):
+ *  - one token budget per step (max_num_batched_tokens);
+ *  - running requests first, in admission order: each gets the tokens it has not
+ *    computed yet (1 for a decode; the rest of its prompt, capped at
+ *    long_prefill_token_threshold and at the budget, for a partial prefill);
+ *  - a running request that finds too few free KV blocks preempts the last
+ *    running request (recompute: its blocks are freed, its computed tokens
+ *    reset, and it goes to the front of the waiting queue), until it fits or is
+ *    itself the one preempted;
+ *  - then, only if no request was preempted in this step, waiting requests in
+ *    order while the budget, max_num_seqs and free blocks allow; a waiting prompt
+ *    may be scheduled in part (chunked prefill is always on in V1);
+ *  - a request samples a token in the step that computes its last known token;
+ *    it leaves when it has output_tokens tokens, and its blocks are freed.
+ * KV blocks are allocated as tokens arrive: a request holds
+ * ceil(computed / block_size) blocks. One block of the pool is vLLM's null block.
+ *
+ * Time: a step takes sim_engine_step_wall_s(alpha x roofline + beta_s, host).
+ * Requests that arrive during a step are seen by the next one; an idle engine
+ * waits for the next arrival. Closed loop: `concurrency` clients each send their
+ * next request when the previous one finishes. Pure: no I/O, no allocation; the
+ * caller owns every array.
+ */
+#ifndef SIM_SCHED_V1_H
+#define SIM_SCHED_V1_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "hw.h"
+#include "model.h"
+#include "serve_stats.h"
+#include "status.h"
+#include "step.h"
+#include "workload.h"
+
+/* Caller-owned scratch: queue of n_requests + 1 ids, running list of n_requests ids, and
+ * optionally (itl != NULL) room for itl_cap ITL entries; the sum of output_tokens is always
+ * enough. */
+typedef struct sim_serve_scratch {
+    int32_t *queue;
+    int32_t *running;
+    sim_itl_entry *itl;
+    int64_t itl_cap;
+} sim_serve_scratch;
+
+/* What one step did, for timelines. */
+typedef struct sim_serve_step {
+    double start_s;         /* when the step was scheduled */
+    double wall_s;          /* its duration */
+    double gpu_s;           /* alpha x roofline + beta_s */
+    double host_s;          /* engine host time */
+    int64_t n_seqs;         /* requests scheduled */
+    int64_t n_prefill_seqs; /* of which prefilling (more than one token or not sampling) */
+    int64_t n_tokens;       /* tokens scheduled */
+    int64_t n_prefill_tokens;
+    int64_t kv_used_blocks; /* after allocation */
+    int64_t kv_blocks;      /* blocks in the pool */
+    int64_t n_waiting;      /* arrived requests not running, after scheduling */
+    int64_t n_preempted;    /* preemptions in this step */
+} sim_serve_step;
+
+/* Called after each step when given; ctx is the caller's. */
+typedef void (*sim_serve_observer)(void *ctx, const sim_serve_step *step);
+
+typedef struct sim_serve_result {
+    double end_s;          /* last request's finish */
+    double roofline_sum_s; /* sum of roofline step times */
+    double host_sum_s;     /* sum of host times */
+    double busy_s;         /* sum of step wall times */
+    double prefill_s;      /* wall time of steps with prefill tokens */
+    int64_t n_steps;
+    int64_t n_prefill_steps;   /* steps with at least one prefill chunk */
+    int64_t preemptions;       /* recompute preemptions */
+    int64_t recomputed_tokens; /* tokens prefilled again after preemption */
+    int64_t kv_blocks;         /* KV blocks per GPU */
+    int64_t kv_capacity_tokens;
+    int64_t peak_kv_blocks;
+    double peak_kv_frac;
+    int64_t queue_peak;   /* most arrived requests waiting at once */
+    int64_t running_peak; /* most requests running at once */
+    int64_t n_itl;        /* ITL entries written */
+} sim_serve_result;
+
+/* Default cap on steps of one simulation: a bug or an absurd workload stops with an error. */
+#define SIM_SERVE_MAX_STEPS SIM_SIM_MAX_STEPS
+
+/*
+ * Serves the workload on the V1 schedule above. Fails with SIM_ERANGE and a
+ * message when a request is malformed (lengths < 1, prompt + output beyond
+ * max_model_len, open-loop arrivals not finite, negative or unsorted), when
+ * the engine would not start (the weights, or one max_model_len sequence, do not
+ * fit), or when the simulation exceeds SIM_SERVE_MAX_STEPS steps.
+ */
+sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                              const sim_run_cfg *run, const sim_sched_resolved *s,
+                              const sim_workload *w, sim_serve_scratch *scr, sim_serve_observer obs,
+                              void *obs_ctx, sim_serve_result *out /* OUT */,
+                              struct sim_err *err /* OUT */);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * workload.h - the requests a simulation serves, and the generator of a
+ * closed-loop or Poisson/gamma workload as vllm bench serve draws one: lengths
+ * uniform around a mean, open-loop arrivals with gamma inter-arrival times
+ * (shape = burstiness; 1: Poisson), from a seeded splitmix64 generator, so the
+ * same seed gives the same workload. Traces are read by simio (trace_json.h)
+ * into the same sim_request array. Pure: no I/O, no allocation; the caller
+ * owns every array.
+ */
+#ifndef SIM_WORKLOAD_H
+#define SIM_WORKLOAD_H
+
+#include <stdint.h>
+
+/*
+ * One request as the V1 simulation (sched_v1.h) tracks it. The caller fills the
+ * inputs; the simulation writes the outputs and uses the state fields.
+ */
+typedef struct sim_request {
+    double arrival_s;      /* IN: arrival at the engine (closed loop: set by the simulation) */
+    int64_t prompt_tokens; /* IN: >= 1 */
+    int64_t output_tokens; /* IN: tokens to generate, >= 1 */
+    double first_token_s;  /* OUT: end of the step that sampled the first token */
+    double finish_s;       /* OUT: end of the step that sampled the last token */
+    int64_t n_preemptions; /* OUT: times preempted by recompute */
+    /* State during the simulation. */
+    double last_token_s; /* when the latest token was sampled */
+    int64_t computed;    /* tokens in the KV cache */
+    int64_t generated;   /* tokens sampled so far */
+    int64_t blocks;      /* KV blocks held */
+    int64_t sched;       /* tokens scheduled in the current step (0 = not scheduled) */
+    int64_t batch;       /* with pipeline stages: the batch in flight it rides when sched > 0 */
+} sim_request;
+
+/* How requests arrive. */
+typedef enum sim_arrival {
+    SIM_ARRIVAL_CLOSED = 0,  /* concurrency clients, each sends its next request on completion */
+    SIM_ARRIVAL_POISSON = 1, /* open loop: gamma inter-arrivals (shape = burstiness; 1: Poisson) */
+    SIM_ARRIVAL_TRACE = 2,   /* open loop: arrival times and lengths given */
+    SIM_ARRIVAL_COUNT
+} sim_arrival;
+
+/* A generated workload (closed or Poisson/gamma); traces are read by simio instead. */
+typedef struct sim_workload_spec {
+    sim_arrival arrival;
+    int64_t concurrency;     /* closed loop clients, >= 1 */
+    double rate_per_s;       /* open loop mean request rate, > 0 */
+    double burstiness;       /* gamma shape of the inter-arrival times, > 0 (1 = Poisson) */
+    int64_t prompt_tokens;   /* mean prompt length, >= 1 */
+    int64_t output_tokens;   /* mean output length, >= 1 */
+    double range_ratio;      /* lengths uniform in [L(1-r), L(1+r)], 0 <= r < 1 (0 = fixed) */
+    int64_t num_requests;    /* requests measured (0: sim_workload_default_requests) */
+    int64_t warmup_requests; /* requests sent first and left out of the statistics (-1: default) */
+    uint64_t seed;           /* of the generator (lengths, arrivals); same seed, same workload */
+} sim_workload_spec;
+
+/*
+ * Requests measured when num_requests is 0: closed loop 10 x concurrency (the request count
+ * of genai-perf/aiperf sweeps, `--request-count $((concurrency*10))`); open loop 1000.
+ */
+int64_t sim_workload_default_requests(const sim_workload_spec *spec);
+
+/*
+ * Warm-up requests when warmup_requests < 0: none. Benchmark clients run their warm-up as a
+ * phase of its own and wait for its last response before profiling starts (aiperf's docs,
+ * "Warmup Phase Configuration": "AIPerf waits indefinitely for all warmup responses before
+ * starting profiling"; vllm bench serve has no warm-up), so the measured requests start on an
+ * idle engine, a closed loop with all its clients sending at once. A positive count sends
+ * that many requests first, without draining, and leaves them out of the statistics.
+ */
+int64_t sim_workload_default_warmup(const sim_workload_spec *spec);
+
+/*
+ * Fills n requests of a closed or Poisson/gamma workload: lengths drawn uniformly from
+ * [floor(L(1-r)), floor(L(1+r))] (at least 1) as vllm bench serve's random dataset does;
+ * open-loop arrivals start at 0 and add gamma(shape = burstiness, scale =
+ * 1/(rate x burstiness)) intervals (vllm bench serve --burstiness). Deterministic in seed.
+ */
+void sim_workload_generate(const sim_workload_spec *spec, sim_request *req, int64_t n);
+
+/* The requests to serve. */
+typedef struct sim_workload {
+    sim_request *req;    /* n_requests requests; open loop: sorted by arrival_s */
+    int64_t n_requests;  /* >= 1 */
+    int64_t concurrency; /* > 0: closed loop with this many clients; 0: open loop */
+} sim_workload;
+
+#endif
