@@ -166,8 +166,8 @@ typedef struct llmstep_deploy_spec {
     int gemm_tile_wave;  /* 0: flat GEMM efficiency (default); 1: tile and wave quantization */
     int ignore_memory;   /* 1: open even when the model does not fit (capacity studies) */
     /* Layout beyond TP (0 takes the default: 1 stage, 1 rank, no EP), as the CLI's --pp, --dp,
-     * --ep: pipeline stages; data-parallel ranks (llmstep_step's groups are then one rank's
-     * step, llmstep_batch spreads the batch over the ranks and times the busiest,
+     * --ep: pipeline stages; data-parallel ranks (llmstep_step deals each group's sequences
+     * to the ranks and times the busiest, as predict; llmstep_batch spreads the batch likewise,
      * llmstep_serve deals the workload to the ranks' engines); expert parallelism (MoE). */
     int64_t pp;
     int64_t dp;
@@ -438,7 +438,7 @@ typedef struct llmstep_sweep_spec {
     double range_ratio, burstiness; /* serving workload, as llmstep_workload (range_ratio -1:
                                        the default spread; burstiness 0: 1) */
     uint64_t seed;
-    const char *calibration;       /* NULL, a file for one swept GPU, or a folder of <hw-id>.json */
+    const char *calibration;       /* NULL, a file or id for one swept GPU, or a folder */
     const char *engine;            /* NULL: each GPU's calibration's, else vllm-v1 (as the CLI) */
     const char *dtype, *kv_dtype;  /* NULL: the model's */
     int no_host;                   /* 1: leave the engine's host time out */

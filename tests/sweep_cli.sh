@@ -133,10 +133,10 @@ want=$(awk -F, 'NR > 1 && $30 == "true" && $24 > best { best = $24; row = $1 ","
     bad "serving best exit $?"
 expect "serving best rows" "$(wc -l <"$tmp/sbest.csv" | tr -d ' ')" 2
 expect "serving best config" "$(sed -n 2p "$tmp/sbest.csv" | cut -d, -f1,4,5)" "$want"
-# --best judges each point over 5 seeds by default (the workload's lengths vary): the same
-# brute force on the full sweep with --seeds 5, whose SLO columns are the worst seed's.
+# --best judges each point over 20 seeds by default (the workload's lengths vary): the same
+# brute force on the full sweep with --seeds 20, whose SLO columns are the worst seed's.
 "$bin" sweep --kind serving --model llama-3.1-8b --hw h100-sxm --tp 1,2 --concurrency 1:16 \
-    --prompt-tokens 512 --output-tokens 64 --slo-ttft-ms 100 --slo-tpot-ms 12 --seeds 5 \
+    --prompt-tokens 512 --output-tokens 64 --slo-ttft-ms 100 --slo-tpot-ms 12 --seeds 20 \
     >"$tmp/serve5.csv" || bad "serving seeds exit $?"
 expect "seeds columns" "$(head -n 1 "$tmp/serve5.csv" | cut -d, -f32-)" \
     "n_seeds,ttft_slo_s,tpot_slo_s,ttft_spread_s,tpot_spread_s"
@@ -148,7 +148,7 @@ want5=$(awk -F, 'NR > 1 && $30 == "true" && $24 > best { best = $24; row = $1 ",
 "$bin" sweep --kind serving --model llama-3.1-8b --hw h100-sxm --tp 1,2 --concurrency 1:16 \
     --prompt-tokens 512 --output-tokens 64 --slo-ttft-ms 100 --slo-tpot-ms 12 --best \
     >"$tmp/sbest5.csv" || bad "serving best seeds exit $?"
-expect "serving best over 5 seeds" "$(sed -n 2p "$tmp/sbest5.csv" | cut -d, -f1,4,5,32)" "$want5,5"
+expect "serving best over 20 seeds" "$(sed -n 2p "$tmp/sbest5.csv" | cut -d, -f1,4,5,32)" "$want5,20"
 expect "serving best none" "$(cat "$tmp/sbest.err")" \
     "llmstep: sweep: no configuration of qwen3-32b on h100-sxm fits and meets the SLOs"
 # Open loop: rates 2 and 8 requests/s, no concurrency; too long prompts are marked.

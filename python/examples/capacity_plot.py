@@ -11,14 +11,15 @@ import numpy as np
 import llmstep
 
 model, hw = "llama-3.1-70b", "h100-sxm"
-contexts = np.array([512, 1024, 2048, 4096, 8192, 16384])
+contexts = np.array([512, 1024, 2048, 4096, 8192, 16000])
 rows = []
 for tp in (2, 4, 8):
     # The model's 131072-token limit does not fit at TP 2 (the error says so and how far it
     # would go); serve at most 16384 tokens per conversation everywhere.
     d = llmstep.deploy(model, hw, tp=tp, usage="server", max_model_len=16384)
     info = d.info
-    seqs = np.array([d.capacity(int(c))["max_seqs_at_context"] for c in contexts])
+    # A decode step at context C writes token C + 1: the sequences that hold C + 1 tokens.
+    seqs = np.array([d.capacity(int(c) + 1)["max_seqs_at_context"] for c in contexts])
     # One decode step of the full batch, every sequence at that context: one call for all.
     step_s = d.step_grid(count=np.maximum(seqs, 1), context_tokens=contexts)
     for c, n, s in zip(contexts, seqs, step_s):

@@ -37,6 +37,19 @@ def _check(status, err):
         raise Error(status, err.message.decode("utf-8", "replace"))
 
 
+def _as_array(structs):
+    """A NumPy view of a ctypes struct array. NumPy warns that the PEP 3118 format of a padded
+    struct does not match its size and then builds the right dtype from the ctypes fields,
+    which the tests check field by field against the C results; the warning says nothing."""
+    import warnings
+
+    import numpy as np
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.ctypeslib.as_array(structs)
+
+
 def _range_ratio(r):
     """None: the default spread of `llmstep serve` (-1 to the library)."""
     return -1.0 if r is None else float(r)
@@ -131,7 +144,7 @@ class Context:
         LLM class) or "server" (the OpenAI server's defaults). Scheduler settings left None
         take the engine's defaults for the version and GPU, as vLLM does. ``pp`` pipeline
         stages, ``dp`` data-parallel ranks and ``ep`` expert parallelism as the CLI's --pp,
-        --dp, --ep (step groups are then one DP rank's; batch and serve spread the load)."""
+        --dp, --ep (step, batch and serve deal the load to the DP ranks and time the busiest)."""
         return Deployment(self, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                           max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                           gpu_memory_utilization, chunked_prefill, roofline, gemm,
@@ -246,7 +259,7 @@ class Context:
         err = _lib.Error()
         _check(_lib.lib.llmstep_sweep(self._h, ctypes.byref(spec), rows, n, ctypes.byref(got),
                                       None, None, ctypes.byref(err)), err)
-        arr = np.ctypeslib.as_array(rows)[:got.value]
+        arr = _as_array(rows)[:got.value]
         if best:
             keep_rows = []
             for mi in range(len(models)):
@@ -598,7 +611,7 @@ class Deployment:
             self._h, ctypes.byref(w), loads.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), n,
             int(slo_percentile), res, meets.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), None,
             None, ctypes.byref(err)), err)
-        arr = np.ctypeslib.as_array(res)[:n]
+        arr = _as_array(res)[:n]
         out = {"load": loads.copy()}
         out.update(_columns(arr))
         out["meets_slo"] = meets[:n].astype(bool)
