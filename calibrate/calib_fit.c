@@ -13,6 +13,8 @@
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_vector.h>
 
+#include "ops.h"
+
 /*
  * Relative singular-value cut-off for the rank test: GSL scales the weighted
  * design's two columns to unit length and drops a singular value s_i when
@@ -131,8 +133,8 @@ static double objective(const sim_fit_row *rows, size_t n, sim_fit_weight weight
 {
     double sum = 0.0;
     for (size_t i = 0; i < n; i++) {
-        const double r = alpha * rows[i].roofline_s + beta_s * rows[i].n_steps + rows[i].offset_s -
-                         rows[i].measured_s;
+        const double r = sim_calibrated_s(alpha, rows[i].roofline_s, beta_s, rows[i].n_steps) +
+                         rows[i].offset_s - rows[i].measured_s;
         sum += row_weight(&rows[i], weight) * r * r;
     }
     return sum;
@@ -323,8 +325,8 @@ sim_status sim_fit_alpha_beta(const sim_fit_row *rows, size_t n, const sim_fit_o
 
     double *pred = buf, *meas = buf + n, *scratch = buf + 2 * n;
     for (size_t i = 0; i < n; i++) {
-        pred[i] =
-            out->alpha * rows[i].roofline_s + out->beta_s * rows[i].n_steps + rows[i].offset_s;
+        pred[i] = sim_calibrated_s(out->alpha, rows[i].roofline_s, out->beta_s, rows[i].n_steps) +
+                  rows[i].offset_s;
         meas[i] = rows[i].measured_s;
     }
     if (sim_metrics_compute(pred, meas, n, scratch, &out->fit) != SIM_OK) {

@@ -75,7 +75,7 @@ static int validate_job_run(void *ctx)
     if (st == SIM_OK)
         return CLI_OK;
     cli_error("%s", j->err.msg);
-    return st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
+    return cli_exit_of(st);
 }
 
 int cli_bench_validate(const char *file_arg)

@@ -32,6 +32,11 @@ enum cli_exit {
 
 extern const char *cli_progname;
 
+/* The exit code of a failed library call (the one status-to-exit map): out of memory and a
+ * fit that failed numerically are CLI_NUMERIC, everything else (a file, a row, a value at
+ * fault) CLI_BAD_INPUT; SIM_OK is CLI_OK. */
+int cli_exit_of(sim_status st);
+
 /* Prints "llmstep: <context><message>" to stderr, on one line, with control characters and
  * invalid UTF-8 written as \xNN. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

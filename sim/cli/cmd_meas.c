@@ -238,7 +238,7 @@ static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set)
 static int meas_fail(sim_status st, const struct sim_err *err)
 {
     cli_error("%s", err->msg);
-    return st == SIM_EFIT || st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
+    return cli_exit_of(st);
 }
 
 /* Predicts every row; prints the error on failure. */

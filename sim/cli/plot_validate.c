@@ -108,7 +108,7 @@ static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engi
                      : sim_meas_predict_row(&mp, i, alpha, beta, &pred, &e);
         if (st != SIM_OK) {
             cli_error("%s", e.msg);
-            rc = st == SIM_EFIT || st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
+            rc = cli_exit_of(st);
             break;
         }
         const double meas = row->measured_s;

@@ -9,6 +9,13 @@
 #include "deploy.h"
 #include "units.h"
 
+int cli_exit_of(sim_status st)
+{
+    if (st == SIM_OK)
+        return CLI_OK;
+    return st == SIM_ENOMEM || st == SIM_EFIT ? CLI_NUMERIC : CLI_BAD_INPUT;
+}
+
 void cli_run_spec_init(cli_run_spec *spec)
 {
     memset(spec, 0, sizeof(*spec));
@@ -54,7 +61,7 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
     sim_status st = sim_deploy_open(run->cache, &in, &d, &err);
     if (st != SIM_OK) {
         cli_error("%s", err.msg);
-        return st == SIM_ENOMEM ? CLI_NUMERIC : (d.bad_option ? CLI_USAGE : CLI_BAD_INPUT);
+        return d.bad_option && st != SIM_ENOMEM ? CLI_USAGE : cli_exit_of(st);
     }
     if (d.cal_other_engine)
         cli_note_other_engine("llmstep", spec->calibration, &d);

@@ -10,7 +10,7 @@ int cli_serve_prepare(cli_serve *sv, const sim_workload_spec *spec, const char *
     sim_status st = sim_served_prepare(sv, spec, trace_path, &err);
     if (st != SIM_OK) {
         cli_error("%s", err.msg);
-        return st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
+        return cli_exit_of(st);
     }
     return CLI_OK;
 }

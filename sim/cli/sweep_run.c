@@ -28,7 +28,7 @@ int cli_sweep_run(const cli_sweep_opts *o, const cli_sweep_sink *sink)
     sim_cache_free(cache);
     if (st != SIM_OK) {
         cli_error("%s", err.msg);
-        return st == SIM_ENOMEM ? CLI_NUMERIC : CLI_BAD_INPUT;
+        return cli_exit_of(st);
     }
     return stopped;
 }

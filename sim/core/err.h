@@ -10,6 +10,6 @@
 
 #include "status.h"
 
-void sim__errf(struct sim_err *err, const char *fmt, ...);
+void sim__errf(struct sim_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -897,7 +897,7 @@ static void totals(const sim_run_cfg *cfg, sim_step_cost *out)
     }
     const double whole = out->compute_s > out->memory_s ? out->compute_s : out->memory_s;
     out->roofline_s = (cfg->mode == SIM_ROOFLINE_STEP ? whole : sum_op) + out->comm_s;
-    out->step_s = cfg->alpha * out->roofline_s + cfg->beta_s;
+    out->step_s = sim_calibrated_s(cfg->alpha, out->roofline_s, cfg->beta_s, 1.0);
     out->bound = out->compute_s > out->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
 }
 

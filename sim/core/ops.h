@@ -50,6 +50,18 @@ typedef enum sim_roofline_mode {
     SIM_ROOFLINE_MODE_COUNT
 } sim_roofline_mode;
 
+/*
+ * The calibrated time of n_steps engine steps whose rooflines sum to roofline_s:
+ *   t = alpha x roofline_s + beta_s x n_steps
+ * the one home of "step = alpha x roofline + beta" (docs/model.md, "Calibration"): the step
+ * model, both schedulers, the pipeline, the measurement predictions and the fits call it.
+ */
+static inline double sim_calibrated_s(double alpha, double roofline_s, double beta_s,
+                                      double n_steps)
+{
+    return alpha * roofline_s + beta_s * n_steps;
+}
+
 typedef struct sim_run_cfg {
     int tp;             /* tensor-parallel degree */
     sim_dtype dtype;    /* weights (and GEMM inputs) */

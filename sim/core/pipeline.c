@@ -137,8 +137,8 @@ void sim_pp_step(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg, c
     for (int i = 0; i < pp; i++) {
         sim_step_cost c;
         const double tr = stage_cost(m, hw, cfg, s, i, &c);
-        out->stage_s[i] = cfg->alpha * c.roofline_s;
-        out->transfer_s[i] = cfg->alpha * tr;
+        out->stage_s[i] = sim_calibrated_s(cfg->alpha, c.roofline_s, 0.0, 0.0);
+        out->transfer_s[i] = sim_calibrated_s(cfg->alpha, tr, 0.0, 0.0);
         out->internode[i] = i + 1 < pp && sim_pp_boundary_internode(hw, cfg->tp, i);
         out->roofline_s += c.roofline_s + tr;
         if (i == 0) {
@@ -204,7 +204,7 @@ void sim__pp_step_cost(const sim_model *m, const sim_hw *hw, const sim_run_cfg *
             sum.seqs_emitting = c.seqs_emitting;
         }
     }
-    sum.step_s = cfg->alpha * sum.roofline_s + cfg->beta_s;
+    sum.step_s = sim_calibrated_s(cfg->alpha, sum.roofline_s, cfg->beta_s, 1.0);
     sum.bound = sum.compute_s > sum.memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
     *out = sum;
 }

@@ -222,7 +222,8 @@ static void decode_run(sim_state *x, const sim_step *st0)
     if (!x->stepwise && sim_step_cost_decode_run(x->m, x->hw, x->run, &st, n, &last, &roof)) {
         x->free_blocks -= run_blocks(st0, n, bs);
         x->cost = last;
-        add_steps(x, n, roof, x->run->alpha * roof + (double)n * x->run->beta_s, last.seqs, 0);
+        add_steps(x, n, roof, sim_calibrated_s(x->run->alpha, roof, x->run->beta_s, (double)n),
+                  last.seqs, 0);
     } else {
         for (int64_t k = 0; k < n; k++) {
             x->free_blocks -= run_blocks(st0, k + 1, bs) - run_blocks(st0, k, bs);

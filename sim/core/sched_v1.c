@@ -456,7 +456,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
             sim_pp_step(x->m, x->hw, x->run, &stp, &pc);
             /* The step totals count_step reports, from the same stage costs. */
             c.roofline_s = pc.roofline_s;
-            c.step_s = x->run->alpha * pc.roofline_s + x->run->beta_s;
+            c.step_s = sim_calibrated_s(x->run->alpha, pc.roofline_s, x->run->beta_s, 1.0);
             c.tokens = pc.tokens;
             const double host = sim_engine_host_s(x->e, x->run->tp, pc.seqs);
             double a = x->now_s + host;

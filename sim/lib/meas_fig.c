@@ -255,7 +255,7 @@ sim_status sim_meas_predict_on(const sim_meas_opts *o, sim_meas_pred *mp, const 
                                              oo.gemm, oo.no_host, mp->work, &p, err);
         if (st != SIM_OK)
             return st;
-        pred[i] = alpha * p.roofline_s + beta_s * p.n_steps + p.host_s;
+        pred[i] = sim_calibrated_s(alpha, p.roofline_s, beta_s, p.n_steps) + p.host_s;
     }
     return SIM_OK;
 }
@@ -503,9 +503,10 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
             idx[j] = i;
             meas[j] = set->rows[i].measured_s;
             const sim_row_pred *p = &mp->p[i];
-            const double r = (out->ab.alpha * p->roofline_s + out->ab.beta_s * p->n_steps +
-                              p->host_s - meas[j]) /
-                             meas[j];
+            const double r =
+                (sim_calibrated_s(out->ab.alpha, p->roofline_s, out->ab.beta_s, p->n_steps) +
+                 p->host_s - meas[j]) /
+                meas[j];
             ss += r * r;
             j++;
         }

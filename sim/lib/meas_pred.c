@@ -296,7 +296,7 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
     const sim_row_pred *p = &mp->p[i];
     const sim_meas_row *r = &mp->set->rows[i];
     if (mp->group[i] < 0) {
-        *out = alpha * p->roofline_s + beta_s * p->n_steps + p->host_s;
+        *out = sim_calibrated_s(alpha, p->roofline_s, beta_s, p->n_steps) + p->host_s;
         return SIM_OK;
     }
     sim_serve_group *g = &mp->g[mp->group[i]];
