@@ -23,7 +23,7 @@ typedef struct entry {
 
 struct sim_cache {
     char data_dir[PATH_CAP];
-    entry *e;
+    entry **e; /* each entry on the heap: the paths handed out stay put as the array grows */
     size_t n, cap;
 };
 
@@ -50,8 +50,10 @@ void sim_cache_free(sim_cache *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->n; i++)
-        free(c->e[i].obj);
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->e[i]->obj);
+        free(c->e[i]);
+    }
     free(c->e);
     free(c);
 }
@@ -66,7 +68,7 @@ static sim_status grow(sim_cache *c, struct sim_err *err)
     if (c->n < c->cap)
         return SIM_OK;
     size_t cap = c->cap ? 2 * c->cap : 16;
-    entry *grown = realloc(c->e, cap * sizeof(*grown));
+    entry **grown = realloc(c->e, cap * sizeof(*grown));
     if (!grown) {
         sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
@@ -74,6 +76,19 @@ static sim_status grow(sim_cache *c, struct sim_err *err)
     c->e = grown;
     c->cap = cap;
     return SIM_OK;
+}
+
+/* A new entry at the end (grow has made room), or NULL when out of memory. */
+static entry *append(sim_cache *c, int kind, const char *path, void *obj)
+{
+    entry *e = malloc(sizeof(*e));
+    if (!e)
+        return NULL;
+    e->kind = kind;
+    snprintf(e->path, sizeof(e->path), "%s", path);
+    e->obj = obj;
+    c->e[c->n++] = e;
+    return e;
 }
 
 sim_status sim_cache_hw_calibrated(sim_cache *c, const sim_hw *hw, const sim_calib *cal,
@@ -87,8 +102,8 @@ sim_status sim_cache_hw_calibrated(sim_cache *c, const sim_hw *hw, const sim_cal
     char key[PATH_CAP];
     snprintf(key, sizeof(key), "%p %p", (const void *)hw, (const void *)cal);
     for (size_t i = 0; i < c->n; i++)
-        if (c->e[i].kind == K_HW_CALIBRATED && strcmp(c->e[i].path, key) == 0) {
-            *out = c->e[i].obj;
+        if (c->e[i]->kind == K_HW_CALIBRATED && strcmp(c->e[i]->path, key) == 0) {
+            *out = c->e[i]->obj;
             return SIM_OK;
         }
     sim_status st = grow(c, err);
@@ -105,10 +120,11 @@ sim_status sim_cache_hw_calibrated(sim_cache *c, const sim_hw *hw, const sim_cal
         free(copy);
         return st;
     }
-    entry *e = &c->e[c->n++];
-    e->kind = K_HW_CALIBRATED;
-    memcpy(e->path, key, sizeof(key));
-    e->obj = copy;
+    if (!append(c, K_HW_CALIBRATED, key, copy)) {
+        free(copy);
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
     *out = copy;
     return SIM_OK;
 }
@@ -121,10 +137,10 @@ static sim_status load(sim_cache *c, int kind, const char *name, const void **ou
     if (st != SIM_OK)
         return st;
     for (size_t i = 0; i < c->n; i++)
-        if (c->e[i].kind == kind && strcmp(c->e[i].path, path) == 0) {
-            *out = c->e[i].obj;
+        if (c->e[i]->kind == kind && strcmp(c->e[i]->path, path) == 0) {
+            *out = c->e[i]->obj;
             if (path_out)
-                *path_out = c->e[i].path;
+                *path_out = c->e[i]->path;
             return SIM_OK;
         }
     if ((st = grow(c, err)) != SIM_OK)
@@ -152,10 +168,12 @@ static sim_status load(sim_cache *c, int kind, const char *name, const void **ou
         free(obj);
         return st;
     }
-    entry *e = &c->e[c->n++];
-    e->kind = kind;
-    memcpy(e->path, path, sizeof(path));
-    e->obj = obj;
+    entry *e = append(c, kind, path, obj);
+    if (!e) {
+        free(obj);
+        sim_io_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
     *out = obj;
     if (path_out)
         *path_out = e->path;
