@@ -24,7 +24,7 @@ static const struct {
     {"validate-kernels", cmd_validate_kernels, "kernel rooflines vs measured kernel tables"},
     {"capacity", cmd_capacity, "memory per GPU, KV capacity, sequences that fit, smallest TP"},
     {"sweep", cmd_sweep, "predict model x hw x TP x batch x context (CSV, best, Pareto)"},
-    {"plot", cmd_plot, "plots (SVG/PNG via gnuplot): roofline, sweep, validate"},
+    {"plot", cmd_plot, "plots (SVG/PNG via gnuplot): roofline, sweep, serving, validate"},
     {"bench", cmd_bench, "benchmark: step predictions per second on one core"},
 };
 
