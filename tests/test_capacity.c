@@ -72,13 +72,13 @@ static void weights_and_kv_per_gpu_match_hand_derivation(void)
         if (h100_v0(&x, per_gpu[i].model, 4096, per_gpu[i].tp) != 0)
             continue;
         sim_capacity c;
-        sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+        sim_capacity_compute(toy_su(&x), 4096, &c);
         printf("  %s\n", per_gpu[i].name);
         CHECK_REL(c.mem.weights_bytes, per_gpu[i].weights_bytes, 0.0);
         CHECK_REL(c.mem.kv_bytes_per_token, per_gpu[i].kv_bytes_per_token, 0.0);
         /* The figures are the engine's memory model, not a second one. */
         sim_memory mem;
-        sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
+        sim_memory_compute(toy_su(&x), &mem);
         CHECK_INT(c.mem.kv_blocks, mem.kv_blocks);
         CHECK_INT(c.fits, mem.fits);
     }
@@ -103,7 +103,7 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     if (h100_v0(&x, "llama-3.1-70b", 8192, 2) != 0)
         return;
     sim_capacity c;
-    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_REL(c.mem.usable_bytes, 77309411328.0, 1e-15);
     CHECK_REL(c.mem.activation_bytes, 1235746816.0, 0.0);
     CHECK_REL(c.mem.reserve_bytes, 1610612736.0, 0.0);
@@ -121,12 +121,12 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     /* The default max_model_len (131072) does not fit in 23,840 tokens: the engine refuses. */
     sim_sched_cfg_unset(&x.in);
     CHECK(toy_resolve(&x) == SIM_OK);
-    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_INT(c.fits, 0);
     CHECK_INT(c.max_seqs_at_context, 0);
     /* TP 1 cannot hold 141 GB of weights on 80 GiB. */
     x.run.tp = 1;
-    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_INT(c.fits, 0);
     CHECK(c.mem.kv_budget_bytes < 0.0);
     CHECK_INT(c.mem.kv_blocks, 0);
@@ -275,7 +275,7 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     x.run = (sim_run_cfg){
         1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
     sim_capacity c;
-    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_REL(c.mem.weights_bytes, 65248824960.0, 0.0);
     CHECK_REL(c.mem.activation_bytes, 2968518656.0, 0.0);
     CHECK_REL(c.mem.reserve_bytes, 268435456.0, 0.0);
@@ -298,7 +298,7 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
      * the stage: a block is 16 tokens of 9 layers (294,912 bytes), and a request is budgeted the
      * same 9225 blocks. */
     x.run.pp = 2;
-    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_INT(c.mem.kv_block_layers, 9);
     CHECK_REL(c.mem.kv_block_bytes, 294912.0, 0.0);
     CHECK_INT(c.mem.kv.n_full_layers, 9);
@@ -309,13 +309,13 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     /* The server's T = 8192: 8192 + ceil(8319 / 16) + 1 = 8713 blocks budgeted. */
     x.in.usage = SIM_USAGE_SERVER;
     CHECK(toy_resolve(&x) == SIM_OK);
-    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_INT(c.mem.kv_blocks_max_seq, 8713);
     /* disable_hybrid_kv_cache_manager: every layer full, refused as before. */
     x.in.usage = -1;
     x.in.disable_hybrid_kv = 1;
     CHECK(toy_resolve(&x) == SIM_OK);
-    sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+    sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_INT(c.mem.kv_blocks, 6816);
     CHECK_INT(c.mem.kv_capacity_tokens, 109056);
     CHECK_INT(c.fits, 0);
@@ -340,7 +340,7 @@ static void mixtral_dp_ep_weights_match_hand_derivation(void)
         x.run.dp = 2;
         x.run.ep = ep;
         sim_capacity c;
-        sim_capacity_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, 4096, &c);
+        sim_capacity_compute(toy_su(&x), 4096, &c);
         CHECK_REL(c.mem.weights_bytes, 24155529216.0, 1e-15);
         CHECK_REL(c.mem.kv_bytes_per_token, 65536.0, 0.0);
     }

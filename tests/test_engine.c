@@ -40,7 +40,7 @@ static sim_batch_work work;
 /* Simulates batch b on the set-up x (resolved) into r; the status of sim_batch_simulate. */
 static sim_status simulate(toy_setup *x, sim_batch b, sim_batch_result *r)
 {
-    return sim_batch_simulate(&x->e, &x->m, &x->hw, &x->run, &x->s, &b, &work, r, &x->err);
+    return sim_batch_simulate(toy_su(x), &b, &work, r, &x->err);
 }
 
 /* Checks the step counts of r against a hand derivation (steps in all, steps with a prefill,
@@ -123,7 +123,7 @@ static void batch_that_preempts(void)
     CHECK_INT(toy_resolve(&x), SIM_OK);
     toy_set_blocks(&x, 12);
     sim_memory mem;
-    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
+    sim_memory_compute(toy_su(&x), &mem);
     CHECK_INT(mem.kv_blocks, 12);
     CHECK_INT(mem.kv_capacity_tokens, 192);
     sim_batch_result r;
@@ -171,7 +171,7 @@ static void llama2_7b_kv_capacity(void)
     toy_hw(&x.hw, 85899345920.0);
     CHECK_INT(toy_resolve(&x), SIM_OK);
     sim_memory mem;
-    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
+    sim_memory_compute(toy_su(&x), &mem);
     CHECK_REL(mem.weights_bytes, 13476831232.0, 0.0);
     CHECK_REL(mem.activation_bytes, 403177472.0, 0.0);
     CHECK_REL(mem.kv_budget_bytes, 62355660800.0, 1e-15);
@@ -229,10 +229,10 @@ static void decode_runs_match_stepping(void)
                                 sim_batch bt = {batches[b], prompts[p], outputs[o]};
                                 sim_batch_result r1, r2;
                                 struct sim_err e1, e2;
-                                sim_status s1 = sim_batch_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s,
-                                                                   &bt, &work, &r1, &e1);
-                                sim_status s2 = sim_batch_simulate_stepwise(
-                                    &x.e, &x.m, &x.hw, &x.run, &x.s, &bt, &work, &r2, &e2);
+                                sim_status s1 =
+                                    sim_batch_simulate(toy_su(&x), &bt, &work, &r1, &e1);
+                                sim_status s2 =
+                                    sim_batch_simulate_stepwise(toy_su(&x), &bt, &work, &r2, &e2);
                                 CHECK_INT(s1, s2);
                                 cases++;
                                 if (s1 != SIM_OK)

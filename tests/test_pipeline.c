@@ -232,11 +232,11 @@ static void test_405b(void)
     sim_run_cfg run = {
         8, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
     sim_memory mem;
-    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_memory_compute(&(sim_setup){&e, &m, &hw, &run, &s}, &mem);
     CHECK(!mem.fits);
     CHECK(mem.weights_bytes > 100e9);
     run.pp = 2;
-    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_memory_compute(&(sim_setup){&e, &m, &hw, &run, &s}, &mem);
     CHECK(mem.fits);
     /* Stage 0 has 32,768 bytes less weight and the same KV per token: it has more blocks, so
      * the last stage (1) sizes the cache. */

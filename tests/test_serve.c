@@ -72,8 +72,7 @@ static sim_status serve(toy_setup *x, sim_request *req, int64_t n, int64_t conc,
     static sim_itl_entry itl[4096];
     sim_workload w = {req, n, conc};
     sim_serve_scratch scr = {queue, running, itl, 4096};
-    sim_status st = sim_serve_simulate(&x->e, &x->m, &x->hw, &x->run, &x->s, &w, &scr, record, seen,
-                                       r, &x->err);
+    sim_status st = sim_serve_simulate(toy_su(x), &w, &scr, record, seen, r, &x->err);
     if (st != SIM_OK)
         printf("serve: %s\n", x->err.msg);
     return st;
@@ -322,8 +321,7 @@ static void closed_loop_obeys_littles_law(void)
     sim_workload w = {req, 2200, 16};
     sim_serve_scratch scr = {queue, running, itl, 2200 * 30};
     sim_serve_result r;
-    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &w, &scr, NULL, NULL, &r, &x.err),
-              SIM_OK);
+    CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, NULL, NULL, &r, &x.err), SIM_OK);
     sim_serve_stats st;
     CHECK_INT(sim_serve_stats_compute(req + 200, 2000, itl, r.n_itl, 0.0, 0.0, scratch, &st),
               SIM_OK);
@@ -406,7 +404,7 @@ static void v1_memory_budget(void)
     x.hw.v[SIM_HWF_MEM_CUDA_TOTAL] = 10e9;
     x.s.gpu_memory_utilization = 0.9;
     sim_memory mem;
-    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
+    sim_memory_compute(toy_su(&x), &mem);
     CHECK_REL(mem.capacity_bytes, 10e9, 0.0);
     CHECK_REL(mem.weights_bytes, 98688.0, 1e-12);
     CHECK_REL(mem.activation_bytes, 2097152.0 + 131072.0, 1e-12);
@@ -416,7 +414,7 @@ static void v1_memory_budget(void)
     CHECK_INT(mem.kv_blocks, (int64_t)floor(budget / 1024.0));
     /* Eager mode captures no graphs. */
     x.s.enforce_eager = 1;
-    sim_memory_compute(&x.e, &x.m, &x.hw, &x.run, &x.s, &mem);
+    sim_memory_compute(toy_su(&x), &mem);
     CHECK_REL(mem.reserve_bytes, 0.5e9, 1e-12);
 }
 
@@ -484,9 +482,7 @@ static void bad_workloads_refused(void)
              .output_tokens = 4}};
         sim_workload w = {req, 2, 0};
         sim_serve_result r;
-        CHECK_INT(
-            sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &w, &scr, NULL, NULL, &r, &x.err),
-            SIM_ERANGE);
+        CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, NULL, NULL, &r, &x.err), SIM_ERANGE);
         CHECK_CONTAINS(x.err.msg, cases[i].msg);
     }
 }
@@ -608,7 +604,7 @@ static void pipeline_batches_in_flight(void)
         CHECK_REL(seen.s[1].start_s, h, 1e-12);
     /* More stages than layers: refused, not simulated. */
     x.run.pp = 3;
-    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &(sim_workload){req, 2, 0},
+    CHECK_INT(sim_serve_simulate(toy_su(&x), &(sim_workload){req, 2, 0},
                                  &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0},
                                  NULL, NULL, &r, &x.err),
               SIM_EINVAL);
@@ -637,9 +633,7 @@ static void pipeline_closed_loop(void)
     sim_serve_scratch scr = {queue, running, itl, 1100 * 30};
     sim_serve_result r;
     double latencies = 0.0;
-    CHECK_INT(sim_serve_simulate(&x.e, &x.m, &x.hw, &x.run, &x.s, &w, &scr, sum_walls, &latencies,
-                                 &r, &x.err),
-              SIM_OK);
+    CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, sum_walls, &latencies, &r, &x.err), SIM_OK);
     sim_serve_stats st;
     CHECK_INT(sim_serve_stats_compute(req + 100, 1000, itl, r.n_itl, 0.0, 0.0, scratch, &st),
               SIM_OK);

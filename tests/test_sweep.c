@@ -209,7 +209,7 @@ static void decode_point_figures_follow_from_the_step_time(void)
     sim_run_cfg run = {
         2, SIM_DTYPE_FP16, SIM_DTYPE_FP16, SIM_ROOFLINE_OP, 1.173, 4.21e-4, SIM_GEMM_FLAT, 1, 1, 0};
     sim_memory mem;
-    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_memory_compute(&(sim_setup){&e, &m, &hw, &run, &s}, &mem);
     sim_sweep_ctx c = {&m, &hw, &run, &e, &s, &mem, 1, 1};
     sim_sweep_row r;
     sim_sweep_decode(&c, 24, 1500, &r);
@@ -245,7 +245,7 @@ static void decode_point_figures_follow_from_the_step_time(void)
      * ceil(25 / 3) = 9 on the busiest rank, whose step is the time; tokens/s counts all 25, and
      * per GPU divides by TP 2 x DP 3 = 6 GPUs; the memory check is the rank's (9 sequences). */
     run.dp = 3;
-    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_memory_compute(&(sim_setup){&e, &m, &hw, &run, &s}, &mem);
     sim_sweep_decode(&c, 25, 1500, &r);
     sim_step st9 = {1, {{9, 1, 1500, 1}}};
     sim_step_cost_compute(&m, &hw, &run, &st9, &cost);
@@ -264,7 +264,7 @@ static void decode_point_figures_follow_from_the_step_time(void)
     sim_sweep_finish(&r, &(sim_sweep_slo){0}, 2.0);
     CHECK_REL(r.cost_per_mtok_usd, 2.0 * 6.0 / 3600.0 / (25.0 / want) * 1e6, 1e-12);
     run.dp = 1;
-    sim_memory_compute(&e, &m, &hw, &run, &s, &mem);
+    sim_memory_compute(&(sim_setup){&e, &m, &hw, &run, &s}, &mem);
     /* An illegal TP marks the point and computes nothing. */
     c.tp_ok = 0;
     sim_sweep_decode(&c, 1, 100, &r);

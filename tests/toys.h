@@ -12,6 +12,7 @@
 #include "hw.h"
 #include "memory.h"
 #include "model.h"
+#include "setup.h"
 
 /* The config.json shape of a Llama-architecture model, in the order of sim_model. */
 typedef struct toy_shape {
@@ -88,7 +89,7 @@ static inline double toy_capacity_for_blocks(const sim_engine *e, const sim_mode
     sim_hw hw;
     toy_hw(&hw, 1e12);
     sim_memory mem;
-    sim_memory_compute(e, m, &hw, run, s, &mem);
+    sim_memory_compute(&(sim_setup){e, m, &hw, run, s}, &mem);
     double other = mem.usable_bytes - mem.kv_budget_bytes; /* weights + activations + reserve */
     return other + ((double)n_blocks + 0.5) * mem.kv_block_bytes;
 }
@@ -102,6 +103,7 @@ typedef struct toy_setup {
     sim_sched_resolved s;
     sim_run_cfg run;
     struct sim_err err; /* the message of the last failure */
+    sim_setup su;       /* the fields above as one setup (toy_su) */
 } toy_setup;
 
 /* The toy model on a toy GPU of 1 TB with engine e, every scheduler option unset, and one GPU
@@ -121,6 +123,14 @@ static inline void toy_setup_init(toy_setup *x, const sim_engine *e)
 static inline sim_status toy_resolve(toy_setup *x)
 {
     return sim_sched_resolve(&x->e, &x->m, &x->hw, &x->in, &x->s, &x->err);
+}
+
+/* x's engine, model, GPU, run configuration and resolved scheduler as the one sim_setup the
+ * memory model and the schedulers take (x->su, pointing into x). */
+static inline const sim_setup *toy_su(toy_setup *x)
+{
+    x->su = (sim_setup){&x->e, &x->m, &x->hw, &x->run, &x->s};
+    return &x->su;
 }
 
 /* Gives the GPU of x the memory for exactly n_blocks KV blocks under the resolved x->s. */

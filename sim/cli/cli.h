@@ -16,6 +16,7 @@
 #include "model.h"
 #include "sched_v0.h"
 #include "sched_v1.h"
+#include "setup.h"
 #include "status.h"
 #include "step.h"
 
@@ -139,14 +140,13 @@ const char *cli_layout_name(const sim_run_cfg *cfg, char *buf, size_t cap);
 int cli_check_layout(const sim_model *m, const sim_hw *hw, int64_t tp, int64_t pp, const char *who);
 
 /*
- * Refuses (CLI_BAD_INPUT) a configuration whose weights, activation peak, reserve and
+ * Refuses (CLI_BAD_INPUT) a configuration su whose weights, activation peak, reserve and
  * the KV cache of one max_model_len sequence do not fit the usable memory (mem.fits
  * of sim_memory_compute), saying by how much, the smallest TP that fits and the
  * longest max_model_len that fits at this TP. sc: the scheduler options as given.
  */
-int cli_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                     const sim_run_cfg *cfg, const sim_sched_cfg *sc, const sim_sched_resolved *s,
-                     const sim_memory *mem, const char *who);
+int cli_check_memory(const sim_setup *su, const sim_sched_cfg *sc, const sim_memory *mem,
+                     const char *who);
 
 /* Everything one prediction run needs: the names given and the loaded, resolved inputs. */
 typedef struct cli_run_spec {
@@ -180,6 +180,12 @@ typedef struct cli_run {
     struct sim_cache *cache; /* owned; freed by cli_run_close */
     char model_path[4096];
 } cli_run;
+
+/* The resolved inputs of run (its copies) as one sim_setup, valid while run is. */
+static inline sim_setup cli_run_setup(const cli_run *run)
+{
+    return (sim_setup){&run->engine, &run->model, &run->hw, &run->cfg, &run->sched};
+}
 
 void cli_run_spec_init(cli_run_spec *spec);
 /* Loads and checks everything (sim_deploy_open); prints the error and returns CLI_USAGE (a

@@ -112,7 +112,9 @@ static void compute_tp(const cli_run *r, int64_t tp, int64_t pp, int64_t context
         snprintf(out->why, sizeof(out->why), "%s", err.msg);
         return;
     }
-    sim_capacity_compute(&r->engine, &r->model, &r->hw, &cfg, &r->sched, context, &out->cap);
+    sim_setup su = cli_run_setup(r);
+    su.run = &cfg;
+    sim_capacity_compute(&su, context, &out->cap);
 }
 
 /*
@@ -365,8 +367,8 @@ static int capacity_tps(const cap_args *a, const cli_run *run, int64_t context, 
 static int smallest_layout(const cli_run *run, int64_t context, tp_result *out)
 {
     int64_t tp, pp;
-    if (!sim_deploy_smallest_layout(&run->engine, &run->model, &run->hw, &run->cfg, &run->sched,
-                                    &tp, &pp))
+    const sim_setup su = cli_run_setup(run);
+    if (!sim_deploy_smallest_layout(&su, &tp, &pp))
         return 0;
     compute_tp(run, tp, pp, context, out);
     return 1;
@@ -454,8 +456,9 @@ static void print_capacity_table(const cap_args *a, const cli_run *run, const tp
             sim_run_cfg tpc = run->cfg;
             tpc.tp = (int)results[i].tp;
             tpc.pp = (int)results[i].pp;
-            fit_len = sim_deploy_largest_len(&run->engine, &run->model, &run->hw, &tpc,
-                                             &a->spec.sched, s);
+            sim_setup su = cli_run_setup(run);
+            su.run = &tpc;
+            fit_len = sim_deploy_largest_len(&su, &a->spec.sched);
         }
         print_table_tp(&results[i], &run->cfg, s, fit_len, "");
     }

@@ -150,14 +150,13 @@ int cli_check_layout(const sim_model *m, const sim_hw *hw, int64_t tp, int64_t p
     return CLI_OK;
 }
 
-int cli_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                     const sim_run_cfg *cfg, const sim_sched_cfg *sc, const sim_sched_resolved *s,
-                     const sim_memory *mem, const char *who)
+int cli_check_memory(const sim_setup *su, const sim_sched_cfg *sc, const sim_memory *mem,
+                     const char *who)
 {
     struct sim_err err;
     /* A serving simulation cannot go on without its KV cache. */
     const char *hint = strcmp(who, "serve: ") == 0 ? "" : " (--ignore-memory to go on)";
-    if (sim_deploy_check_memory(e, m, hw, cfg, sc, s, mem, who, hint, &err) != SIM_OK) {
+    if (sim_deploy_check_memory(su, sc, mem, who, hint, &err) != SIM_OK) {
         cli_error("%s", err.msg);
         return CLI_BAD_INPUT;
     }
@@ -167,8 +166,8 @@ int cli_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
 int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r)
 {
     struct sim_err err;
-    if (sim_batch_simulate(&run->engine, &run->model, &run->hw, &run->cfg, &run->sched, b,
-                           run->work, r, &err) != SIM_OK) {
+    const sim_setup su = cli_run_setup(run);
+    if (sim_batch_simulate(&su, b, run->work, r, &err) != SIM_OK) {
         cli_error("%s on %s at TP %d: %s", run->model.id, run->hw.id, run->cfg.tp, err.msg);
         return CLI_BAD_INPUT;
     }

@@ -19,8 +19,8 @@ int cli_serve_run(cli_run *run, cli_serve *sv, double slo_ttft_s, double slo_tpo
                   sim_serve_observer obs, void *obs_ctx, sim_serve_result *res, sim_serve_stats *st)
 {
     struct sim_err err;
-    if (sim_served_run(&run->engine, &run->model, &run->hw, &run->cfg, &run->sched, sv, obs,
-                       obs_ctx, res, &err) != SIM_OK) {
+    const sim_setup su = cli_run_setup(run);
+    if (sim_served_run(&su, sv, obs, obs_ctx, res, &err) != SIM_OK) {
         cli_error("%s", err.msg);
         return CLI_BAD_INPUT;
     }

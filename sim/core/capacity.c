@@ -34,12 +34,11 @@ int sim_capacity_step_fits(const sim_memory *mem, const sim_sched_resolved *s, c
            out->blocks <= mem->kv_blocks;
 }
 
-void sim_capacity_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                          const sim_run_cfg *run, const sim_sched_resolved *s,
-                          int64_t context_tokens, sim_capacity *out)
+void sim_capacity_compute(const sim_setup *su, int64_t context_tokens, sim_capacity *out)
 {
+    const sim_sched_resolved *s = su->sched;
     assert(context_tokens >= 1);
-    sim_memory_compute(e, m, hw, run, s, &out->mem);
+    sim_memory_compute(su, &out->mem);
     out->context_tokens = context_tokens;
     out->blocks_per_seq =
         sim_kv_request_blocks(&out->mem.kv, s->block_size, context_tokens, context_tokens);

@@ -25,6 +25,7 @@
 #include "hw.h"
 #include "memory.h"
 #include "model.h"
+#include "setup.h"
 #include "step.h"
 
 typedef struct sim_capacity {
@@ -69,12 +70,10 @@ int sim_capacity_step_fits(const sim_memory *mem, const sim_sched_resolved *s, c
                            sim_step_fit *out /* OUT */);
 
 /*
- * Memory budget (sim_memory_compute) and the per-context figures for one GPU at
- * run->tp. The inputs must be validated and s resolved (sim_sched_resolve);
- * context_tokens >= 1.
+ * Memory budget (sim_memory_compute) and the per-context figures for one GPU of
+ * deployment su at su->run->tp. The inputs must be validated and su->sched resolved
+ * (sim_sched_resolve); context_tokens >= 1.
  */
-void sim_capacity_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                          const sim_run_cfg *run, const sim_sched_resolved *s,
-                          int64_t context_tokens, sim_capacity *out /* OUT */);
+void sim_capacity_compute(const sim_setup *su, int64_t context_tokens, sim_capacity *out /* OUT */);
 
 #endif

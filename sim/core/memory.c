@@ -30,9 +30,13 @@ static double activation_peak_bytes(const sim_model *m, const sim_run_cfg *run,
     return T * (2.0 * d + 3.0 * f) * hb + (double)s->max_num_seqs * (double)m->vocab * 8.0;
 }
 
-void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                        const sim_run_cfg *run, const sim_sched_resolved *s, sim_memory *out)
+void sim_memory_compute(const sim_setup *su, sim_memory *out)
 {
+    const sim_engine *e = su->engine;
+    const sim_model *m = su->model;
+    const sim_hw *hw = su->hw;
+    const sim_run_cfg *run = su->run;
+    const sim_sched_resolved *s = su->sched;
     /* V1 sizes the cache from the total CUDA reports (torch.cuda.mem_get_info), V0 from the
      * same call; profiles without that figure default it to the labelled capacity. */
     out->capacity_bytes =

@@ -18,6 +18,7 @@
 #include "hw.h"
 #include "model.h"
 #include "ops.h"
+#include "setup.h"
 
 /* KV blocks of block_size tokens that hold tokens tokens (paged attention rounds up). */
 static inline int64_t sim_kv_blocks_for(int64_t tokens, int64_t block_size)
@@ -57,9 +58,7 @@ typedef struct sim_memory {
                      weights, KV bytes per token and budget are the figures above; else 0 */
 } sim_memory;
 
-/* Memory budget and KV capacity of one GPU. */
-void sim_memory_compute(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                        const sim_run_cfg *run, const sim_sched_resolved *s,
-                        sim_memory *out /* OUT */);
+/* Memory budget and KV capacity of one GPU of deployment su. */
+void sim_memory_compute(const sim_setup *su, sim_memory *out /* OUT */);
 
 #endif

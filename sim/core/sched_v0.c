@@ -364,9 +364,8 @@ static void step_chunked(sim_state *x, int64_t *done)
 
 /* An offline batch on the V1 engine: every request arrives at t = 0 and the serving
  * simulation runs it; its step totals are the batch's. */
-static sim_status batch_v1(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                           const sim_run_cfg *run, const sim_sched_resolved *s, const sim_batch *b,
-                           sim_batch_work *work, sim_batch_result *out, struct sim_err *err)
+static sim_status batch_v1(const sim_setup *su, const sim_batch *b, sim_batch_work *work,
+                           sim_batch_result *out, struct sim_err *err)
 {
     for (int64_t i = 0; i < b->batch; i++)
         work->req[i] =
@@ -374,7 +373,7 @@ static sim_status batch_v1(const sim_engine *e, const sim_model *m, const sim_hw
     sim_workload w = {work->req, b->batch, 0};
     sim_serve_scratch scr = {work->v1_queue, work->v1_running, NULL, 0};
     sim_serve_result r;
-    sim_status st = sim_serve_simulate(e, m, hw, run, s, &w, &scr, NULL, NULL, &r, err);
+    sim_status st = sim_serve_simulate(su, &w, &scr, NULL, NULL, &r, err);
     if (st != SIM_OK)
         return st;
     out->latency_s = r.end_s;
@@ -393,11 +392,11 @@ static sim_status batch_v1(const sim_engine *e, const sim_model *m, const sim_hw
     return SIM_OK;
 }
 
-static sim_status batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                 const sim_run_cfg *run, const sim_sched_resolved *s,
-                                 const sim_batch *b, sim_batch_work *work, int stepwise,
-                                 sim_batch_result *out, struct sim_err *err)
+static sim_status batch_simulate(const sim_setup *su, const sim_batch *b, sim_batch_work *work,
+                                 int stepwise, sim_batch_result *out, struct sim_err *err)
 {
+    const sim_engine *e = su->engine;
+    const sim_sched_resolved *s = su->sched;
     *out = (sim_batch_result){0};
     if (b->batch < 1 || b->batch > SIM_BATCH_MAX_SEQS || b->prompt_tokens < 1 ||
         b->output_tokens < 1) {
@@ -412,9 +411,9 @@ static sim_status batch_simulate(const sim_engine *e, const sim_model *m, const 
         return SIM_ERANGE;
     }
     if (e->kind == SIM_SCHED_V1)
-        return batch_v1(e, m, hw, run, s, b, work, out, err);
+        return batch_v1(su, b, work, out, err);
     sim_memory mem;
-    sim_memory_compute(e, m, hw, run, s, &mem);
+    sim_memory_compute(su, &mem);
     out->kv_capacity_tokens = mem.kv_capacity_tokens;
     const int64_t seq_blocks =
         sim_kv_blocks_for(b->prompt_tokens + b->output_tokens, s->block_size);
@@ -427,9 +426,9 @@ static sim_status batch_simulate(const sim_engine *e, const sim_model *m, const 
         return SIM_ERANGE;
     }
     sim_state x = {.e = e,
-                   .m = m,
-                   .hw = hw,
-                   .run = run,
+                   .m = su->model,
+                   .hw = su->hw,
+                   .run = su->run,
                    .s = s,
                    .b = b,
                    .w = work,
@@ -474,18 +473,15 @@ static sim_status batch_simulate(const sim_engine *e, const sim_model *m, const 
     return SIM_OK;
 }
 
-sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                              const sim_run_cfg *run, const sim_sched_resolved *s,
-                              const sim_batch *b, sim_batch_work *work, sim_batch_result *out,
-                              struct sim_err *err)
+sim_status sim_batch_simulate(const sim_setup *su, const sim_batch *b, sim_batch_work *work,
+                              sim_batch_result *out, struct sim_err *err)
 {
-    return batch_simulate(e, m, hw, run, s, b, work, 0, out, err);
+    return batch_simulate(su, b, work, 0, out, err);
 }
 
-sim_status sim_batch_simulate_stepwise(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                       const sim_run_cfg *run, const sim_sched_resolved *s,
-                                       const sim_batch *b, sim_batch_work *work,
-                                       sim_batch_result *out, struct sim_err *err)
+sim_status sim_batch_simulate_stepwise(const sim_setup *su, const sim_batch *b,
+                                       sim_batch_work *work, sim_batch_result *out,
+                                       struct sim_err *err)
 {
-    return batch_simulate(e, m, hw, run, s, b, work, 1, out, err);
+    return batch_simulate(su, b, work, 1, out, err);
 }

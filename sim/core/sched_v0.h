@@ -21,6 +21,7 @@
 #include "hw.h"
 #include "model.h"
 #include "ops.h"
+#include "setup.h"
 #include "status.h"
 #include "workload.h"
 
@@ -69,13 +70,11 @@ typedef struct sim_batch_work {
 } sim_batch_work;
 
 /*
- * Simulates the batch and sums the predicted step times. Fails (SIM_ERANGE with
+ * Simulates the batch on deployment su and sums the predicted step times. Fails (SIM_ERANGE with
  * a message) when the model does not fit, a prompt is longer than
  * max_model_len, or one sequence cannot fit in the KV cache at all.
  */
-sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                              const sim_run_cfg *run, const sim_sched_resolved *s,
-                              const sim_batch *b, sim_batch_work *work,
+sim_status sim_batch_simulate(const sim_setup *su, const sim_batch *b, sim_batch_work *work,
                               sim_batch_result *out /* OUT */, struct sim_err *err /* OUT */);
 
 /*
@@ -83,10 +82,8 @@ sim_status sim_batch_simulate(const sim_engine *e, const sim_model *m, const sim
  * identical decode steps that sim_batch_simulate sums in closed form (docs/model.md,
  * "Decode runs") are stepped here. Slower; tests compare the two.
  */
-sim_status sim_batch_simulate_stepwise(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                       const sim_run_cfg *run, const sim_sched_resolved *s,
-                                       const sim_batch *b, sim_batch_work *work,
-                                       sim_batch_result *out /* OUT */,
+sim_status sim_batch_simulate_stepwise(const sim_setup *su, const sim_batch *b,
+                                       sim_batch_work *work, sim_batch_result *out /* OUT */,
                                        struct sim_err *err /* OUT */);
 
 #endif

@@ -501,11 +501,15 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
     return end_run(x);
 }
 
-sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                              const sim_run_cfg *run, const sim_sched_resolved *s,
-                              const sim_workload *w, sim_serve_scratch *scr, sim_serve_observer obs,
-                              void *obs_ctx, sim_serve_result *out, struct sim_err *err)
+sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_serve_scratch *scr,
+                              sim_serve_observer obs, void *obs_ctx, sim_serve_result *out,
+                              struct sim_err *err)
 {
+    const sim_engine *e = su->engine;
+    const sim_model *m = su->model;
+    const sim_hw *hw = su->hw;
+    const sim_run_cfg *run = su->run;
+    const sim_sched_resolved *s = su->sched;
     *out = (sim_serve_result){0};
     sim_status st = check_workload(w, s, scr, err);
     if (st == SIM_OK && run->pp > 1)
@@ -513,7 +517,7 @@ sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim
     if (st != SIM_OK)
         return st;
     sim_memory mem;
-    sim_memory_compute(e, m, hw, run, s, &mem);
+    sim_memory_compute(su, &mem);
     out->kv_blocks = mem.kv_blocks;
     out->kv_capacity_tokens = mem.kv_capacity_tokens;
     if (!mem.fits) {

@@ -36,6 +36,7 @@
 #include "hw.h"
 #include "model.h"
 #include "serve_stats.h"
+#include "setup.h"
 #include "status.h"
 #include "step.h"
 #include "workload.h"
@@ -92,16 +93,14 @@ typedef struct sim_serve_result {
 #define SIM_SERVE_MAX_STEPS SIM_SIM_MAX_STEPS
 
 /*
- * Serves the workload on the V1 schedule above. Fails with SIM_ERANGE and a
+ * Serves the workload on deployment su on the V1 schedule above. Fails with SIM_ERANGE and a
  * message when a request is malformed (lengths < 1, prompt + output beyond
  * max_model_len, open-loop arrivals not finite, negative or unsorted), when
  * the engine would not start (the weights, or one max_model_len sequence, do not
  * fit), or when the simulation exceeds SIM_SERVE_MAX_STEPS steps.
  */
-sim_status sim_serve_simulate(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                              const sim_run_cfg *run, const sim_sched_resolved *s,
-                              const sim_workload *w, sim_serve_scratch *scr, sim_serve_observer obs,
-                              void *obs_ctx, sim_serve_result *out /* OUT */,
-                              struct sim_err *err /* OUT */);
+sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_serve_scratch *scr,
+                              sim_serve_observer obs, void *obs_ctx,
+                              sim_serve_result *out /* OUT */, struct sim_err *err /* OUT */);
 
 #endif

@@ -247,7 +247,8 @@ void sim_sweep_offline(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, in
     sim_engine e = *c->e;
     if (!c->host_time)
         e.host_step_s = e.host_step_tp_s = e.host_per_seq_s = 0.0;
-    if (sim_batch_simulate(&e, c->m, c->hw, c->run, c->sched, &b, work, &r, &err) != SIM_OK) {
+    const sim_setup su = {&e, c->m, c->hw, c->run, c->sched};
+    if (sim_batch_simulate(&su, &b, work, &r, &err) != SIM_OK) {
         out->status = SIM_SWEEP_KV_FULL;
         return;
     }

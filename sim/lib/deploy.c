@@ -171,27 +171,30 @@ sim_status sim_deploy_check_layout(const sim_model *m, const sim_hw *hw, int64_t
     return SIM_OK;
 }
 
-int64_t sim_deploy_smallest_tp(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                               const sim_run_cfg *cfg, const sim_sched_resolved *s)
+int64_t sim_deploy_smallest_tp(const sim_setup *su)
 {
+    const sim_model *m = su->model;
+    const sim_hw *hw = su->hw;
     for (int64_t tp = 1; (double)tp <= hw->v[SIM_HWF_N_GPUS_PER_NODE]; tp *= 2) {
         struct sim_err err;
         if (sim_model_check_tp(m, (int)tp, &err) != SIM_OK)
             continue;
-        sim_run_cfg c = *cfg;
+        sim_run_cfg c = *su->run;
         c.tp = (int)tp;
+        sim_setup at = *su;
+        at.run = &c;
         sim_memory mem;
-        sim_memory_compute(e, m, hw, &c, s, &mem);
+        sim_memory_compute(&at, &mem);
         if (mem.fits)
             return tp;
     }
     return -1;
 }
 
-int sim_deploy_smallest_layout(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                               const sim_run_cfg *cfg, const sim_sched_resolved *s, int64_t *tp_out,
-                               int64_t *pp_out)
+int sim_deploy_smallest_layout(const sim_setup *su, int64_t *tp_out, int64_t *pp_out)
 {
+    const sim_model *m = su->model;
+    const sim_hw *hw = su->hw;
     const int64_t g = (int64_t)hw->v[SIM_HWF_N_GPUS_PER_NODE];
     /* By GPU count; at equal count the larger TP up to one node first (TP on the scale-up
      * link, PP across nodes, as vLLM's documentation advises), then TP across nodes. */
@@ -208,15 +211,17 @@ int sim_deploy_smallest_layout(const sim_engine *e, const sim_model *m, const si
             if (pp > SIM_PP_MAX || sim_model_check_tp(m, (int)tp, &err) != SIM_OK ||
                 sim_deploy_check_layout(m, hw, tp, pp, "", &err) != SIM_OK)
                 continue;
-            sim_run_cfg c = *cfg;
+            sim_run_cfg c = *su->run;
             c.tp = (int)tp;
             c.pp = (int)pp;
             /* --dp/--ep: the experts must split over dp x tp GPUs (the dp copies are not
              * counted in gpus: each holds the same TP x PP layout). */
             if (sim_moe_layout_check(m, &c, &err) != SIM_OK)
                 continue;
+            sim_setup at = *su;
+            at.run = &c;
             sim_memory mem;
-            sim_memory_compute(e, m, hw, &c, s, &mem);
+            sim_memory_compute(&at, &mem);
             if (!mem.fits)
                 continue;
             const int in_node = tp <= g, best_in_node = best_tp > 0 && best_tp <= g;
@@ -235,10 +240,12 @@ int sim_deploy_smallest_layout(const sim_engine *e, const sim_model *m, const si
     return 0;
 }
 
-int64_t sim_deploy_largest_len(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                               const sim_run_cfg *cfg, const sim_sched_cfg *sc,
-                               const sim_sched_resolved *s)
+int64_t sim_deploy_largest_len(const sim_setup *su, const sim_sched_cfg *sc)
 {
+    const sim_engine *e = su->engine;
+    const sim_model *m = su->model;
+    const sim_hw *hw = su->hw;
+    const sim_sched_resolved *s = su->sched;
     /* Not monotonic in general (a long max_model_len turns chunked prefill on, which shrinks
      * the activation peak), so every multiple of block_size is tried, longest first: a few
      * thousand memory budgets, well under a millisecond. */
@@ -248,8 +255,10 @@ int64_t sim_deploy_largest_len(const sim_engine *e, const sim_model *m, const si
         sim_sched_resolved r;
         struct sim_err err;
         if (sim_sched_resolve(e, m, hw, &c, &r, &err) == SIM_OK) {
+            sim_setup at = *su;
+            at.sched = &r;
             sim_memory mem;
-            sim_memory_compute(e, m, hw, cfg, &r, &mem);
+            sim_memory_compute(&at, &mem);
             if (mem.fits)
                 return len;
         }
@@ -258,23 +267,26 @@ int64_t sim_deploy_largest_len(const sim_engine *e, const sim_model *m, const si
     return 0;
 }
 
-sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                   const sim_run_cfg *cfg, const sim_sched_cfg *sc,
-                                   const sim_sched_resolved *s, const sim_memory *mem,
-                                   const char *who, const char *hint, struct sim_err *err)
+sim_status sim_deploy_check_memory(const sim_setup *su, const sim_sched_cfg *sc,
+                                   const sim_memory *mem, const char *who, const char *hint,
+                                   struct sim_err *err)
 {
+    const sim_model *m = su->model;
+    const sim_hw *hw = su->hw;
+    const sim_run_cfg *cfg = su->run;
+    const sim_sched_resolved *s = su->sched;
     if (mem->fits)
         return SIM_OK;
     /* What vLLM budgets for one max_model_len sequence: whole blocks of every layer, or with
      * the V1 hybrid manager the windowed layers' capped share (sim_kv_max_request_blocks). */
     const double seq_kv = (double)mem->kv_blocks_max_seq * mem->kv_block_bytes;
     const double need = mem->weights_bytes + mem->activation_bytes + mem->reserve_bytes + seq_kv;
-    const int64_t best = sim_deploy_smallest_tp(e, m, hw, cfg, s);
+    const int64_t best = sim_deploy_smallest_tp(su);
     char tail[160];
     int64_t ltp, lpp;
     if (best > 0)
         snprintf(tail, sizeof(tail), "smallest TP that fits: %lld", (long long)best);
-    else if (sim_deploy_smallest_layout(e, m, hw, cfg, s, &ltp, &lpp))
+    else if (sim_deploy_smallest_layout(su, &ltp, &lpp))
         snprintf(tail, sizeof(tail),
                  "no TP up to %.0f fits; smallest layout that fits: --tp %lld --pp %lld",
                  hw->v[SIM_HWF_N_GPUS_PER_NODE], (long long)ltp, (long long)lpp);
@@ -287,7 +299,7 @@ sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, cons
     else
         snprintf(layout, sizeof(layout), "TP %d", cfg->tp);
     char len_hint[96] = "";
-    const int64_t len = sim_deploy_largest_len(e, m, hw, cfg, sc, s);
+    const int64_t len = sim_deploy_largest_len(su, sc);
     if (len > 0)
         snprintf(len_hint, sizeof(len_hint), ", or --max-model-len %lld at this TP",
                  (long long)len);
@@ -605,12 +617,12 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         sim_io_errf(err, "%s: %s", d->model_path, e2.msg);
         return st;
     }
-    sim_memory_compute(&d->e, d->m, d->hw, &d->cfg, &d->s, &d->mem);
+    const sim_setup su = sim_deployment_setup(d);
+    sim_memory_compute(&su, &d->mem);
     d->check_memory = in->check_memory;
     d->memory_hint = in->memory_hint ? in->memory_hint : "";
     if (d->check_memory)
-        return sim_deploy_check_memory(&d->e, d->m, d->hw, &d->cfg, &d->sc, &d->s, &d->mem, who,
-                                       d->memory_hint, err);
+        return sim_deploy_check_memory(&su, &d->sc, &d->mem, who, d->memory_hint, err);
     return SIM_OK;
 }
 
@@ -706,11 +718,9 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
 static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* The run of one DP rank into res (its results written back into sv's requests). */
-static sim_status serve_rank(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                             const sim_run_cfg *cfg, const sim_sched_resolved *s, sim_served *sv,
-                             sim_request *sub, int64_t n_ranks, int64_t rank, int64_t itl_used,
-                             sim_serve_observer obs, void *obs_ctx, sim_serve_result *res,
-                             struct sim_err *err)
+static sim_status serve_rank(const sim_setup *su, sim_served *sv, sim_request *sub, int64_t n_ranks,
+                             int64_t rank, int64_t itl_used, sim_serve_observer obs, void *obs_ctx,
+                             sim_serve_result *res, struct sim_err *err)
 {
     /* Requests rank, rank + n_ranks, ... (the order they are sent in); a closed loop's
      * clients likewise, concurrency / n_ranks each (the first ones one more). */
@@ -726,22 +736,23 @@ static sim_status serve_rank(const sim_engine *e, const sim_model *m, const sim_
     }
     sim_workload w = {sub, n, conc};
     sim_serve_scratch scr = {sv->queue, sv->running, sv->itl + itl_used, sv->itl_cap - itl_used};
-    sim_status rc = sim_serve_simulate(e, m, hw, cfg, s, &w, &scr, obs, obs_ctx, res, err);
+    sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, err);
     for (int64_t i = rank, k = 0; rc == SIM_OK && i < sv->n; i += n_ranks)
         sv->req[i] = sub[k++];
     return rc;
 }
 
-sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                          const sim_run_cfg *cfg, const sim_sched_resolved *s, sim_served *sv,
-                          sim_serve_observer obs, void *obs_ctx, sim_serve_result *res,
-                          struct sim_err *err)
+sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observer obs,
+                          void *obs_ctx, sim_serve_result *res, struct sim_err *err)
 {
+    const sim_model *m = su->model;
+    const sim_hw *hw = su->hw;
+    const sim_run_cfg *cfg = su->run;
     struct sim_err e2;
     if (cfg->dp <= 1) {
         sim_workload w = {sv->req, sv->n, sv->concurrency};
         sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap};
-        sim_status rc = sim_serve_simulate(e, m, hw, cfg, s, &w, &scr, obs, obs_ctx, res, &e2);
+        sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, &e2);
         if (rc != SIM_OK)
             sim_io_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
         return rc;
@@ -769,7 +780,7 @@ sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw 
     sim_status rc = SIM_OK;
     for (int64_t r = 0; r < n_ranks && rc == SIM_OK; r++) {
         sim_serve_result one;
-        rc = serve_rank(e, m, hw, cfg, s, sv, sub, n_ranks, r, res->n_itl, obs, obs_ctx, &one, &e2);
+        rc = serve_rank(su, sv, sub, n_ranks, r, res->n_itl, obs, obs_ctx, &one, &e2);
         if (rc != SIM_OK) {
             sim_io_errf(err, "%s on %s at TP %d x DP %lld, rank %lld: %s", m->id, hw->id, cfg->tp,
                         (long long)n_ranks, (long long)r, e2.msg);

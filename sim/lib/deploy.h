@@ -17,6 +17,7 @@
 #include "memory.h"
 #include "model.h"
 #include "sched_v1.h"
+#include "setup.h"
 #include "status.h"
 #include "step.h"
 
@@ -60,34 +61,29 @@ sim_status sim_deploy_check_layout(const sim_model *m, const sim_hw *hw, int64_t
 
 /*
  * Smallest TP x PP layout (TP a power of two, legal for the model and the nodes; one node
- * or whole nodes) whose engine starts with cfg's other settings: fewest GPUs, then at equal
- * count the largest TP
+ * or whole nodes) whose engine starts with the other settings of su->run: fewest GPUs, then
+ * at equal count the largest TP
  * within one node, then the smallest TP across nodes. 1 and *tp_out, *pp_out; 0 if none
  * of up to SIM_DEPLOY_MAX_LAYOUT_GPUS GPUs fits.
  */
-int sim_deploy_smallest_layout(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                               const sim_run_cfg *cfg, const sim_sched_resolved *s, int64_t *tp_out,
-                               int64_t *pp_out);
+int sim_deploy_smallest_layout(const sim_setup *su, int64_t *tp_out, int64_t *pp_out);
 
-/* Smallest TP of 1, 2, 4, ... up to n_gpus_per_node that is legal and fits; -1 if none. */
-int64_t sim_deploy_smallest_tp(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                               const sim_run_cfg *cfg, const sim_sched_resolved *s);
+/* Smallest TP of 1, 2, 4, ... up to n_gpus_per_node that is legal and fits (the other
+ * settings of su->run); -1 if none. */
+int64_t sim_deploy_smallest_tp(const sim_setup *su);
 
-/* Largest max_model_len (a multiple of the block size, or the model's limit) at which the
- * engine starts at cfg->tp with the other options of sc; 0 when none does. */
-int64_t sim_deploy_largest_len(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                               const sim_run_cfg *cfg, const sim_sched_cfg *sc,
-                               const sim_sched_resolved *s);
+/* Largest max_model_len (a multiple of su->sched's block size, or the model's limit) at
+ * which the engine starts at su->run->tp with the other options of sc; 0 when none does. */
+int64_t sim_deploy_largest_len(const sim_setup *su, const sim_sched_cfg *sc);
 
 /*
- * SIM_ERANGE when mem does not fit, with a message saying by how much, the smallest TP
- * that fits and the longest max_model_len that fits at this TP; hint is appended (e.g.
- * " (--ignore-memory to go on)").
+ * SIM_ERANGE when mem (su's memory budget) does not fit, with a message saying by how much,
+ * the smallest TP that fits and the longest max_model_len that fits at this TP; hint is
+ * appended (e.g. " (--ignore-memory to go on)").
  */
-sim_status sim_deploy_check_memory(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                                   const sim_run_cfg *cfg, const sim_sched_cfg *sc,
-                                   const sim_sched_resolved *s, const sim_memory *mem,
-                                   const char *who, const char *hint, struct sim_err *err);
+sim_status sim_deploy_check_memory(const sim_setup *su, const sim_sched_cfg *sc,
+                                   const sim_memory *mem, const char *who, const char *hint,
+                                   struct sim_err *err);
 
 /*
  * The engine a run uses: engine when given, else the one cal was fitted with (its engine,
@@ -167,6 +163,12 @@ typedef struct sim_deployment {
     const char *memory_hint; /* likewise */
     int bad_option; /* after a failure: 1 when a setting (engine, dtype) is at fault, not a file */
 } sim_deployment;
+
+/* The resolved inputs of d as one sim_setup (pointers into d: valid while d is). */
+static inline sim_setup sim_deployment_setup(const sim_deployment *d)
+{
+    return (sim_setup){&d->e, d->m, d->hw, &d->cfg, &d->s};
+}
 
 /*
  * Loads (through the cache) and checks everything, in the order model, hardware,
@@ -249,11 +251,10 @@ typedef struct sim_served {
 sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, const char *trace_path,
                               struct sim_err *err);
 
-/* Serves the prepared workload; obs may be NULL. Messages read "<model> on <hw> at TP n: ...". */
-sim_status sim_served_run(const sim_engine *e, const sim_model *m, const sim_hw *hw,
-                          const sim_run_cfg *cfg, const sim_sched_resolved *s, sim_served *sv,
-                          sim_serve_observer obs, void *obs_ctx, sim_serve_result *res,
-                          struct sim_err *err);
+/* Serves the prepared workload on deployment su; obs may be NULL. Messages read "<model> on
+ * <hw> at TP n: ...". */
+sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observer obs,
+                          void *obs_ctx, sim_serve_result *res, struct sim_err *err);
 
 /* Statistics of the measured requests of a served workload under the SLOs (<= 0: none). */
 sim_status sim_served_stats(const sim_model *m, const sim_hw *hw, sim_served *sv,

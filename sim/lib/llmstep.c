@@ -419,8 +419,9 @@ llmstep_status llmstep_capacity(const llmstep_deploy *d, int64_t context_tokens,
     if (context_tokens < 1 || context_tokens > (INT64_C(1) << 40))
         return fail(err, SIM_ERANGE, "context_tokens: expected 1 to 2^40, got %lld",
                     (long long)context_tokens);
+    const sim_setup su = sim_deployment_setup(&d->d);
     sim_capacity c;
-    sim_capacity_compute(&d->d.e, d->d.m, d->d.hw, &d->d.cfg, &d->d.s, context_tokens, &c);
+    sim_capacity_compute(&su, context_tokens, &c);
     *out = (llmstep_capacity_result){c.context_tokens, c.blocks_per_seq, c.max_seqs_by_kv,
                                      c.max_seqs_at_context, c.fits};
     ok(err);
@@ -443,7 +444,8 @@ llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_to
     sim_batch_result r;
     struct sim_err e;
     const sim_model *m = d->d.m;
-    sim_status s = sim_batch_simulate(&d->d.e, m, d->d.hw, &d->d.cfg, &d->d.s, &b, d->work, &r, &e);
+    const sim_setup su = sim_deployment_setup(&d->d);
+    sim_status s = sim_batch_simulate(&su, &b, d->work, &r, &e);
     if (s != SIM_OK)
         return fail(err, s, "%s on %s at TP %d: %s", m->id, d->d.hw->id, d->d.cfg.tp, e.msg);
     llmstep_status ls = check_finite("latency_s", r.latency_s, err);
@@ -517,8 +519,9 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
     sim_serve_result res;
     sim_serve_stats st;
     sim_status s = sim_served_prepare(&sv, spec, w->trace_path, &e);
+    const sim_setup su = sim_deployment_setup(&d->d);
     if (s == SIM_OK)
-        s = sim_served_run(&d->d.e, m, hw, &d->d.cfg, &d->d.s, &sv, NULL, NULL, &res, &e);
+        s = sim_served_run(&su, &sv, NULL, NULL, &res, &e);
     if (s == SIM_OK)
         s = sim_served_stats(m, hw, &sv, &res, w->slo_ttft_s, w->slo_tpot_s, &st, &e);
     sim_served_free(&sv);

@@ -165,7 +165,7 @@ sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const cha
     if (row->kind == SIM_MEAS_OFFLINE_BATCH) {
         sim_batch b = {row->batch, row->prompt_tokens, row->output_tokens};
         sim_batch_result r;
-        st = sim_batch_simulate(&d.e, d.m, d.hw, &d.cfg, &d.s, &b, work, &r, &e);
+        st = sim_batch_simulate(&(sim_setup){&d.e, d.m, d.hw, &d.cfg, &d.s}, &b, work, &r, &e);
         if (st != SIM_OK) {
             sim_io_errf(err, "%s:%d: %s: %s on %s at TP %d: %s", row->file, row->line, row->id,
                         d.m->id, d.hw->id, d.cfg.tp, e.msg);
@@ -305,8 +305,8 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
         g->d.cfg.beta_s = beta_s;
         g->have = 0;
         struct sim_err e;
-        sim_status st = sim_served_run(&g->d.e, g->d.m, g->d.hw, &g->d.cfg, &g->d.s, &g->sv, NULL,
-                                       NULL, &g->res, &e);
+        const sim_setup su = sim_deployment_setup(&g->d);
+        sim_status st = sim_served_run(&su, &g->sv, NULL, NULL, &g->res, &e);
         if (st == SIM_OK)
             st = sim_served_stats(g->d.m, g->d.hw, &g->sv, &g->res, 0.0, 0.0, &g->st, &e);
         if (st != SIM_OK) {

@@ -110,6 +110,7 @@ static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_
 {
     const int64_t n_seeds = x->o->n_seeds > 1 ? x->o->n_seeds : 1;
     const sim_sweep_row blank = *r;
+    const sim_setup su = {e, x->m, x->hw, cfg, x->sched};
     sim_status s = SIM_OK;
     for (int64_t k = 0; s == SIM_OK && k < n_seeds; k++) {
         sim_workload_spec w = *spec;
@@ -119,7 +120,7 @@ static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_
         sim_serve_stats st;
         s = sim_served_prepare(&sv, &w, NULL, err);
         if (s == SIM_OK)
-            s = sim_served_run(e, x->m, x->hw, cfg, x->sched, &sv, NULL, NULL, &res, err);
+            s = sim_served_run(&su, &sv, NULL, NULL, &res, err);
         if (s == SIM_OK)
             s = sim_served_stats(x->m, x->hw, &sv, &res, 0.0, 0.0, &st, err);
         sim_served_free(&sv);
@@ -160,7 +161,7 @@ static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim
         sim_sweep_ctx c = {x->m, x->hw, cfg, &e, x->sched, &mem, o->host_time, 0};
         c.tp_ok = layout_ok(x, cfg);
         if (c.tp_ok)
-            sim_memory_compute(&e, x->m, x->hw, cfg, x->sched, &mem);
+            sim_memory_compute(&(sim_setup){&e, x->m, x->hw, cfg, x->sched}, &mem);
         for (size_t k = 0; k < n_load; k++) {
             const sim_workload_spec spec = serving_spec(o, open_loop, k);
             sim_sweep_row r;
@@ -203,7 +204,7 @@ static sim_status step_points(const block_in *x, sim_run_cfg *cfg, sim_batch_wor
             cfg->tp = (int)tp;
             c.tp_ok = layout_ok(x, cfg);
             if (c.tp_ok)
-                sim_memory_compute(x->e, x->m, x->hw, cfg, x->sched, &mem);
+                sim_memory_compute(&(sim_setup){x->e, x->m, x->hw, cfg, x->sched}, &mem);
         }
         sim_sweep_row r;
         if (o->kind == SIM_SWEEP_DECODE)

@@ -267,7 +267,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1,
                 0};
             sim_memory mem;
-            sim_memory_compute(&e, &m, &hw, &cfg, &s, &mem);
+            sim_memory_compute(&(sim_setup){&e, &m, &hw, &cfg, &s}, &mem);
             REQUIRE(isfinite(mem.kv_budget_bytes) && mem.kv_blocks >= 0);
             REQUIRE(isfinite(sim_engine_host_s(&e, 1, 8.0)));
         }
@@ -328,7 +328,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sim_serve_scratch scr = {q, run, itl, 64 * 64};
         sim_serve_result r;
         if (sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK &&
-            sim_serve_simulate(&e, &m, &hw, &cfg, &s, &w, &scr, NULL, NULL, &r, &err) == SIM_OK) {
+            sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s}, &w, &scr, NULL, NULL, &r,
+                               &err) == SIM_OK) {
             sim_serve_stats st;
             REQUIRE(sim_serve_stats_compute(req, n, itl, r.n_itl, 0.0, 0.0, scratch, &st) ==
                     SIM_OK);
