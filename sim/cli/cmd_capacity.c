@@ -16,9 +16,9 @@
 #include "opts.h"
 #include "units.h"
 
-static void usage(FILE *f)
-{
-    fputs(
+/* The usage around the options' help, which the option table holds. */
+static const cli_help capacity_help = {
+    .head =
         "usage: llmstep capacity --model ID --hw ID [--tp N | --tp all] [--pp N] [--dp N] [--ep]\n"
         "                        [--dtype T]\n"
         "                        [--kv-dtype T] [--max-model-len N] [--gpu-memory-utilization F]\n"
@@ -46,44 +46,11 @@ static void usage(FILE *f)
         "searched over TP (powers of two) x PP of up to 64 GPUs, one node or whole nodes:\n"
         "fewest GPUs, then TP within a node and PP across nodes.\n"
         "\n",
-        f);
-    fputs(
-        "Options:\n"
-        "  --tp N|all                 one TP, or 1, 2, 4, ... up to the profile's\n"
-        "                             n_gpus_per_node (default 1); above one node, a multiple\n"
-        "                             of n_gpus_per_node (a TP group over whole nodes)\n"
-        "  --pp N                     pipeline stages (default 1): each GPU holds its stage's\n"
-        "                             layers (vLLM get_pp_indices), the embedding on the first,\n"
-        "                             the LM head on the last; the figures are those of the\n"
-        "                             stage with the fewest KV blocks, which sizes the cache\n"
-        "  --dp N                     data-parallel ranks (default 1): N copies of the TP layout\n"
-        "                             (attention, dense layers and KV cache per copy); a MoE\n"
-        "                             model's experts split over DP x TP GPUs (vLLM flattens TP\n"
-        "                             across DP for the MoE layers); GPUs used = TP x PP x DP\n"
-        "  --ep                       expert parallelism: num_experts / (DP x TP) whole experts\n"
-        "                             a GPU instead of a 1/(DP x TP) slice of each (the same\n"
-        "                             bytes; refused when num_experts does not divide)\n"
-        "  --context C                tokens per sequence (default min(4096, max_model_len))\n"
-        "  --prompt-tokens L --output-tokens O   requests of L + O tokens (instead of --context)\n"
-        "  --dtype T                  fp16|bf16|fp8 weights of an unquantized model (default:\n"
-        "                             its torch_dtype); quantized configs bring their own\n"
-        "  --kv-dtype T               fp16|bf16|fp8 (default: the model's 16-bit type, vLLM's\n"
-        "                             'auto', also with fp8 weights)\n"
-        "  --max-model-len N          default: the model's max_position_embeddings\n"
-        "  --gpu-memory-utilization F default: the engine's (0.9)\n"
-        "  --max-num-seqs N, --max-num-batched-tokens N   default: the engine's (V1: by usage\n"
-        "                             context and GPU memory, docs/engine.md)\n"
-        "  --usage llm|server         vLLM's usage-context defaults (default llm)\n"
-        "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole context\n"
-        "                             (vLLM's flag; on by default they keep only the window)\n"
-        "  --engine ID                engine profile (default vllm-v1; vllm-v0 for V0)\n"
-        "  --format table|json        default table\n"
-        "\n"
-        "Example:\n"
-        "  llmstep capacity --model llama-3.1-70b --hw h100-sxm --tp 2 --max-model-len 8192 "
-        "--context 4096\n",
-        f);
-}
+    .tail = "\n"
+            "Example:\n"
+            "  llmstep capacity --model llama-3.1-70b --hw h100-sxm --tp 2 --max-model-len 8192 "
+            "--context 4096\n",
+};
 
 /* TPs that --tp all considers: powers of two up to the profile's n_gpus_per_node (8). */
 static const int64_t all_tps[] = {1, 2, 4, 8, 16, 32, 64};
@@ -273,28 +240,123 @@ static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
     a->pp = 1;
     tp_or_all tp = {&a->spec.tp, 0};
     sim_sched_cfg *sc = &a->spec.sched;
+    /* In the order of the usage. No help of their own: --output-tokens and
+     * --max-num-batched-tokens (on --prompt-tokens' and --max-num-seqs' lines), --model and
+     * --hw (the synopsis only). */
     const cli_opt t[] = {
-        CLI_STR("model", &a->spec.model),
-        CLI_STR("hw", &a->spec.hw),
-        CLI_CUSTOM("tp", parse_tp, &tp),
-        CLI_I64("pp", &a->pp, 1, SIM_PP_MAX),
-        CLI_I64("dp", &a->spec.dp, 1, SIM_DP_MAX),
-        CLI_FLAG("ep", &a->spec.ep),
-        CLI_STR("dtype", &a->spec.dtype),
-        CLI_STR("kv-dtype", &a->spec.kv_dtype),
-        CLI_SCHED("max-model-len", sc),
-        CLI_SCHED("gpu-memory-utilization", sc),
-        CLI_I64("context", &a->context, 1, (double)(INT64_C(1) << 30)),
-        CLI_STR("format", &a->format),
-        CLI_SCHED("max-num-seqs", sc),
-        CLI_STR("engine", &a->spec.engine),
-        CLI_SCHED("usage", sc),
-        CLI_SCHED("max-num-batched-tokens", sc),
-        CLI_FLAG("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv),
-        CLI_I64("prompt-tokens", &a->prompt, 1, (double)(INT64_C(1) << 30)),
-        CLI_I64("output-tokens", &a->output, 1, (double)(INT64_C(1) << 30)),
+        {.name = "tp",
+         .kind = CLI_OPT_CUSTOM,
+         .dst = &tp,
+         .parse = parse_tp,
+         .heading = "Options:\n",
+         .help = "  --tp N|all                 one TP, or 1, 2, 4, ... up to the profile's\n"
+                 "                             n_gpus_per_node (default 1); above one node, a "
+                 "multiple\n"
+                 "                             of n_gpus_per_node (a TP group over whole nodes)\n"},
+        {.name = "pp",
+         .kind = CLI_OPT_I64,
+         .dst = &a->pp,
+         .min = 1,
+         .max = SIM_PP_MAX,
+         .help =
+             "  --pp N                     pipeline stages (default 1): each GPU holds its "
+             "stage's\n"
+             "                             layers (vLLM get_pp_indices), the embedding on the "
+             "first,\n"
+             "                             the LM head on the last; the figures are those of the\n"
+             "                             stage with the fewest KV blocks, which sizes the "
+             "cache\n"},
+        {.name = "dp",
+         .kind = CLI_OPT_I64,
+         .dst = &a->spec.dp,
+         .min = 1,
+         .max = SIM_DP_MAX,
+         .help =
+             "  --dp N                     data-parallel ranks (default 1): N copies of the TP "
+             "layout\n"
+             "                             (attention, dense layers and KV cache per copy); a MoE\n"
+             "                             model's experts split over DP x TP GPUs (vLLM flattens "
+             "TP\n"
+             "                             across DP for the MoE layers); GPUs used = TP x PP x "
+             "DP\n"},
+        {.name = "ep",
+         .kind = CLI_OPT_FLAG,
+         .dst = &a->spec.ep,
+         .help =
+             "  --ep                       expert parallelism: num_experts / (DP x TP) whole "
+             "experts\n"
+             "                             a GPU instead of a 1/(DP x TP) slice of each (the same\n"
+             "                             bytes; refused when num_experts does not divide)\n"},
+        {.name = "context",
+         .kind = CLI_OPT_I64,
+         .dst = &a->context,
+         .min = 1,
+         .max = (double)(INT64_C(1) << 30),
+         .help = "  --context C                tokens per sequence (default min(4096, "
+                 "max_model_len))\n"},
+        {.name = "prompt-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->prompt,
+         .min = 1,
+         .max = (double)(INT64_C(1) << 30),
+         .help = "  --prompt-tokens L --output-tokens O   requests of L + O tokens (instead of "
+                 "--context)\n"},
+        {.name = "output-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->output,
+         .min = 1,
+         .max = (double)(INT64_C(1) << 30)},
+        {.name = "dtype",
+         .kind = CLI_OPT_STR,
+         .dst = &a->spec.dtype,
+         .help =
+             "  --dtype T                  fp16|bf16|fp8 weights of an unquantized model "
+             "(default:\n"
+             "                             its torch_dtype); quantized configs bring their own\n"},
+        {.name = "kv-dtype",
+         .kind = CLI_OPT_STR,
+         .dst = &a->spec.kv_dtype,
+         .help = "  --kv-dtype T               fp16|bf16|fp8 (default: the model's 16-bit type, "
+                 "vLLM's\n"
+                 "                             'auto', also with fp8 weights)\n"},
+        {.name = "max-model-len",
+         .kind = CLI_OPT_SCHED,
+         .dst = sc,
+         .help = "  --max-model-len N          default: the model's max_position_embeddings\n"},
+        {.name = "gpu-memory-utilization",
+         .kind = CLI_OPT_SCHED,
+         .dst = sc,
+         .help = "  --gpu-memory-utilization F default: the engine's (0.9)\n"},
+        {.name = "max-num-seqs",
+         .kind = CLI_OPT_SCHED,
+         .dst = sc,
+         .help = "  --max-num-seqs N, --max-num-batched-tokens N   default: the engine's (V1: by "
+                 "usage\n"
+                 "                             context and GPU memory, docs/engine.md)\n"},
+        {.name = "max-num-batched-tokens", .kind = CLI_OPT_SCHED, .dst = sc},
+        {.name = "usage",
+         .kind = CLI_OPT_SCHED,
+         .dst = sc,
+         .help = "  --usage llm|server         vLLM's usage-context defaults (default llm)\n"},
+        {.name = "disable-hybrid-kv-cache-manager",
+         .kind = CLI_OPT_FLAG,
+         .dst = &sc->disable_hybrid_kv,
+         .help = "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole "
+                 "context\n"
+                 "                             (vLLM's flag; on by default they keep only the "
+                 "window)\n"},
+        {.name = "engine",
+         .kind = CLI_OPT_STR,
+         .dst = &a->spec.engine,
+         .help = "  --engine ID                engine profile (default vllm-v1; vllm-v0 for V0)\n"},
+        {.name = "format",
+         .kind = CLI_OPT_STR,
+         .dst = &a->format,
+         .help = "  --format table|json        default table\n"},
+        {.name = "model", .kind = CLI_OPT_STR, .dst = &a->spec.model},
+        {.name = "hw", .kind = CLI_OPT_STR, .dst = &a->spec.hw},
     };
-    int rc = cli_opts_parse("capacity", argc, argv, t, CLI_N(t), usage, done);
+    int rc = cli_opts_parse_help("capacity", argc, argv, t, CLI_N(t), &capacity_help, done, NULL);
     if (rc != CLI_OK || *done)
         return rc;
     a->all = tp.all;

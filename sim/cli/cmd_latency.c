@@ -7,10 +7,9 @@
 #include "opts.h"
 #include "units.h"
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
+/* The usage around the options' help, which the option table holds. */
+static const cli_help latency_help = {
+    .head =
         "usage: llmstep latency --model ID --hw ID --batch B --prompt-tokens L --output-tokens O\n"
         "                       [--tp N] [--pp N] [--dp N] [--ep] [--dtype T] [--kv-dtype T]\n"
         "                       [--calibration FILE]\n"
@@ -25,43 +24,13 @@ static void usage(FILE *f)
         "The run is refused (exit 1) when the weights, activation peak, reserve and the KV\n"
         "cache of one max_model_len sequence do not fit one GPU, or the layout is illegal (TP\n"
         "above one node and not a multiple of it, more stages than layers).\n"
-        "\n"
-        "Options:\n"
-        "  --pp N                        pipeline stages (default 1): with the V1 engine up to\n"
-        "                                N batches of disjoint requests in flight through the\n"
-        "                                stages, as vLLM's batch queue (V0: one batch a step;\n"
-        "                                docs/engine.md)\n"
-        "  --dp N                        data-parallel ranks (vLLM --data-parallel-size; default\n"
-        "                                1): the B prompts spread over N copies of the model,\n"
-        "                                ceil(B / N) on the busiest, which sets the time; MoE\n"
-        "                                layers gather the N ranks' tokens (docs/model.md,\n"
-        "                                \"Expert and data parallelism\")\n"
-        "  --ep                          expert parallelism (vLLM --enable-expert-parallel): each\n"
-        "                                of the DP x TP GPUs holds num_experts / (DP x TP) whole\n"
-        "                                experts instead of a slice of every expert\n"
-        "  --dtype T                     fp16|bf16|fp8 for unquantized models (fp8: online fp8\n"
-        "                                weights); quantized configs carry their own format\n"
-        "  --kv-dtype T                  default: the model's 16-bit type (vLLM 'auto')\n"
-        "  --ignore-memory               simulate even when the memory check fails\n"
-        "  --engine ID                   engine profile (engines/ID.json; default: the\n"
-        "                                calibration's engine, else vllm-v1; vllm-v0 for V0)\n"
-        "  --usage llm|server            vLLM's usage-context defaults (default llm)\n"
-        "  --max-num-seqs N              default: the engine's (V1: by usage and GPU memory)\n"
-        "  --max-num-batched-tokens N    default: the engine's (V1: 16384 or 8192 for llm;\n"
-        "                                V0: max(max_model_len, 2048), 512 when chunked)\n"
-        "  --max-model-len N             default: the model's max_position_embeddings\n"
-        "  --gpu-memory-utilization F    default: the engine's (0.9)\n"
-        "  --block-size N                default: the engine's (16 tokens)\n"
-        "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole context\n"
-        "  --chunked-prefill on|off      V0 only (V1 always chunks): default on when\n"
-        "                                max_model_len > 32768\n"
-        "  --roofline op|step            roofline mode (see predict --help)\n"
-        "  --format table|json           output format (default table)\n"
+        "\n",
+    .tail =
         "\n"
         "Example:\n"
         "  llmstep latency --model llama-2-7b --hw h100-sxm --batch 16 --prompt-tokens 1024 \\\n"
-        "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n");
-}
+        "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n",
+};
 
 static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
                           const char *calibration, int json)
@@ -154,19 +123,130 @@ int cmd_latency(int argc, char **argv)
     cli_run_spec_init(&spec);
     const char *format = "table";
     int64_t batch = -1, prompt = -1, output = -1;
+    /* In the order of the usage. No help of their own: the options of the synopsis (--model,
+     * --hw, --tp, --calibration, --batch, --prompt-tokens, --output-tokens) and --gemm. */
     const cli_opt t[] = {
-        CLI_RUN_OPTS(&spec),
-        CLI_I64("batch", &batch, 1, SIM_BATCH_MAX_SEQS),
-        CLI_I64("prompt-tokens", &prompt, 1, (double)(INT64_C(1) << 30)),
-        CLI_I64("output-tokens", &output, 1, (double)(INT64_C(1) << 30)),
-        CLI_SCHED_OPTS(&spec.sched),
-        CLI_SCHED("chunked-prefill", &spec.sched),
-        CLI_STR("format", &format),
-        CLI_ROOFLINE("roofline", &spec.mode),
-        CLI_GEMM("gemm", &spec.gemm),
-        CLI_FLAG("ignore-memory", &spec.ignore_memory),
+        {.name = "pp",
+         .kind = CLI_OPT_I64,
+         .dst = &spec.pp,
+         .min = 1,
+         .max = SIM_PP_MAX,
+         .heading = "Options:\n",
+         .help = "  --pp N                        pipeline stages (default 1): with the V1 engine "
+                 "up to\n"
+                 "                                N batches of disjoint requests in flight through "
+                 "the\n"
+                 "                                stages, as vLLM's batch queue (V0: one batch a "
+                 "step;\n"
+                 "                                docs/engine.md)\n"},
+        {.name = "dp",
+         .kind = CLI_OPT_I64,
+         .dst = &spec.dp,
+         .min = 1,
+         .max = SIM_DP_MAX,
+         .help =
+             "  --dp N                        data-parallel ranks (vLLM --data-parallel-size; "
+             "default\n"
+             "                                1): the B prompts spread over N copies of the "
+             "model,\n"
+             "                                ceil(B / N) on the busiest, which sets the time; "
+             "MoE\n"
+             "                                layers gather the N ranks' tokens (docs/model.md,\n"
+             "                                \"Expert and data parallelism\")\n"},
+        {.name = "ep",
+         .kind = CLI_OPT_FLAG,
+         .dst = &spec.ep,
+         .help = "  --ep                          expert parallelism (vLLM "
+                 "--enable-expert-parallel): each\n"
+                 "                                of the DP x TP GPUs holds num_experts / (DP x "
+                 "TP) whole\n"
+                 "                                experts instead of a slice of every expert\n"},
+        {.name = "dtype",
+         .kind = CLI_OPT_STR,
+         .dst = &spec.dtype,
+         .help = "  --dtype T                     fp16|bf16|fp8 for unquantized models (fp8: "
+                 "online fp8\n"
+                 "                                weights); quantized configs carry their own "
+                 "format\n"},
+        {.name = "kv-dtype",
+         .kind = CLI_OPT_STR,
+         .dst = &spec.kv_dtype,
+         .help =
+             "  --kv-dtype T                  default: the model's 16-bit type (vLLM 'auto')\n"},
+        {.name = "ignore-memory",
+         .kind = CLI_OPT_FLAG,
+         .dst = &spec.ignore_memory,
+         .help = "  --ignore-memory               simulate even when the memory check fails\n"},
+        {.name = "engine",
+         .kind = CLI_OPT_STR,
+         .dst = &spec.engine,
+         .help = "  --engine ID                   engine profile (engines/ID.json; default: the\n"
+                 "                                calibration's engine, else vllm-v1; vllm-v0 for "
+                 "V0)\n"},
+        {.name = "usage",
+         .kind = CLI_OPT_SCHED,
+         .dst = &spec.sched,
+         .help = "  --usage llm|server            vLLM's usage-context defaults (default llm)\n"},
+        {.name = "max-num-seqs",
+         .kind = CLI_OPT_SCHED,
+         .dst = &spec.sched,
+         .help = "  --max-num-seqs N              default: the engine's (V1: by usage and GPU "
+                 "memory)\n"},
+        {.name = "max-num-batched-tokens",
+         .kind = CLI_OPT_SCHED,
+         .dst = &spec.sched,
+         .help =
+             "  --max-num-batched-tokens N    default: the engine's (V1: 16384 or 8192 for llm;\n"
+             "                                V0: max(max_model_len, 2048), 512 when chunked)\n"},
+        {.name = "max-model-len",
+         .kind = CLI_OPT_SCHED,
+         .dst = &spec.sched,
+         .help = "  --max-model-len N             default: the model's max_position_embeddings\n"},
+        {.name = "gpu-memory-utilization",
+         .kind = CLI_OPT_SCHED,
+         .dst = &spec.sched,
+         .help = "  --gpu-memory-utilization F    default: the engine's (0.9)\n"},
+        {.name = "block-size",
+         .kind = CLI_OPT_SCHED,
+         .dst = &spec.sched,
+         .help = "  --block-size N                default: the engine's (16 tokens)\n"},
+        {.name = "disable-hybrid-kv-cache-manager",
+         .kind = CLI_OPT_FLAG,
+         .dst = &spec.sched.disable_hybrid_kv,
+         .help = "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole "
+                 "context\n"},
+        {.name = "chunked-prefill",
+         .kind = CLI_OPT_SCHED,
+         .dst = &spec.sched,
+         .help = "  --chunked-prefill on|off      V0 only (V1 always chunks): default on when\n"
+                 "                                max_model_len > 32768\n"},
+        {.name = "roofline",
+         .kind = CLI_OPT_ROOFLINE,
+         .dst = &spec.mode,
+         .help = "  --roofline op|step            roofline mode (see predict --help)\n"},
+        {.name = "format",
+         .kind = CLI_OPT_STR,
+         .dst = &format,
+         .help = "  --format table|json           output format (default table)\n"},
+        {.name = "model", .kind = CLI_OPT_STR, .dst = &spec.model},
+        {.name = "hw", .kind = CLI_OPT_STR, .dst = &spec.hw},
+        {.name = "tp", .kind = CLI_OPT_I64, .dst = &spec.tp, .min = 1, .max = 4096},
+        {.name = "calibration", .kind = CLI_OPT_STR, .dst = &spec.calibration},
+        {.name = "batch", .kind = CLI_OPT_I64, .dst = &batch, .min = 1, .max = SIM_BATCH_MAX_SEQS},
+        {.name = "prompt-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &prompt,
+         .min = 1,
+         .max = (double)(INT64_C(1) << 30)},
+        {.name = "output-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &output,
+         .min = 1,
+         .max = (double)(INT64_C(1) << 30)},
+        {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &spec.gemm},
     };
-    int done, rc = cli_opts_parse("latency", argc, argv, t, CLI_N(t), usage, &done);
+    int done,
+        rc = cli_opts_parse_help("latency", argc, argv, t, CLI_N(t), &latency_help, &done, NULL);
     if (rc != CLI_OK || done)
         return rc;
     if (!spec.model || !spec.hw || batch < 0 || prompt < 0 || output < 0) {

@@ -8,66 +8,26 @@
 #include "cli.h"
 #include "opts.h"
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f, "usage: llmstep serve --model ID --hw ID [--tp N] [--pp N] [--dp N] [--ep] WORKLOAD "
-           "[options]\n"
-           "\n"
-           "Simulates the engine (vLLM V1 by default) serving a workload step by step and\n"
-           "reports per-request latency: time to first token (TTFT, from arrival), time per\n"
-           "output token after the first (TPOT), inter-token latency (ITL) and end-to-end\n"
-           "latency (E2E) as mean, p50, p90 and p99, request and token throughput, goodput\n"
-           "under the SLOs, peak KV-cache use, peak queue and preemptions.\n"
-           "\n"
-           "Workload (one of):\n"
-           "  --concurrency N               closed loop: N clients, each sends its next request\n"
-           "                                when the previous one finishes (vllm bench serve\n"
-           "                                --max-concurrency, genai-perf --concurrency)\n"
-           "  --request-rate R              open loop: R requests/s, Poisson arrivals\n"
-           "  --trace FILE.jsonl            replay: one {\"arrival_s\", \"prompt_tokens\",\n"
-           "                                \"output_tokens\"} object a line\n"
-           "  --prompt-tokens L             prompt length (closed and open loop)\n"
-           "  --output-tokens O             tokens generated per request\n"
-           "  --num-requests K              requests measured (default: closed 10 x N, open 1000)\n"
-           "  --warmup-requests W           sent first without draining, left out of the\n"
-           "                                statistics (default 0: benchmark clients drain\n"
-           "                                their warm-up, so measuring starts on an idle engine)\n"
-           "  --burstiness B                gamma shape of the inter-arrival times (default 1 =\n"
-           "                                Poisson; < 1 burstier), as vllm bench serve\n"
-           "  --range-ratio R               lengths uniform in [L(1-R), L(1+R)] (default 0.1, as\n"
-           "                                benchmark clients vary them; 0: every request alike,\n"
-           "                                a closed loop's clients then run in lockstep)\n"
-           "  --seed S                      generator seed (default 0): same seed, same run\n"
-           "\n"
-           "Options:\n"
-           "  --tp N, --dtype T, --kv-dtype T, --calibration FILE   as for predict\n"
-           "  --pp N                 pipeline stages: up to N batches of disjoint requests in\n"
-           "                         flight, as vLLM V1's batch queue (docs/engine.md)\n"
-           "  --dp N                 data-parallel engines (vLLM --data-parallel-size): the\n"
-           "                         requests (and a closed loop's clients) dealt to N engines\n"
-           "                         in turn, each with its own scheduler and KV cache; a MoE\n"
-           "                         model's experts span the DP x TP GPUs (as predict)\n"
-           "  --ep                   expert parallelism (vLLM --enable-expert-parallel)\n"
-           "  --engine ID                   engine profile (engines/ID.json; default: the\n"
-           "                                calibration's engine, else vllm-v1)\n"
-           "  --usage server|llm            vLLM's usage-context defaults (default server)\n"
-           "  --max-num-seqs N, --max-num-batched-tokens N, --max-model-len N,\n"
-           "  --gpu-memory-utilization F, --block-size N   override the engine's defaults\n"
-           "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole context\n"
-           "  --slo-ttft-ms X, --slo-tpot-ms Y   SLOs for goodput (requests within both)\n"
-           "  --timeline FILE.csv           per-step time, batch, tokens, KV use and queue\n"
-           "  --roofline op|step, --gemm flat|tile-wave   as for predict\n"
-           "  --format table|json           output format (default table)\n"
-           "\n"
-           "Examples:\n"
-           "  llmstep serve --model qwen3-32b --hw h100-sxm --tp 2 --concurrency 64 \\\n"
-           "      --prompt-tokens 1024 --output-tokens 128 --calibration "
-           "calibrations/h100-sxm-v1.json\n"
-           "  llmstep serve --model llama-3.1-8b --hw h100-sxm --request-rate 20 --prompt-tokens "
-           "1000 \\\n"
-           "      --output-tokens 200 --num-requests 2000 --slo-ttft-ms 500 --slo-tpot-ms 50\n");
-}
+/* The usage around the options' help, which the option table holds. */
+static const cli_help serve_help = {
+    .head = "usage: llmstep serve --model ID --hw ID [--tp N] [--pp N] [--dp N] [--ep] WORKLOAD "
+            "[options]\n"
+            "\n"
+            "Simulates the engine (vLLM V1 by default) serving a workload step by step and\n"
+            "reports per-request latency: time to first token (TTFT, from arrival), time per\n"
+            "output token after the first (TPOT), inter-token latency (ITL) and end-to-end\n"
+            "latency (E2E) as mean, p50, p90 and p99, request and token throughput, goodput\n"
+            "under the SLOs, peak KV-cache use, peak queue and preemptions.\n"
+            "\n",
+    .tail = "\n"
+            "Examples:\n"
+            "  llmstep serve --model qwen3-32b --hw h100-sxm --tp 2 --concurrency 64 \\\n"
+            "      --prompt-tokens 1024 --output-tokens 128 --calibration "
+            "calibrations/h100-sxm-v1.json\n"
+            "  llmstep serve --model llama-3.1-8b --hw h100-sxm --request-rate 20 --prompt-tokens "
+            "1000 \\\n"
+            "      --output-tokens 200 --num-requests 2000 --slo-ttft-ms 500 --slo-tpot-ms 50\n",
+};
 
 /* The timeline CSV, built in memory and written atomically at the end. */
 typedef struct timeline {
@@ -148,36 +108,171 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
     a->wl.prompt_tokens = a->wl.output_tokens = -1;
     a->format = "table";
     sim_sched_cfg *sc = &a->spec.sched;
+    /* In the order of the usage. No help of their own: --dtype, --kv-dtype and --calibration
+     * (on --tp's line), the scheduler limits (on --max-num-seqs' and
+     * --gpu-memory-utilization's lines), --slo-tpot-ms and --gemm (on --slo-ttft-ms' and
+     * --roofline's), --model and --hw (the synopsis only). */
     const cli_opt t[] = {
-        CLI_STR("model", &a->spec.model),
-        CLI_STR("hw", &a->spec.hw),
-        CLI_I64("tp", &a->spec.tp, 1, 4096),
-        CLI_I64("pp", &a->spec.pp, 1, SIM_PP_MAX),
-        CLI_I64("dp", &a->spec.dp, 1, SIM_DP_MAX),
-        CLI_FLAG("ep", &a->spec.ep),
-        CLI_STR("dtype", &a->spec.dtype),
-        CLI_STR("kv-dtype", &a->spec.kv_dtype),
-        CLI_STR("calibration", &a->spec.calibration),
-        CLI_STR("engine", &a->spec.engine),
-        CLI_SCHED_OPTS(sc),
-        CLI_I64_SEEN("concurrency", &a->wl.concurrency, 1, 1 << 20, &a->have_conc),
-        CLI_DBL_SEEN("request-rate", &a->wl.rate_per_s, 1e-6, 1e7, &a->have_rate),
-        CLI_STR("trace", &a->trace),
-        CLI_I64("prompt-tokens", &a->wl.prompt_tokens, 1, 1 << 24),
-        CLI_I64("output-tokens", &a->wl.output_tokens, 1, 1 << 24),
-        CLI_I64("num-requests", &a->wl.num_requests, 1, 10000000),
-        CLI_I64("warmup-requests", &a->wl.warmup_requests, 0, 10000000),
-        CLI_DBL("burstiness", &a->wl.burstiness, 1e-3, 1e3),
-        CLI_DBL("range-ratio", &a->wl.range_ratio, 0.0, 0.999),
-        CLI_U64("seed", &a->wl.seed, 0, 9.3e18),
-        CLI_MS("slo-ttft-ms", &a->slo_ttft_s, 1e-6, 1e9),
-        CLI_MS("slo-tpot-ms", &a->slo_tpot_s, 1e-6, 1e9),
-        CLI_STR("timeline", &a->timeline),
-        CLI_STR("format", &a->format),
-        CLI_ROOFLINE("roofline", &a->spec.mode),
-        CLI_GEMM("gemm", &a->spec.gemm),
+        {.name = "concurrency",
+         .kind = CLI_OPT_I64,
+         .dst = &a->wl.concurrency,
+         .min = 1,
+         .max = 1 << 20,
+         .seen = &a->have_conc,
+         .heading = "Workload (one of):\n",
+         .help =
+             "  --concurrency N               closed loop: N clients, each sends its next request\n"
+             "                                when the previous one finishes (vllm bench serve\n"
+             "                                --max-concurrency, genai-perf --concurrency)\n"},
+        {.name = "request-rate",
+         .kind = CLI_OPT_DBL,
+         .dst = &a->wl.rate_per_s,
+         .min = 1e-6,
+         .max = 1e7,
+         .seen = &a->have_rate,
+         .help = "  --request-rate R              open loop: R requests/s, Poisson arrivals\n"},
+        {.name = "trace",
+         .kind = CLI_OPT_STR,
+         .dst = &a->trace,
+         .help = "  --trace FILE.jsonl            replay: one {\"arrival_s\", \"prompt_tokens\",\n"
+                 "                                \"output_tokens\"} object a line\n"},
+        {.name = "prompt-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->wl.prompt_tokens,
+         .min = 1,
+         .max = 1 << 24,
+         .help = "  --prompt-tokens L             prompt length (closed and open loop)\n"},
+        {.name = "output-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->wl.output_tokens,
+         .min = 1,
+         .max = 1 << 24,
+         .help = "  --output-tokens O             tokens generated per request\n"},
+        {.name = "num-requests",
+         .kind = CLI_OPT_I64,
+         .dst = &a->wl.num_requests,
+         .min = 1,
+         .max = 10000000,
+         .help = "  --num-requests K              requests measured (default: closed 10 x N, open "
+                 "1000)\n"},
+        {.name = "warmup-requests",
+         .kind = CLI_OPT_I64,
+         .dst = &a->wl.warmup_requests,
+         .min = 0,
+         .max = 10000000,
+         .help = "  --warmup-requests W           sent first without draining, left out of the\n"
+                 "                                statistics (default 0: benchmark clients drain\n"
+                 "                                their warm-up, so measuring starts on an idle "
+                 "engine)\n"},
+        {.name = "burstiness",
+         .kind = CLI_OPT_DBL,
+         .dst = &a->wl.burstiness,
+         .min = 1e-3,
+         .max = 1e3,
+         .help =
+             "  --burstiness B                gamma shape of the inter-arrival times (default 1 =\n"
+             "                                Poisson; < 1 burstier), as vllm bench serve\n"},
+        {.name = "range-ratio",
+         .kind = CLI_OPT_DBL,
+         .dst = &a->wl.range_ratio,
+         .min = 0.0,
+         .max = 0.999,
+         .help = "  --range-ratio R               lengths uniform in [L(1-R), L(1+R)] (default "
+                 "0.1, as\n"
+                 "                                benchmark clients vary them; 0: every request "
+                 "alike,\n"
+                 "                                a closed loop's clients then run in lockstep)\n"},
+        {.name = "seed",
+         .kind = CLI_OPT_U64,
+         .dst = &a->wl.seed,
+         .min = 0,
+         .max = 9.3e18,
+         .help =
+             "  --seed S                      generator seed (default 0): same seed, same run\n"},
+        {.name = "tp",
+         .kind = CLI_OPT_I64,
+         .dst = &a->spec.tp,
+         .min = 1,
+         .max = 4096,
+         .heading = "\n"
+                    "Options:\n",
+         .help = "  --tp N, --dtype T, --kv-dtype T, --calibration FILE   as for predict\n"},
+        {.name = "dtype", .kind = CLI_OPT_STR, .dst = &a->spec.dtype},
+        {.name = "kv-dtype", .kind = CLI_OPT_STR, .dst = &a->spec.kv_dtype},
+        {.name = "calibration", .kind = CLI_OPT_STR, .dst = &a->spec.calibration},
+        {.name = "pp",
+         .kind = CLI_OPT_I64,
+         .dst = &a->spec.pp,
+         .min = 1,
+         .max = SIM_PP_MAX,
+         .help =
+             "  --pp N                 pipeline stages: up to N batches of disjoint requests in\n"
+             "                         flight, as vLLM V1's batch queue (docs/engine.md)\n"},
+        {.name = "dp",
+         .kind = CLI_OPT_I64,
+         .dst = &a->spec.dp,
+         .min = 1,
+         .max = SIM_DP_MAX,
+         .help =
+             "  --dp N                 data-parallel engines (vLLM --data-parallel-size): the\n"
+             "                         requests (and a closed loop's clients) dealt to N engines\n"
+             "                         in turn, each with its own scheduler and KV cache; a MoE\n"
+             "                         model's experts span the DP x TP GPUs (as predict)\n"},
+        {.name = "ep",
+         .kind = CLI_OPT_FLAG,
+         .dst = &a->spec.ep,
+         .help = "  --ep                   expert parallelism (vLLM --enable-expert-parallel)\n"},
+        {.name = "engine",
+         .kind = CLI_OPT_STR,
+         .dst = &a->spec.engine,
+         .help = "  --engine ID                   engine profile (engines/ID.json; default: the\n"
+                 "                                calibration's engine, else vllm-v1)\n"},
+        {.name = "usage",
+         .kind = CLI_OPT_SCHED,
+         .dst = sc,
+         .help =
+             "  --usage server|llm            vLLM's usage-context defaults (default server)\n"},
+        {.name = "max-num-seqs",
+         .kind = CLI_OPT_SCHED,
+         .dst = sc,
+         .help = "  --max-num-seqs N, --max-num-batched-tokens N, --max-model-len N,\n"},
+        {.name = "max-num-batched-tokens", .kind = CLI_OPT_SCHED, .dst = sc},
+        {.name = "max-model-len", .kind = CLI_OPT_SCHED, .dst = sc},
+        {.name = "gpu-memory-utilization",
+         .kind = CLI_OPT_SCHED,
+         .dst = sc,
+         .help = "  --gpu-memory-utilization F, --block-size N   override the engine's defaults\n"},
+        {.name = "block-size", .kind = CLI_OPT_SCHED, .dst = sc},
+        {.name = "disable-hybrid-kv-cache-manager",
+         .kind = CLI_OPT_FLAG,
+         .dst = &sc->disable_hybrid_kv,
+         .help = "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole "
+                 "context\n"},
+        {.name = "slo-ttft-ms",
+         .kind = CLI_OPT_MS,
+         .dst = &a->slo_ttft_s,
+         .min = 1e-6,
+         .max = 1e9,
+         .help = "  --slo-ttft-ms X, --slo-tpot-ms Y   SLOs for goodput (requests within both)\n"},
+        {.name = "slo-tpot-ms", .kind = CLI_OPT_MS, .dst = &a->slo_tpot_s, .min = 1e-6, .max = 1e9},
+        {.name = "timeline",
+         .kind = CLI_OPT_STR,
+         .dst = &a->timeline,
+         .help =
+             "  --timeline FILE.csv           per-step time, batch, tokens, KV use and queue\n"},
+        {.name = "roofline",
+         .kind = CLI_OPT_ROOFLINE,
+         .dst = &a->spec.mode,
+         .help = "  --roofline op|step, --gemm flat|tile-wave   as for predict\n"},
+        {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &a->spec.gemm},
+        {.name = "format",
+         .kind = CLI_OPT_STR,
+         .dst = &a->format,
+         .help = "  --format table|json           output format (default table)\n"},
+        {.name = "model", .kind = CLI_OPT_STR, .dst = &a->spec.model},
+        {.name = "hw", .kind = CLI_OPT_STR, .dst = &a->spec.hw},
     };
-    int rc = cli_opts_parse("serve", argc, argv, t, CLI_N(t), usage, done);
+    int rc = cli_opts_parse_help("serve", argc, argv, t, CLI_N(t), &serve_help, done, NULL);
     if (rc != CLI_OK || *done)
         return rc;
     if (!a->spec.model || !a->spec.hw) {

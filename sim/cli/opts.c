@@ -106,8 +106,26 @@ static int bad_value(const char *cmd, const cli_opt *o, const char *value, const
     return cli_bad_value(cmd, o->name, value);
 }
 
+void cli_opts_usage(FILE *f, const cli_opt *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (t[i].heading)
+            fputs(t[i].heading, f);
+        if (t[i].help)
+            fputs(t[i].help, f);
+    }
+}
+
+void cli_help_print(FILE *f, const cli_help *h, const cli_opt *t, int n)
+{
+    fputs(h->head, f);
+    cli_opts_usage(f, t, n);
+    fputs(h->tail, f);
+}
+
 static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                 void (*usage)(FILE *), const char *usage_text, int *done, int *first_operand)
+                 void (*usage)(FILE *), const char *usage_text, const cli_help *h, int *done,
+                 int *first_operand)
 {
     struct option lo[CLI_OPTS_MAX + 2];
     *done = 0;
@@ -125,7 +143,9 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
     int c, idx = -1;
     while ((c = getopt_long(argc, argv, ":h", lo, &idx)) != -1) {
         if (c == 'h') {
-            if (usage)
+            if (h)
+                cli_help_print(stdout, h, t, n);
+            else if (usage)
                 usage(stdout);
             else
                 fputs(usage_text, stdout);
@@ -157,19 +177,25 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
 int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                    void (*usage)(FILE *), int *done)
 {
-    return parse(cmd, argc, argv, t, n, usage, NULL, done, NULL);
+    return parse(cmd, argc, argv, t, n, usage, NULL, NULL, done, NULL);
 }
 
 int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                             void (*usage)(FILE *), int *done, int *first_operand)
 {
-    return parse(cmd, argc, argv, t, n, usage, NULL, done, first_operand);
+    return parse(cmd, argc, argv, t, n, usage, NULL, NULL, done, first_operand);
 }
 
 int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                         const char *usage_text, int *done, int *first_operand)
 {
-    return parse(cmd, argc, argv, t, n, NULL, usage_text, done, first_operand);
+    return parse(cmd, argc, argv, t, n, NULL, usage_text, NULL, done, first_operand);
+}
+
+int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                        const cli_help *h, int *done, int *first_operand)
+{
+    return parse(cmd, argc, argv, t, n, NULL, NULL, h, done, first_operand);
 }
 
 int cli_opt_parse_group(const char *arg, void *dst, char *msg, size_t cap)

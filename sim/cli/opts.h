@@ -48,7 +48,18 @@ typedef struct cli_opt {
     int (*parse)(const char *arg, void *dst, char *msg, size_t cap);
     const char *expect;  /* NULL, or what a bad value should have been ("op or step") */
     const char *choices; /* CLI_OPT_CHOICE: "table|json" */
+    /* The option's lines of the usage, whole and as printed ("  --tp N   ...\n" and its
+     * continuation lines), or NULL: an option with no line of its own (a hidden alias, or one
+     * listed on another option's line). cli_opts_usage prints them in table order. */
+    const char *help;
+    /* NULL, or a line printed before help: the heading of a group ("Options:\n"). */
+    const char *heading;
 } cli_opt;
+
+/* A command's usage: head, the help of its options (cli_opts_usage), then tail. */
+typedef struct cli_help {
+    const char *head, *tail;
+} cli_help;
 
 /* Table entries (designated initializers: the unused fields stay zero). */
 #define CLI_STR(n, d)                                                                              \
@@ -139,6 +150,12 @@ typedef struct cli_opt {
         CLI_STR("engine", &(sp)->engine)
 #define CLI_N(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
+/* Prints the heading and help lines of the n options of t in table order (options without
+ * help print nothing). */
+void cli_opts_usage(FILE *f, const cli_opt *t, int n);
+/* Prints h->head, the options' help (cli_opts_usage) and h->tail. */
+void cli_help_print(FILE *f, const cli_help *h, const cli_opt *t, int n);
+
 /* A step group option (--prefill, --decode, --chunk): dst of CLI_CUSTOM for
  * cli_opt_parse_group, which adds the group to step (cli_parse_group, kind 'p', 'd' or 'c')
  * and gives cli_parse_group's message for a bad one. */
@@ -176,5 +193,10 @@ int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_op
                             void (*usage)(FILE *), int *done, int *first_operand);
 int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                         const char *usage_text, int *done, int *first_operand);
+
+/* cli_opts_parse_operands whose --help prints h (cli_help_print); first_operand may be NULL
+ * when the command takes no operands. */
+int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                        const cli_help *h, int *done, int *first_operand);
 
 #endif
