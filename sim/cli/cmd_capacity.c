@@ -253,106 +253,71 @@ static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
                  "                             n_gpus_per_node (default 1); above one node, a "
                  "multiple\n"
                  "                             of n_gpus_per_node (a TP group over whole nodes)\n"},
-        {.name = "pp",
-         .kind = CLI_OPT_I64,
-         .dst = &a->pp,
-         .min = 1,
-         .max = SIM_PP_MAX,
-         .help =
-             "  --pp N                     pipeline stages (default 1): each GPU holds its "
-             "stage's\n"
-             "                             layers (vLLM get_pp_indices), the embedding on the "
-             "first,\n"
-             "                             the LM head on the last; the figures are those of the\n"
-             "                             stage with the fewest KV blocks, which sizes the "
-             "cache\n"},
-        {.name = "dp",
-         .kind = CLI_OPT_I64,
-         .dst = &a->spec.dp,
-         .min = 1,
-         .max = SIM_DP_MAX,
-         .help =
-             "  --dp N                     data-parallel ranks (default 1): N copies of the TP "
-             "layout\n"
-             "                             (attention, dense layers and KV cache per copy); a MoE\n"
-             "                             model's experts split over DP x TP GPUs (vLLM flattens "
-             "TP\n"
-             "                             across DP for the MoE layers); GPUs used = TP x PP x "
-             "DP\n"},
-        {.name = "ep",
-         .kind = CLI_OPT_FLAG,
-         .dst = &a->spec.ep,
-         .help =
-             "  --ep                       expert parallelism: num_experts / (DP x TP) whole "
-             "experts\n"
-             "                             a GPU instead of a 1/(DP x TP) slice of each (the same\n"
-             "                             bytes; refused when num_experts does not divide)\n"},
-        {.name = "context",
-         .kind = CLI_OPT_I64,
-         .dst = &a->context,
-         .min = 1,
-         .max = (double)(INT64_C(1) << 30),
-         .help = "  --context C                tokens per sequence (default min(4096, "
-                 "max_model_len))\n"},
-        {.name = "prompt-tokens",
-         .kind = CLI_OPT_I64,
-         .dst = &a->prompt,
-         .min = 1,
-         .max = (double)(INT64_C(1) << 30),
-         .help = "  --prompt-tokens L --output-tokens O   requests of L + O tokens (instead of "
-                 "--context)\n"},
+        CLI_I64_H(
+            "pp", &a->pp, 1, SIM_PP_MAX,
+            "  --pp N                     pipeline stages (default 1): each GPU holds its "
+            "stage's\n"
+            "                             layers (vLLM get_pp_indices), the embedding on the "
+            "first,\n"
+            "                             the LM head on the last; the figures are those of the\n"
+            "                             stage with the fewest KV blocks, which sizes the "
+            "cache\n"),
+        CLI_I64_H(
+            "dp", &a->spec.dp, 1, SIM_DP_MAX,
+            "  --dp N                     data-parallel ranks (default 1): N copies of the TP "
+            "layout\n"
+            "                             (attention, dense layers and KV cache per copy); a MoE\n"
+            "                             model's experts split over DP x TP GPUs (vLLM flattens "
+            "TP\n"
+            "                             across DP for the MoE layers); GPUs used = TP x PP x "
+            "DP\n"),
+        CLI_FLAG_H(
+            "ep", &a->spec.ep,
+            "  --ep                       expert parallelism: num_experts / (DP x TP) whole "
+            "experts\n"
+            "                             a GPU instead of a 1/(DP x TP) slice of each (the same\n"
+            "                             bytes; refused when num_experts does not divide)\n"),
+        CLI_I64_H("context", &a->context, 1, (double)(INT64_C(1) << 30),
+                  "  --context C                tokens per sequence (default min(4096, "
+                  "max_model_len))\n"),
+        CLI_I64_H("prompt-tokens", &a->prompt, 1, (double)(INT64_C(1) << 30),
+                  "  --prompt-tokens L --output-tokens O   requests of L + O tokens (instead of "
+                  "--context)\n"),
         {.name = "output-tokens",
          .kind = CLI_OPT_I64,
          .dst = &a->output,
          .min = 1,
          .max = (double)(INT64_C(1) << 30)},
-        {.name = "dtype",
-         .kind = CLI_OPT_STR,
-         .dst = &a->spec.dtype,
-         .help =
-             "  --dtype T                  fp16|bf16|fp8 weights of an unquantized model "
-             "(default:\n"
-             "                             its torch_dtype); quantized configs bring their own\n"},
-        {.name = "kv-dtype",
-         .kind = CLI_OPT_STR,
-         .dst = &a->spec.kv_dtype,
-         .help = "  --kv-dtype T               fp16|bf16|fp8 (default: the model's 16-bit type, "
-                 "vLLM's\n"
-                 "                             'auto', also with fp8 weights)\n"},
-        {.name = "max-model-len",
-         .kind = CLI_OPT_SCHED,
-         .dst = sc,
-         .help = "  --max-model-len N          default: the model's max_position_embeddings\n"},
-        {.name = "gpu-memory-utilization",
-         .kind = CLI_OPT_SCHED,
-         .dst = sc,
-         .help = "  --gpu-memory-utilization F default: the engine's (0.9)\n"},
-        {.name = "max-num-seqs",
-         .kind = CLI_OPT_SCHED,
-         .dst = sc,
-         .help = "  --max-num-seqs N, --max-num-batched-tokens N   default: the engine's (V1: by "
-                 "usage\n"
-                 "                             context and GPU memory, docs/engine.md)\n"},
+        CLI_STR_H(
+            "dtype", &a->spec.dtype,
+            "  --dtype T                  fp16|bf16|fp8 weights of an unquantized model "
+            "(default:\n"
+            "                             its torch_dtype); quantized configs bring their own\n"),
+        CLI_STR_H("kv-dtype", &a->spec.kv_dtype,
+                  "  --kv-dtype T               fp16|bf16|fp8 (default: the model's 16-bit type, "
+                  "vLLM's\n"
+                  "                             'auto', also with fp8 weights)\n"),
+        CLI_SCHED_H("max-model-len", sc,
+                    "  --max-model-len N          default: the model's max_position_embeddings\n"),
+        CLI_SCHED_H("gpu-memory-utilization", sc,
+                    "  --gpu-memory-utilization F default: the engine's (0.9)\n"),
+        CLI_SCHED_H(
+            "max-num-seqs", sc,
+            "  --max-num-seqs N, --max-num-batched-tokens N   default: the engine's (V1: by "
+            "usage\n"
+            "                             context and GPU memory, docs/engine.md)\n"),
         {.name = "max-num-batched-tokens", .kind = CLI_OPT_SCHED, .dst = sc},
-        {.name = "usage",
-         .kind = CLI_OPT_SCHED,
-         .dst = sc,
-         .help = "  --usage llm|server         vLLM's usage-context defaults (default llm)\n"},
-        {.name = "disable-hybrid-kv-cache-manager",
-         .kind = CLI_OPT_FLAG,
-         .dst = &sc->disable_hybrid_kv,
-         .help = "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole "
-                 "context\n"
-                 "                             (vLLM's flag; on by default they keep only the "
-                 "window)\n"},
-        {.name = "engine",
-         .kind = CLI_OPT_STR,
-         .dst = &a->spec.engine,
-         .help = "  --engine ID                engine profile (default vllm-v1; vllm-v0 for V0)\n"},
-        {.name = "format",
-         .kind = CLI_OPT_STR,
-         .dst = &a->format,
-         .help = "  --format table|json        default table\n"},
+        CLI_SCHED_H("usage", sc,
+                    "  --usage llm|server         vLLM's usage-context defaults (default llm)\n"),
+        CLI_FLAG_H("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv,
+                   "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole "
+                   "context\n"
+                   "                             (vLLM's flag; on by default they keep only the "
+                   "window)\n"),
+        CLI_STR_H(
+            "engine", &a->spec.engine,
+            "  --engine ID                engine profile (default vllm-v1; vllm-v0 for V0)\n"),
+        CLI_STR_H("format", &a->format, "  --format table|json        default table\n"),
         {.name = "model", .kind = CLI_OPT_STR, .dst = &a->spec.model},
         {.name = "hw", .kind = CLI_OPT_STR, .dst = &a->spec.hw},
     };

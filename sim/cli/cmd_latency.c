@@ -139,95 +139,63 @@ int cmd_latency(int argc, char **argv)
                  "                                stages, as vLLM's batch queue (V0: one batch a "
                  "step;\n"
                  "                                docs/engine.md)\n"},
-        {.name = "dp",
-         .kind = CLI_OPT_I64,
-         .dst = &spec.dp,
-         .min = 1,
-         .max = SIM_DP_MAX,
-         .help =
-             "  --dp N                        data-parallel ranks (vLLM --data-parallel-size; "
-             "default\n"
-             "                                1): the B prompts spread over N copies of the "
-             "model,\n"
-             "                                ceil(B / N) on the busiest, which sets the time; "
-             "MoE\n"
-             "                                layers gather the N ranks' tokens (docs/model.md,\n"
-             "                                \"Expert and data parallelism\")\n"},
-        {.name = "ep",
-         .kind = CLI_OPT_FLAG,
-         .dst = &spec.ep,
-         .help = "  --ep                          expert parallelism (vLLM "
-                 "--enable-expert-parallel): each\n"
-                 "                                of the DP x TP GPUs holds num_experts / (DP x "
-                 "TP) whole\n"
-                 "                                experts instead of a slice of every expert\n"},
-        {.name = "dtype",
-         .kind = CLI_OPT_STR,
-         .dst = &spec.dtype,
-         .help = "  --dtype T                     fp16|bf16|fp8 for unquantized models (fp8: "
-                 "online fp8\n"
-                 "                                weights); quantized configs carry their own "
-                 "format\n"},
-        {.name = "kv-dtype",
-         .kind = CLI_OPT_STR,
-         .dst = &spec.kv_dtype,
-         .help =
-             "  --kv-dtype T                  default: the model's 16-bit type (vLLM 'auto')\n"},
-        {.name = "ignore-memory",
-         .kind = CLI_OPT_FLAG,
-         .dst = &spec.ignore_memory,
-         .help = "  --ignore-memory               simulate even when the memory check fails\n"},
-        {.name = "engine",
-         .kind = CLI_OPT_STR,
-         .dst = &spec.engine,
-         .help = "  --engine ID                   engine profile (engines/ID.json; default: the\n"
-                 "                                calibration's engine, else vllm-v1; vllm-v0 for "
-                 "V0)\n"},
-        {.name = "usage",
-         .kind = CLI_OPT_SCHED,
-         .dst = &spec.sched,
-         .help = "  --usage llm|server            vLLM's usage-context defaults (default llm)\n"},
-        {.name = "max-num-seqs",
-         .kind = CLI_OPT_SCHED,
-         .dst = &spec.sched,
-         .help = "  --max-num-seqs N              default: the engine's (V1: by usage and GPU "
-                 "memory)\n"},
-        {.name = "max-num-batched-tokens",
-         .kind = CLI_OPT_SCHED,
-         .dst = &spec.sched,
-         .help =
-             "  --max-num-batched-tokens N    default: the engine's (V1: 16384 or 8192 for llm;\n"
-             "                                V0: max(max_model_len, 2048), 512 when chunked)\n"},
-        {.name = "max-model-len",
-         .kind = CLI_OPT_SCHED,
-         .dst = &spec.sched,
-         .help = "  --max-model-len N             default: the model's max_position_embeddings\n"},
-        {.name = "gpu-memory-utilization",
-         .kind = CLI_OPT_SCHED,
-         .dst = &spec.sched,
-         .help = "  --gpu-memory-utilization F    default: the engine's (0.9)\n"},
-        {.name = "block-size",
-         .kind = CLI_OPT_SCHED,
-         .dst = &spec.sched,
-         .help = "  --block-size N                default: the engine's (16 tokens)\n"},
-        {.name = "disable-hybrid-kv-cache-manager",
-         .kind = CLI_OPT_FLAG,
-         .dst = &spec.sched.disable_hybrid_kv,
-         .help = "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole "
-                 "context\n"},
-        {.name = "chunked-prefill",
-         .kind = CLI_OPT_SCHED,
-         .dst = &spec.sched,
-         .help = "  --chunked-prefill on|off      V0 only (V1 always chunks): default on when\n"
-                 "                                max_model_len > 32768\n"},
-        {.name = "roofline",
-         .kind = CLI_OPT_ROOFLINE,
-         .dst = &spec.mode,
-         .help = "  --roofline op|step            roofline mode (see predict --help)\n"},
-        {.name = "format",
-         .kind = CLI_OPT_STR,
-         .dst = &format,
-         .help = "  --format table|json           output format (default table)\n"},
+        CLI_I64_H(
+            "dp", &spec.dp, 1, SIM_DP_MAX,
+            "  --dp N                        data-parallel ranks (vLLM --data-parallel-size; "
+            "default\n"
+            "                                1): the B prompts spread over N copies of the "
+            "model,\n"
+            "                                ceil(B / N) on the busiest, which sets the time; "
+            "MoE\n"
+            "                                layers gather the N ranks' tokens (docs/model.md,\n"
+            "                                \"Expert and data parallelism\")\n"),
+        CLI_FLAG_H("ep", &spec.ep,
+                   "  --ep                          expert parallelism (vLLM "
+                   "--enable-expert-parallel): each\n"
+                   "                                of the DP x TP GPUs holds num_experts / (DP x "
+                   "TP) whole\n"
+                   "                                experts instead of a slice of every expert\n"),
+        CLI_STR_H("dtype", &spec.dtype,
+                  "  --dtype T                     fp16|bf16|fp8 for unquantized models (fp8: "
+                  "online fp8\n"
+                  "                                weights); quantized configs carry their own "
+                  "format\n"),
+        CLI_STR_H(
+            "kv-dtype", &spec.kv_dtype,
+            "  --kv-dtype T                  default: the model's 16-bit type (vLLM 'auto')\n"),
+        CLI_FLAG_H("ignore-memory", &spec.ignore_memory,
+                   "  --ignore-memory               simulate even when the memory check fails\n"),
+        CLI_STR_H("engine", &spec.engine,
+                  "  --engine ID                   engine profile (engines/ID.json; default: the\n"
+                  "                                calibration's engine, else vllm-v1; vllm-v0 for "
+                  "V0)\n"),
+        CLI_SCHED_H(
+            "usage", &spec.sched,
+            "  --usage llm|server            vLLM's usage-context defaults (default llm)\n"),
+        CLI_SCHED_H("max-num-seqs", &spec.sched,
+                    "  --max-num-seqs N              default: the engine's (V1: by usage and GPU "
+                    "memory)\n"),
+        CLI_SCHED_H(
+            "max-num-batched-tokens", &spec.sched,
+            "  --max-num-batched-tokens N    default: the engine's (V1: 16384 or 8192 for llm;\n"
+            "                                V0: max(max_model_len, 2048), 512 when chunked)\n"),
+        CLI_SCHED_H(
+            "max-model-len", &spec.sched,
+            "  --max-model-len N             default: the model's max_position_embeddings\n"),
+        CLI_SCHED_H("gpu-memory-utilization", &spec.sched,
+                    "  --gpu-memory-utilization F    default: the engine's (0.9)\n"),
+        CLI_SCHED_H("block-size", &spec.sched,
+                    "  --block-size N                default: the engine's (16 tokens)\n"),
+        CLI_FLAG_H("disable-hybrid-kv-cache-manager", &spec.sched.disable_hybrid_kv,
+                   "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole "
+                   "context\n"),
+        CLI_SCHED_H("chunked-prefill", &spec.sched,
+                    "  --chunked-prefill on|off      V0 only (V1 always chunks): default on when\n"
+                    "                                max_model_len > 32768\n"),
+        CLI_ROOFLINE_H("roofline", &spec.mode,
+                       "  --roofline op|step            roofline mode (see predict --help)\n"),
+        CLI_STR_H("format", &format,
+                  "  --format table|json           output format (default table)\n"),
         {.name = "model", .kind = CLI_OPT_STR, .dst = &spec.model},
         {.name = "hw", .kind = CLI_OPT_STR, .dst = &spec.hw},
         {.name = "tp", .kind = CLI_OPT_I64, .dst = &spec.tp, .min = 1, .max = 4096},

@@ -280,30 +280,22 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
          .parse = cli_opt_parse_group,
          .heading = "Step (at least one; several make a mixed step):\n",
          .help = "  --prefill BxL         B new sequences of L prompt tokens\n"},
-        {.name = "decode",
-         .kind = CLI_OPT_CUSTOM,
-         .dst = &decode,
-         .parse = cli_opt_parse_group,
-         .help =
-             "  --decode BxC          B sequences decoding one token, C tokens already cached\n"},
-        {.name = "chunk",
-         .kind = CLI_OPT_CUSTOM,
-         .dst = &chunk,
-         .parse = cli_opt_parse_group,
-         .help =
-             "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
-             "                        ':mid' = not the prompt's last chunk (samples no token)\n"},
+        CLI_CUSTOM_H(
+            "decode", cli_opt_parse_group, &decode,
+            "  --decode BxC          B sequences decoding one token, C tokens already cached\n"),
+        CLI_CUSTOM_H(
+            "chunk", cli_opt_parse_group, &chunk,
+            "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
+            "                        ':mid' = not the prompt's last chunk (samples no token)\n"),
         {.name = "model",
          .kind = CLI_OPT_STR,
          .dst = &a->model_name,
          .heading = "Options:\n",
          .help =
              "  --model ID|PATH       model id (llmstep models) or a HuggingFace config.json\n"},
-        {.name = "hw",
-         .kind = CLI_OPT_STR,
-         .dst = &a->hw_name,
-         .help =
-             "  --hw ID|PATH          hardware profile id (llmstep hw list) or a profile file\n"},
+        CLI_STR_H(
+            "hw", &a->hw_name,
+            "  --hw ID|PATH          hardware profile id (llmstep hw list) or a profile file\n"),
         {.name = "tp",
          .kind = CLI_OPT_I64,
          .dst = &a->tp,
@@ -314,94 +306,64 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
              "  --tp N                tensor-parallel degree (default 1); above the profile's\n"
              "                        n_gpus_per_node a multiple of it (hierarchical all-reduce\n"
              "                        over the inter-node fabric)\n"},
-        {.name = "pp",
-         .kind = CLI_OPT_I64,
-         .dst = &a->pp,
-         .min = 1,
-         .max = SIM_PP_MAX,
-         .help =
-             "  --pp N                pipeline stages (default 1): layers split as vLLM's\n"
-             "                        get_pp_indices; prints each stage, the transfers, the\n"
-             "                        pipeline latency and the cycle with N batches in flight\n"},
-        {.name = "dp",
-         .kind = CLI_OPT_I64,
-         .dst = &a->dp,
-         .min = 1,
-         .max = SIM_DP_MAX,
-         .help =
-             "  --dp N                data-parallel ranks (vLLM --data-parallel-size, default 1):\n"
-             "                        the step's sequences spread over N copies of the model,\n"
-             "                        ceil(B / N) of each group on the busiest rank, which is\n"
-             "                        timed; MoE layers gather all N ranks' tokens and add a\n"
-             "                        moe_dispatch_combine operator (all-gather, "
-             "reduce-scatter)\n"},
-        {.name = "ep",
-         .kind = CLI_OPT_FLAG,
-         .dst = &a->ep,
-         .help =
-             "  --ep                  expert parallelism (vLLM --enable-expert-parallel): the\n"
-             "                        MoE layers hold num_experts / (DP x TP) whole experts a GPU\n"
-             "                        and read only those the tokens touch\n"},
-        {.name = "dtype",
-         .kind = CLI_OPT_STR,
-         .dst = &a->dtype_s,
-         .help =
-             "  --dtype T             fp16|bf16|fp8 weights of an unquantized model (default: its\n"
-             "                        torch_dtype); a quantized config (quantization_config)\n"
-             "                        carries its own weight format, --dtype then sets only the\n"
-             "                        16-bit activation type\n"},
-        {.name = "kv-dtype",
-         .kind = CLI_OPT_STR,
-         .dst = &a->kv_dtype_s,
-         .help =
-             "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: the model's 16-bit type,\n"
-             "                        vLLM's 'auto', also with fp8 weights)\n"},
-        {.name = "max-model-len",
-         .kind = CLI_OPT_SCHED,
-         .dst = &a->sched_cfg,
-         .help =
-             "  --max-model-len N     for the memory check (default: max_position_embeddings)\n"},
-        {.name = "max-num-seqs",
-         .kind = CLI_OPT_SCHED,
-         .dst = &a->sched_cfg,
-         .help = "  --max-num-seqs N      for the memory check (default: the engine's)\n"},
-        {.name = "gpu-memory-utilization",
-         .kind = CLI_OPT_SCHED,
-         .dst = &a->sched_cfg,
-         .help =
-             "  --gpu-memory-utilization F  for the memory check (default: the engine's, 0.9)\n"},
-        {.name = "ignore-memory",
-         .kind = CLI_OPT_FLAG,
-         .dst = &a->ignore_memory,
-         .help =
-             "  --ignore-memory       predict even when the engine would not start (weights,\n"
-             "                        activations, reserve and one max_model_len sequence's KV\n"
-             "                        cache) or the step's sequences do not fit its KV cache or\n"
-             "                        max_num_seqs\n"},
-        {.name = "calibration",
-         .kind = CLI_OPT_STR,
-         .dst = &a->calib_path,
-         .help =
-             "  --calibration FILE|ID|DIR  apply step = alpha x roofline + beta_s: a file, an id\n"
-             "                        (calibrations/ID.json of the data folder) or a folder\n"
-             "                        (the file of this GPU and engine)\n"},
-        {.name = "engine",
-         .kind = CLI_OPT_STR,
-         .dst = &a->engine_name,
-         .help =
-             "  --engine ID           the engine whose memory budget and host time per step apply\n"
-             "                        (engines/ID.json; default: the calibration's, else "
-             "vllm-v1)\n"},
-        {.name = "no-host-time",
-         .kind = CLI_OPT_FLAG,
-         .dst = &a->no_host,
-         .help = "  --no-host-time        leave out the engine's host time\n"},
-        {.name = "verbose",
-         .kind = CLI_OPT_FLAG,
-         .dst = &a->verbose,
-         .help =
-             "  --verbose             note every defaulted profile figure, not only those this\n"
-             "                        step can use\n"},
+        CLI_I64_H(
+            "pp", &a->pp, 1, SIM_PP_MAX,
+            "  --pp N                pipeline stages (default 1): layers split as vLLM's\n"
+            "                        get_pp_indices; prints each stage, the transfers, the\n"
+            "                        pipeline latency and the cycle with N batches in flight\n"),
+        CLI_I64_H(
+            "dp", &a->dp, 1, SIM_DP_MAX,
+            "  --dp N                data-parallel ranks (vLLM --data-parallel-size, default 1):\n"
+            "                        the step's sequences spread over N copies of the model,\n"
+            "                        ceil(B / N) of each group on the busiest rank, which is\n"
+            "                        timed; MoE layers gather all N ranks' tokens and add a\n"
+            "                        moe_dispatch_combine operator (all-gather, "
+            "reduce-scatter)\n"),
+        CLI_FLAG_H(
+            "ep", &a->ep,
+            "  --ep                  expert parallelism (vLLM --enable-expert-parallel): the\n"
+            "                        MoE layers hold num_experts / (DP x TP) whole experts a GPU\n"
+            "                        and read only those the tokens touch\n"),
+        CLI_STR_H(
+            "dtype", &a->dtype_s,
+            "  --dtype T             fp16|bf16|fp8 weights of an unquantized model (default: its\n"
+            "                        torch_dtype); a quantized config (quantization_config)\n"
+            "                        carries its own weight format, --dtype then sets only the\n"
+            "                        16-bit activation type\n"),
+        CLI_STR_H(
+            "kv-dtype", &a->kv_dtype_s,
+            "  --kv-dtype T          fp16|bf16|fp8 KV cache (default: the model's 16-bit type,\n"
+            "                        vLLM's 'auto', also with fp8 weights)\n"),
+        CLI_SCHED_H(
+            "max-model-len", &a->sched_cfg,
+            "  --max-model-len N     for the memory check (default: max_position_embeddings)\n"),
+        CLI_SCHED_H("max-num-seqs", &a->sched_cfg,
+                    "  --max-num-seqs N      for the memory check (default: the engine's)\n"),
+        CLI_SCHED_H(
+            "gpu-memory-utilization", &a->sched_cfg,
+            "  --gpu-memory-utilization F  for the memory check (default: the engine's, 0.9)\n"),
+        CLI_FLAG_H(
+            "ignore-memory", &a->ignore_memory,
+            "  --ignore-memory       predict even when the engine would not start (weights,\n"
+            "                        activations, reserve and one max_model_len sequence's KV\n"
+            "                        cache) or the step's sequences do not fit its KV cache or\n"
+            "                        max_num_seqs\n"),
+        CLI_STR_H(
+            "calibration", &a->calib_path,
+            "  --calibration FILE|ID|DIR  apply step = alpha x roofline + beta_s: a file, an id\n"
+            "                        (calibrations/ID.json of the data folder) or a folder\n"
+            "                        (the file of this GPU and engine)\n"),
+        CLI_STR_H(
+            "engine", &a->engine_name,
+            "  --engine ID           the engine whose memory budget and host time per step apply\n"
+            "                        (engines/ID.json; default: the calibration's, else "
+            "vllm-v1)\n"),
+        CLI_FLAG_H("no-host-time", &a->no_host,
+                   "  --no-host-time        leave out the engine's host time\n"),
+        CLI_FLAG_H(
+            "verbose", &a->verbose,
+            "  --verbose             note every defaulted profile figure, not only those this\n"
+            "                        step can use\n"),
         {.name = "roofline",
          .kind = CLI_OPT_ROOFLINE,
          .dst = &a->cfg.mode,
@@ -416,10 +378,7 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
              "  --gemm flat|tile-wave GEMM compute ceiling: flat efficiency (default) or with "
              "tile\n"
              "                        and wave quantization (needs gemm_tiles in the profile)\n"},
-        {.name = "format",
-         .kind = CLI_OPT_STR,
-         .dst = &a->format,
-         .help = "  --format table|json   output format (default table)\n"},
+        CLI_STR_H("format", &a->format, "  --format table|json   output format (default table)\n"),
     };
     int rc = cli_opts_parse_help("predict", argc, argv, t, CLI_N(t), &predict_help, done, NULL);
     if (rc != CLI_OK || *done)

@@ -131,64 +131,35 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
          .max = 1e7,
          .seen = &a->have_rate,
          .help = "  --request-rate R              open loop: R requests/s, Poisson arrivals\n"},
-        {.name = "trace",
-         .kind = CLI_OPT_STR,
-         .dst = &a->trace,
-         .help = "  --trace FILE.jsonl            replay: one {\"arrival_s\", \"prompt_tokens\",\n"
-                 "                                \"output_tokens\"} object a line\n"},
-        {.name = "prompt-tokens",
-         .kind = CLI_OPT_I64,
-         .dst = &a->wl.prompt_tokens,
-         .min = 1,
-         .max = 1 << 24,
-         .help = "  --prompt-tokens L             prompt length (closed and open loop)\n"},
-        {.name = "output-tokens",
-         .kind = CLI_OPT_I64,
-         .dst = &a->wl.output_tokens,
-         .min = 1,
-         .max = 1 << 24,
-         .help = "  --output-tokens O             tokens generated per request\n"},
-        {.name = "num-requests",
-         .kind = CLI_OPT_I64,
-         .dst = &a->wl.num_requests,
-         .min = 1,
-         .max = 10000000,
-         .help = "  --num-requests K              requests measured (default: closed 10 x N, open "
-                 "1000)\n"},
-        {.name = "warmup-requests",
-         .kind = CLI_OPT_I64,
-         .dst = &a->wl.warmup_requests,
-         .min = 0,
-         .max = 10000000,
-         .help = "  --warmup-requests W           sent first without draining, left out of the\n"
-                 "                                statistics (default 0: benchmark clients drain\n"
-                 "                                their warm-up, so measuring starts on an idle "
-                 "engine)\n"},
-        {.name = "burstiness",
-         .kind = CLI_OPT_DBL,
-         .dst = &a->wl.burstiness,
-         .min = 1e-3,
-         .max = 1e3,
-         .help =
-             "  --burstiness B                gamma shape of the inter-arrival times (default 1 =\n"
-             "                                Poisson; < 1 burstier), as vllm bench serve\n"},
-        {.name = "range-ratio",
-         .kind = CLI_OPT_DBL,
-         .dst = &a->wl.range_ratio,
-         .min = 0.0,
-         .max = 0.999,
-         .help = "  --range-ratio R               lengths uniform in [L(1-R), L(1+R)] (default "
-                 "0.1, as\n"
-                 "                                benchmark clients vary them; 0: every request "
-                 "alike,\n"
-                 "                                a closed loop's clients then run in lockstep)\n"},
-        {.name = "seed",
-         .kind = CLI_OPT_U64,
-         .dst = &a->wl.seed,
-         .min = 0,
-         .max = 9.3e18,
-         .help =
-             "  --seed S                      generator seed (default 0): same seed, same run\n"},
+        CLI_STR_H("trace", &a->trace,
+                  "  --trace FILE.jsonl            replay: one {\"arrival_s\", \"prompt_tokens\",\n"
+                  "                                \"output_tokens\"} object a line\n"),
+        CLI_I64_H("prompt-tokens", &a->wl.prompt_tokens, 1, 1 << 24,
+                  "  --prompt-tokens L             prompt length (closed and open loop)\n"),
+        CLI_I64_H("output-tokens", &a->wl.output_tokens, 1, 1 << 24,
+                  "  --output-tokens O             tokens generated per request\n"),
+        CLI_I64_H("num-requests", &a->wl.num_requests, 1, 10000000,
+                  "  --num-requests K              requests measured (default: closed 10 x N, open "
+                  "1000)\n"),
+        CLI_I64_H("warmup-requests", &a->wl.warmup_requests, 0, 10000000,
+                  "  --warmup-requests W           sent first without draining, left out of the\n"
+                  "                                statistics (default 0: benchmark clients drain\n"
+                  "                                their warm-up, so measuring starts on an idle "
+                  "engine)\n"),
+        CLI_DBL_H(
+            "burstiness", &a->wl.burstiness, 1e-3, 1e3,
+            "  --burstiness B                gamma shape of the inter-arrival times (default 1 =\n"
+            "                                Poisson; < 1 burstier), as vllm bench serve\n"),
+        CLI_DBL_H(
+            "range-ratio", &a->wl.range_ratio, 0.0, 0.999,
+            "  --range-ratio R               lengths uniform in [L(1-R), L(1+R)] (default "
+            "0.1, as\n"
+            "                                benchmark clients vary them; 0: every request "
+            "alike,\n"
+            "                                a closed loop's clients then run in lockstep)\n"),
+        CLI_U64_H(
+            "seed", &a->wl.seed, 0, 9.3e18,
+            "  --seed S                      generator seed (default 0): same seed, same run\n"),
         {.name = "tp",
          .kind = CLI_OPT_I64,
          .dst = &a->spec.tp,
@@ -200,75 +171,46 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         {.name = "dtype", .kind = CLI_OPT_STR, .dst = &a->spec.dtype},
         {.name = "kv-dtype", .kind = CLI_OPT_STR, .dst = &a->spec.kv_dtype},
         {.name = "calibration", .kind = CLI_OPT_STR, .dst = &a->spec.calibration},
-        {.name = "pp",
-         .kind = CLI_OPT_I64,
-         .dst = &a->spec.pp,
-         .min = 1,
-         .max = SIM_PP_MAX,
-         .help =
-             "  --pp N                 pipeline stages: up to N batches of disjoint requests in\n"
-             "                         flight, as vLLM V1's batch queue (docs/engine.md)\n"},
-        {.name = "dp",
-         .kind = CLI_OPT_I64,
-         .dst = &a->spec.dp,
-         .min = 1,
-         .max = SIM_DP_MAX,
-         .help =
-             "  --dp N                 data-parallel engines (vLLM --data-parallel-size): the\n"
-             "                         requests (and a closed loop's clients) dealt to N engines\n"
-             "                         in turn, each with its own scheduler and KV cache; a MoE\n"
-             "                         model's experts span the DP x TP GPUs (as predict)\n"},
-        {.name = "ep",
-         .kind = CLI_OPT_FLAG,
-         .dst = &a->spec.ep,
-         .help = "  --ep                   expert parallelism (vLLM --enable-expert-parallel)\n"},
-        {.name = "engine",
-         .kind = CLI_OPT_STR,
-         .dst = &a->spec.engine,
-         .help = "  --engine ID                   engine profile (engines/ID.json; default: the\n"
-                 "                                calibration's engine, else vllm-v1)\n"},
-        {.name = "usage",
-         .kind = CLI_OPT_SCHED,
-         .dst = sc,
-         .help =
-             "  --usage server|llm            vLLM's usage-context defaults (default server)\n"},
-        {.name = "max-num-seqs",
-         .kind = CLI_OPT_SCHED,
-         .dst = sc,
-         .help = "  --max-num-seqs N, --max-num-batched-tokens N, --max-model-len N,\n"},
+        CLI_I64_H(
+            "pp", &a->spec.pp, 1, SIM_PP_MAX,
+            "  --pp N                 pipeline stages: up to N batches of disjoint requests in\n"
+            "                         flight, as vLLM V1's batch queue (docs/engine.md)\n"),
+        CLI_I64_H(
+            "dp", &a->spec.dp, 1, SIM_DP_MAX,
+            "  --dp N                 data-parallel engines (vLLM --data-parallel-size): the\n"
+            "                         requests (and a closed loop's clients) dealt to N engines\n"
+            "                         in turn, each with its own scheduler and KV cache; a MoE\n"
+            "                         model's experts span the DP x TP GPUs (as predict)\n"),
+        CLI_FLAG_H("ep", &a->spec.ep,
+                   "  --ep                   expert parallelism (vLLM --enable-expert-parallel)\n"),
+        CLI_STR_H("engine", &a->spec.engine,
+                  "  --engine ID                   engine profile (engines/ID.json; default: the\n"
+                  "                                calibration's engine, else vllm-v1)\n"),
+        CLI_SCHED_H(
+            "usage", sc,
+            "  --usage server|llm            vLLM's usage-context defaults (default server)\n"),
+        CLI_SCHED_H("max-num-seqs", sc,
+                    "  --max-num-seqs N, --max-num-batched-tokens N, --max-model-len N,\n"),
         {.name = "max-num-batched-tokens", .kind = CLI_OPT_SCHED, .dst = sc},
         {.name = "max-model-len", .kind = CLI_OPT_SCHED, .dst = sc},
-        {.name = "gpu-memory-utilization",
-         .kind = CLI_OPT_SCHED,
-         .dst = sc,
-         .help = "  --gpu-memory-utilization F, --block-size N   override the engine's defaults\n"},
+        CLI_SCHED_H(
+            "gpu-memory-utilization", sc,
+            "  --gpu-memory-utilization F, --block-size N   override the engine's defaults\n"),
         {.name = "block-size", .kind = CLI_OPT_SCHED, .dst = sc},
-        {.name = "disable-hybrid-kv-cache-manager",
-         .kind = CLI_OPT_FLAG,
-         .dst = &sc->disable_hybrid_kv,
-         .help = "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole "
-                 "context\n"},
-        {.name = "slo-ttft-ms",
-         .kind = CLI_OPT_MS,
-         .dst = &a->slo_ttft_s,
-         .min = 1e-6,
-         .max = 1e9,
-         .help = "  --slo-ttft-ms X, --slo-tpot-ms Y   SLOs for goodput (requests within both)\n"},
+        CLI_FLAG_H("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv,
+                   "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole "
+                   "context\n"),
+        CLI_MS_H("slo-ttft-ms", &a->slo_ttft_s, 1e-6, 1e9,
+                 "  --slo-ttft-ms X, --slo-tpot-ms Y   SLOs for goodput (requests within both)\n"),
         {.name = "slo-tpot-ms", .kind = CLI_OPT_MS, .dst = &a->slo_tpot_s, .min = 1e-6, .max = 1e9},
-        {.name = "timeline",
-         .kind = CLI_OPT_STR,
-         .dst = &a->timeline,
-         .help =
-             "  --timeline FILE.csv           per-step time, batch, tokens, KV use and queue\n"},
-        {.name = "roofline",
-         .kind = CLI_OPT_ROOFLINE,
-         .dst = &a->spec.mode,
-         .help = "  --roofline op|step, --gemm flat|tile-wave   as for predict\n"},
+        CLI_STR_H(
+            "timeline", &a->timeline,
+            "  --timeline FILE.csv           per-step time, batch, tokens, KV use and queue\n"),
+        CLI_ROOFLINE_H("roofline", &a->spec.mode,
+                       "  --roofline op|step, --gemm flat|tile-wave   as for predict\n"),
         {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &a->spec.gemm},
-        {.name = "format",
-         .kind = CLI_OPT_STR,
-         .dst = &a->format,
-         .help = "  --format table|json           output format (default table)\n"},
+        CLI_STR_H("format", &a->format,
+                  "  --format table|json           output format (default table)\n"),
         {.name = "model", .kind = CLI_OPT_STR, .dst = &a->spec.model},
         {.name = "hw", .kind = CLI_OPT_STR, .dst = &a->spec.hw},
     };

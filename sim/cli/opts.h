@@ -134,6 +134,31 @@ typedef struct cli_help {
     {                                                                                              \
         .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn)                             \
     }
+/* Table entries with their help lines (cli_opts_usage prints h; see cli_opt.help). */
+#define CLI_STR_H(n, d, h)                                                                         \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_STR, .dst = (d), .help = (h)                                  \
+    }
+#define CLI_NUM_H(n, k, d, lo, hi, h)                                                              \
+    {                                                                                              \
+        .name = (n), .kind = (k), .dst = (d), .min = (lo), .max = (hi), .help = (h)                \
+    }
+#define CLI_I64_H(n, d, lo, hi, h) CLI_NUM_H(n, CLI_OPT_I64, d, lo, hi, h)
+#define CLI_U64_H(n, d, lo, hi, h) CLI_NUM_H(n, CLI_OPT_U64, d, lo, hi, h)
+#define CLI_DBL_H(n, d, lo, hi, h) CLI_NUM_H(n, CLI_OPT_DBL, d, lo, hi, h)
+#define CLI_MS_H(n, d, lo, hi, h)  CLI_NUM_H(n, CLI_OPT_MS, d, lo, hi, h)
+#define CLI_KIND_H(n, k, d, h)                                                                     \
+    {                                                                                              \
+        .name = (n), .kind = (k), .dst = (d), .help = (h)                                          \
+    }
+#define CLI_FLAG_H(n, d, h)     CLI_KIND_H(n, CLI_OPT_FLAG, d, h)
+#define CLI_SCHED_H(n, sc, h)   CLI_KIND_H(n, CLI_OPT_SCHED, sc, h)
+#define CLI_ROOFLINE_H(n, d, h) CLI_KIND_H(n, CLI_OPT_ROOFLINE, d, h)
+#define CLI_GEMM_H(n, d, h)     CLI_KIND_H(n, CLI_OPT_GEMM, d, h)
+#define CLI_CUSTOM_H(n, fn, d, h)                                                                  \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn), .help = (h)                \
+    }
 /* The scheduler options, in the order the commands list them. */
 #define CLI_SCHED_OPTS(sc)                                                                         \
     CLI_SCHED("max-num-seqs", sc), CLI_SCHED("max-num-batched-tokens", sc),                        \
