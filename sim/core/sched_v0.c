@@ -19,11 +19,7 @@ static double clamp_mb(double bytes)
 }
 
 typedef struct sim_state {
-    const sim_engine *e;
-    const sim_model *m;
-    const sim_hw *hw;
-    const sim_run_cfg *run;
-    const sim_sched_resolved *s;
+    sim_setup su; /* the run's inputs (setup.h) */
     const sim_batch *b;
     sim_batch_work *w;
     sim_batch_result *out;
@@ -55,7 +51,7 @@ static void preempt_last(sim_state *x)
 static void add_steps(sim_state *x, int64_t n, double roofline_s, double step_s, double seqs,
                       int is_prefill)
 {
-    const double host = (double)n * sim_engine_host_s(x->e, x->run->tp, seqs);
+    const double host = (double)n * sim_engine_host_s(x->su.engine, x->su.run->tp, seqs);
     const double t = step_s + host;
     sim_batch_result *o = x->out;
     o->latency_s += t;
@@ -77,7 +73,7 @@ static void add_steps(sim_state *x, int64_t n, double roofline_s, double step_s,
 /* Times one step and adds it to the totals. */
 static void account(sim_state *x, const sim_step *st, int is_prefill)
 {
-    sim_step_cost_next(x->m, x->hw, x->run, st, &x->cost);
+    sim_step_cost_next(x->su.model, x->su.hw, x->su.run, st, &x->cost);
     add_steps(x, 1, x->cost.roofline_s, x->cost.step_s, x->cost.seqs, is_prefill);
 }
 
@@ -106,7 +102,7 @@ static int add_decodes(sim_step *st, int64_t n, int64_t c)
 static int64_t schedule_decodes(sim_state *x, sim_step *st)
 {
     sim_batch_work *w = x->w;
-    const int64_t bs = x->s->block_size;
+    const int64_t bs = x->su.sched->block_size;
     int64_t n = 0, run_n = 0, run_c = 0; /* a run of consecutive decodes at one context */
     x->merged = 0;
     for (int i = 0; i < x->n_running; i++)
@@ -191,7 +187,7 @@ static int64_t run_blocks(const sim_step *st0, int64_t k, int64_t bs)
 static void decode_run(sim_state *x, const sim_step *st0)
 {
     sim_batch_work *w = x->w;
-    const int64_t bs = x->s->block_size, O = x->b->output_tokens;
+    const int64_t bs = x->su.sched->block_size, O = x->b->output_tokens;
     if (x->merged)
         return;
     int64_t n = INT64_MAX; /* steps before the one in which the first sequence finishes */
@@ -219,11 +215,13 @@ static void decode_run(sim_state *x, const sim_step *st0)
         st.groups[g].context_tokens++;
     double roof = 0.0;
     sim_step_cost last;
-    if (!x->stepwise && sim_step_cost_decode_run(x->m, x->hw, x->run, &st, n, &last, &roof)) {
+    if (!x->stepwise &&
+        sim_step_cost_decode_run(x->su.model, x->su.hw, x->su.run, &st, n, &last, &roof)) {
         x->free_blocks -= run_blocks(st0, n, bs);
         x->cost = last;
-        add_steps(x, n, roof, sim_calibrated_s(x->run->alpha, roof, x->run->beta_s, (double)n),
-                  last.seqs, 0);
+        add_steps(x, n, roof,
+                  sim_calibrated_s(x->su.run->alpha, roof, x->su.run->beta_s, (double)n), last.seqs,
+                  0);
     } else {
         for (int64_t k = 0; k < n; k++) {
             x->free_blocks -= run_blocks(st0, k + 1, bs) - run_blocks(st0, k, bs);
@@ -259,7 +257,7 @@ static void decode_step_end(sim_state *x, const sim_step *st, int64_t n, int64_t
 static void step_default(sim_state *x, int64_t *done)
 {
     sim_batch_work *w = x->w;
-    const int64_t P = x->b->prompt_tokens, bs = x->s->block_size;
+    const int64_t P = x->b->prompt_tokens, bs = x->su.sched->block_size;
     sim_step st = {0};
     int64_t tokens = 0;
     int admitted = 0;
@@ -267,8 +265,9 @@ static void step_default(sim_state *x, int64_t *done)
         int32_t id = w->queue[0];
         int64_t need_tokens = P + w->generated[id]; /* recompute: prompt and what it sampled */
         int64_t need_blocks = sim_kv_blocks_for(need_tokens, bs);
-        if (tokens + need_tokens > x->s->max_num_batched_tokens ||
-            x->n_running + 1 > x->s->max_num_seqs || x->free_blocks - need_blocks < x->watermark)
+        if (tokens + need_tokens > x->su.sched->max_num_batched_tokens ||
+            x->n_running + 1 > x->su.sched->max_num_seqs ||
+            x->free_blocks - need_blocks < x->watermark)
             break;
         for (int i = 0; i + 1 < x->n_queue; i++)
             w->queue[i] = w->queue[i + 1];
@@ -302,11 +301,11 @@ static void step_default(sim_state *x, int64_t *done)
 static void step_chunked(sim_state *x, int64_t *done)
 {
     sim_batch_work *w = x->w;
-    const int64_t P = x->b->prompt_tokens, bs = x->s->block_size;
+    const int64_t P = x->b->prompt_tokens, bs = x->su.sched->block_size;
     sim_step st = {0};
     const int64_t preempted = x->out->preemptions;
     const int64_t n_dec = schedule_decodes(x, &st);
-    int64_t budget = x->s->max_num_batched_tokens - n_dec;
+    int64_t budget = x->su.sched->max_num_batched_tokens - n_dec;
     int any_prefill = 0;
     /* Pass 0 continues partial prefills of running sequences; pass 1 admits waiting prompts
      * (FCFS) while sequences, tokens and blocks (above the watermark) allow. */
@@ -321,7 +320,7 @@ static void step_chunked(sim_state *x, int64_t *done)
                 if (w->todo[id] == 0)
                     continue;
             } else {
-                if (x->n_queue == 0 || x->n_running + 1 > x->s->max_num_seqs)
+                if (x->n_queue == 0 || x->n_running + 1 > x->su.sched->max_num_seqs)
                     break;
                 id = w->queue[0];
                 w->todo[id] = P + w->generated[id];
@@ -425,11 +424,7 @@ static sim_status batch_simulate(const sim_setup *su, const sim_batch *b, sim_ba
                   (long long)clamp_mb(mem.weights_bytes), (long long)clamp_mb(mem.kv_budget_bytes));
         return SIM_ERANGE;
     }
-    sim_state x = {.e = e,
-                   .m = su->model,
-                   .hw = su->hw,
-                   .run = su->run,
-                   .s = s,
+    sim_state x = {.su = *su,
                    .b = b,
                    .w = work,
                    .out = out,

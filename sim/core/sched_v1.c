@@ -12,11 +12,7 @@
 
 /* Everything one simulation carries between steps. */
 typedef struct serve_state {
-    const sim_engine *e;
-    const sim_model *m;
-    const sim_hw *hw;
-    const sim_run_cfg *run;
-    const sim_sched_resolved *s;
+    sim_setup su; /* the run's inputs (setup.h) */
     const sim_workload *w;
     sim_serve_scratch *scr;
     sim_serve_result *out;
@@ -139,7 +135,7 @@ static int32_t preempt_last(serve_state *x)
 static int64_t wanted_tokens(const serve_state *x, const sim_request *r)
 {
     int64_t want = r->prompt_tokens + r->generated - r->computed;
-    const int64_t thr = x->e->long_prefill_threshold;
+    const int64_t thr = x->su.engine->long_prefill_threshold;
     if (thr > 0 && want > thr)
         want = thr;
     return want;
@@ -152,7 +148,7 @@ static int64_t wanted_tokens(const serve_state *x, const sim_request *r)
  */
 static int64_t blocks_needed(const serve_state *x, const sim_request *r, int64_t tokens)
 {
-    return sim_kv_request_blocks(x->kv, x->s->block_size, r->computed, tokens) - r->blocks;
+    return sim_kv_request_blocks(x->kv, x->su.sched->block_size, r->computed, tokens) - r->blocks;
 }
 
 /* Adds a scheduled request to the step: decodes are summed (context clamped to the sliding
@@ -164,7 +160,7 @@ static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int6
     if (r->sched == 1 && emits) {
         int64_t c = r->computed;
         /* Only when every layer is windowed does a longer context cost no more. */
-        const int64_t W = x->m->full_attn_layers == 0 ? x->m->sliding_window : 0;
+        const int64_t W = x->su.model->full_attn_layers == 0 ? x->su.model->sliding_window : 0;
         if (W > 0 && c > W - 1)
             c = W - 1;
         (*dec_n)++;
@@ -174,6 +170,16 @@ static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int6
     sim_step_add_group(st, 1, r->sched, r->computed, emits);
 }
 
+/* Puts want tokens of request r, with the need blocks they take, into this step's batch. */
+static void take(serve_state *x, sim_request *r, int64_t need, int64_t want, int64_t *budget)
+{
+    x->free_blocks -= need;
+    r->blocks += need;
+    r->sched = want;
+    r->batch = x->batch;
+    *budget -= want;
+}
+
 /*
  * Schedules one step (sched_v1.h) into st. Returns the number of requests scheduled; the
  * scheduled ones have sched > 0.
@@ -181,7 +187,7 @@ static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int6
 static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
                         int64_t *n_prefill_tokens)
 {
-    const sim_sched_resolved *s = x->s;
+    const sim_sched_resolved *s = x->su.sched;
     sim_request *req = x->w->req;
     int32_t *running = x->scr->running;
     int64_t budget = s->max_num_batched_tokens;
@@ -208,11 +214,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         }
         if (!ok)
             break;
-        x->free_blocks -= need;
-        r->blocks += need;
-        r->sched = want;
-        r->batch = x->batch;
-        budget -= want;
+        take(x, r, need, want, &budget);
         n_sched++;
     }
 
@@ -229,7 +231,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         /* vLLM 0.19 (scheduler_reserve_full_isl): the whole current sequence must fit; a
          * windowed group's share is capped at what one request may hold at most
          * (SlidingWindowSpec.max_admission_blocks_per_request). */
-        if (x->e->admit_full_sequence) {
+        if (x->su.engine->admit_full_sequence) {
             const int64_t seq = r->prompt_tokens + r->generated;
             int64_t full = blocks_needed(x, r, seq) + r->blocks;
             const int64_t cap =
@@ -241,11 +243,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         running[x->n_running++] = id;
         if (r->generated > 0)
             x->out->recomputed_tokens += r->prompt_tokens + r->generated - 1;
-        x->free_blocks -= need;
-        r->blocks += need;
-        r->sched = want;
-        r->batch = x->batch;
-        budget -= want;
+        take(x, r, need, want, &budget);
         n_sched++;
     }
 
@@ -434,7 +432,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
                                  void *obs_ctx, struct sim_err *err)
 {
     const sim_workload *w = x->w;
-    const int pp = x->run->pp;
+    const int pp = x->su.run->pp;
     double stage_free[SIM_PP_MAX] = {0};
     struct {
         int64_t id;
@@ -453,12 +451,12 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
         if (n_q < pp && (x->n_running > 0 || x->q_len > 0))
             n_sched = schedule(x, &stp, &n_pf_seqs, &n_pf_tokens);
         if (n_sched > 0 && stp.n_groups > 0) {
-            sim_pp_step(x->m, x->hw, x->run, &stp, &pc);
+            sim_pp_step(x->su.model, x->su.hw, x->su.run, &stp, &pc);
             /* The step totals count_step reports, from the same stage costs. */
             c.roofline_s = pc.roofline_s;
-            c.step_s = sim_calibrated_s(x->run->alpha, pc.roofline_s, x->run->beta_s, 1.0);
+            c.step_s = sim_calibrated_s(x->su.run->alpha, pc.roofline_s, x->su.run->beta_s, 1.0);
             c.tokens = pc.tokens;
-            const double host = sim_engine_host_s(x->e, x->run->tp, pc.seqs);
+            const double host = sim_engine_host_s(x->su.engine, x->su.run->tp, pc.seqs);
             double a = x->now_s + host;
             for (int i = 0; i < pp; i++) {
                 const double start = a > stage_free[i] ? a : stage_free[i];
@@ -530,11 +528,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         return SIM_ERANGE;
     }
     serve_state x = {0};
-    x.e = e;
-    x.m = m;
-    x.hw = hw;
-    x.run = run;
-    x.s = s;
+    x.su = *su;
     x.w = w;
     x.scr = scr;
     x.out = out;

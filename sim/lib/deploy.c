@@ -171,6 +171,20 @@ sim_status sim_deploy_check_layout(const sim_model *m, const sim_hw *hw, int64_t
     return SIM_OK;
 }
 
+/* Whether the engine starts with su's inputs but the run configuration run (when not NULL)
+ * and the scheduler settings s (when not NULL). */
+static int fits_with(const sim_setup *su, const sim_run_cfg *run, const sim_sched_resolved *s)
+{
+    sim_setup at = *su;
+    if (run)
+        at.run = run;
+    if (s)
+        at.sched = s;
+    sim_memory mem;
+    sim_memory_compute(&at, &mem);
+    return mem.fits;
+}
+
 int64_t sim_deploy_smallest_tp(const sim_setup *su)
 {
     const sim_model *m = su->model;
@@ -181,11 +195,7 @@ int64_t sim_deploy_smallest_tp(const sim_setup *su)
             continue;
         sim_run_cfg c = *su->run;
         c.tp = (int)tp;
-        sim_setup at = *su;
-        at.run = &c;
-        sim_memory mem;
-        sim_memory_compute(&at, &mem);
-        if (mem.fits)
+        if (fits_with(su, &c, NULL))
             return tp;
     }
     return -1;
@@ -218,11 +228,7 @@ int sim_deploy_smallest_layout(const sim_setup *su, int64_t *tp_out, int64_t *pp
              * counted in gpus: each holds the same TP x PP layout). */
             if (sim_moe_layout_check(m, &c, &err) != SIM_OK)
                 continue;
-            sim_setup at = *su;
-            at.run = &c;
-            sim_memory mem;
-            sim_memory_compute(&at, &mem);
-            if (!mem.fits)
+            if (!fits_with(su, &c, NULL))
                 continue;
             const int in_node = tp <= g, best_in_node = best_tp > 0 && best_tp <= g;
             if (best_tp < 0 || (in_node && (!best_in_node || tp > best_tp)) ||
@@ -254,14 +260,8 @@ int64_t sim_deploy_largest_len(const sim_setup *su, const sim_sched_cfg *sc)
         c.max_model_len = len;
         sim_sched_resolved r;
         struct sim_err err;
-        if (sim_sched_resolve(e, m, hw, &c, &r, &err) == SIM_OK) {
-            sim_setup at = *su;
-            at.sched = &r;
-            sim_memory mem;
-            sim_memory_compute(&at, &mem);
-            if (mem.fits)
-                return len;
-        }
+        if (sim_sched_resolve(e, m, hw, &c, &r, &err) == SIM_OK && fits_with(su, NULL, &r))
+            return len;
         len = len % s->block_size ? len - len % s->block_size : len - s->block_size;
     }
     return 0;

@@ -76,10 +76,7 @@ typedef struct block_in {
     sim_cache *cache;
     const sim_calib *cal_file; /* a calibration file or id given, or NULL */
     const sim_sched_cfg *sched_in;
-    const sim_engine *e;
-    const sim_model *m;
-    const sim_hw *hw;
-    const sim_sched_resolved *sched;
+    sim_setup su; /* the block's deployment (su.run: each point's configuration) */
     const sim_sweep_block *b;
     const sim_sweep_sink *sink;
     double price;
@@ -110,7 +107,7 @@ static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_
 {
     const int64_t n_seeds = x->o->n_seeds > 1 ? x->o->n_seeds : 1;
     const sim_sweep_row blank = *r;
-    const sim_setup su = {e, x->m, x->hw, cfg, x->sched};
+    const sim_setup su = {e, x->su.model, x->su.hw, cfg, x->su.sched};
     sim_status s = SIM_OK;
     for (int64_t k = 0; s == SIM_OK && k < n_seeds; k++) {
         sim_workload_spec w = *spec;
@@ -122,7 +119,7 @@ static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_
         if (s == SIM_OK)
             s = sim_served_run(&su, &sv, NULL, NULL, &res, err);
         if (s == SIM_OK)
-            s = sim_served_stats(x->m, x->hw, &sv, &res, 0.0, 0.0, &st, err);
+            s = sim_served_stats(x->su.model, x->su.hw, &sv, &res, 0.0, 0.0, &st, err);
         sim_served_free(&sv);
         if (s == SIM_OK) {
             sim_sweep_row one = blank;
@@ -137,11 +134,11 @@ static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_
 static int layout_ok(const block_in *x, const sim_run_cfg *cfg)
 {
     struct sim_err e2;
-    if (sim_model_check_tp(x->m, cfg->tp, &e2) != SIM_OK ||
-        ((cfg->dp > 1 || cfg->ep) && sim_moe_layout_check(x->m, cfg, &e2) != SIM_OK))
+    if (sim_model_check_tp(x->su.model, cfg->tp, &e2) != SIM_OK ||
+        ((cfg->dp > 1 || cfg->ep) && sim_moe_layout_check(x->su.model, cfg, &e2) != SIM_OK))
         return 0;
     return cfg->pp <= 1 ||
-           sim_deploy_check_layout(x->m, x->hw, cfg->tp, cfg->pp, "", &e2) == SIM_OK;
+           sim_deploy_check_layout(x->su.model, x->su.hw, cfg->tp, cfg->pp, "", &e2) == SIM_OK;
 }
 
 /*
@@ -152,16 +149,16 @@ static int layout_ok(const block_in *x, const sim_run_cfg *cfg)
 static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim_err *err)
 {
     const sim_sweep_opts *o = x->o;
-    const sim_engine e = *x->e;
+    const sim_engine e = *x->su.engine;
     const int open_loop = o->n_rates > 0;
     const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch;
     for (size_t t = 0; t < o->axes.n_tp; t++) {
         cfg->tp = (int)o->axes.tp[t];
         sim_memory mem = {0};
-        sim_sweep_ctx c = {x->m, x->hw, cfg, &e, x->sched, &mem, o->host_time, 0};
+        sim_sweep_ctx c = {x->su.model, x->su.hw, cfg, &e, x->su.sched, &mem, o->host_time, 0};
         c.tp_ok = layout_ok(x, cfg);
         if (c.tp_ok)
-            sim_memory_compute(&(sim_setup){&e, x->m, x->hw, cfg, x->sched}, &mem);
+            sim_memory_compute(&(sim_setup){&e, x->su.model, x->su.hw, cfg, x->su.sched}, &mem);
         for (size_t k = 0; k < n_load; k++) {
             const sim_workload_spec spec = serving_spec(o, open_loop, k);
             sim_sweep_row r;
@@ -193,7 +190,8 @@ static sim_status step_points(const block_in *x, sim_run_cfg *cfg, sim_batch_wor
         ax.n_context = 1;
     }
     sim_memory mem;
-    sim_sweep_ctx c = {x->m, x->hw, cfg, x->e, x->sched, &mem, o->host_time, 0};
+    sim_sweep_ctx c = {x->su.model, x->su.hw, cfg,          x->su.engine,
+                       x->su.sched, &mem,     o->host_time, 0};
     const int64_t n = sim_sweep_count(&ax);
     int64_t cur_tp = -1;
     for (int64_t i = 0; i < n; i++) {
@@ -203,8 +201,11 @@ static sim_status step_points(const block_in *x, sim_run_cfg *cfg, sim_batch_wor
             cur_tp = tp;
             cfg->tp = (int)tp;
             c.tp_ok = layout_ok(x, cfg);
-            if (c.tp_ok)
-                sim_memory_compute(&(sim_setup){x->e, x->m, x->hw, cfg, x->sched}, &mem);
+            if (c.tp_ok) {
+                sim_setup at = x->su;
+                at.run = cfg;
+                sim_memory_compute(&at, &mem);
+            }
         }
         sim_sweep_row r;
         if (o->kind == SIM_SWEEP_DECODE)
@@ -229,7 +230,7 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
      * engine; dtypes; scheduler defaults), opened at TP 1 (always legal): the points vary the
      * layout. A calibration file of another swept GPU leaves this block uncalibrated. */
     const char *calib = o->calibration;
-    if (x->cal_file && strcmp(x->cal_file->hardware, x->hw->id) != 0)
+    if (x->cal_file && strcmp(x->cal_file->hardware, x->su.hw->id) != 0)
         calib = NULL;
     const sim_deploy_in in = {.model = o->models[x->mi],
                               .hw = o->hws[x->hi],
@@ -251,12 +252,12 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
     sim_status s = sim_deploy_open(x->cache, &in, &d, err);
     if (s != SIM_OK)
         return s;
-    x->m = d.m;
-    x->hw = d.hw;
-    x->e = &d.e;
-    x->sched = &d.s;
-    const sim_sweep_block b = {.model = x->m->id,
-                               .hw = x->hw->id,
+    x->su.model = d.m;
+    x->su.hw = d.hw;
+    x->su.engine = &d.e;
+    x->su.sched = &d.s;
+    const sim_sweep_block b = {.model = x->su.model->id,
+                               .hw = x->su.hw->id,
                                .calib_path = d.cal_path,
                                .gpu_hour_usd = x->price,
                                .alpha = d.cfg.alpha,
@@ -324,8 +325,7 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
                           .cache = c,
                           .cal_file = cal_file,
                           .sched_in = &sched_in,
-                          .m = m,
-                          .hw = hw,
+                          .su = {.model = m, .hw = hw},
                           .sink = sink,
                           .price = price,
                           .mi = mi,
