@@ -47,7 +47,8 @@ static void plot_usage(FILE *f)
           "            every command: --engine, else the calibration's, else vllm-v1),\n"
           "            and, with --measurements, the measured serving rows of the same model,\n"
           "            hardware, TP, lengths and arrival (marker by statistic: mean, p50,\n"
-          "            p90, p99); --select/--exclude filter them; --num-requests N\n"
+          "            p90, p99); --select/--exclude filter them; --num-requests N,\n"
+          "            --range-ratio R (lengths +-R, default 0.1; 0 for fixed-length runs)\n"
           "\n"
           "Common options: --engine ID, --calibration FILE|ID|DIR (alpha and beta_s; as for\n"
           "predict and sweep), --no-host-time,\n"
@@ -89,6 +90,7 @@ typedef struct plot_args {
     const char *dtype, *kv_dtype, *tp_spec, *batch_spec, *ctx_spec, *group;
     const char *sched_rule; /* plot validate --scheduler-rule */
     int64_t prompt, output, n_req;
+    double range_ratio; /* plot serving: --range-ratio, -1 the default spread */
     const char *files[PLOT_MAX_SEL], *sel[PLOT_MAX_SEL], *exc[PLOT_MAX_SEL];
     int n_files, n_sel, n_exc, no_host;
     int engine_given; /* --engine given (plot validate: else each row's engine_version) */
@@ -151,6 +153,7 @@ static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
          .min = 1,
          .max = 10000000,
          .expect = positive},
+        CLI_DBL("range-ratio", &a->range_ratio, 0.0, 0.999),
     };
     /* argv[0] is the plot's name: options follow it. */
     int rc = cli_opts_parse("plot", argc - 1, argv + 1, t, CLI_N(t), plot_usage, done);
@@ -177,10 +180,10 @@ static int check_plot_args(plot_args *a)
         cli_error("plot roofline: give the step with --decode, --prefill or --chunk");
         return CLI_USAGE;
     }
-    if (k != PLOT_SERVING &&
-        (a->conc_spec || a->rate_spec || a->prompt > 0 || a->output > 0 || a->n_req > 0)) {
-        cli_error("plot %s: --concurrency, --request-rate, --prompt-tokens, --output-tokens and "
-                  "--num-requests belong to plot serving",
+    if (k != PLOT_SERVING && (a->conc_spec || a->rate_spec || a->prompt > 0 || a->output > 0 ||
+                              a->n_req > 0 || a->range_ratio >= 0.0)) {
+        cli_error("plot %s: --concurrency, --request-rate, --prompt-tokens, --output-tokens, "
+                  "--num-requests and --range-ratio belong to plot serving",
                   what);
         return CLI_USAGE;
     }
@@ -255,6 +258,7 @@ static int open_sweep(const plot_args *a, cli_sweep_opts *so, int64_t *axes, dou
         so->prompt_tokens = a->prompt;
         so->output_tokens = a->output;
         so->num_requests = a->n_req; /* usage: the server's, from the driver */
+        so->range_ratio = a->range_ratio;
         batch_spec = a->conc_spec ? a->conc_spec : "1:256";
         ctx_spec = "0";
         if (a->rate_spec) {
@@ -351,6 +355,7 @@ int cmd_plot(int argc, char **argv)
         return CLI_USAGE;
     }
     a.prompt = a.output = -1;
+    a.range_ratio = -1.0; /* the default spread (sim_workload_range_ratio) */
     a.batch_spec = "1:256";
     a.ctx_spec = "2048";
     a.group = "model";
