@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <dirent.h>
 
 #include "errf.h"
 #include "capacity.h"
@@ -267,6 +266,15 @@ int64_t sim_deploy_largest_len(const sim_setup *su, const sim_sched_cfg *sc)
     return 0;
 }
 
+/* "TP 4", or "TP 4 x PP 2" with pipeline stages: the layout the memory messages name. */
+static void tp_pp_name(const sim_run_cfg *cfg, char *buf, size_t cap)
+{
+    if (cfg->pp > 1)
+        snprintf(buf, cap, "TP %d x PP %d", cfg->tp, cfg->pp);
+    else
+        snprintf(buf, cap, "TP %d", cfg->tp);
+}
+
 sim_status sim_deploy_check_memory(const sim_setup *su, const sim_sched_cfg *sc,
                                    const sim_memory *mem, const char *who, const char *hint,
                                    struct sim_err *err)
@@ -294,10 +302,7 @@ sim_status sim_deploy_check_memory(const sim_setup *su, const sim_sched_cfg *sc,
         snprintf(tail, sizeof(tail), "no TP up to %.0f fits, nor a layout of up to %d GPUs",
                  hw->v[SIM_HWF_N_GPUS_PER_NODE], SIM_DEPLOY_MAX_LAYOUT_GPUS);
     char layout[64];
-    if (cfg->pp > 1)
-        snprintf(layout, sizeof(layout), "TP %d x PP %d", cfg->tp, cfg->pp);
-    else
-        snprintf(layout, sizeof(layout), "TP %d", cfg->tp);
+    tp_pp_name(cfg, layout, sizeof(layout));
     char len_hint[96] = "";
     const int64_t len = sim_deploy_largest_len(su, sc);
     if (len > 0)
@@ -338,37 +343,24 @@ static const char *calib_engine(const sim_calib *cal)
     return cal->engine[0] && strcmp(cal->engine, "none") != 0 ? cal->engine : NULL;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
-
 /* The calibration of hw_id in the folder dir (see deploy.h). */
 static sim_status find_in_folder(sim_cache *c, const char *dir, const char *hw_id,
                                  const char *engine, const char *def_engine, const sim_calib **out,
                                  const char **path, struct sim_err *err)
 {
     enum { MAX_FILES = 128 };
-    static const size_t name_cap = 256;
-    char(*names)[256] = malloc(MAX_FILES * name_cap);
+    char(*names)[64] = malloc(MAX_FILES * sizeof(*names));
     if (!names) {
         sim_io_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
-    int n = 0;
-    DIR *dh = opendir(dir);
-    if (!dh) {
+    /* The folder's *.json files, sorted, as the data folder's ids are listed. */
+    const int n = sim_path_list(dir, ".", names, MAX_FILES);
+    if (n < 0) {
         free(names);
         sim_io_errf(err, "%s: cannot read the folder", dir);
         return SIM_EIO;
     }
-    for (struct dirent *de; (de = readdir(dh)) != NULL && n < MAX_FILES;) {
-        const size_t l = strlen(de->d_name);
-        if (l > 5 && l < name_cap && strcmp(de->d_name + l - 5, ".json") == 0)
-            memcpy(names[n++], de->d_name, l + 1);
-    }
-    closedir(dh);
-    qsort(names, (size_t)n, name_cap, cmp_names);
     /* Every file of the folder is a calibration; those of hw_id are the candidates. */
     const sim_calib *cand[MAX_FILES];
     const char *cand_path[MAX_FILES];
@@ -376,7 +368,7 @@ static sim_status find_in_folder(sim_cache *c, const char *dir, const char *hw_i
     sim_status st = SIM_OK;
     for (int i = 0; i < n && st == SIM_OK; i++) {
         char p[4096];
-        snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+        snprintf(p, sizeof(p), "%s/%s.json", dir, names[i]);
         const sim_calib *cal;
         const char *cp;
         st = sim_cache_calib(c, p, &cal, &cp, err);
@@ -643,10 +635,7 @@ sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const ch
         sim_step_fit f;
         if (!sim_capacity_step_fits(&d->mem, &d->s, &out->rank, &f)) {
             char layout[64];
-            if (d->cfg.pp > 1)
-                snprintf(layout, sizeof(layout), "TP %d x PP %d", d->cfg.tp, d->cfg.pp);
-            else
-                snprintf(layout, sizeof(layout), "TP %d", d->cfg.tp);
+            tp_pp_name(&d->cfg, layout, sizeof(layout));
             if (f.too_long)
                 sim_io_errf(err,
                             "%sthe step does not fit: a sequence of %lld tokens exceeds "

@@ -102,12 +102,11 @@ static sim_workload_spec serving_spec(const sim_sweep_opts *o, int open_loop, si
 }
 
 /* The serving simulations of one point (as `llmstep serve`, one a seed) merged into r. */
-static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_run_cfg *cfg,
-                              const sim_workload_spec *spec, sim_sweep_row *r, struct sim_err *err)
+static sim_status serve_point(const block_in *x, const sim_setup *su, const sim_workload_spec *spec,
+                              sim_sweep_row *r, struct sim_err *err)
 {
     const int64_t n_seeds = x->o->n_seeds > 1 ? x->o->n_seeds : 1;
     const sim_sweep_row blank = *r;
-    const sim_setup su = {e, x->su.model, x->su.hw, cfg, x->su.sched};
     sim_status s = SIM_OK;
     for (int64_t k = 0; s == SIM_OK && k < n_seeds; k++) {
         sim_workload_spec w = *spec;
@@ -117,7 +116,7 @@ static sim_status serve_point(const block_in *x, const sim_engine *e, const sim_
         sim_serve_stats st;
         s = sim_served_prepare(&sv, &w, NULL, err);
         if (s == SIM_OK)
-            s = sim_served_run(&su, &sv, NULL, NULL, &res, err);
+            s = sim_served_run(su, &sv, NULL, NULL, &res, err);
         if (s == SIM_OK)
             s = sim_served_stats(x->su.model, x->su.hw, &sv, &res, 0.0, 0.0, &st, err);
         sim_served_free(&sv);
@@ -149,16 +148,18 @@ static int layout_ok(const block_in *x, const sim_run_cfg *cfg)
 static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim_err *err)
 {
     const sim_sweep_opts *o = x->o;
-    const sim_engine e = *x->su.engine;
+    sim_setup at = x->su; /* the block's deployment at each TP */
+    at.run = cfg;
     const int open_loop = o->n_rates > 0;
     const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch;
     for (size_t t = 0; t < o->axes.n_tp; t++) {
         cfg->tp = (int)o->axes.tp[t];
         sim_memory mem = {0};
-        sim_sweep_ctx c = {x->su.model, x->su.hw, cfg, &e, x->su.sched, &mem, o->host_time, 0};
+        sim_sweep_ctx c = {x->su.model, x->su.hw, cfg,          x->su.engine,
+                           x->su.sched, &mem,     o->host_time, 0};
         c.tp_ok = layout_ok(x, cfg);
         if (c.tp_ok)
-            sim_memory_compute(&(sim_setup){&e, x->su.model, x->su.hw, cfg, x->su.sched}, &mem);
+            sim_memory_compute(&at, &mem);
         for (size_t k = 0; k < n_load; k++) {
             const sim_workload_spec spec = serving_spec(o, open_loop, k);
             sim_sweep_row r;
@@ -166,7 +167,7 @@ static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim
                                    open_loop ? spec.rate_per_s : (double)NAN, spec.prompt_tokens,
                                    spec.output_tokens, &r);
             if (r.status == SIM_SWEEP_OK) {
-                sim_status s = serve_point(x, &e, cfg, &spec, &r, err);
+                sim_status s = serve_point(x, &at, &spec, &r, err);
                 if (s != SIM_OK)
                     return s;
             }
