@@ -12,6 +12,8 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
+#include "err.h"
+
 #define NP_MAX (SIM_FIG_MAX + 2)
 /* Tuning constants for 95% efficiency under Gaussian noise (Holland and Welsch 1977). */
 #define HUBER_C  1.345
@@ -121,7 +123,7 @@ static sim_status eval_or_fail(fctx *c, const double *x, struct sim_err *err)
 {
     if (eval_at(c, x) == 0)
         return SIM_OK;
-    snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
+    sim_errf(err, "figure fit: a row's prediction failed");
     return SIM_EFIT;
 }
 
@@ -267,7 +269,7 @@ static sim_status solve(fctx *c, double *x, struct sim_err *err)
     gsl_vector *u = gsl_vector_alloc(np);
     sim_status st = SIM_OK;
     if (!ws || !u) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: out of memory");
+        sim_errf(err, "figure fit: out of memory");
         st = SIM_ENOMEM;
         goto done;
     }
@@ -278,7 +280,7 @@ static sim_status solve(fctx *c, double *x, struct sim_err *err)
     if (rc == GSL_SUCCESS)
         rc = gsl_multifit_nlinear_driver(30, 1e-4, 1e-6, 1e-8, NULL, NULL, &info, ws);
     if (c->failed || (rc != GSL_SUCCESS && rc != GSL_EMAXITER && rc != GSL_ENOPROG)) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: %s",
+        sim_errf(err, "figure fit: %s",
                  c->failed ? "the prediction of a row failed or was not finite" : gsl_strerror(rc));
         st = SIM_EFIT;
         goto done;
@@ -352,12 +354,12 @@ static sim_status covariance(fctx *c, const double *x, const int *free_p, cov_ou
     gsl_matrix *J = gsl_matrix_alloc(c->n, np), *M = gsl_matrix_calloc(np, np);
     sim_status st = SIM_OK;
     if (!J || !M) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: out of memory");
+        sim_errf(err, "figure fit: out of memory");
         st = SIM_ENOMEM;
         goto done;
     }
     if (jac_x(c, x, J) != GSL_SUCCESS) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
+        sim_errf(err, "figure fit: a row's prediction failed");
         st = SIM_EFIT;
         goto done;
     }
@@ -393,7 +395,7 @@ static sim_status covariance(fctx *c, const double *x, const int *free_p, cov_ou
             gsl_matrix_set(M, j, j, gsl_matrix_get(M, j, j) + 1e-12 * fmax(maxd, 1e-300));
     if (gsl_linalg_cholesky_decomp1(M) != GSL_SUCCESS ||
         gsl_linalg_cholesky_invert(M) != GSL_SUCCESS) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: the covariance is not defined");
+        sim_errf(err, "figure fit: the covariance is not defined");
         st = SIM_EFIT;
         goto done;
     }
@@ -424,7 +426,7 @@ static sim_status check_in(size_t n, const double *meas, size_t nf, const sim_fi
                            const sim_fig_opts *o, struct sim_err *err)
 {
     if (n < 3 || nf > SIM_FIG_MAX || !meas || (nf && !par)) {
-        snprintf(err->msg, sizeof(err->msg),
+        sim_errf(err,
                  "figure fit: needs at least 3 rows and at most %d figures (got %zu rows, %zu "
                  "figures)",
                  SIM_FIG_MAX, n, nf);
@@ -432,15 +434,14 @@ static sim_status check_in(size_t n, const double *meas, size_t nf, const sim_fi
     }
     for (size_t i = 0; i < n; i++)
         if (!isfinite(meas[i]) || !(meas[i] > 0.0)) {
-            snprintf(err->msg, sizeof(err->msg),
-                     "row %zu: measured_s must be finite and > 0 (got %.17g)", i, meas[i]);
+            sim_errf(err, "row %zu: measured_s must be finite and > 0 (got %.17g)", i, meas[i]);
             return SIM_EINVAL;
         }
     for (size_t k = 0; k < nf; k++) {
         const sim_fig_param *p = &par[k];
         if (!(p->lo < p->hi) || !(p->prior >= p->lo && p->prior <= p->hi) || !(p->prior_sd > 0.0) ||
             !(p->scale > 0.0) || !isfinite(p->hi) || !isfinite(p->prior_sd)) {
-            snprintf(err->msg, sizeof(err->msg),
+            sim_errf(err,
                      "figure %zu: invalid prior or bounds (prior %.17g, sd %.17g, [%.17g, "
                      "%.17g])",
                      k, p->prior, p->prior_sd, p->lo, p->hi);
@@ -450,7 +451,7 @@ static sim_status check_in(size_t n, const double *meas, size_t nf, const sim_fi
     if (o->ab.weight != SIM_FIT_RELATIVE || !(o->ab.alpha_min < o->ab.alpha_max) ||
         !(o->ab.beta_min_s < o->ab.beta_max_s) || !(o->row_sd_frac > 0.0) || (int)o->loss < 0 ||
         o->loss >= SIM_LOSS_COUNT) {
-        snprintf(err->msg, sizeof(err->msg),
+        sim_errf(err,
                  "figure fit: needs relative weighting, alpha and beta_s bounds with min < max, "
                  "and a known loss");
         return SIM_EINVAL;
@@ -576,7 +577,7 @@ static sim_status fill_result(fctx *c, const double *x, double s, const cov_out 
     set_fig(c, x);
     double cost = 0.0;
     if (eval_base(c) != 0) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: a row's prediction failed");
+        sim_errf(err, "figure fit: a row's prediction failed");
         return SIM_EFIT;
     }
     double *pred = c->R2;
@@ -586,7 +587,7 @@ static sim_status fill_result(fctx *c, const double *x, double s, const cov_out 
     }
     out->cost = cost;
     if (sim_metrics_compute(pred, c->meas, n, scratch, &out->fit) != SIM_OK) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: metrics not finite");
+        sim_errf(err, "figure fit: metrics not finite");
         return SIM_EFIT;
     }
     return SIM_OK;
@@ -616,7 +617,7 @@ sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fi
     c.o = o;
     double *buf = malloc(8 * n * sizeof(double));
     if (!buf) {
-        snprintf(err->msg, sizeof(err->msg), "figure fit: out of memory");
+        sim_errf(err, "figure fit: out of memory");
         return SIM_ENOMEM;
     }
     c.R = buf;

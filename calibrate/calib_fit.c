@@ -13,6 +13,7 @@
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_vector.h>
 
+#include "err.h"
 #include "ops.h"
 
 /*
@@ -41,7 +42,7 @@ static void set_err(struct sim_err *err, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    sim_vfmt(err->msg, sizeof(err->msg), "", 0, fmt, ap);
     va_end(ap);
 }
 

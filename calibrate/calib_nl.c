@@ -11,6 +11,8 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
+#include "err.h"
+
 typedef struct nl_ctx {
     size_t n;
     const double *meas;
@@ -79,14 +81,12 @@ sim_status sim_fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn f
     }
     if (n < 2 || !meas || !fn || !(o->alpha_min <= o->alpha_max) ||
         !(o->beta_min_s <= o->beta_max_s)) {
-        snprintf(err->msg, sizeof(err->msg),
-                 "nonlinear fit: needs at least 2 rows and valid bounds (got %zu rows)", n);
+        sim_errf(err, "nonlinear fit: needs at least 2 rows and valid bounds (got %zu rows)", n);
         return SIM_EINVAL;
     }
     for (size_t i = 0; i < n; i++)
         if (!isfinite(meas[i]) || !(meas[i] > 0.0)) {
-            snprintf(err->msg, sizeof(err->msg),
-                     "row %zu: measured_s must be finite and > 0 (got %.17g)", i, meas[i]);
+            sim_errf(err, "row %zu: measured_s must be finite and > 0 (got %.17g)", i, meas[i]);
             return SIM_EINVAL;
         }
     gsl_set_error_handler_off();
@@ -100,7 +100,7 @@ sim_status sim_fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn f
     double *pred = malloc(n * sizeof(double)), *scratch = malloc(n * sizeof(double));
     sim_status st = SIM_OK;
     if (!w || !x || !cov || !pred || !scratch) {
-        snprintf(err->msg, sizeof(err->msg), "nonlinear fit: out of memory");
+        sim_errf(err, "nonlinear fit: out of memory");
         st = SIM_ENOMEM;
         goto cleanup;
     }
@@ -111,7 +111,7 @@ sim_status sim_fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn f
     if (rc == GSL_SUCCESS)
         rc = gsl_multifit_nlinear_driver(100, 1e-8, 1e-8, 1e-10, NULL, NULL, &info, w);
     if (c.failed || (rc != GSL_SUCCESS && rc != GSL_EMAXITER && rc != GSL_ENOPROG)) {
-        snprintf(err->msg, sizeof(err->msg), "nonlinear fit: %s",
+        sim_errf(err, "nonlinear fit: %s",
                  c.failed ? "the prediction of a row failed or was not finite" : gsl_strerror(rc));
         st = SIM_EFIT;
         goto cleanup;
@@ -141,12 +141,12 @@ sim_status sim_fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn f
     }
     for (size_t i = 0; i < n; i++)
         if (fn(user, i, out->alpha, out->beta_s, &pred[i]) != 0) {
-            snprintf(err->msg, sizeof(err->msg), "nonlinear fit: a row failed at the solution");
+            sim_errf(err, "nonlinear fit: a row failed at the solution");
             st = SIM_EFIT;
             goto cleanup;
         }
     if (sim_metrics_compute(pred, meas, n, scratch, &out->fit) != SIM_OK) {
-        snprintf(err->msg, sizeof(err->msg), "nonlinear fit: metrics not finite");
+        sim_errf(err, "nonlinear fit: metrics not finite");
         st = SIM_EFIT;
     }
 cleanup:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine_json.h"
+#include "err.h"
 #include "hw_json.h"
 #include "model_json.h"
 #include "paths.h"
@@ -63,7 +64,7 @@ void cli_error_context(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(error_context, sizeof(error_context), fmt, ap);
+    sim_vfmt(error_context, sizeof(error_context), "", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -72,10 +73,9 @@ void cli_error(const char *fmt, ...)
     /* Messages quote file contents and arguments: control characters and invalid UTF-8
      * are written as \xNN so nothing reaches the terminal as an escape sequence. */
     char msg[2048];
-    size_t used = (size_t)snprintf(msg, sizeof(msg), "%s", error_context);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg + used, sizeof(msg) - used, fmt, ap);
+    sim_vfmt(msg, sizeof(msg), error_context, 0, fmt, ap);
     va_end(ap);
     fprintf(stderr, "%s: ", cli_progname);
     for (const unsigned char *p = (const unsigned char *)msg; *p;) {
@@ -174,7 +174,7 @@ int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *er
     char *colon = strchr(buf, ':');
     if (colon) {
         if (kind != 'c' || strcmp(colon, ":mid") != 0) {
-            snprintf(err->msg, sizeof(err->msg), "%s '%s': expected %s", opt, spec, form);
+            sim_errf(err, "%s '%s': expected %s", opt, spec, form);
             return -1;
         }
         *colon = '\0';
@@ -184,13 +184,12 @@ int cli_parse_group(char kind, const char *spec, sim_step *s, struct sim_err *er
     int n = split_x(buf, v);
     int want = kind == 'c' ? 3 : 2;
     if (n != want || v[0] < 1 || v[1] < 1 || (kind == 'c' && v[1] < 1)) {
-        snprintf(err->msg, sizeof(err->msg),
-                 "%s '%s': expected %s with positive integers (batch >= 1, tokens >= 1)", opt, spec,
-                 form);
+        sim_errf(err, "%s '%s': expected %s with positive integers (batch >= 1, tokens >= 1)", opt,
+                 spec, form);
         return -1;
     }
     if (s->n_groups >= SIM_STEP_MAX_GROUPS) {
-        snprintf(err->msg, sizeof(err->msg), "too many groups (at most %d)", SIM_STEP_MAX_GROUPS);
+        sim_errf(err, "too many groups (at most %d)", SIM_STEP_MAX_GROUPS);
         return -1;
     }
     sim_group *g = &s->groups[s->n_groups++];

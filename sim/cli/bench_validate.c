@@ -37,7 +37,7 @@ static sim_status validate_once(const char *file, bench_val *v, struct sim_err *
         sim_meas_load_selected(&file, 1, NULL, 0, NULL, 0, "bench: ", &set, &bad_term, err);
     sim_cache *cache = st == SIM_OK ? sim_cache_alloc(cli_data_dir()) : NULL;
     if (st == SIM_OK && !cache) {
-        sim__errf(err, "bench: out of memory");
+        sim_errf(err, "bench: out of memory");
         st = SIM_ENOMEM;
     }
     sim_meas_opts o = {

@@ -70,12 +70,12 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
     out->enforce_eager = in->enforce_eager > 0;
     out->disable_hybrid_kv = in->disable_hybrid_kv > 0;
     if (out->max_model_len > m->max_pos) {
-        sim__errf(err, "max_model_len: %lld exceeds the model's max_position_embeddings = %lld",
-                  (long long)out->max_model_len, (long long)m->max_pos);
+        sim_errf(err, "max_model_len: %lld exceeds the model's max_position_embeddings = %lld",
+                 (long long)out->max_model_len, (long long)m->max_pos);
         return SIM_ERANGE;
     }
     if (!(out->gpu_memory_utilization > 0.0 && out->gpu_memory_utilization <= 1.0)) {
-        sim__errf(err, "gpu_memory_utilization: must be in (0, 1]");
+        sim_errf(err, "gpu_memory_utilization: must be in (0, 1]");
         return SIM_ERANGE;
     }
     if (e->kind == SIM_SCHED_V1) {
@@ -86,7 +86,7 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
             in->max_num_batched_tokens > 0 ? in->max_num_batched_tokens : tokens;
         out->enable_chunked_prefill = 1;
         if (in->enable_chunked_prefill == 0) {
-            sim__errf(err, "enable_chunked_prefill: the V1 engine always chunks prefills");
+            sim_errf(err, "enable_chunked_prefill: the V1 engine always chunks prefills");
             return SIM_EINVAL;
         }
         return SIM_OK;
@@ -105,15 +105,15 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
         out->max_num_batched_tokens =
             out->max_model_len > e->min_batched_tokens ? out->max_model_len : e->min_batched_tokens;
     if (!out->enable_chunked_prefill && out->max_num_batched_tokens < out->max_model_len) {
-        sim__errf(err,
-                  "max_num_batched_tokens: %lld is below max_model_len = %lld without chunked "
-                  "prefill (vLLM rejects this)",
-                  (long long)out->max_num_batched_tokens, (long long)out->max_model_len);
+        sim_errf(err,
+                 "max_num_batched_tokens: %lld is below max_model_len = %lld without chunked "
+                 "prefill (vLLM rejects this)",
+                 (long long)out->max_num_batched_tokens, (long long)out->max_model_len);
         return SIM_ERANGE;
     }
     if (out->max_num_batched_tokens < out->max_num_seqs && !out->enable_chunked_prefill) {
-        sim__errf(err, "max_num_batched_tokens: %lld is below max_num_seqs = %lld",
-                  (long long)out->max_num_batched_tokens, (long long)out->max_num_seqs);
+        sim_errf(err, "max_num_batched_tokens: %lld is below max_num_seqs = %lld",
+                 (long long)out->max_num_batched_tokens, (long long)out->max_num_seqs);
         return SIM_ERANGE;
     }
     return SIM_OK;

@@ -229,11 +229,11 @@ static sim_status check_collective(const sim_allreduce *entries, int n, const ch
         const sim_allreduce *a = &entries[i];
         if (a->n_gpus < 2 || !isfinite(a->latency_s) || a->latency_s < 0.0 ||
             !isfinite(a->bus_bw_bytes_per_s) || a->bus_bw_bytes_per_s <= 0.0) {
-            sim__errf(err, "%s[%d]: needs n_gpus >= 2, latency_s >= 0, bus bandwidth > 0", list, i);
+            sim_errf(err, "%s[%d]: needs n_gpus >= 2, latency_s >= 0, bus bandwidth > 0", list, i);
             return SIM_ERANGE;
         }
         if (a->n_regimes < 0 || a->n_regimes > SIM_AR_MAX_REGIMES - 1) {
-            sim__errf(err, "%s[%d].regimes: at most %d entries", list, i, SIM_AR_MAX_REGIMES - 1);
+            sim_errf(err, "%s[%d].regimes: at most %d entries", list, i, SIM_AR_MAX_REGIMES - 1);
             return SIM_ERANGE;
         }
         for (int k = 0; k < a->n_regimes; k++) {
@@ -241,23 +241,23 @@ static sim_status check_collective(const sim_allreduce *entries, int n, const ch
             if (!isfinite(g->from_bytes) || g->from_bytes <= 0.0 || !isfinite(g->latency_s) ||
                 g->latency_s < 0.0 || !isfinite(g->bus_bw_bytes_per_s) ||
                 g->bus_bw_bytes_per_s <= 0.0) {
-                sim__errf(err,
-                          "%s[%d].regimes[%d]: needs from_bytes > 0, latency_s >= 0, bus "
-                          "bandwidth > 0",
-                          list, i, k);
+                sim_errf(err,
+                         "%s[%d].regimes[%d]: needs from_bytes > 0, latency_s >= 0, bus "
+                         "bandwidth > 0",
+                         list, i, k);
                 return SIM_ERANGE;
             }
             if (k > 0 && g->from_bytes <= a->regimes[k - 1].from_bytes) {
-                sim__errf(err,
-                          "%s[%d].regimes[%d]: from_bytes must increase strictly (got %.17g "
-                          "after %.17g)",
-                          list, i, k, g->from_bytes, a->regimes[k - 1].from_bytes);
+                sim_errf(err,
+                         "%s[%d].regimes[%d]: from_bytes must increase strictly (got %.17g "
+                         "after %.17g)",
+                         list, i, k, g->from_bytes, a->regimes[k - 1].from_bytes);
                 return SIM_EINVAL;
             }
         }
         if (i > 0 && a->n_gpus <= entries[i - 1].n_gpus) {
-            sim__errf(err, "%s[%d]: n_gpus must increase strictly (got %d after %d)", list, i,
-                      a->n_gpus, entries[i - 1].n_gpus);
+            sim_errf(err, "%s[%d]: n_gpus must increase strictly (got %d after %d)", list, i,
+                     a->n_gpus, entries[i - 1].n_gpus);
             return SIM_EINVAL;
         }
     }
@@ -269,7 +269,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
     for (int f = 0; f < SIM_HWF_COUNT; f++) {
         if (hw->prov[f] == SIM_PROV_ABSENT) {
             if (field_req[f]) {
-                sim__errf(err, "%s: required figure missing", field_keys[f]);
+                sim_errf(err, "%s: required figure missing", field_keys[f]);
                 return SIM_EINVAL;
             }
             continue;
@@ -283,7 +283,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         /* A behaviour of the stack's decode kernel: 0 or 1. */
         if (f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD) {
             if (hw->v[f] != 0.0 && hw->v[f] != 1.0) {
-                sim__errf(err, "%s: must be 0 or 1", field_keys[f]);
+                sim_errf(err, "%s: must be 0 or 1", field_keys[f]);
                 return SIM_ERANGE;
             }
             continue;
@@ -293,18 +293,18 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
             f == SIM_HWF_MOE_ROWS_HALF_FP8 || f == SIM_HWF_MOE_TILE_K ||
             f == SIM_HWF_MOE_TILE_K_FP8) {
             if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || hw->v[f] > 1e6) {
-                sim__errf(err, "%s: must be a finite number in [0, 1e6]", field_keys[f]);
+                sim_errf(err, "%s: must be a finite number in [0, 1e6]", field_keys[f]);
                 return SIM_ERANGE;
             }
             continue;
         }
         if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || (!fixed && hw->v[f] == 0.0)) {
-            sim__errf(err, "%s: must be a finite number > 0", field_keys[f]);
+            sim_errf(err, "%s: must be a finite number > 0", field_keys[f]);
             return SIM_ERANGE;
         }
         /* A fixed time per kernel above 1 ms is a unit mistake (us written as s). */
         if (fixed && hw->v[f] > 1e-3) {
-            sim__errf(err, "%s: must be at most 1e-3 s per kernel", field_keys[f]);
+            sim_errf(err, "%s: must be at most 1e-3 s per kernel", field_keys[f]);
             return SIM_ERANGE;
         }
     }
@@ -353,7 +353,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         if (hw->prov[f] != SIM_PROV_ABSENT &&
             !(hw->v[f] >= ranges[i].min && hw->v[f] <= ranges[i].max)) {
             /* The core formats no doubles: name the figure and its range. */
-            sim__errf(err, "%s: out of its physical range (docs/limits.md)", field_keys[f]);
+            sim_errf(err, "%s: out of its physical range (docs/limits.md)", field_keys[f]);
             return SIM_ERANGE;
         }
     }
@@ -373,7 +373,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         sim_hw_field f = fracs[i];
         /* Factors are relative to STREAM copy and may exceed 1 slightly (L2 hits), not by 50%. */
         if (hw->prov[f] != SIM_PROV_ABSENT && hw->v[f] > 1.5) {
-            sim__errf(err, "%s: must be in (0, 1.5]", field_keys[f]);
+            sim_errf(err, "%s: must be in (0, 1.5]", field_keys[f]);
             return SIM_ERANGE;
         }
     }
@@ -381,8 +381,8 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
                                        SIM_HWF_BW_STREAM_ADD, SIM_HWF_BW_STREAM_TRIAD};
     for (size_t i = 0; i < sizeof(bws) / sizeof(bws[0]); i++) {
         if (hw->prov[bws[i]] != SIM_PROV_ABSENT && hw->v[bws[i]] > hw->v[SIM_HWF_BW_HBM_PEAK]) {
-            sim__errf(err, "%s: above bw_hbm_peak_bytes_per_s (a measurement cannot beat the peak)",
-                      field_keys[bws[i]]);
+            sim_errf(err, "%s: above bw_hbm_peak_bytes_per_s (a measurement cannot beat the peak)",
+                     field_keys[bws[i]]);
             return SIM_ERANGE;
         }
     }

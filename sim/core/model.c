@@ -12,7 +12,7 @@
 #include "arch.h"
 #include "err.h"
 
-#define SET_ERR sim__errf
+#define SET_ERR sim_errf
 
 static const char *const dtype_names[SIM_DTYPE_COUNT] = {"fp16", "bf16", "fp8", "fp32"};
 static const double dtype_bytes[SIM_DTYPE_COUNT] = {2.0, 2.0, 1.0, 4.0};

@@ -84,34 +84,34 @@ void sim_moe_layout_of(const sim_run_cfg *cfg, sim_moe_layout *out)
 sim_status sim_moe_layout_check(const sim_model *m, const sim_run_cfg *cfg, struct sim_err *err)
 {
     if (cfg->dp < 0 || cfg->dp > SIM_DP_MAX) {
-        sim__errf(err, "--dp %d: expected 1 to %d data-parallel ranks", cfg->dp, SIM_DP_MAX);
+        sim_errf(err, "--dp %d: expected 1 to %d data-parallel ranks", cfg->dp, SIM_DP_MAX);
         return SIM_EINVAL;
     }
     if (!cfg->ep && (cfg->dp <= 1 || m->n_experts == 0))
         return SIM_OK;
     if (cfg->pp > 1) {
-        sim__errf(err, "%s with --pp %d: not modelled yet (pipeline stages of DP or EP layouts)",
-                  cfg->ep ? "--ep" : "--dp", cfg->pp);
+        sim_errf(err, "%s with --pp %d: not modelled yet (pipeline stages of DP or EP layouts)",
+                 cfg->ep ? "--ep" : "--dp", cfg->pp);
         return SIM_EINVAL;
     }
     if (cfg->ep && m->n_experts == 0) {
-        sim__errf(err, "--ep: %s has no experts (expert parallelism applies to MoE models)", m->id);
+        sim_errf(err, "--ep: %s has no experts (expert parallelism applies to MoE models)", m->id);
         return SIM_EINVAL;
     }
     sim_moe_layout ml;
     sim_moe_layout_of(cfg, &ml);
     if (cfg->ep && m->n_experts % ml.group != 0) {
-        sim__errf(err,
-                  "--ep: num_experts = %lld is not divisible by the %d GPUs of the expert-parallel "
-                  "group (DP %d x TP %d)",
-                  (long long)m->n_experts, ml.group, ml.group / cfg->tp, cfg->tp);
+        sim_errf(err,
+                 "--ep: num_experts = %lld is not divisible by the %d GPUs of the expert-parallel "
+                 "group (DP %d x TP %d)",
+                 (long long)m->n_experts, ml.group, ml.group / cfg->tp, cfg->tp);
         return SIM_EINVAL;
     }
     if (!cfg->ep && m->d_ff_expert % ml.group != 0) {
-        sim__errf(err,
-                  "--dp %d: moe_intermediate_size = %lld is not divisible by DP x TP = %d (without "
-                  "--ep the experts are sliced over DP x TP GPUs)",
-                  cfg->dp, (long long)m->d_ff_expert, ml.group);
+        sim_errf(err,
+                 "--dp %d: moe_intermediate_size = %lld is not divisible by DP x TP = %d (without "
+                 "--ep the experts are sliced over DP x TP GPUs)",
+                 cfg->dp, (long long)m->d_ff_expert, ml.group);
         return SIM_EINVAL;
     }
     return SIM_OK;

@@ -11,14 +11,14 @@
 sim_status sim_pp_check(const sim_model *m, int pp, struct sim_err *err)
 {
     if (pp < 1 || pp > SIM_PP_MAX) {
-        sim__errf(err, "--pp %d: expected 1 to %d pipeline stages", pp, SIM_PP_MAX);
+        sim_errf(err, "--pp %d: expected 1 to %d pipeline stages", pp, SIM_PP_MAX);
         return SIM_EINVAL;
     }
     if ((int64_t)pp > m->n_layers) {
-        sim__errf(err,
-                  "--pp %d: more pipeline stages than the model's %lld layers "
-                  "(num_hidden_layers); every stage needs a layer",
-                  pp, (long long)m->n_layers);
+        sim_errf(err,
+                 "--pp %d: more pipeline stages than the model's %lld layers "
+                 "(num_hidden_layers); every stage needs a layer",
+                 pp, (long long)m->n_layers);
         return SIM_EINVAL;
     }
     return SIM_OK;

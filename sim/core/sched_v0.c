@@ -399,14 +399,14 @@ static sim_status batch_simulate(const sim_setup *su, const sim_batch *b, sim_ba
     *out = (sim_batch_result){0};
     if (b->batch < 1 || b->batch > SIM_BATCH_MAX_SEQS || b->prompt_tokens < 1 ||
         b->output_tokens < 1) {
-        sim__errf(err, "batch: needs 1 to %d sequences, prompt and output tokens >= 1",
-                  SIM_BATCH_MAX_SEQS);
+        sim_errf(err, "batch: needs 1 to %d sequences, prompt and output tokens >= 1",
+                 SIM_BATCH_MAX_SEQS);
         return SIM_ERANGE;
     }
     if (b->prompt_tokens + b->output_tokens > s->max_model_len) {
-        sim__errf(err, "prompt_tokens: %lld + output_tokens %lld exceed max_model_len = %lld",
-                  (long long)b->prompt_tokens, (long long)b->output_tokens,
-                  (long long)s->max_model_len);
+        sim_errf(err, "prompt_tokens: %lld + output_tokens %lld exceed max_model_len = %lld",
+                 (long long)b->prompt_tokens, (long long)b->output_tokens,
+                 (long long)s->max_model_len);
         return SIM_ERANGE;
     }
     if (e->kind == SIM_SCHED_V1)
@@ -417,11 +417,11 @@ static sim_status batch_simulate(const sim_setup *su, const sim_batch *b, sim_ba
     const int64_t seq_blocks =
         sim_kv_blocks_for(b->prompt_tokens + b->output_tokens, s->block_size);
     if (mem.kv_blocks < seq_blocks + 1) {
-        sim__errf(err,
-                  "memory: %lld KV blocks of %lld tokens fit per GPU, one sequence needs %lld "
-                  "(weights %lld MB, KV budget %lld MB)",
-                  (long long)mem.kv_blocks, (long long)s->block_size, (long long)seq_blocks,
-                  (long long)clamp_mb(mem.weights_bytes), (long long)clamp_mb(mem.kv_budget_bytes));
+        sim_errf(err,
+                 "memory: %lld KV blocks of %lld tokens fit per GPU, one sequence needs %lld "
+                 "(weights %lld MB, KV budget %lld MB)",
+                 (long long)mem.kv_blocks, (long long)s->block_size, (long long)seq_blocks,
+                 (long long)clamp_mb(mem.weights_bytes), (long long)clamp_mb(mem.kv_budget_bytes));
         return SIM_ERANGE;
     }
     sim_state x = {.su = *su,
@@ -451,15 +451,15 @@ static sim_status batch_simulate(const sim_setup *su, const sim_batch *b, sim_ba
         else
             step_default(&x, &done);
         if (out->n_steps == before) {
-            sim__errf(err, "scheduler: no progress after %lld steps (%lld of %lld done)",
-                      (long long)out->n_steps, (long long)done, (long long)b->batch);
+            sim_errf(err, "scheduler: no progress after %lld steps (%lld of %lld done)",
+                     (long long)out->n_steps, (long long)done, (long long)b->batch);
             return SIM_EINVAL;
         }
         if (out->n_steps > max_steps) {
-            sim__errf(err,
-                      "scheduler: more than %lld steps (%lld of %lld sequences done); the "
-                      "simulation stops there (docs/limits.md)",
-                      (long long)max_steps, (long long)done, (long long)b->batch);
+            sim_errf(err,
+                     "scheduler: more than %lld steps (%lld of %lld sequences done); the "
+                     "simulation stops there (docs/limits.md)",
+                     (long long)max_steps, (long long)done, (long long)b->batch);
             return SIM_ERANGE;
         }
     }

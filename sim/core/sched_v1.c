@@ -324,30 +324,30 @@ static sim_status check_workload(const sim_workload *w, const sim_sched_resolved
 {
     if (w->n_requests < 1 || w->n_requests > INT32_MAX - 1 || w->concurrency < 0 || !scr ||
         !scr->queue || !scr->running) {
-        sim__errf(err, "workload: needs 1 to %d requests and scratch for them", INT32_MAX - 1);
+        sim_errf(err, "workload: needs 1 to %d requests and scratch for them", INT32_MAX - 1);
         return SIM_EINVAL;
     }
     for (int64_t i = 0; i < w->n_requests; i++) {
         const sim_request *r = &w->req[i];
         if (r->prompt_tokens < 1 || r->output_tokens < 1) {
-            sim__errf(err, "request %lld: prompt_tokens and output_tokens must be >= 1",
-                      (long long)(i + 1));
+            sim_errf(err, "request %lld: prompt_tokens and output_tokens must be >= 1",
+                     (long long)(i + 1));
             return SIM_ERANGE;
         }
         if (r->prompt_tokens > s->max_model_len - r->output_tokens) {
-            sim__errf(err,
-                      "request %lld: prompt_tokens %lld + output_tokens %lld exceed "
-                      "max_model_len = %lld",
-                      (long long)(i + 1), (long long)r->prompt_tokens, (long long)r->output_tokens,
-                      (long long)s->max_model_len);
+            sim_errf(err,
+                     "request %lld: prompt_tokens %lld + output_tokens %lld exceed "
+                     "max_model_len = %lld",
+                     (long long)(i + 1), (long long)r->prompt_tokens, (long long)r->output_tokens,
+                     (long long)s->max_model_len);
             return SIM_ERANGE;
         }
         if (w->concurrency == 0 && (!isfinite(r->arrival_s) || r->arrival_s < 0.0 ||
                                     (i > 0 && r->arrival_s < w->req[i - 1].arrival_s))) {
-            sim__errf(err,
-                      "request %lld: arrival_s must be finite, >= 0 and not before the "
-                      "previous request's",
-                      (long long)(i + 1));
+            sim_errf(err,
+                     "request %lld: arrival_s must be finite, >= 0 and not before the "
+                     "previous request's",
+                     (long long)(i + 1));
             return SIM_ERANGE;
         }
     }
@@ -359,21 +359,21 @@ static sim_status check_step_limit(const serve_state *x, struct sim_err *err)
 {
     if (x->out->n_steps < SIM_SERVE_MAX_STEPS)
         return SIM_OK;
-    sim__errf(err,
-              "scheduler: more than %lld steps (%lld of %lld requests done); the simulation stops "
-              "there (docs/limits.md)",
-              (long long)SIM_SERVE_MAX_STEPS, (long long)x->done, (long long)x->w->n_requests);
+    sim_errf(err,
+             "scheduler: more than %lld steps (%lld of %lld requests done); the simulation stops "
+             "there (docs/limits.md)",
+             (long long)SIM_SERVE_MAX_STEPS, (long long)x->done, (long long)x->w->n_requests);
     return SIM_ERANGE;
 }
 
 /* Work waits but nothing could be scheduled (no batch in flight to wait for either). */
 static sim_status stuck(const serve_state *x, struct sim_err *err)
 {
-    sim__errf(err,
-              "scheduler: no request could be scheduled at step %lld (%lld running, %lld "
-              "waiting, %lld free blocks)",
-              (long long)x->out->n_steps, (long long)x->n_running, (long long)x->q_len,
-              (long long)x->free_blocks);
+    sim_errf(err,
+             "scheduler: no request could be scheduled at step %lld (%lld running, %lld "
+             "waiting, %lld free blocks)",
+             (long long)x->out->n_steps, (long long)x->n_running, (long long)x->q_len,
+             (long long)x->free_blocks);
     return SIM_EINVAL;
 }
 
@@ -519,12 +519,12 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     out->kv_blocks = mem.kv_blocks;
     out->kv_capacity_tokens = mem.kv_capacity_tokens;
     if (!mem.fits) {
-        sim__errf(err,
-                  "memory: the engine would not start: %lld KV blocks of %lld tokens per GPU "
-                  "hold %lld tokens, one max_model_len = %lld sequence needs more "
-                  "(pass --max-model-len, a larger --tp or --gpu-memory-utilization)",
-                  (long long)mem.kv_blocks, (long long)s->block_size,
-                  (long long)mem.kv_capacity_tokens, (long long)s->max_model_len);
+        sim_errf(err,
+                 "memory: the engine would not start: %lld KV blocks of %lld tokens per GPU "
+                 "hold %lld tokens, one max_model_len = %lld sequence needs more "
+                 "(pass --max-model-len, a larger --tp or --gpu-memory-utilization)",
+                 (long long)mem.kv_blocks, (long long)s->block_size,
+                 (long long)mem.kv_capacity_tokens, (long long)s->max_model_len);
         return SIM_ERANGE;
     }
     serve_state x = {0};

@@ -23,31 +23,31 @@ sim_status sim_step_check(const sim_model *m, const sim_run_cfg *cfg, const sim_
     if (st != SIM_OK)
         return st;
     if (s->n_groups < 1 || s->n_groups > SIM_STEP_MAX_GROUPS) {
-        sim__errf(err, "step: needs 1 to %d sequence groups (got %d)", SIM_STEP_MAX_GROUPS,
-                  s->n_groups);
+        sim_errf(err, "step: needs 1 to %d sequence groups (got %d)", SIM_STEP_MAX_GROUPS,
+                 s->n_groups);
         return SIM_EINVAL;
     }
     for (int i = 0; i < s->n_groups; i++) {
         const sim_group *g = &s->groups[i];
         if (g->count < 1 || g->new_tokens < 1 || g->context_tokens < 0) {
-            sim__errf(err,
-                      "group %d: needs count >= 1, new_tokens >= 1, context_tokens >= 0 (got "
-                      "%lld, %lld, %lld)",
-                      i + 1, (long long)g->count, (long long)g->new_tokens,
-                      (long long)g->context_tokens);
+            sim_errf(err,
+                     "group %d: needs count >= 1, new_tokens >= 1, context_tokens >= 0 (got "
+                     "%lld, %lld, %lld)",
+                     i + 1, (long long)g->count, (long long)g->new_tokens,
+                     (long long)g->context_tokens);
             return SIM_ERANGE;
         }
         if (g->context_tokens > m->max_pos - g->new_tokens) {
-            sim__errf(err,
-                      "group %d: context %lld + new tokens %lld exceeds max_position_embeddings "
-                      "= %lld",
-                      i + 1, (long long)g->context_tokens, (long long)g->new_tokens,
-                      (long long)m->max_pos);
+            sim_errf(err,
+                     "group %d: context %lld + new tokens %lld exceeds max_position_embeddings "
+                     "= %lld",
+                     i + 1, (long long)g->context_tokens, (long long)g->new_tokens,
+                     (long long)m->max_pos);
             return SIM_ERANGE;
         }
     }
     if (!(cfg->alpha > 0.0) || !isfinite(cfg->alpha) || !isfinite(cfg->beta_s)) {
-        sim__errf(err, "calibration: alpha must be finite and > 0, beta_s finite");
+        sim_errf(err, "calibration: alpha must be finite and > 0, beta_s finite");
         return SIM_ERANGE;
     }
     return SIM_OK;

@@ -78,33 +78,33 @@ sim_status sim_sweep_parse_list(const char *spec, int64_t min, int64_t max, int6
     for (;;) {
         int64_t a, b;
         if (read_int(&p, &a) != 0) {
-            sim__errf(err, "'%s': expected integers and ranges a:b separated by commas", spec);
+            sim_errf(err, "'%s': expected integers and ranges a:b separated by commas", spec);
             return SIM_EINVAL;
         }
         b = a;
         if (*p == ':') {
             p++;
             if (read_int(&p, &b) != 0) {
-                sim__errf(err, "'%s': expected a:b with integers a <= b", spec);
+                sim_errf(err, "'%s': expected a:b with integers a <= b", spec);
                 return SIM_EINVAL;
             }
         }
         if (*p != ',' && *p != '\0') {
-            sim__errf(err, "'%s': expected integers and ranges a:b separated by commas", spec);
+            sim_errf(err, "'%s': expected integers and ranges a:b separated by commas", spec);
             return SIM_EINVAL;
         }
         if (a < min || b > max || a > b) {
-            sim__errf(err, "'%s': values must be in [%lld, %lld] with a <= b in a:b", spec,
-                      (long long)min, (long long)max);
+            sim_errf(err, "'%s': values must be in [%lld, %lld] with a <= b in a:b", spec,
+                     (long long)min, (long long)max);
             return SIM_ERANGE;
         }
         if (a == 0 && b > 0) {
-            sim__errf(err, "'%s': a range a:b doubles a, so a must be >= 1", spec);
+            sim_errf(err, "'%s': a range a:b doubles a, so a must be >= 1", spec);
             return SIM_ERANGE;
         }
         for (int64_t v = a;;) {
             if (*n == cap) {
-                sim__errf(err, "'%s': more than %lld values", spec, (long long)cap);
+                sim_errf(err, "'%s': more than %lld values", spec, (long long)cap);
                 return SIM_ENOMEM;
             }
             out[(*n)++] = v;

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errf.h"
+#include "err.h"
 
 sim_status sim_write_atomic(const char *path, const char *data, size_t len, struct sim_err *err)
 {
@@ -17,16 +17,16 @@ sim_status sim_write_atomic(const char *path, const char *data, size_t len, stru
      * regular file (run as root, --out /dev/full did): only regular files are replaced. */
     struct stat sb;
     if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        sim_io_errf(err, "%s: exists and is not a regular file; not replaced", path);
+        sim_errf(err, "%s: exists and is not a regular file; not replaced", path);
         return SIM_EINVAL;
     }
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp)) {
-        sim_io_errf(err, "%s: path too long", path);
+        sim_errf(err, "%s: path too long", path);
         return SIM_EINVAL;
     }
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        sim_io_errf(err, "%s: cannot create: %s", tmp, strerror(errno));
+        sim_errf(err, "%s: cannot create: %s", tmp, strerror(errno));
         return SIM_EIO;
     }
     int ok = fwrite(data, 1, len, f) == len;
@@ -34,7 +34,7 @@ sim_status sim_write_atomic(const char *path, const char *data, size_t len, stru
     ok = fsync(fileno(f)) == 0 && ok;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
-        sim_io_errf(err, "%s: cannot write: %s", path, strerror(errno));
+        sim_errf(err, "%s: cannot write: %s", path, strerror(errno));
         remove(tmp);
         return SIM_EIO;
     }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "errf.h"
+#include "err.h"
 #include "num_parse.h"
 #include "textin.h"
 
@@ -27,7 +27,7 @@ static sim_status fail(struct sim_err *err, sim_status st, const char *path, int
     snprintf(loc, sizeof(loc), "%s:%d: ", path, line);
     va_list ap;
     va_start(ap, fmt);
-    sim_io_vfmt(err->msg, sizeof(err->msg), loc, 400, fmt, ap);
+    sim_vfmt(err->msg, sizeof(err->msg), loc, 400, fmt, ap);
     va_end(ap);
     return st;
 }

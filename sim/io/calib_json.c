@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "atomic_write.h"
-#include "errf.h"
+#include "err.h"
 #include "json_util.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -200,8 +200,8 @@ sim_status sim_calib_apply_figures(const sim_calib *c, const char *path, sim_hw 
     for (int k = 0; k < c->n_figures; k++) {
         const sim_hw_field f = c->fig_field[k];
         if (hw->prov[f] == SIM_PROV_ABSENT) {
-            sim_io_errf(err, "%s: figures.%s: hardware profile '%s' has no such figure", path,
-                        sim_hw_field_key(f), hw->id);
+            sim_errf(err, "%s: figures.%s: hardware profile '%s' has no such figure", path,
+                     sim_hw_field_key(f), hw->id);
             return SIM_EINVAL;
         }
         hw->v[f] = c->fig_value[k];
@@ -210,7 +210,7 @@ sim_status sim_calib_apply_figures(const sim_calib *c, const char *path, sim_hw 
     }
     struct sim_err e;
     if (c->n_figures && sim_hw_validate(hw, &e) != SIM_OK) {
-        sim_io_errf(err, "%s: figures: %s", path, e.msg);
+        sim_errf(err, "%s: figures: %s", path, e.msg);
         return SIM_EINVAL;
     }
     return SIM_OK;
@@ -255,7 +255,7 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     const num_item fitted[] = {{"alpha", c->alpha, 0},
@@ -324,13 +324,13 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
     }
     if (!ok) {
         cJSON_Delete(o);
-        sim_io_errf(err, "%s: a fitted value is not finite; nothing written", path);
+        sim_errf(err, "%s: a fitted value is not finite; nothing written", path);
         return SIM_ERANGE;
     }
     char *s = cJSON_Print(o);
     cJSON_Delete(o);
     if (!s) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     size_t n = strlen(s);
@@ -343,7 +343,7 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
         st = sim_write_atomic(path, text, n + 1, err);
         free(text);
     } else {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
     }
     cJSON_free(s);
     return st;

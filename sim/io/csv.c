@@ -1,7 +1,7 @@
 /* csv.c - strict reader of plain or gzip-compressed kernel tables (see csv.h). */
 #include "csv.h"
 
-#include "errf.h"
+#include "err.h"
 #include "num_parse.h"
 #include "textin.h"
 
@@ -61,7 +61,7 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     *out = NULL;
     sim_csv *c = calloc(1, sizeof(*c));
     if (!c)
-        return sim_io_enomem(err, path);
+        return sim_enomem(err, path);
     char *line = NULL;
     sim_status st = sim_textin_open(path, &c->in, err);
     if (st == SIM_OK)
@@ -69,18 +69,18 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     if (st != SIM_OK)
         goto cleanup;
     if (!line) {
-        sim_io_errf(err, "%s:1: empty file (expected a header line of column names)", path);
+        sim_errf(err, "%s:1: empty file (expected a header line of column names)", path);
         st = SIM_EPARSE;
         goto cleanup;
     }
     if (strchr(line, '"')) {
-        sim_io_errf(err, "%s:1: quoted fields are not supported", path);
+        sim_errf(err, "%s:1: quoted fields are not supported", path);
         st = SIM_EPARSE;
         goto cleanup;
     }
     int n = count_fields(line);
     if (n > CSV_MAX_COLUMNS) {
-        sim_io_errf(err, "%s:1: %d columns (expected at most %d)", path, n, CSV_MAX_COLUMNS);
+        sim_errf(err, "%s:1: %d columns (expected at most %d)", path, n, CSV_MAX_COLUMNS);
         st = SIM_EPARSE;
         goto cleanup;
     }
@@ -88,7 +88,7 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     c->hdr = malloc((size_t)n * sizeof(char *));
     c->fields = malloc((size_t)n * sizeof(char *));
     if (!c->hdr_buf || !c->hdr || !c->fields) {
-        st = sim_io_enomem(err, path);
+        st = sim_enomem(err, path);
         goto cleanup;
     }
     strcpy(c->hdr_buf, line);
@@ -96,8 +96,8 @@ sim_status sim_csv_open(const char *path, sim_csv **out, struct sim_err *err)
     for (int i = 0; i < c->n_cols; i++)
         for (int j = 0; j < i; j++)
             if (c->hdr[i][0] && strcmp(c->hdr[i], c->hdr[j]) == 0) {
-                sim_io_errf(err, "%s:1: %s: duplicate column (columns %d and %d)", path, c->hdr[i],
-                            j + 1, i + 1);
+                sim_errf(err, "%s:1: %s: duplicate column (columns %d and %d)", path, c->hdr[i],
+                         j + 1, i + 1);
                 st = SIM_EPARSE;
                 goto cleanup;
             }
@@ -124,7 +124,7 @@ sim_status sim_csv_require(const sim_csv *c, const char *name, int *col, struct 
 {
     *col = sim_csv_column(c, name);
     if (*col < 0) {
-        sim_io_errf(err, "%s:1: %s: missing column", sim_csv_path(c), name);
+        sim_errf(err, "%s:1: %s: missing column", sim_csv_path(c), name);
         return SIM_EPARSE;
     }
     return SIM_OK;
@@ -140,17 +140,16 @@ sim_status sim_csv_next(sim_csv *c, int *has_row, struct sim_err *err)
     const char *path = sim_csv_path(c);
     const long long at = (long long)sim_csv_line(c);
     if (!line[0]) {
-        sim_io_errf(err, "%s:%lld: empty line (expected %d fields)", path, at, c->n_cols);
+        sim_errf(err, "%s:%lld: empty line (expected %d fields)", path, at, c->n_cols);
         return SIM_EPARSE;
     }
     if (strchr(line, '"')) {
-        sim_io_errf(err, "%s:%lld: quoted fields are not supported", path, at);
+        sim_errf(err, "%s:%lld: quoted fields are not supported", path, at);
         return SIM_EPARSE;
     }
     int n = count_fields(line);
     if (n != c->n_cols) {
-        sim_io_errf(err, "%s:%lld: %d fields (expected %d as in the header)", path, at, n,
-                    c->n_cols);
+        sim_errf(err, "%s:%lld: %d fields (expected %d as in the header)", path, at, n, c->n_cols);
         return SIM_EPARSE;
     }
     split(line, c->fields, c->n_cols);
@@ -174,11 +173,11 @@ sim_status sim_csv_double(const sim_csv *c, int col, double min, double max, dou
     const char *s = c->fields[col];
     const sim_status st = sim_num_parse_double(s, min, max, out);
     if (st == SIM_EPARSE)
-        sim_io_errf(err, "%s:%lld: %s: not a number (expected a finite decimal number, got '%s')",
-                    sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], s);
+        sim_errf(err, "%s:%lld: %s: not a number (expected a finite decimal number, got '%s')",
+                 sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], s);
     else if (st == SIM_ERANGE)
-        sim_io_errf(err, "%s:%lld: %s: out of range (expected %.17g to %.17g, got '%s')",
-                    sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], min, max, s);
+        sim_errf(err, "%s:%lld: %s: out of range (expected %.17g to %.17g, got '%s')",
+                 sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], min, max, s);
     return st == SIM_OK ? SIM_OK : SIM_EPARSE;
 }
 
@@ -188,11 +187,11 @@ sim_status sim_csv_i64(const sim_csv *c, int col, int64_t min, int64_t max, int6
     const char *s = c->fields[col];
     const sim_status st = sim_num_parse_i64(s, SIM_NUM_SIGN_MINUS, min, max, out);
     if (st == SIM_EPARSE)
-        sim_io_errf(err, "%s:%lld: %s: not an integer (expected a decimal integer, got '%s')",
-                    sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], s);
+        sim_errf(err, "%s:%lld: %s: not an integer (expected a decimal integer, got '%s')",
+                 sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], s);
     else if (st == SIM_ERANGE)
-        sim_io_errf(err, "%s:%lld: %s: out of range (expected %lld to %lld, got '%s')",
-                    sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], (long long)min,
-                    (long long)max, s);
+        sim_errf(err, "%s:%lld: %s: out of range (expected %lld to %lld, got '%s')",
+                 sim_csv_path(c), (long long)sim_csv_line(c), c->hdr[col], (long long)min,
+                 (long long)max, s);
     return st == SIM_OK ? SIM_OK : SIM_EPARSE;
 }

@@ -13,7 +13,7 @@
 
 #include "bench_parse.h"
 #include "csv.h"
-#include "errf.h"
+#include "err.h"
 #include "fit_rel.h"
 #include "hw_import.h"
 #include "kernel_tables.h"
@@ -31,7 +31,7 @@ static void dnote(sim_derive_result *r, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    sim_io_vfmt(r->notes[r->n_notes++], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
+    sim_vfmt(r->notes[r->n_notes++], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -46,7 +46,7 @@ static void set_fig(sim_hw *hw, sim_derive_result *r, sim_hw_field f, double v, 
     r->changed[f] = 1;
     va_list ap;
     va_start(ap, fmt);
-    sim_io_vfmt(hw->src[f], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
+    sim_vfmt(hw->src[f], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -76,7 +76,7 @@ static sim_status first_row(const char *path, sim_derive_result *r, struct sim_e
     if (st == SIM_OK)
         st = sim_csv_next(c, &has, err);
     if (st == SIM_OK && !has) {
-        sim_io_errf(err, "%s: no rows", path);
+        sim_errf(err, "%s: no rows", path);
         st = SIM_EPARSE;
     }
     if (st == SIM_OK) {
@@ -177,7 +177,7 @@ static void *row_scratch(const sim_kset *set, size_t per_row, size_t size, const
         return NULL;
     void *p = malloc(per_row * (set->n + 1) * size);
     if (!p)
-        *st = sim_io_enomem(err, path);
+        *st = sim_enomem(err, path);
     return p;
 }
 
@@ -743,8 +743,8 @@ sim_status sim_hw_derive_tables(const char *dir, const char *attn_kernel, sim_hw
     memset(res, 0, sizeof(*res));
     char path[4096];
     if (!table_path(dir, "gemm_perf", path, sizeof(path))) {
-        sim_io_errf(err, "%s: no gemm_perf.csv or gemm_perf.csv.gz (expected an aic table folder)",
-                    dir);
+        sim_errf(err, "%s: no gemm_perf.csv or gemm_perf.csv.gz (expected an aic table folder)",
+                 dir);
         return SIM_EINVAL;
     }
     sim_status st = first_row(path, res, err);

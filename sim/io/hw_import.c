@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "atomic_write.h"
-#include "errf.h"
+#include "err.h"
 #include "hw_derive.h"
 #include "hw_json.h"
 #include "json_util.h"
@@ -32,7 +32,7 @@ sim_status sim_import_allreduce_fit(const sim_nccl_result *r, const char *path, 
     size_t n = 0;
     *first_line = *last_line = 0;
     if (!x || !t) {
-        st = sim_io_enomem(err, path);
+        st = sim_enomem(err, path);
         goto cleanup;
     }
     /* nccl-tests' bus bandwidth convention: busbw = algbw x 2(n-1)/n (all_reduce.cu
@@ -52,7 +52,7 @@ sim_status sim_import_allreduce_fit(const sim_nccl_result *r, const char *path, 
     *n_used = n;
     st = sim_fit_rel_line(x, t, n, fit);
     if (st != SIM_OK) {
-        snprintf(err->msg, sizeof(err->msg),
+        sim_errf(err,
                  "%s:%d: cannot fit t = a + 2(n-1)/n x bytes / b: %s (%zu rows between %.0f and "
                  "%.0f bytes; need 2 or more sizes, time growing with size)",
                  path, r->header_line,
@@ -91,7 +91,7 @@ sim_status sim_import_allreduce_fit_regimes(const sim_nccl_result *r, const char
     size_t n = 0;
     *first_line = *last_line = 0;
     if (!rows || !x || !t) {
-        st = sim_io_enomem(err, path);
+        st = sim_enomem(err, path);
         goto cleanup;
     }
     for (size_t i = 0; i < r->n_rows; i++)
@@ -113,7 +113,7 @@ sim_status sim_import_allreduce_fit_regimes(const sim_nccl_result *r, const char
              ? sim_fit_rel_segments(x, t, n, max_regimes, SIM_IMPORT_AR_REGIME_MIN_SIZES, fit)
              : SIM_EINVAL;
     if (st != SIM_OK) {
-        snprintf(err->msg, sizeof(err->msg),
+        sim_errf(err,
                  "%s:%d: cannot fit t = a + 2(n-1)/n x bytes / b: %s (%zu rows between %.0f and "
                  "%.0f bytes; need %d or more sizes, time growing with size)",
                  path, r->header_line,
@@ -248,7 +248,7 @@ static void source_of(char *dst, const char *path, const char *fmt, ...)
     char rest[SIM_HW_SOURCE_LEN];
     va_list ap;
     va_start(ap, fmt);
-    sim_io_vfmt(rest, sizeof(rest), "", 0, fmt, ap);
+    sim_vfmt(rest, sizeof(rest), "", 0, fmt, ap);
     va_end(ap);
     size_t need = strlen(path) + strlen(rest);
     snprintf(dst, SIM_HW_SOURCE_LEN, "%s%s", need < SIM_HW_SOURCE_LEN ? path : base_name(path),
@@ -264,7 +264,7 @@ static void note(sim_import_result *res, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    sim_io_vfmt(res->notes[res->n_notes++], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
+    sim_vfmt(res->notes[res->n_notes++], SIM_HW_SOURCE_LEN, "", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -331,7 +331,7 @@ static sim_status import_nccl(const sim_import_opts *o, sim_hw *hw, sim_import_r
             if (hw->allreduce[j].n_gpus != a.n_gpus)
                 continue;
             if (res->ar_changed[j]) {
-                snprintf(err->msg, sizeof(err->msg),
+                sim_errf(err,
                          "%s:1: a second all-reduce file for %d GPUs (expected one file per GPU "
                          "count)",
                          path, a.n_gpus);
@@ -341,9 +341,8 @@ static sim_status import_nccl(const sim_import_opts *o, sim_hw *hw, sim_import_r
         }
         if (slot < 0) {
             if (hw->n_allreduce == SIM_HW_MAX_ALLREDUCE) {
-                snprintf(err->msg, sizeof(err->msg),
-                         "%s:1: too many all-reduce GPU counts (at most %d in a profile)", path,
-                         SIM_HW_MAX_ALLREDUCE);
+                sim_errf(err, "%s:1: too many all-reduce GPU counts (at most %d in a profile)",
+                         path, SIM_HW_MAX_ALLREDUCE);
                 return SIM_EINVAL;
             }
             slot = hw->n_allreduce++;
@@ -379,7 +378,7 @@ static sim_status import_gemm(const char *path, const sim_hw *base, sim_hw *hw,
             continue;
         }
         if (fp8 && base->prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT) {
-            snprintf(err->msg, sizeof(err->msg),
+            sim_errf(err,
                      "%s:%d: fp8 GEMM rows, but the base profile has no peak_fp8_flops_per_s "
                      "(no fp8 units): remove the fp8 rows or pick another base",
                      path, t.header_line);
@@ -402,7 +401,7 @@ static sim_status import_gemm(const char *path, const sim_hw *base, sim_hw *hw,
     const double copy = hw->v[SIM_HWF_BW_STREAM_COPY];
     st = sim_import_gemm_stream_fit(&t, copy, SIM_IMPORT_MEMORY_MAX_M, &fit, &used, &fp8);
     if (st == SIM_ENOMEM) {
-        sim_io_errf(err, "%s: out of memory", path);
+        sim_errf(err, "%s: out of memory", path);
         goto cleanup;
     }
     st = SIM_OK;
@@ -622,25 +621,23 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     cJSON *root = NULL;
     sim_status st = SIM_OK;
     if (!base || !hw) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         st = SIM_ENOMEM;
         goto cleanup;
     }
     if (!valid_id(o->name)) {
-        snprintf(err->msg, sizeof(err->msg),
-                 "--name '%s': expected 1 to 63 characters from [A-Za-z0-9._-]", o->name);
+        sim_errf(err, "--name '%s': expected 1 to 63 characters from [A-Za-z0-9._-]", o->name);
         st = SIM_EINVAL;
         goto cleanup;
     }
     struct stat sb;
     if (!o->force && stat(o->out_path, &sb) == 0) {
-        sim_io_errf(err, "%s exists (use --force to overwrite it)", o->out_path);
+        sim_errf(err, "%s exists (use --force to overwrite it)", o->out_path);
         st = SIM_EINVAL;
         goto cleanup;
     }
     if (!o->stream_path && o->n_nccl == 0 && !o->gemm_path && !o->tables_path) {
-        snprintf(err->msg, sizeof(err->msg),
-                 "nothing to import (give --stream, --nccl, --gemm or --tables)");
+        sim_errf(err, "nothing to import (give --stream, --nccl, --gemm or --tables)");
         st = SIM_EINVAL;
         goto cleanup;
     }
@@ -668,7 +665,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
         goto cleanup;
     struct sim_err verr;
     if (!all_finite(hw) || sim_hw_validate(hw, &verr) != SIM_OK) {
-        snprintf(err->msg, sizeof(err->msg),
+        sim_errf(err,
                  "the imported figures fail the profile checks: %s (wrong base profile, or MiB/s "
                  "read as MB/s?)",
                  all_finite(hw) ? verr.msg : "a value is not finite");
@@ -684,7 +681,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     root = sim_json_parse(&ctx, len);
     if (!root || !edit_tree(root, o, base, hw, res) || !(text = cJSON_Print(root))) {
         if (root)
-            sim_io_errf(err, "out of memory building the profile");
+            sim_errf(err, "out of memory building the profile");
         st = root ? SIM_ENOMEM : SIM_EPARSE;
         goto cleanup;
     }
@@ -693,7 +690,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     out = malloc(tl + 2);
     if (!out) {
         st = SIM_ENOMEM;
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         goto cleanup;
     }
     memcpy(out, text, tl);
@@ -704,7 +701,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.check.%ld", o->out_path, (long)getpid()) >=
         sizeof(tmp)) {
-        sim_io_errf(err, "%s: path too long", o->out_path);
+        sim_errf(err, "%s: path too long", o->out_path);
         st = SIM_EINVAL;
         goto cleanup;
     }
@@ -718,20 +715,19 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
         /* Name the file that would have been written, not the temporary one. */
         const char *at = strstr(lerr.msg, tmp);
         const char *rest = at ? at + strlen(tmp) : lerr.msg;
-        snprintf(err->msg, sizeof(err->msg),
-                 "the imported profile fails the loader's checks, nothing written: %s%s",
+        sim_errf(err, "the imported profile fails the loader's checks, nothing written: %s%s",
                  at ? o->out_path : "", rest);
         goto cleanup;
     }
     struct stat osb;
     if (lstat(o->out_path, &osb) == 0 && !S_ISREG(osb.st_mode)) {
         remove(tmp);
-        sim_io_errf(err, "%s: exists and is not a regular file; not replaced", o->out_path);
+        sim_errf(err, "%s: exists and is not a regular file; not replaced", o->out_path);
         st = SIM_EINVAL;
         goto cleanup;
     }
     if (rename(tmp, o->out_path) != 0) {
-        sim_io_errf(err, "%s: cannot write: %s", o->out_path, strerror(errno));
+        sim_errf(err, "%s: cannot write: %s", o->out_path, strerror(errno));
         remove(tmp);
         st = SIM_EIO;
     }

@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "errf.h"
+#include "err.h"
 
 sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct sim_err *err)
 {
@@ -23,22 +23,22 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
      * opening a FIFO blocks until someone writes to it, so look before opening too. */
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        sim_io_errf(err, "%s: not a regular file (expected a JSON file)", path);
+        sim_errf(err, "%s: not a regular file (expected a JSON file)", path);
         return SIM_EIO;
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        sim_io_errf(err, "%s: cannot open: %s", path, strerror(errno));
+        sim_errf(err, "%s: cannot open: %s", path, strerror(errno));
         return SIM_EIO;
     }
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        sim_io_errf(err, "%s: not a regular file (expected a JSON file)", path);
+        sim_errf(err, "%s: not a regular file (expected a JSON file)", path);
         fclose(f);
         return SIM_EIO;
     }
     if ((uint64_t)sb.st_size > SIM_JSON_MAX_FILE_BYTES) {
-        sim_io_errf(err, "%s: too large (%lld bytes; at most %lld)", path, (long long)sb.st_size,
-                    (long long)SIM_JSON_MAX_FILE_BYTES);
+        sim_errf(err, "%s: too large (%lld bytes; at most %lld)", path, (long long)sb.st_size,
+                 (long long)SIM_JSON_MAX_FILE_BYTES);
         fclose(f);
         return SIM_EIO;
     }
@@ -64,19 +64,19 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
         if (got == 0)
             break;
         if (n > SIM_JSON_MAX_FILE_BYTES) { /* the file grew while being read */
-            sim_io_errf(err, "%s: too large (at most %lld bytes)", path,
-                        (long long)SIM_JSON_MAX_FILE_BYTES);
+            sim_errf(err, "%s: too large (at most %lld bytes)", path,
+                     (long long)SIM_JSON_MAX_FILE_BYTES);
             st = SIM_EIO;
             goto cleanup;
         }
     }
     if (ferror(f)) {
-        sim_io_errf(err, "%s: read error", path);
+        sim_errf(err, "%s: read error", path);
         st = SIM_EIO;
         goto cleanup;
     }
     if (memchr(buf, '\0', n)) {
-        sim_io_errf(err, "%s: contains a NUL byte (not a text file)", path);
+        sim_errf(err, "%s: contains a NUL byte (not a text file)", path);
         st = SIM_EPARSE;
         goto cleanup;
     }
@@ -86,7 +86,7 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
     buf = NULL;
 cleanup:
     if (st == SIM_ENOMEM)
-        sim_io_errf(err, "%s: out of memory", path);
+        sim_errf(err, "%s: out of memory", path);
     free(buf);
     fclose(f);
     return st;
@@ -116,7 +116,7 @@ struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len)
         int line, col;
         line_col(ctx, at, &line, &col);
         const char *what = *at ? "malformed JSON" : "malformed JSON (unexpected end of input)";
-        sim_io_errf(ctx->err, "%s:%d:%d: %s", ctx->path, line, col, what);
+        sim_errf(ctx->err, "%s:%d:%d: %s", ctx->path, line, col, what);
     }
     return root;
 }
@@ -163,7 +163,7 @@ static sim_status vfail(const sim_jctx *ctx, const char *key, int nth, int show_
                  ctx->prefix ? ctx->prefix : "", key);
     else
         snprintf(loc, sizeof(loc), "%s:%d:%d: ", ctx->path, line, col);
-    sim_io_vfmt(ctx->err->msg, sizeof(ctx->err->msg), loc, 384, fmt, ap);
+    sim_vfmt(ctx->err->msg, sizeof(ctx->err->msg), loc, 384, fmt, ap);
     return SIM_EINVAL;
 }
 
@@ -216,8 +216,8 @@ static sim_status missing(const sim_jctx *ctx, const char *key)
     const char *scope = ctx->scope ? ctx->scope : ctx->buf;
     int line, col;
     line_col(ctx, scope, &line, &col);
-    sim_io_errf(ctx->err, "%s:%d:%d: %s%s: required field missing", ctx->path, line, col,
-                ctx->prefix ? ctx->prefix : "", key);
+    sim_errf(ctx->err, "%s:%d:%d: %s%s: required field missing", ctx->path, line, col,
+             ctx->prefix ? ctx->prefix : "", key);
     return SIM_EINVAL;
 }
 

@@ -1,7 +1,7 @@
 /* kernel_tables.c - aic and vidur kernel tables to kernel samples (see kernel_tables.h). */
 #include "kernel_tables.h"
 
-#include "errf.h"
+#include "err.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,7 +75,7 @@ static sim_status push(sim_kset *set, const sim_ksample *s, struct sim_err *err)
         size_t cap = set->cap ? set->cap * 2 : 1024;
         sim_ksample *v = realloc(set->v, cap * sizeof(*v));
         if (!v) {
-            sim_io_errf(err, "out of memory (%zu kernel samples)", set->n);
+            sim_errf(err, "out of memory (%zu kernel samples)", set->n);
             return SIM_ENOMEM;
         }
         set->v = v;
@@ -443,15 +443,15 @@ static sim_status moe_row(const sim_csv *c, const int *col, int64_t *counts, dou
         char *end = NULL;
         alpha = strtod(dist + 10, &end);
         if (end == dist + 10 || *end != '\0' || !(alpha > 1.0 && alpha < 100.0)) {
-            sim_io_errf(err,
-                        "%s:%lld: distribution: expected balanced or power_law_<alpha> with "
-                        "alpha in (1, 100), got '%s'",
-                        sim_csv_path(c), (long long)sim_csv_line(c), dist);
+            sim_errf(err,
+                     "%s:%lld: distribution: expected balanced or power_law_<alpha> with "
+                     "alpha in (1, 100), got '%s'",
+                     sim_csv_path(c), (long long)sim_csv_line(c), dist);
             return SIM_EPARSE;
         }
     } else if (strcmp(dist, "balanced") != 0) {
-        sim_io_errf(err, "%s:%lld: distribution: expected balanced or power_law_<alpha>, got '%s'",
-                    sim_csv_path(c), (long long)sim_csv_line(c), dist);
+        sim_errf(err, "%s:%lld: distribution: expected balanced or power_law_<alpha>, got '%s'",
+                 sim_csv_path(c), (long long)sim_csv_line(c), dist);
         return SIM_EPARSE;
     }
     if (ep != 1 || f % tp != 0)
@@ -501,7 +501,7 @@ sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *devi
             free(counts);
             free(weights);
             sim_csv_free(c);
-            return sim_io_enomem(err, path);
+            return sim_enomem(err, path);
         }
     }
     const int win_col = sim_csv_column(c, "window_size");
@@ -512,8 +512,8 @@ sim_status sim_kset_load_aic(const char *path, sim_aic_table t, const char *devi
             break;
         /* The device column comes first in every aic table (index 0 of each column list). */
         if (!field_is(c, col[0], device)) {
-            sim_io_errf(err, "%s:%lld: device: table of another GPU (expected '%s', got '%s')",
-                        path, (long long)sim_csv_line(c), device, sim_csv_field(c, col[0]));
+            sim_errf(err, "%s:%lld: device: table of another GPU (expected '%s', got '%s')", path,
+                     (long long)sim_csv_line(c), device, sim_csv_field(c, col[0]));
             st = SIM_EPARSE;
             break;
         }
@@ -572,9 +572,9 @@ static sim_status check_arch(const sim_csv *c, int col, int64_t want, const char
     int64_t v;
     sim_status st = sim_csv_i64(c, col, 1, MAX_DIM, &v, err);
     if (st == SIM_OK && v != want) {
-        sim_io_errf(err, "%s:%lld: %s: %lld does not match the model config (%s = %lld)",
-                    sim_csv_path(c), (long long)sim_csv_line(c), sim_csv_column_name(c, col),
-                    (long long)v, key, (long long)want);
+        sim_errf(err, "%s:%lld: %s: %lld does not match the model config (%s = %lld)",
+                 sim_csv_path(c), (long long)sim_csv_line(c), sim_csv_column_name(c, col),
+                 (long long)v, key, (long long)want);
         st = SIM_EINVAL;
     }
     return st;
@@ -590,8 +590,8 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
     if (st != SIM_OK)
         return st;
     if (m->n_experts > 0) {
-        sim_io_errf(err, "%s: model %s is a mixture of experts; vidur profiles dense MLPs", path,
-                    m->id);
+        sim_errf(err, "%s: model %s is a mixture of experts; vidur profiles dense MLPs", path,
+                 m->id);
         st = SIM_EINVAL;
         goto cleanup;
     }
@@ -610,8 +610,8 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
         if (st == SIM_OK)
             st = check_arch(c, col[V_F], m->d_ff, "intermediate_size", err);
         if (st == SIM_OK && !field_is(c, col[V_GATED], "True")) {
-            sim_io_errf(err, "%s:%lld: use_gated_mlp: expected True (a gated SiLU MLP), got '%s'",
-                        path, (long long)sim_csv_line(c), sim_csv_field(c, col[V_GATED]));
+            sim_errf(err, "%s:%lld: use_gated_mlp: expected True (a gated SiLU MLP), got '%s'",
+                     path, (long long)sim_csv_line(c), sim_csv_field(c, col[V_GATED]));
             st = SIM_EINVAL;
         }
         const int_col f[] = {{col[V_TOK], 1, MAX_DIM, &tok}, {col[V_TP], 1, MAX_GPUS, &tp}};
@@ -620,12 +620,11 @@ sim_status sim_kset_load_vidur_mlp(const char *path, const sim_model *m, int gpu
         for (int i = 0; i < 4 && st == SIM_OK; i++)
             st = read_latency(c, col[V_QKV + i], &t[i], err);
         if (st == SIM_OK && (m->n_heads % tp != 0 || m->d_ff % tp != 0)) {
-            sim_io_errf(
-                err,
-                "%s:%lld: num_tensor_parallel_workers: %lld does not divide the heads (%lld) "
-                "and intermediate size (%lld)",
-                path, (long long)sim_csv_line(c), (long long)tp, (long long)m->n_heads,
-                (long long)m->d_ff);
+            sim_errf(err,
+                     "%s:%lld: num_tensor_parallel_workers: %lld does not divide the heads (%lld) "
+                     "and intermediate size (%lld)",
+                     path, (long long)sim_csv_line(c), (long long)tp, (long long)m->n_heads,
+                     (long long)m->d_ff);
             st = SIM_EINVAL;
         }
         if (st != SIM_OK)

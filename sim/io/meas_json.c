@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "errf.h"
+#include "err.h"
 #include "json_util.h"
 #include "num_parse.h"
 
@@ -587,7 +587,7 @@ static sim_status load_buf(const char *path, char *buf, size_t len, sim_meas_set
     if (st == SIM_OK)
         st = sim_jsonl_each_text(path, buf, len, load_line, &lc, err);
     if (st == SIM_ENOMEM)
-        sim_io_enomem(err, path);
+        sim_enomem(err, path);
     if (st != SIM_OK)
         set->n = n0;
     free(lc.ix.slot);
@@ -607,17 +607,17 @@ sim_status sim_meas_load_text(const char *name, const char *text, size_t len, si
                               struct sim_err *err)
 {
     if (len > SIM_JSON_MAX_FILE_BYTES) {
-        sim_io_errf(err, "%s: too large (at most %lld bytes)", name,
-                    (long long)SIM_JSON_MAX_FILE_BYTES);
+        sim_errf(err, "%s: too large (at most %lld bytes)", name,
+                 (long long)SIM_JSON_MAX_FILE_BYTES);
         return SIM_EIO;
     }
     if (memchr(text, '\0', len)) {
-        sim_io_errf(err, "%s: contains a NUL byte (not a text file)", name);
+        sim_errf(err, "%s: contains a NUL byte (not a text file)", name);
         return SIM_EPARSE;
     }
     char *buf = malloc(len + 1);
     if (!buf) {
-        sim_io_enomem(err, name);
+        sim_enomem(err, name);
         return SIM_ENOMEM;
     }
     memcpy(buf, text, len);
@@ -719,13 +719,12 @@ sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct 
     memset(out, 0, sizeof(*out));
     const char *eq = strchr(spec, '=');
     if (!eq) {
-        snprintf(err->msg, sizeof(err->msg),
-                 "'%s': no '=' (expected FIELD=VALUE, e.g. hardware=h100-sxm)", spec);
+        sim_errf(err, "'%s': no '=' (expected FIELD=VALUE, e.g. hardware=h100-sxm)", spec);
         return SIM_EINVAL;
     }
     size_t flen = (size_t)(eq - spec);
     if (flen == 0) {
-        sim_io_errf(err, "'%s': empty field name (expected FIELD=VALUE)", spec);
+        sim_errf(err, "'%s': empty field name (expected FIELD=VALUE)", spec);
         return SIM_EINVAL;
     }
     int fi = find_field(spec, flen);
@@ -742,9 +741,9 @@ sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct 
             }
         }
         if (best)
-            sim_io_errf(err, "'%s': unknown field '%s' (did you mean '%s'?)", spec, name, best);
+            sim_errf(err, "'%s': unknown field '%s' (did you mean '%s'?)", spec, name, best);
         else
-            snprintf(err->msg, sizeof(err->msg),
+            sim_errf(err,
                      "'%s': unknown field '%s' (expected one of id, source, hardware, model, tp, "
                      "dtype, kv_dtype, engine, engine_version, kind, measured_s, batch, "
                      "prompt_tokens, output_tokens, context_tokens, metric, concurrency)",
@@ -754,17 +753,16 @@ sim_status sim_meas_filter_parse(const char *spec, sim_meas_filter *out, struct 
     const char *value = eq + 1;
     size_t vlen = strlen(value);
     if (vlen >= sizeof(out->value)) {
-        snprintf(err->msg, sizeof(err->msg),
-                 "%s: value too long (expected at most %zu characters, got %zu)", fields[fi].name,
-                 sizeof(out->value) - 1, vlen);
+        sim_errf(err, "%s: value too long (expected at most %zu characters, got %zu)",
+                 fields[fi].name, sizeof(out->value) - 1, vlen);
         return SIM_EINVAL;
     }
     int64_t iv;
     double dv;
     int ev;
     if (!parse_value(fi, value, &iv, &dv, &ev)) {
-        sim_io_errf(err, "'%s': %s: bad value (expected %s, got '%s')", spec, fields[fi].name,
-                    type_expect(fields[fi].type), value);
+        sim_errf(err, "'%s': %s: bad value (expected %s, got '%s')", spec, fields[fi].name,
+                 type_expect(fields[fi].type), value);
         return SIM_EINVAL;
     }
     memcpy(out->field, fields[fi].name, strlen(fields[fi].name) + 1);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errf.h"
+#include "err.h"
 #include "json_util.h"
 
 /* What an id of a folder names, for messages. */
@@ -60,20 +60,20 @@ static void unknown_id(const char *data_dir, const char *kind, const char *name,
     }
     if (n_prefix == 0 && best)
         snprintf(hint, sizeof(hint), "did you mean '%s'", best);
-    sim_io_errf(err, "unknown %s id '%s' (%s%sknown: %s)", noun(kind), name, hint,
-                hint[0] ? "?; " : "", n > 0 ? list : "none");
+    sim_errf(err, "unknown %s id '%s' (%s%sknown: %s)", noun(kind), name, hint,
+             hint[0] ? "?; " : "", n > 0 ? list : "none");
 }
 
 sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *name, char *out,
                             size_t cap, struct sim_err *err)
 {
     if (!name || !*name) {
-        sim_io_errf(err, "empty %s name", noun(kind));
+        sim_errf(err, "empty %s name", noun(kind));
         return SIM_EINVAL;
     }
     if (is_path(name)) {
         if ((size_t)snprintf(out, cap, "%s", name) >= cap) {
-            sim_io_errf(err, "%s: path too long", name);
+            sim_errf(err, "%s: path too long", name);
             return SIM_EINVAL;
         }
         return SIM_OK;
@@ -82,13 +82,12 @@ sim_status sim_path_resolve(const char *data_dir, const char *kind, const char *
         char c = *p;
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '.' || c == '_' || c == '-')) {
-            snprintf(err->msg, sizeof(err->msg),
-                     "'%s': not a valid id (use letters, digits, . _ -)", name);
+            sim_errf(err, "'%s': not a valid id (use letters, digits, . _ -)", name);
             return SIM_EINVAL;
         }
     }
     if ((size_t)snprintf(out, cap, "%s/%s/%s.json", data_dir, kind, name) >= cap) {
-        sim_io_errf(err, "%s: path too long", name);
+        sim_errf(err, "%s: path too long", name);
         return SIM_EINVAL;
     }
     if (access(out, R_OK) != 0) {
@@ -152,7 +151,7 @@ sim_status sim_path_check_regular(const char *path, struct sim_err *err)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        sim_io_errf(err, "%s: not a regular file", path);
+        sim_errf(err, "%s: not a regular file", path);
         return SIM_EIO;
     }
     return SIM_OK;

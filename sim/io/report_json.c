@@ -11,7 +11,7 @@
 
 #include "json_util.h"
 
-#include "errf.h"
+#include "err.h"
 
 /* Adds a number, remembering the first non-finite key so the caller can fail. */
 static void num(cJSON *o, const char *key, double v, const char **bad)
@@ -157,7 +157,7 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     for (int i = 0; notes && i < r->n_notes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
     if (bad) {
-        sim_io_errf(err, "%s: not a finite number; refusing to write it", bad);
+        sim_errf(err, "%s: not a finite number; refusing to write it", bad);
         cJSON_Delete(o);
         return NULL;
     }
@@ -179,6 +179,6 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
 oom:
     cJSON_Delete(o);
 oom_nodel:
-    sim_io_errf(err, "out of memory while writing JSON");
+    sim_errf(err, "out of memory while writing JSON");
     return NULL;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "errf.h"
+#include "err.h"
 #include "paths.h"
 
 /* The buffer's first size (a power of two, so the limits stay exact powers of two). */
@@ -95,20 +95,20 @@ sim_status sim_textin_open(const char *path, sim_textin **out, struct sim_err *e
         return st;
     sim_textin *in = calloc(1, sizeof(*in));
     if (!in)
-        return sim_io_enomem(err, path);
+        return sim_enomem(err, path);
     in->cap = TEXTIN_FIRST_CAP;
     in->path = malloc(strlen(path) + 1);
     in->buf = malloc(in->cap);
     if (!in->path || !in->buf) {
         sim_textin_free(in);
-        return sim_io_enomem(err, path);
+        return sim_enomem(err, path);
     }
     strcpy(in->path, path);
     in->buf[0] = '\0';
     errno = 0;
     in->gz = gzopen(path, "rb");
     if (!in->gz) {
-        sim_io_errf(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+        sim_errf(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
         sim_textin_free(in);
         return SIM_EIO;
     }
@@ -129,17 +129,16 @@ sim_status sim_textin_read_all(sim_textin *in, size_t max_bytes, const char *wha
     case FILL_END:
         break;
     case FILL_FULL:
-        sim_io_errf(err, "%s: more than %d MiB (decompressed); not %s", in->path,
-                    (int)(max_bytes >> 20), what);
+        sim_errf(err, "%s: more than %d MiB (decompressed); not %s", in->path,
+                 (int)(max_bytes >> 20), what);
         return SIM_EIO;
     case FILL_NOMEM:
-        return sim_io_enomem(err, in->path);
+        return sim_enomem(err, in->path);
     case FILL_EREAD:
-        sim_io_errf(err, "%s: cannot read: %s", in->path, gzerror(in->gz, &zerr));
+        sim_errf(err, "%s: cannot read: %s", in->path, gzerror(in->gz, &zerr));
         return SIM_EIO;
     case FILL_EDATA:
-        sim_io_errf(err, "%s: corrupt or truncated gzip data: %s", in->path,
-                    gzerror(in->gz, &zerr));
+        sim_errf(err, "%s: corrupt or truncated gzip data: %s", in->path, gzerror(in->gz, &zerr));
         return SIM_EIO;
     }
     *data = in->buf + in->start;
@@ -159,8 +158,8 @@ sim_status sim_textin_line(sim_textin *in, size_t max_bytes, char **line, struct
             /* The last line may lack its newline; buf[end] already ends it. */
             size_t n = nl ? (size_t)(nl - p) : avail;
             if (memchr(p, '\0', n)) {
-                sim_io_errf(err, "%s:%lld: contains a NUL byte (not a text file)", in->path,
-                            (long long)(in->line + 1));
+                sim_errf(err, "%s:%lld: contains a NUL byte (not a text file)", in->path,
+                         (long long)(in->line + 1));
                 return SIM_EPARSE;
             }
             p[n] = '\0';
@@ -178,20 +177,20 @@ sim_status sim_textin_line(sim_textin *in, size_t max_bytes, char **line, struct
         if (r == FILL_MORE || r == FILL_END)
             continue;
         if (r == FILL_FULL) {
-            sim_io_errf(err, "%s:%lld: line longer than %zu bytes", in->path,
-                        (long long)(in->line + 1), max_bytes);
+            sim_errf(err, "%s:%lld: line longer than %zu bytes", in->path,
+                     (long long)(in->line + 1), max_bytes);
             return SIM_EPARSE;
         }
         if (r == FILL_NOMEM)
-            return sim_io_enomem(err, in->path);
+            return sim_enomem(err, in->path);
         int zerr = Z_OK;
         const char *zmsg = gzerror(in->gz, &zerr);
         /* zlib prefixes its message with the path; the error names it already. */
         const size_t pl = strlen(in->path);
         if (strncmp(zmsg, in->path, pl) == 0 && zmsg[pl] == ':' && zmsg[pl + 1] == ' ')
             zmsg += pl + 2;
-        sim_io_errf(err, "%s:%lld: read error: %s", in->path, (long long)(in->line + 1),
-                    zerr == Z_ERRNO ? strerror(errno) : zmsg);
+        sim_errf(err, "%s:%lld: read error: %s", in->path, (long long)(in->line + 1),
+                 zerr == Z_ERRNO ? strerror(errno) : zmsg);
         return SIM_EIO;
     }
 }

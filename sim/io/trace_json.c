@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "json_util.h"
-#include "errf.h"
+#include "err.h"
 
 typedef struct trace_ctx {
     sim_request *req;
@@ -62,9 +62,9 @@ sim_status sim_trace_load(const char *path, sim_request **out, int64_t *n, struc
     *n = 0;
     sim_status st = sim_jsonl_each(path, trace_line, &t, err);
     if (st == SIM_ENOMEM)
-        sim_io_errf(err, "%s: out of memory", path);
+        sim_errf(err, "%s: out of memory", path);
     if (st == SIM_OK && t.n == 0) {
-        sim_io_errf(err, "%s: no requests (expected one JSON object a line)", path);
+        sim_errf(err, "%s: no requests (expected one JSON object a line)", path);
         st = SIM_EINVAL;
     }
     if (st != SIM_OK) {

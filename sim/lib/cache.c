@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "engine_json.h"
-#include "errf.h"
+#include "err.h"
 #include "hw_json.h"
 #include "model_json.h"
 #include "paths.h"
@@ -70,7 +70,7 @@ static sim_status grow(sim_cache *c, struct sim_err *err)
     size_t cap = c->cap ? 2 * c->cap : 16;
     entry **grown = realloc(c->e, cap * sizeof(*grown));
     if (!grown) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     c->e = grown;
@@ -109,7 +109,7 @@ sim_status sim_cache_hw_calibrated(sim_cache *c, const sim_hw *hw, const sim_cal
     sim_status st = grow(c, err);
     sim_hw *copy = st == SIM_OK ? malloc(sizeof(*copy)) : NULL;
     if (st == SIM_OK && !copy) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         st = SIM_ENOMEM;
     }
     if (st == SIM_OK) {
@@ -122,7 +122,7 @@ sim_status sim_cache_hw_calibrated(sim_cache *c, const sim_hw *hw, const sim_cal
     }
     if (!append(c, K_HW_CALIBRATED, key, copy)) {
         free(copy);
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     *out = copy;
@@ -147,7 +147,7 @@ static sim_status load(sim_cache *c, int kind, const char *name, const void **ou
         return st;
     void *obj = calloc(1, kind_size[kind]);
     if (!obj) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     switch (kind) {
@@ -171,7 +171,7 @@ static sim_status load(sim_cache *c, int kind, const char *name, const void **ou
     entry *e = append(c, kind, path, obj);
     if (!e) {
         free(obj);
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     *out = obj;

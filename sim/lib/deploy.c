@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "errf.h"
+#include "err.h"
 #include "capacity.h"
 #include "paths.h"
 #include "pipeline.h"
@@ -83,11 +83,11 @@ sim_status sim_deploy_resolve_dtypes(const sim_model *m, const char *dtype_s, co
     const sim_dtype d16 = sim_model_dtype16(m);
     sim_dtype d = d16;
     if (dtype_s && sim_dtype_parse(dtype_s, &d) != SIM_OK) {
-        sim_io_errf(err, "%s--dtype '%s': expected fp16, bf16 or fp8", who, dtype_s);
+        sim_errf(err, "%s--dtype '%s': expected fp16, bf16 or fp8", who, dtype_s);
         return SIM_EINVAL;
     }
     if (d == SIM_DTYPE_FP32) {
-        sim_io_errf(err, "%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
+        sim_errf(err, "%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
         return SIM_EINVAL;
     }
     const sim_quant *q = &m->quant;
@@ -98,11 +98,11 @@ sim_status sim_deploy_resolve_dtypes(const sim_model *m, const char *dtype_s, co
         int fp8_ckpt =
             q->weight_bits == 8 && (q->math == SIM_GEMM_MATH_FP8 || q->method == SIM_QUANT_FP8);
         if (!fp8_ckpt) {
-            sim_io_errf(err,
-                        "%s--dtype fp8: %s is already quantized (%s, from its "
-                        "quantization_config); --dtype only sets its 16-bit activation type "
-                        "(fp16 or bf16)",
-                        who, m->id, q->name);
+            sim_errf(err,
+                     "%s--dtype fp8: %s is already quantized (%s, from its "
+                     "quantization_config); --dtype only sets its 16-bit activation type "
+                     "(fp16 or bf16)",
+                     who, m->id, q->name);
             return SIM_EINVAL;
         }
         d = d16;
@@ -112,11 +112,11 @@ sim_status sim_deploy_resolve_dtypes(const sim_model *m, const char *dtype_s, co
      * an fp8 KV cache only when asked for. */
     cfg->kv_dtype = d == SIM_DTYPE_FP8 ? d16 : d;
     if (kv_s && sim_dtype_parse(kv_s, &cfg->kv_dtype) != SIM_OK) {
-        sim_io_errf(err, "%s--kv-dtype '%s': expected fp16, bf16 or fp8", who, kv_s);
+        sim_errf(err, "%s--kv-dtype '%s': expected fp16, bf16 or fp8", who, kv_s);
         return SIM_EINVAL;
     }
     if (cfg->kv_dtype == SIM_DTYPE_FP32) {
-        sim_io_errf(err, "%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
+        sim_errf(err, "%sfp32 inference is not modelled; use fp16, bf16 or fp8", who);
         return SIM_EINVAL;
     }
     return SIM_OK;
@@ -134,10 +134,10 @@ sim_status sim_deploy_check_tp_node(const sim_hw *hw, int64_t tp, const char *wh
     /* A TP group over several nodes takes whole nodes (docs/model.md, "Communication across
      * nodes"): its all-reduce is hierarchical, g GPUs in each of tp / g nodes. */
     if ((double)tp > n && fmod((double)tp, n) != 0.0) {
-        sim_io_errf(err,
-                    "%sTP %lld spans %s nodes of %.0f GPUs but is not a multiple of %.0f: a "
-                    "tensor-parallel group across nodes takes whole nodes",
-                    who, (long long)tp, hw->id, n, n);
+        sim_errf(err,
+                 "%sTP %lld spans %s nodes of %.0f GPUs but is not a multiple of %.0f: a "
+                 "tensor-parallel group across nodes takes whole nodes",
+                 who, (long long)tp, hw->id, n, n);
         return SIM_EINVAL;
     }
     return SIM_OK;
@@ -154,17 +154,17 @@ sim_status sim_deploy_check_layout(const sim_model *m, const sim_hw *hw, int64_t
         if (pp < 1 || pp > SIM_PP_MAX)
             snprintf(e2.msg, sizeof(e2.msg), "--pp %lld: expected 1 to %d pipeline stages",
                      (long long)pp, SIM_PP_MAX);
-        sim_io_errf(err, "%s%s", who, e2.msg);
+        sim_errf(err, "%s%s", who, e2.msg);
         return SIM_EINVAL;
     }
     /* A pipeline stage's TP group sits in one node or takes whole nodes: with tp < g the
      * stages of a node must tile it (rank = stage x tp + tp_rank). */
     const double n = hw->v[SIM_HWF_N_GPUS_PER_NODE];
     if (pp > 1 && (double)tp < n && fmod(n, (double)tp) != 0.0) {
-        sim_io_errf(err,
-                    "%sTP %lld x PP %lld: TP must divide the %.0f GPUs of one %s node so that "
-                    "no stage's TP group straddles two nodes",
-                    who, (long long)tp, (long long)pp, n, hw->id);
+        sim_errf(err,
+                 "%sTP %lld x PP %lld: TP must divide the %.0f GPUs of one %s node so that "
+                 "no stage's TP group straddles two nodes",
+                 who, (long long)tp, (long long)pp, n, hw->id);
         return SIM_EINVAL;
     }
     return SIM_OK;
@@ -308,14 +308,14 @@ sim_status sim_deploy_check_memory(const sim_setup *su, const sim_sched_cfg *sc,
     if (len > 0)
         snprintf(len_hint, sizeof(len_hint), ", or --max-model-len %lld at this TP",
                  (long long)len);
-    sim_io_errf(err,
-                "%s%s does not fit on %s at %s: weights %.2f GB + activations %.2f GB + "
-                "reserve %.2f GB + the KV cache of one %lld-token sequence %.2f GB exceed the "
-                "usable %.2f GB by %.2f GB; %s%s%s",
-                who, m->id, hw->id, layout, mem->weights_bytes / SIM_GB,
-                mem->activation_bytes / SIM_GB, mem->reserve_bytes / SIM_GB,
-                (long long)s->max_model_len, seq_kv / SIM_GB, mem->usable_bytes / SIM_GB,
-                (need - mem->usable_bytes) / SIM_GB, tail, len_hint, hint ? hint : "");
+    sim_errf(err,
+             "%s%s does not fit on %s at %s: weights %.2f GB + activations %.2f GB + "
+             "reserve %.2f GB + the KV cache of one %lld-token sequence %.2f GB exceed the "
+             "usable %.2f GB by %.2f GB; %s%s%s",
+             who, m->id, hw->id, layout, mem->weights_bytes / SIM_GB,
+             mem->activation_bytes / SIM_GB, mem->reserve_bytes / SIM_GB,
+             (long long)s->max_model_len, seq_kv / SIM_GB, mem->usable_bytes / SIM_GB,
+             (need - mem->usable_bytes) / SIM_GB, tail, len_hint, hint ? hint : "");
     return SIM_ERANGE;
 }
 
@@ -329,8 +329,7 @@ sim_status sim_deploy_pick_engine(const char *engine, const sim_calib *cal, cons
     if (cal_engine)
         *cal_engine = ce;
     if (engine && ce && strcmp(engine, ce) != 0) {
-        sim_io_errf(err, "%s%s %s, but %s was fitted with engine %s", who, opt, engine, cal_path,
-                    ce);
+        sim_errf(err, "%s%s %s, but %s was fitted with engine %s", who, opt, engine, cal_path, ce);
         return SIM_EINVAL;
     }
     *out = engine ? engine : ce ? ce : def;
@@ -351,14 +350,14 @@ static sim_status find_in_folder(sim_cache *c, const char *dir, const char *hw_i
     enum { MAX_FILES = 128 };
     char(*names)[64] = malloc(MAX_FILES * sizeof(*names));
     if (!names) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     /* The folder's *.json files, sorted, as the data folder's ids are listed. */
     const int n = sim_path_list(dir, ".", names, MAX_FILES);
     if (n < 0) {
         free(names);
-        sim_io_errf(err, "%s: cannot read the folder", dir);
+        sim_errf(err, "%s: cannot read the folder", dir);
         return SIM_EIO;
     }
     /* Every file of the folder is a calibration; those of hw_id are the candidates. */
@@ -406,10 +405,10 @@ static sim_status find_in_folder(sim_cache *c, const char *dir, const char *hw_i
             if (w > 0 && used + (size_t)w < sizeof(list))
                 used += (size_t)w;
         }
-        sim_io_errf(err,
-                    "%s: more than one calibration of %s for engine %s (%s); name the file "
-                    "with --calibration",
-                    dir, hw_id, want, list);
+        sim_errf(err,
+                 "%s: more than one calibration of %s for engine %s (%s); name the file "
+                 "with --calibration",
+                 dir, hw_id, want, list);
         return SIM_EINVAL;
     }
     *out = n_cand > 0 ? cand[pick] : NULL;
@@ -430,8 +429,8 @@ sim_status sim_deploy_find_calib(sim_cache *c, const char *name, const char *hw_
         return find_in_folder(c, name, hw_id, engine, def_engine, out, path, err);
     sim_status st = sim_cache_calib(c, name, out, path, err);
     if (st == SIM_OK && strcmp((*out)->hardware, hw_id) != 0) {
-        sim_io_errf(err, "%s: hardware: calibration is for '%s', not '%s'", name, (*out)->hardware,
-                    hw_id);
+        sim_errf(err, "%s: hardware: calibration is for '%s', not '%s'", name, (*out)->hardware,
+                 hw_id);
         *out = NULL;
         st = SIM_EINVAL;
     }
@@ -559,7 +558,7 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         return st;
     }
     if (!engine) {
-        sim_io_errf(err, "engine: none named and no default");
+        sim_errf(err, "engine: none named and no default");
         d->bad_option = 1;
         return SIM_EINVAL;
     }
@@ -595,18 +594,18 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         return st;
     struct sim_err e2;
     if (in->dp < 0 || in->dp > SIM_DP_MAX) {
-        sim_io_errf(err, "--dp %lld: expected 1 to %d data-parallel ranks", (long long)in->dp,
-                    SIM_DP_MAX);
+        sim_errf(err, "--dp %lld: expected 1 to %d data-parallel ranks", (long long)in->dp,
+                 SIM_DP_MAX);
         return SIM_EINVAL;
     }
     if ((st = sim_moe_layout_check(d->m, &d->cfg, &e2)) != SIM_OK) {
-        sim_io_errf(err, "%s%s", who, e2.msg);
+        sim_errf(err, "%s%s", who, e2.msg);
         return st;
     }
     d->sc = in->sched;
     if ((st = sim_model_check_tp(d->m, d->cfg.tp, &e2)) != SIM_OK ||
         (st = sim_sched_resolve(&d->e, d->m, d->hw, &d->sc, &d->s, &e2)) != SIM_OK) {
-        sim_io_errf(err, "%s: %s", d->model_path, e2.msg);
+        sim_errf(err, "%s: %s", d->model_path, e2.msg);
         return st;
     }
     const sim_setup su = sim_deployment_setup(d);
@@ -628,7 +627,7 @@ sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const ch
         out->rank.groups[i].count = sim_dp_rank_share(&d->cfg, out->rank.groups[i].count);
     sim_status s = sim_step_check(d->m, &d->cfg, &out->rank, &e2);
     if (s != SIM_OK) {
-        sim_io_errf(err, "%s: %s", d->model_path, e2.msg);
+        sim_errf(err, "%s: %s", d->model_path, e2.msg);
         return s;
     }
     if (d->check_memory) {
@@ -637,26 +636,26 @@ sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const ch
             char layout[64];
             tp_pp_name(&d->cfg, layout, sizeof(layout));
             if (f.too_long)
-                sim_io_errf(err,
-                            "%sthe step does not fit: a sequence of %lld tokens exceeds "
-                            "max_model_len %lld%s",
-                            who, (long long)f.longest_tokens, (long long)d->s.max_model_len,
-                            d->memory_hint);
+                sim_errf(err,
+                         "%sthe step does not fit: a sequence of %lld tokens exceeds "
+                         "max_model_len %lld%s",
+                         who, (long long)f.longest_tokens, (long long)d->s.max_model_len,
+                         d->memory_hint);
             else if (f.seqs > d->s.max_num_seqs)
-                sim_io_errf(err,
-                            "%sthe step does not fit: %lld sequences%s exceed max_num_seqs "
-                            "%lld of %s at %s (--max-num-seqs to raise it)%s",
-                            who, (long long)f.seqs, d->cfg.dp > 1 ? " on one DP rank" : "",
-                            (long long)d->s.max_num_seqs, d->e.id, layout, d->memory_hint);
+                sim_errf(err,
+                         "%sthe step does not fit: %lld sequences%s exceed max_num_seqs "
+                         "%lld of %s at %s (--max-num-seqs to raise it)%s",
+                         who, (long long)f.seqs, d->cfg.dp > 1 ? " on one DP rank" : "",
+                         (long long)d->s.max_num_seqs, d->e.id, layout, d->memory_hint);
             else
-                sim_io_errf(
-                    err,
-                    "%sthe step does not fit: its KV cache needs %lld blocks (%.2f GB) "
-                    "per GPU%s, but %s at %s holds %lld (%.2f GB)%s",
-                    who, (long long)f.blocks, (double)f.blocks * d->mem.kv_block_bytes / SIM_GB,
-                    d->cfg.dp > 1 ? " on one DP rank" : "", d->hw->id, layout,
-                    (long long)d->mem.kv_blocks,
-                    (double)d->mem.kv_blocks * d->mem.kv_block_bytes / SIM_GB, d->memory_hint);
+                sim_errf(err,
+                         "%sthe step does not fit: its KV cache needs %lld blocks (%.2f GB) "
+                         "per GPU%s, but %s at %s holds %lld (%.2f GB)%s",
+                         who, (long long)f.blocks,
+                         (double)f.blocks * d->mem.kv_block_bytes / SIM_GB,
+                         d->cfg.dp > 1 ? " on one DP rank" : "", d->hw->id, layout,
+                         (long long)d->mem.kv_blocks,
+                         (double)d->mem.kv_blocks * d->mem.kv_block_bytes / SIM_GB, d->memory_hint);
             out->no_fit = 1;
             return SIM_ERANGE;
         }
@@ -684,7 +683,7 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
         sv->concurrency = spec->arrival == SIM_ARRIVAL_CLOSED ? spec->concurrency : 0;
         sv->req = calloc((size_t)sv->n, sizeof(*sv->req));
         if (!sv->req) {
-            sim_io_errf(err, "out of memory for %lld requests", (long long)sv->n);
+            sim_errf(err, "out of memory for %lld requests", (long long)sv->n);
             return SIM_ENOMEM;
         }
         sim_workload_spec w = *spec;
@@ -698,7 +697,7 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
     sv->itl = malloc((size_t)sv->itl_cap * sizeof(*sv->itl));
     sv->scratch = malloc((size_t)sv->n * sizeof(*sv->scratch));
     if (!sv->queue || !sv->running || !sv->itl || !sv->scratch) {
-        sim_io_errf(err, "out of memory for %lld requests", (long long)sv->n);
+        sim_errf(err, "out of memory for %lld requests", (long long)sv->n);
         return SIM_ENOMEM;
     }
     return SIM_OK;
@@ -743,7 +742,7 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
         sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap};
         sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, &e2);
         if (rc != SIM_OK)
-            sim_io_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
+            sim_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
         return rc;
     }
     /*
@@ -756,13 +755,13 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
      */
     const int64_t n_ranks = cfg->dp;
     if (sv->concurrency > 0 && sv->concurrency < n_ranks) {
-        sim_io_errf(err, "--dp %lld: a closed loop of %lld clients leaves a rank without one",
-                    (long long)n_ranks, (long long)sv->concurrency);
+        sim_errf(err, "--dp %lld: a closed loop of %lld clients leaves a rank without one",
+                 (long long)n_ranks, (long long)sv->concurrency);
         return SIM_EINVAL;
     }
     sim_request *sub = malloc((size_t)(sv->n / n_ranks + 1) * sizeof(*sub));
     if (!sub) {
-        sim_io_errf(err, "out of memory for %lld requests", (long long)sv->n);
+        sim_errf(err, "out of memory for %lld requests", (long long)sv->n);
         return SIM_ENOMEM;
     }
     *res = (sim_serve_result){0};
@@ -771,8 +770,8 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
         sim_serve_result one;
         rc = serve_rank(su, sv, sub, n_ranks, r, res->n_itl, obs, obs_ctx, &one, &e2);
         if (rc != SIM_OK) {
-            sim_io_errf(err, "%s on %s at TP %d x DP %lld, rank %lld: %s", m->id, hw->id, cfg->tp,
-                        (long long)n_ranks, (long long)r, e2.msg);
+            sim_errf(err, "%s on %s at TP %d x DP %lld, rank %lld: %s", m->id, hw->id, cfg->tp,
+                     (long long)n_ranks, (long long)r, e2.msg);
             break;
         }
         res->end_s = fmax(res->end_s, one.end_s);
@@ -805,7 +804,7 @@ sim_status sim_served_stats(const sim_model *m, const sim_hw *hw, sim_served *sv
      * ones, and ITL is a property of the steps. */
     if (sim_serve_stats_compute(sv->req + sv->warmup, sv->n - sv->warmup, sv->itl, res->n_itl,
                                 slo_ttft_s, slo_tpot_s, sv->scratch, st) != SIM_OK) {
-        sim_io_errf(err, "%s on %s: no request was measured", m->id, hw->id);
+        sim_errf(err, "%s on %s: no request was measured", m->id, hw->id);
         return SIM_EINVAL;
     }
     return SIM_OK;

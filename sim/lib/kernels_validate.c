@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "err.h"
 #include "kernel_tables.h"
 #include "kernels.h"
 #include "model_json.h"
@@ -98,7 +99,7 @@ static sim_status fail(sim_kval_err *err, sim_kval_fault fault, sim_status st, c
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    sim_vfmt(err->msg, sizeof(err->msg), "", 0, fmt, ap);
     va_end(ap);
     err->fault = fault;
     return st;
@@ -112,7 +113,7 @@ static void note(sim_kval *kv, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(kv->notes[kv->n_notes++], sizeof(kv->notes[0]), fmt, ap);
+    sim_vfmt(kv->notes[kv->n_notes++], sizeof(kv->notes[0]), "", 0, fmt, ap);
     va_end(ap);
 }
 

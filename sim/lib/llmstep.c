@@ -14,6 +14,7 @@
 
 #include "calib_fit.h"
 #include "calib_json.h"
+#include "err.h"
 #include "capacity.h"
 #include "deploy.h"
 #include "engine.h"
@@ -62,7 +63,7 @@ static llmstep_status fail(llmstep_error *err, sim_status st, const char *fmt, .
         err->code = (llmstep_status)st;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->message, sizeof(err->message), fmt, ap);
+        sim_vfmt(err->message, sizeof(err->message), "", 0, fmt, ap);
         va_end(ap);
     }
     return (llmstep_status)st;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errf.h"
+#include "err.h"
 
 #define PRIOR_TIGHT_FRAC 0.1 /* measured, derived, datasheet */
 #define PRIOR_LOOSE_FRAC 1.0 /* estimated, default */
@@ -45,7 +45,7 @@ sim_status sim_meas_figspec_parse(const char *s, sim_fit_loss loss, sim_meas_fig
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char name[96];
         if (len == 0 || len >= sizeof(name)) {
-            sim_io_errf(err, "--fit '%s': expected profile or FIGURE[,FIGURE...]", s);
+            sim_errf(err, "--fit '%s': expected profile or FIGURE[,FIGURE...]", s);
             return SIM_EINVAL;
         }
         memcpy(name, p, len);
@@ -55,21 +55,21 @@ sim_status sim_meas_figspec_parse(const char *s, sim_fit_loss loss, sim_meas_fig
         if (f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD) {
             out->flag = 1;
         } else if (f < 0 || !sim_hw_field_fit_range((sim_hw_field)f, &lo, &hi, &sc)) {
-            sim_io_errf(err,
-                        "--fit '%s': not a figure the fit takes (expected an efficiency or "
-                        "bandwidth factor *_frac, a fixed time *_fixed_s, "
-                        "attn_decode_seq_head_s, attn_prefill_seq_half_tokens or "
-                        "attn_decode_kv_per_q_head_flag)",
-                        name);
+            sim_errf(err,
+                     "--fit '%s': not a figure the fit takes (expected an efficiency or "
+                     "bandwidth factor *_frac, a fixed time *_fixed_s, "
+                     "attn_decode_seq_head_s, attn_prefill_seq_half_tokens or "
+                     "attn_decode_kv_per_q_head_flag)",
+                     name);
             return SIM_EINVAL;
         } else {
             for (int k = 0; k < out->n; k++)
                 if ((int)out->f[k] == f) {
-                    sim_io_errf(err, "--fit: '%s' given twice", name);
+                    sim_errf(err, "--fit: '%s' given twice", name);
                     return SIM_EINVAL;
                 }
             if (out->n == SIM_FIG_MAX) {
-                sim_io_errf(err, "--fit: at most %d figures", SIM_FIG_MAX);
+                sim_errf(err, "--fit: at most %d figures", SIM_FIG_MAX);
                 return SIM_EINVAL;
             }
             out->f[out->n++] = (sim_hw_field)f;
@@ -271,9 +271,9 @@ static sim_status fit_at(trial *t, const double *meas, const sim_fig_param *par,
     sim_status st = sim_fit_figures(t->n, meas, t->nf, par, trial_pred, t, fo, res, &e);
     if (st != SIM_OK) {
         if (pe.msg[0])
-            sim_io_errf(err, "%s", pe.msg);
+            sim_errf(err, "%s", pe.msg);
         else
-            sim_io_errf(err, "%s: %s", cmd, e.msg);
+            sim_errf(err, "%s: %s", cmd, e.msg);
         return st == SIM_EINVAL ? SIM_EINVAL : SIM_EFIT;
     }
     return SIM_OK;
@@ -367,7 +367,7 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
     if (!pred || !folds) {
         free(pred);
         free(folds);
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     sim_meas_figspec spec = {
@@ -429,7 +429,7 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
     free(folds);
     free(pred);
     if (st == SIM_ENOMEM) {
-        sim_io_errf(err, "%s", e.msg);
+        sim_errf(err, "%s", e.msg);
         return st;
     }
     if (st != SIM_OK) {
@@ -455,16 +455,16 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
             continue;
         const sim_meas_row *r = &set->rows[i];
         if (r->kind == SIM_MEAS_SERVING) {
-            sim_io_errf(err,
-                        "%s:%d: %s: %s --fit: serving rows are not supported (fit figures "
-                        "on step or offline-batch rows)",
-                        r->file, r->line, r->id, cmd);
+            sim_errf(err,
+                     "%s:%d: %s: %s --fit: serving rows are not supported (fit figures "
+                     "on step or offline-batch rows)",
+                     r->file, r->line, r->id, cmd);
             return SIM_EINVAL;
         }
         n++;
     }
     if (n < 3) {
-        sim_io_errf(err, "%s --fit: %zu rows; a figure fit needs at least 3", cmd, n);
+        sim_errf(err, "%s --fit: %zu rows; a figure fit needs at least 3", cmd, n);
         return SIM_EINVAL;
     }
     sim_status st = sim_meas_check_one_hw(set, cmd, err);
@@ -493,7 +493,7 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
         free(idx);
         free(meas);
         free(work);
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     size_t j = 0;

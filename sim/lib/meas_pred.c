@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "calib_nl.h"
-#include "errf.h"
+#include "err.h"
 #include "meas_fig.h"
 
 const char *sim_meas_row_engine(const sim_meas_opts *o, const sim_meas_row *r)
@@ -30,11 +30,11 @@ static sim_status parse_terms(const char *const *terms, size_t n, const char *op
     struct sim_err e;
     for (size_t i = 0; i < n; i++) {
         if (!terms[i]) {
-            sim_io_errf(err, "%s--%s: term %zu is NULL", who, opt, i);
+            sim_errf(err, "%s--%s: term %zu is NULL", who, opt, i);
             return SIM_EINVAL;
         }
         if (sim_meas_filter_parse(terms[i], &f[i], &e) != SIM_OK) {
-            sim_io_errf(err, "%s--%s %s", who, opt, e.msg);
+            sim_errf(err, "%s--%s %s", who, opt, e.msg);
             return SIM_EINVAL;
         }
     }
@@ -49,8 +49,8 @@ sim_status sim_sched_rule_parse(const char *name, sim_sched_rule *out, struct si
             *out = all[i];
             return SIM_OK;
         }
-    sim_io_errf(err, "unknown scheduler rule '%s' (expected engine-defaults or aic-benchmark)",
-                name ? name : "(null)");
+    sim_errf(err, "unknown scheduler rule '%s' (expected engine-defaults or aic-benchmark)",
+             name ? name : "(null)");
     return SIM_EINVAL;
 }
 
@@ -94,8 +94,8 @@ sim_status sim_meas_load_selected(const char *const *files, size_t n_files, cons
     *bad_term = 0;
     sim_meas_filter fs[SIM_MEAS_MAX_FILTERS], fe[SIM_MEAS_MAX_FILTERS];
     if (n_sel > SIM_MEAS_MAX_FILTERS || n_exc > SIM_MEAS_MAX_FILTERS) {
-        sim_io_errf(err, "%sat most %d --select and %d --exclude terms", who, SIM_MEAS_MAX_FILTERS,
-                    SIM_MEAS_MAX_FILTERS);
+        sim_errf(err, "%sat most %d --select and %d --exclude terms", who, SIM_MEAS_MAX_FILTERS,
+                 SIM_MEAS_MAX_FILTERS);
         *bad_term = 1;
         return SIM_EINVAL;
     }
@@ -108,7 +108,7 @@ sim_status sim_meas_load_selected(const char *const *files, size_t n_files, cons
     }
     for (size_t i = 0; i < n_files; i++) {
         if (!files[i]) {
-            sim_io_errf(err, "%sfile %zu is NULL", who, i);
+            sim_errf(err, "%sfile %zu is NULL", who, i);
             return SIM_EINVAL;
         }
         if ((st = sim_meas_load(files[i], set, err)) != SIM_OK)
@@ -116,7 +116,7 @@ sim_status sim_meas_load_selected(const char *const *files, size_t n_files, cons
     }
     sim_meas_select(set, fs, n_sel, fe, n_exc);
     if (set->n == 0) {
-        sim_io_errf(err, "%sno row matches the selection", who);
+        sim_errf(err, "%sno row matches the selection", who);
         return SIM_EINVAL;
     }
     return SIM_OK;
@@ -125,7 +125,7 @@ sim_status sim_meas_load_selected(const char *const *files, size_t n_files, cons
 /* "file:line: id: " and the message. */
 static void row_errf(struct sim_err *err, const sim_meas_row *r, const struct sim_err *e)
 {
-    sim_io_errf(err, "%s:%d: %s: %s", r->file, r->line, r->id, e->msg);
+    sim_errf(err, "%s:%d: %s: %s", r->file, r->line, r->id, e->msg);
 }
 
 static void deploy_in_of(const sim_meas_row *row, const char *engine, const sim_hw *hw,
@@ -167,8 +167,8 @@ sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const cha
         sim_batch_result r;
         st = sim_batch_simulate(&(sim_setup){&d.e, d.m, d.hw, &d.cfg, &d.s}, &b, work, &r, &e);
         if (st != SIM_OK) {
-            sim_io_errf(err, "%s:%d: %s: %s on %s at TP %d: %s", row->file, row->line, row->id,
-                        d.m->id, d.hw->id, d.cfg.tp, e.msg);
+            sim_errf(err, "%s:%d: %s: %s on %s at TP %d: %s", row->file, row->line, row->id,
+                     d.m->id, d.hw->id, d.cfg.tp, e.msg);
             return st;
         }
         out->roofline_s = r.roofline_sum_s;
@@ -193,8 +193,8 @@ sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const cha
         out->comm_s = cost.comm_s;
     }
     if (!isfinite(out->roofline_s) || !isfinite(out->host_s)) {
-        sim_io_errf(err, "%s:%d: %s: prediction is not a finite number", row->file, row->line,
-                    row->id);
+        sim_errf(err, "%s:%d: %s: prediction is not a finite number", row->file, row->line,
+                 row->id);
         return SIM_EFIT;
     }
     return SIM_OK;
@@ -257,7 +257,7 @@ sim_status sim_meas_predict_all(const sim_meas_opts *o, const sim_meas_set *set,
     mp->work = malloc(sizeof(*mp->work));
     mp->other = calloc(set->n ? set->n : 1, 1);
     if (!mp->p || !mp->group || !mp->g || !mp->work || !mp->other) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     for (size_t i = 0; i < set->n; i++) {
@@ -320,7 +320,7 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
     mp->p[i].preemptions = g->res.preemptions;
     *out = sim_serve_stats_metric(&g->st, r->metric);
     if (!isfinite(*out)) {
-        sim_io_errf(err, "%s:%d: %s: prediction is not a finite number", r->file, r->line, r->id);
+        sim_errf(err, "%s:%d: %s: prediction is not a finite number", r->file, r->line, r->id);
         return SIM_EFIT;
     }
     return SIM_OK;
@@ -350,7 +350,7 @@ sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigne
         free(rows);
         free(idx);
         free(meas);
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     size_t n = 0, n_lin = 0;
@@ -386,11 +386,11 @@ sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigne
     free(idx);
     free(meas);
     if (st != SIM_OK && pe_msg[0]) {
-        sim_io_errf(err, "%s", pe_msg); /* a row's simulation failed inside the fit */
+        sim_errf(err, "%s", pe_msg); /* a row's simulation failed inside the fit */
         return SIM_EFIT;
     }
     if (st != SIM_OK) {
-        sim_io_errf(err, "%s: %s", cmd, e.msg);
+        sim_errf(err, "%s: %s", cmd, e.msg);
         /* Too few rows is the input's fault; anything else is numerical. */
         return st == SIM_EINVAL && n < 2 ? SIM_EINVAL : SIM_EFIT;
     }
@@ -424,11 +424,11 @@ sim_status sim_meas_check_one_hw(const sim_meas_set *set, const char *cmd, struc
 {
     for (size_t i = 1; i < set->n; i++)
         if (strcmp(set->rows[i].hardware, set->rows[0].hardware) != 0) {
-            sim_io_errf(err,
-                        "%s: rows name more than one hardware profile ('%s' at %s:%d, '%s' at "
-                        "%s:%d); select one with --select hardware=ID",
-                        cmd, set->rows[0].hardware, set->rows[0].file, set->rows[0].line,
-                        set->rows[i].hardware, set->rows[i].file, set->rows[i].line);
+            sim_errf(err,
+                     "%s: rows name more than one hardware profile ('%s' at %s:%d, '%s' at "
+                     "%s:%d); select one with --select hardware=ID",
+                     cmd, set->rows[0].hardware, set->rows[0].file, set->rows[0].line,
+                     set->rows[i].hardware, set->rows[i].file, set->rows[i].line);
             return SIM_EINVAL;
         }
     return SIM_OK;
@@ -467,11 +467,11 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
     *n_folds = 0;
     char probe[64];
     if (!sim_meas_group_field(&(sim_meas_row){0}, field, probe, sizeof(probe))) {
-        sim_io_errf(err,
-                    "holdout field '%s': expected model, hardware, kind, dtype, engine, tp, "
-                    "batch, prompt_tokens, output_tokens, context_tokens, metric or "
-                    "concurrency",
-                    field);
+        sim_errf(err,
+                 "holdout field '%s': expected model, hardware, kind, dtype, engine, tp, "
+                 "batch, prompt_tokens, output_tokens, context_tokens, metric or "
+                 "concurrency",
+                 field);
         return SIM_EINVAL;
     }
     sim_status st = sim_meas_check_one_hw(set, "validate", err);
@@ -487,7 +487,7 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
         free(held);
         free(figs_held);
         free(ff);
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
     for (size_t i = 0; st == SIM_OK && i < set->n; i++) {

@@ -13,7 +13,7 @@
 
 #include "calib_json.h"
 #include "deploy.h"
-#include "errf.h"
+#include "err.h"
 
 void sim_sweep_opts_init(sim_sweep_opts *o)
 {
@@ -59,10 +59,10 @@ static sim_status load_calibration_file(sim_cache *cache, const sim_sweep_opts *
         match = s == SIM_OK && strcmp(hw->id, c->hardware) == 0;
     }
     if (s == SIM_OK && !match) {
-        sim_io_errf(err,
-                    "%s: hardware: calibration is for '%s', which is not swept (use a folder of "
-                    "calibrations for several)",
-                    o->calibration, c->hardware);
+        sim_errf(err,
+                 "%s: hardware: calibration is for '%s', which is not swept (use a folder of "
+                 "calibrations for several)",
+                 o->calibration, c->hardware);
         s = SIM_EINVAL;
     }
     if (s == SIM_OK)
@@ -313,7 +313,7 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
         s = sim_cache_hw(c, o->hws[hi], &hw, NULL, err);
     sim_batch_work *work = NULL;
     if (s == SIM_OK && o->kind == SIM_SWEEP_OFFLINE && !(work = malloc(sizeof(*work)))) {
-        sim_io_errf(err, "out of memory");
+        sim_errf(err, "out of memory");
         s = SIM_ENOMEM;
     }
     for (size_t mi = 0; s == SIM_OK && !*stopped && mi < o->n_models; mi++) {
