@@ -9,7 +9,10 @@ bin=$1
 src=$2
 . "$(dirname "$0")/lib.sh"
 cd "$src" || exit 2
-jnum() { sed -n "s/.*\"$1\":\([-0-9.eE+]*\).*/\1/p" "$2" | head -n 1; }
+# A number as the double it denotes (%.17g), whatever shortest or full spelling it was written in.
+jnum() {
+    sed -n "s/.*\"$1\":\([-0-9.eE+]*\).*/\1/p" "$2" | head -n 1 | awk 'NF { printf "%.17g\n", $1 }'
+}
 jstr() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$2" | head -n 1; }
 p90() { sed -n "s/.*\"$1\":{[^}]*\"p90\":\([-0-9.eE+]*\).*/\1/p" "$2"; }
 

@@ -257,6 +257,15 @@ static void time_op(sim_op_cost *op, double flops_per_s, double bytes_per_s, dou
     op->bound = k.bound;
 }
 
+/* An operator's compute and memory sides set anew: its time and bound follow. */
+static void retime(sim_op_cost *op, double compute_s, double memory_s)
+{
+    op->compute_s = compute_s;
+    op->memory_s = memory_s;
+    op->time_s = compute_s > memory_s ? compute_s : memory_s;
+    op->bound = compute_s > memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+}
+
 /* Shapes and byte widths shared by the parts of one step's count. */
 typedef struct step_dims {
     double L, d, dh, Hg, Kg, hb, kvb, W;
@@ -370,13 +379,20 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     /* KV heads a decode reads: each once for its query group, or once per query head when
      * the stack's decode kernel does not share them (docs/model.md, "Attention"). */
     const double Kd = hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0 ? x->Hg : x->Kg;
-    double T = 0.0, S = 0.0, Se = 0.0;
+    double T = 0.0, S = 0.0, Se = 0.0, Sd = 0.0;
+    /* Prefill FLOPs x s0 / s of each prefill or chunk group of s new tokens: FlashAttention's
+     * ramp with the query length (sim_attn_prefill_time; docs/model.md, "Prefill attention"). */
+    const double s0 = hw->v[SIM_HWF_ATTN_PREFILL_SEQ_HALF];
+    double ramp[SIM_OP_COUNT] = {0};
     for (int i = 0; i < s->n_groups; i++) {
         const sim_group *g = &s->groups[i];
         const double cnt = (double)g->count, nt = (double)g->new_tokens;
         const double c = (double)g->context_tokens;
         T += cnt * nt;
         S += cnt;
+        if (nt == 1.0)
+            Sd += cnt;
+
         if (g->emits)
             Se += cnt;
         /* Attention (docs/model.md "Attention"): 4 dh FLOPs per (query, key) pair and head
@@ -394,10 +410,13 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
         }
         sim_op_kind k =
             nt == 1.0 ? SIM_OP_ATTN_DECODE : (c == 0.0 ? SIM_OP_ATTN_PREFILL : SIM_OP_ATTN_CHUNKED);
+        const double flops_before = ops[k].flops;
         if (x->mla) {
             mla_group(x, k, cnt, nt, c, &ops[k], &ops[SIM_OP_MLA_UP], &up16, &upq);
             any_decode |= k == SIM_OP_ATTN_DECODE;
             any_prefill |= k != SIM_OP_ATTN_DECODE;
+            if (k != SIM_OP_ATTN_DECODE)
+                ramp[k] += (ops[k].flops - flops_before) * s0 / nt;
             continue;
         }
         const double kv_heads = k == SIM_OP_ATTN_DECODE ? Kd : x->Kg;
@@ -409,12 +428,14 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
                 cnt * (x->L * 2.0 * nt * x->Hg * x->dh * x->hb +
                        (Lw * kv_len + x->Lf * kv_full) * 2.0 * kv_heads * x->dh * x->kvb),
                 0.0);
-            continue;
+        } else {
+            add(&ops[k], x->L * cnt * 4.0 * x->Hg * x->dh * pairs,
+                x->L * cnt *
+                    (2.0 * nt * x->Hg * x->dh * x->hb + kv_len * 2.0 * kv_heads * x->dh * x->kvb),
+                0.0);
         }
-        add(&ops[k], x->L * cnt * 4.0 * x->Hg * x->dh * pairs,
-            x->L * cnt *
-                (2.0 * nt * x->Hg * x->dh * x->hb + kv_len * 2.0 * kv_heads * x->dh * x->kvb),
-            0.0);
+        if (k != SIM_OP_ATTN_DECODE)
+            ramp[k] += (ops[k].flops - flops_before) * s0 / nt;
     }
     out->tokens = T;
     out->seqs = S;
@@ -424,15 +445,31 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     const double bw = hw->v[SIM_HWF_BW_STREAM_COPY];
     const double fx_a = hw->v[SIM_HWF_ATTN_FIXED];
     const sim_op_kind attn[3] = {SIM_OP_ATTN_PREFILL, SIM_OP_ATTN_CHUNKED, SIM_OP_ATTN_DECODE};
-    const double factor[3] = {hw->v[SIM_HWF_BW_FACTOR_MIXED], hw->v[SIM_HWF_BW_FACTOR_KV],
-                              hw->v[SIM_HWF_BW_FACTOR_KV]};
+    /* The KV gather runs at its own factor, an fp8 cache's at the fp8 one (dequantized on
+     * the fly; docs/model.md, "Decode attention"). */
+    const double kv_factor =
+        x->kvb < 2.0 ? hw->v[SIM_HWF_BW_FACTOR_KV_FP8] : hw->v[SIM_HWF_BW_FACTOR_KV];
+    const double factor[3] = {hw->v[SIM_HWF_BW_FACTOR_MIXED], kv_factor, kv_factor};
     for (int i = 0; i < 3; i++) {
         sim_op_cost *op = &ops[attn[i]];
         if (op->bytes > 0.0) {    /* else the operator stays all zero: no work, no kernel */
             op->n_kernels = x->L; /* "Kernel counts": one per layer */
             time_op(op, attn_fps, bw * factor[i], fx_a);
+            if (attn[i] != SIM_OP_ATTN_DECODE) /* the ramp and its fixed time per kernel */
+                retime(op,
+                       op->compute_s + ramp[attn[i]] / attn_fps +
+                           op->n_kernels * hw->v[SIM_HWF_ATTN_PREFILL_FIXED],
+                       op->memory_s);
         }
     }
+    /* Decode attention's work per (sequence, query head) that does not scale with the KV
+     * length (a thread block's Q load, softmax merge and output write), in every layer's
+     * kernel: attn_decode_seq_head_s x decode sequences x query heads on this GPU (hw.h;
+     * docs/model.md, "Decode attention"), the same term as sim_attn_decode_time's. */
+    sim_op_cost *da = &ops[SIM_OP_ATTN_DECODE];
+    if (da->bytes > 0.0)
+        retime(da, da->compute_s,
+               da->memory_s + x->L * hw->v[SIM_HWF_ATTN_DECODE_SEQ_HEAD] * Sd * x->Hg);
     if (!x->mla || !(any_decode || any_prefill))
         return;
     /* MLA up-projection: the weights are read once per layer for all the step's groups: the
