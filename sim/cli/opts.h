@@ -155,6 +155,15 @@ typedef struct cli_help {
 #define CLI_SCHED_H(n, sc, h)   CLI_KIND_H(n, CLI_OPT_SCHED, sc, h)
 #define CLI_ROOFLINE_H(n, d, h) CLI_KIND_H(n, CLI_OPT_ROOFLINE, d, h)
 #define CLI_GEMM_H(n, d, h)     CLI_KIND_H(n, CLI_OPT_GEMM, d, h)
+#define CLI_STR_SEEN_H(n, d, s, h)                                                                 \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_STR, .dst = (d), .seen = (s), .help = (h)                     \
+    }
+#define CLI_NUM_SEEN_H(n, k, d, lo, hi, s, h)                                                      \
+    {                                                                                              \
+        .name = (n), .kind = (k), .dst = (d), .min = (lo), .max = (hi), .seen = (s), .help = (h)   \
+    }
+#define CLI_I64_SEEN_H(n, d, lo, hi, s, h) CLI_NUM_SEEN_H(n, CLI_OPT_I64, d, lo, hi, s, h)
 #define CLI_CUSTOM_H(n, fn, d, h)                                                                  \
     {                                                                                              \
         .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn), .help = (h)                \
