@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "opts.h"
 
-static void no_usage(FILE *f) { fputs("usage: test\n", f); }
+static const cli_help test_help = {"usage: test\n", ""};
 
 /* Runs the parser on a NULL-terminated argument list (argv[0] is the command). */
 static int run(const cli_opt *t, int n, const char *const *args, int *done, int *first)
@@ -22,9 +22,7 @@ static int run(const cli_opt *t, int n, const char *const *args, int *done, int 
     for (; args[argc] && argc < 31; argc++)
         argv[argc] = (char *)(uintptr_t)args[argc];
     argv[argc] = NULL;
-    if (first)
-        return cli_opts_parse_operands("test", argc, argv, t, n, no_usage, done, first);
-    return cli_opts_parse("test", argc, argv, t, n, no_usage, done);
+    return cli_opts_parse_help("test", argc, argv, t, n, &test_help, done, first);
 }
 
 static int parse_even(const char *arg, void *dst, char *msg, size_t cap)

@@ -123,9 +123,8 @@ void cli_help_print(FILE *f, const cli_help *h, const cli_opt *t, int n)
     fputs(h->tail, f);
 }
 
-static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                 void (*usage)(FILE *), const char *usage_text, const cli_help *h, int *done,
-                 int *first_operand)
+int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                        const cli_help *h, int *done, int *first_operand)
 {
     struct option lo[CLI_OPTS_MAX + 2];
     *done = 0;
@@ -143,12 +142,7 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
     int c, idx = -1;
     while ((c = getopt_long(argc, argv, ":h", lo, &idx)) != -1) {
         if (c == 'h') {
-            if (h)
-                cli_help_print(stdout, h, t, n);
-            else if (usage)
-                usage(stdout);
-            else
-                fputs(usage_text, stdout);
+            cli_help_print(stdout, h, t, n);
             *done = 1;
             return CLI_OK;
         }
@@ -172,30 +166,6 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
         return CLI_OK;
     }
     return cli_no_operands(cmd, argc, argv);
-}
-
-int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                   void (*usage)(FILE *), int *done)
-{
-    return parse(cmd, argc, argv, t, n, usage, NULL, NULL, done, NULL);
-}
-
-int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                            void (*usage)(FILE *), int *done, int *first_operand)
-{
-    return parse(cmd, argc, argv, t, n, usage, NULL, NULL, done, first_operand);
-}
-
-int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                        const char *usage_text, int *done, int *first_operand)
-{
-    return parse(cmd, argc, argv, t, n, NULL, usage_text, NULL, done, first_operand);
-}
-
-int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                        const cli_help *h, int *done, int *first_operand)
-{
-    return parse(cmd, argc, argv, t, n, NULL, NULL, h, done, first_operand);
 }
 
 int cli_opt_parse_group(const char *arg, void *dst, char *msg, size_t cap)

@@ -1,8 +1,8 @@
 /*
  * opts.h - the option layer every command shares: a command describes its options in a
- * table (name, kind, destination, range) and cli_opts_parse runs getopt_long over it, so
- * parsing, ranges, --help, missing values, unknown options, invalid values and stray
- * operands are handled once, and an error names the option getopt matched (its own index),
+ * table (name, kind, destination, range, help lines) and cli_opts_parse_help runs getopt_long
+ * over it, so parsing, ranges, --help, missing values, unknown options, invalid values and
+ * stray operands are handled once, and an error names the option getopt matched (its own index),
  * never one guessed from argv.
  */
 #ifndef SIM_CLI_OPTS_H
@@ -212,24 +212,13 @@ int cli_opt_parse_bounded(const char *arg, void *dst, char *msg, size_t cap);
 
 /*
  * Parses argv[1..] (argv[0] is the command's name) against the n options of t, plus -h and
- * --help, which print usage to stdout and set *done. Returns CLI_OK, or CLI_USAGE after one
- * line: "CMD: OPT needs a value", "CMD: unknown option 'OPT' (see llmstep CMD --help)",
- * "CMD: --NAME 'VALUE': expected EXPECT" (the option's expect), a custom parser's message,
- * "CMD: --NAME 'VALUE': invalid value (see llmstep CMD --help)" or "CMD: unexpected argument
- * 'ARG'".
+ * --help, which print the usage h (cli_help_print) to stdout and set *done. Operands are
+ * left for the caller, from argv[*first_operand] on; with first_operand NULL the command
+ * takes none. Returns CLI_OK, or CLI_USAGE after one line: "CMD: OPT needs a value", "CMD:
+ * unknown option 'OPT' (see llmstep CMD --help)", "CMD: --NAME 'VALUE': expected EXPECT"
+ * (the option's expect), a custom parser's message, "CMD: --NAME 'VALUE': invalid value (see
+ * llmstep CMD --help)" or "CMD: unexpected argument 'ARG'".
  */
-int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                   void (*usage)(FILE *), int *done);
-
-/* cli_opts_parse for a command that takes operands: they are left for the caller, from
- * argv[*first_operand] on. usage may be NULL when usage_text is given instead. */
-int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                            void (*usage)(FILE *), int *done, int *first_operand);
-int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                        const char *usage_text, int *done, int *first_operand);
-
-/* cli_opts_parse_operands whose --help prints h (cli_help_print); first_operand may be NULL
- * when the command takes no operands. */
 int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                         const cli_help *h, int *done, int *first_operand);
 
