@@ -34,16 +34,17 @@ static const cli_help hw_help = {
     .tail = "",
 };
 
-/* Parses --help (h) and --format for the listing commands; returns -1 to continue, with the
- * operands from argv[*first] on. */
-static int simple_opts(int argc, char **argv, const cli_help *h, const char **format, int *first)
+/* Parses --help (h) and --format for the listing command cmd ("models", "hw list"); returns
+ * -1 to continue, with the operands from argv[*first] on. */
+static int simple_opts(const char *cmd, int argc, char **argv, const cli_help *h,
+                       const char **format, int *first)
 {
     const cli_opt t[] = {CLI_STR("format", format)};
-    int done, rc = cli_opts_parse_help(argv[0], argc, argv, t, CLI_N(t), h, &done, first);
+    int done, rc = cli_opts_parse_help(cmd, argc, argv, t, CLI_N(t), h, &done, first);
     if (rc != CLI_OK || done)
         return rc;
     if (strcmp(*format, "table") != 0 && strcmp(*format, "json") != 0) {
-        cli_error("%s: --format '%s': expected table or json", argv[0], *format);
+        cli_error("%s: --format '%s': expected table or json", cmd, *format);
         return CLI_USAGE;
     }
     return -1;
@@ -91,7 +92,7 @@ int cmd_models(int argc, char **argv)
 {
     const char *format = "table";
     int first = argc;
-    int rc = simple_opts(argc, argv, &models_help, &format, &first);
+    int rc = simple_opts("models", argc, argv, &models_help, &format, &first);
     if (rc >= 0)
         return rc;
     int json = strcmp(format, "json") == 0;
@@ -251,7 +252,7 @@ int cmd_hw(int argc, char **argv)
     const char *format = "table";
     int first = argc;
     if (strcmp(argv[1], "list") == 0) {
-        int rc = simple_opts(argc - 1, argv + 1, &hw_help, &format, &first);
+        int rc = simple_opts("hw list", argc - 1, argv + 1, &hw_help, &format, &first);
         if (rc >= 0)
             return rc;
         if (first < argc - 1) {
@@ -261,7 +262,7 @@ int cmd_hw(int argc, char **argv)
         return hw_list(strcmp(format, "json") == 0);
     }
     if (strcmp(argv[1], "show") == 0) {
-        int rc = simple_opts(argc - 1, argv + 1, &hw_help, &format, &first);
+        int rc = simple_opts("hw show", argc - 1, argv + 1, &hw_help, &format, &first);
         if (rc >= 0)
             return rc;
         if (first != argc - 2) {
