@@ -95,7 +95,8 @@ int cmd_bench(int argc, char **argv)
         CLI_I64("tp", &tp, 1, 4096),
         CLI_I64("n", &n, 1, (double)(INT64_C(1) << 40)),
         CLI_STR("trace", &trace),
-        CLI_STR("measurements", &meas),
+        /* repeatable, as the measurement lists of other commands: the last one is timed */
+        {.name = "measurements", .kind = CLI_OPT_STR, .dst = &meas, .repeatable = 1},
     };
     int done, rc = cli_opts_parse_help("bench", argc, argv, t, CLI_N(t), &bench_help, &done, NULL);
     if (rc != CLI_OK || done)

@@ -61,8 +61,8 @@ int cmd_hw_import(int argc, char **argv)
         CLI_STR_H("stream", &o.stream_path,
                   "  --stream FILE  BabelStream (text or --csv) or STREAM output -> "
                   "bw_stream_*_bytes_per_s\n"),
-        CLI_CUSTOM_H(
-            "nccl", cli_opt_parse_bounded, &nccl,
+        CLI_BOUNDED_H(
+            "nccl", &nccl,
             "  --nccl FILE    nccl-tests/rccl-tests all_reduce_perf output, one per GPU count\n"
             "                 (repeat the option) -> allreduce latency and bus bandwidth (fit "
             "over\n"

@@ -250,8 +250,8 @@ static int parse_vk(int argc, char **argv, vk_args *a, int *done)
              SIM_KVAL_MAX_GPU);
     /* In the order of the usage. */
     const cli_opt t[] = {
-        CLI_CUSTOM_H(
-            "hw", cli_opt_parse_bounded, &hw,
+        CLI_BOUNDED_H(
+            "hw", &hw,
             "  --hw ID|PATH     profile to test (repeatable); its id picks the tables. aic-vllm:\n"
             "                   h100-sxm, h200-sxm, b200, rtx-pro-6000 (vLLM 0.19.0), l40s "
             "(0.24.0),\n"

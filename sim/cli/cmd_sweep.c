@@ -526,7 +526,7 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
             "                             --enable-expert-parallel): --ep on every row, "
             "--ep 0,1\n"
             "                             crossed inside --dp; adds the dp and ep columns\n"),
-        CLI_STR("ep-values", &a->ep_spec),
+        {.name = "ep-values", .kind = CLI_OPT_STR, .dst = &a->ep_spec, .same_as = "ep"},
         CLI_STR_H("batch", &a->batch_spec,
                   "  --batch LIST               batch sizes (default 1:256)\n"),
         CLI_STR_H(
