@@ -1,8 +1,9 @@
 /*
  * test_opts.c - the CLI's table-driven option layer (sim/cli/opts.c): each kind stores what
  * its argument says, ranges and choices refuse what they should (exit code 2, CLI_USAGE),
- * files options take the arguments that follow, operands are returned or refused, and
- * --help stops parsing. Messages go to stderr (the golden CLI tests check their text).
+ * files options take the arguments that follow, operands are returned or refused, --help
+ * stops parsing, and only a repeatable option may be given twice. Messages go to stderr
+ * (the golden CLI tests check their text).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include "cli.h"
 #include "opts.h"
 
-static void no_usage(FILE *f) { fputs("usage: test\n", f); }
+static const cli_help test_help = {"usage: test\n", ""};
 
 /* Runs the parser on a NULL-terminated argument list (argv[0] is the command). */
 static int run(const cli_opt *t, int n, const char *const *args, int *done, int *first)
@@ -22,9 +23,7 @@ static int run(const cli_opt *t, int n, const char *const *args, int *done, int 
     for (; args[argc] && argc < 31; argc++)
         argv[argc] = (char *)(uintptr_t)args[argc];
     argv[argc] = NULL;
-    if (first)
-        return cli_opts_parse_operands("test", argc, argv, t, n, no_usage, done, first);
-    return cli_opts_parse("test", argc, argv, t, n, no_usage, done);
+    return cli_opts_parse_help("test", argc, argv, t, n, &test_help, done, first);
 }
 
 static int parse_even(const char *arg, void *dst, char *msg, size_t cap)
@@ -161,10 +160,48 @@ static void operands_and_help(void)
     CHECK_INT(done, 1); /* --help stops before the unknown option */
 }
 
+static void repeats_need_a_repeatable_option(void)
+{
+    const char *s = NULL, *alias = NULL, *last = NULL, *list_v[4], *files_v[4];
+    int flag = 0, done = 0;
+    cli_opt_list list = {list_v, 0, 4}, files = {files_v, 0, 4};
+    const cli_opt t[] = {
+        CLI_STR("calibration", &s),
+        CLI_FLAG("ep", &flag),
+        {.name = "ep-values", .kind = CLI_OPT_STR, .dst = &alias, .same_as = "ep"},
+        {.name = "fit", .kind = CLI_OPT_STR, .dst = &last, .repeatable = 1},
+        CLI_LIST("item", &list),
+        CLI_FILES("files", &files),
+    };
+    const char *const refused[][6] = {
+        {"test", "--calibration", "a", "--calibration", "b", NULL},
+        {"test", "--calibration=a", "--calibration=b", NULL},
+        {"test", "--calib", "a", "--calibration", "b", NULL}, /* an abbreviation counts */
+        {"test", "--ep", "--ep", NULL},
+        {"test", "--ep", "--ep-values", "0,1", NULL}, /* another spelling of --ep */
+        {"test", "--ep-values", "0", "--ep-values", "1", NULL},
+    };
+    for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++)
+        CHECK_INT(run(t, CLI_N(t), refused[k], &done, NULL), CLI_USAGE);
+    const char *ok[] = {"test", "--calibration", "a", "--ep",   "--fit", "x",       "--fit",
+                        "y",    "--item",        "p", "--item", "q",     "--files", "f",
+                        "g",    "--files",       "h", NULL};
+    list.n = files.n = 0;
+    CHECK_INT(run(t, CLI_N(t), ok, &done, NULL), CLI_OK);
+    CHECK_STR(last, "y"); /* a repeatable single value: the last one */
+    CHECK_INT(list.n, 2);
+    CHECK_INT(files.n, 3);
+    /* The count starts afresh with each parse. */
+    const char *again[] = {"test", "--calibration", "b", NULL};
+    CHECK_INT(run(t, CLI_N(t), again, &done, NULL), CLI_OK);
+    CHECK_STR(s, "b");
+}
+
 int main(void)
 {
     kinds_store_their_values();
     bad_values_are_usage_errors();
     operands_and_help();
+    repeats_need_a_repeatable_option();
     return check_report("test_opts");
 }

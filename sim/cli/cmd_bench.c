@@ -48,28 +48,18 @@ int cli_bench_repeat(int (*fn)(void *ctx), void *ctx, int reps, cli_bench_times 
     return CLI_OK;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT] [--sweep]\n"
-               "       llmstep bench --serve [--trace FILE.jsonl]\n"
-               "       llmstep bench --validate [--measurements FILE.jsonl]\n\n"
-               "--serve: times the V1 serving simulation (median of repetitions): a closed\n"
-               "loop of 10,000 requests (Llama-3.1-8B, h100-sxm, 1024 in, 128 out, 128\n"
-               "clients; target under 100 ms) and a 300-request trace (the shared\n"
-               "LLMServingSim RTX 4090 trace, or --trace FILE; without either, 300\n"
-               "generated Poisson requests at 10/s; target under 5 ms). Prints medians of\n"
-               "the thread's CPU time (judged against the targets) and of wall time.\n\n"
-               "--validate: times `llmstep validate` in process on FILE (default: the 511\n"
-               "Argonne offline batches in ../shared/data): loading the rows and the files\n"
-               "they name, and predicting every row; prints medians of 15 repetitions.\n\n"
-               "--sweep: times `llmstep sweep` on 1,048,576 decode configurations (TP\n"
-               "1,2,4,8 x batch 1..256 x context 64..65536): evaluation alone, and with\n"
-               "CSV written to /dev/null.\n\n"
-               "Times COUNT (default 4000000) decode-step predictions on one core, with\n"
-               "batch 1..256 and context 128..8192 varying, and one mixed prefill+decode\n"
-               "step in every 8, and prints predictions per second. Default model\n"
-               "llama-3.1-8b on h100-sxm.\n");
-}
+/* The usage around the options' help (the table in cmd_bench): a paragraph for each of the
+ * other benchmarks. */
+static const cli_help bench_help = {
+    .head = "usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT] [--sweep]\n"
+            "       llmstep bench --serve [--trace FILE.jsonl]\n"
+            "       llmstep bench --validate [--measurements FILE.jsonl]\n\n",
+    .tail = "\n"
+            "Times COUNT (default 4000000) decode-step predictions on one core, with\n"
+            "batch 1..256 and context 128..8192 varying, and one mixed prefill+decode\n"
+            "step in every 8, and prints predictions per second. Default model\n"
+            "llama-3.1-8b on h100-sxm.\n",
+};
 
 int cmd_bench(int argc, char **argv)
 {
@@ -77,14 +67,38 @@ int cmd_bench(int argc, char **argv)
     const char *trace = NULL, *meas = NULL;
     const char *model = "llama-3.1-8b", *hwname = "h100-sxm";
     int64_t tp = 1, n = 4000000;
+    /* In the order of the usage. No help of their own: the options of the synopsis. */
     const cli_opt t[] = {
-        CLI_STR("model", &model),       CLI_STR("hw", &hwname),
-        CLI_I64("tp", &tp, 1, 4096),    CLI_I64("n", &n, 1, (double)(INT64_C(1) << 40)),
-        CLI_FLAG("sweep", &sweep),      CLI_FLAG("serve", &serve),
-        CLI_STR("trace", &trace),       CLI_FLAG("validate", &validate),
-        CLI_STR("measurements", &meas),
+        CLI_FLAG_H("serve", &serve,
+                   "--serve: times the V1 serving simulation (median of repetitions): a closed\n"
+                   "loop of 10,000 requests (Llama-3.1-8B, h100-sxm, 1024 in, 128 out, 128\n"
+                   "clients; target under 100 ms) and a 300-request trace (the shared\n"
+                   "LLMServingSim RTX 4090 trace, or --trace FILE; without either, 300\n"
+                   "generated Poisson requests at 10/s; target under 5 ms). Prints medians of\n"
+                   "the thread's CPU time (judged against the targets) and of wall time.\n"),
+        {.name = "validate",
+         .kind = CLI_OPT_FLAG,
+         .dst = &validate,
+         .heading = "\n",
+         .help = "--validate: times `llmstep validate` in process on FILE (default: the 511\n"
+                 "Argonne offline batches in ../shared/data): loading the rows and the files\n"
+                 "they name, and predicting every row; prints medians of 15 repetitions.\n"},
+        {.name = "sweep",
+         .kind = CLI_OPT_FLAG,
+         .dst = &sweep,
+         .heading = "\n",
+         .help = "--sweep: times `llmstep sweep` on 1,048,576 decode configurations (TP\n"
+                 "1,2,4,8 x batch 1..256 x context 64..65536): evaluation alone, and with\n"
+                 "CSV written to /dev/null.\n"},
+        CLI_STR("model", &model),
+        CLI_STR("hw", &hwname),
+        CLI_I64("tp", &tp, 1, 4096),
+        CLI_I64("n", &n, 1, (double)(INT64_C(1) << 40)),
+        CLI_STR("trace", &trace),
+        /* repeatable, as the measurement lists of other commands: the last one is timed */
+        {.name = "measurements", .kind = CLI_OPT_STR, .dst = &meas, .repeatable = 1},
     };
-    int done, rc = cli_opts_parse("bench", argc, argv, t, CLI_N(t), usage, &done);
+    int done, rc = cli_opts_parse_help("bench", argc, argv, t, CLI_N(t), &bench_help, &done, NULL);
     if (rc != CLI_OK || done)
         return rc;
     if (sweep + serve + validate > 1) {

@@ -12,31 +12,18 @@
 #include "paths.h"
 #include "units.h"
 
-static const char import_usage[] =
-    "usage: llmstep hw import --base ID|PATH --name NEW [--stream FILE] [--nccl FILE]...\n"
-    "                         [--gemm FILE] [--tables DIR [--attn-kernel NAME]]\n"
-    "                         [--out PATH] [--force]\n\n"
-    "Writes a new profile (default hwprofiles/NEW.json in the data folder) that starts from\n"
-    "the base profile and replaces the figures the files measure, each marked measured or\n"
-    "derived with the file and lines it came from:\n"
-    "  --stream FILE  BabelStream (text or --csv) or STREAM output -> bw_stream_*_bytes_per_s\n"
-    "  --nccl FILE    nccl-tests/rccl-tests all_reduce_perf output, one per GPU count\n"
-    "                 (repeat the option) -> allreduce latency and bus bandwidth (fit over\n"
-    "                 8 KiB-256 MiB)\n"
-    "  --gemm FILE    CSV with m,n,k,dtype and time [s] or latency [ms], or a\n"
-    "                 cutlass_profiler --output CSV -> gemm_eff_fp16/fp8_frac,\n"
-    "                 bw_factor_weights_frac, gemm_fixed_s\n"
-    "  --tables DIR   folder of aic kernel tables (gemm_perf, generation_attention_perf,\n"
-    "                 context_attention_perf, custom_allreduce_perf; .csv or .csv.gz), e.g.\n"
-    "                 ../shared/data/kernels/aic-vllm/h100_sxm/0.19.0 -> GEMM efficiency,\n"
-    "                 weight-streaming factor and fixed time per dtype (bf16, fp8), decode\n"
-    "                 attention factors (bf16 and fp8 KV), attn_eff_frac, all-reduce per GPU\n"
-    "                 count, and \"stack\" (framework and version of the tables)\n"
-    "  --attn-kernel NAME  kernel_source of the attention rows (default: the first of\n"
-    "                 vllm_flash_attn_fa3, vllm_flash_attn, vllm_flash_attn_fa2, vllm_flashinfer)\n"
-    "  --out PATH     where to write (refused if it exists, unless --force)\n"
-    "--stream, --nccl and --gemm inputs must be uncompressed. See\n"
-    "docs/hardware-characterization.md.\n";
+/* The usage around the options' help (the table in cmd_hw_import). */
+static const cli_help import_help = {
+    .head =
+        "usage: llmstep hw import --base ID|PATH --name NEW [--stream FILE] [--nccl FILE]...\n"
+        "                         [--gemm FILE] [--tables DIR [--attn-kernel NAME]]\n"
+        "                         [--out PATH] [--force]\n\n"
+        "Writes a new profile (default hwprofiles/NEW.json in the data folder) that starts from\n"
+        "the base profile and replaces the figures the files measure, each marked measured or\n"
+        "derived with the file and lines it came from:\n",
+    .tail = "--stream, --nccl and --gemm inputs must be uncompressed. See\n"
+            "docs/hardware-characterization.md.\n",
+};
 
 static void print_result(const sim_import_opts *o, const sim_import_result *r)
 {
@@ -68,19 +55,46 @@ int cmd_hw_import(int argc, char **argv)
     const char *base = NULL;
     cli_opt_bounded nccl = {{o.nccl_paths, 0, SIM_HW_MAX_ALLREDUCE}, ""};
     snprintf(nccl.full, sizeof(nccl.full), "at most %d --nccl files", SIM_HW_MAX_ALLREDUCE);
+    /* In the order of the usage. No help of their own: --base, --name and --force (the
+     * synopsis). */
     const cli_opt t[] = {
+        CLI_STR_H("stream", &o.stream_path,
+                  "  --stream FILE  BabelStream (text or --csv) or STREAM output -> "
+                  "bw_stream_*_bytes_per_s\n"),
+        CLI_BOUNDED_H(
+            "nccl", &nccl,
+            "  --nccl FILE    nccl-tests/rccl-tests all_reduce_perf output, one per GPU count\n"
+            "                 (repeat the option) -> allreduce latency and bus bandwidth (fit "
+            "over\n"
+            "                 8 KiB-256 MiB)\n"),
+        CLI_STR_H("gemm", &o.gemm_path,
+                  "  --gemm FILE    CSV with m,n,k,dtype and time [s] or latency [ms], or a\n"
+                  "                 cutlass_profiler --output CSV -> gemm_eff_fp16/fp8_frac,\n"
+                  "                 bw_factor_weights_frac, gemm_fixed_s\n"),
+        CLI_STR_H(
+            "tables", &o.tables_path,
+            "  --tables DIR   folder of aic kernel tables (gemm_perf, generation_attention_perf,\n"
+            "                 context_attention_perf, custom_allreduce_perf; .csv or .csv.gz), "
+            "e.g.\n"
+            "                 ../shared/data/kernels/aic-vllm/h100_sxm/0.19.0 -> GEMM efficiency,\n"
+            "                 weight-streaming factor and fixed time per dtype (bf16, fp8), "
+            "decode\n"
+            "                 attention factors (bf16 and fp8 KV), attn_eff_frac, all-reduce per "
+            "GPU\n"
+            "                 count, and \"stack\" (framework and version of the tables)\n"),
+        CLI_STR_H(
+            "attn-kernel", &o.attn_kernel,
+            "  --attn-kernel NAME  kernel_source of the attention rows (default: the first of\n"
+            "                 vllm_flash_attn_fa3, vllm_flash_attn, vllm_flash_attn_fa2, "
+            "vllm_flashinfer)\n"),
+        CLI_STR_H("out", &o.out_path,
+                  "  --out PATH     where to write (refused if it exists, unless --force)\n"),
         CLI_STR("base", &base),
         CLI_STR("name", &o.name),
-        CLI_STR("stream", &o.stream_path),
-        CLI_CUSTOM("nccl", cli_opt_parse_bounded, &nccl),
-        CLI_STR("gemm", &o.gemm_path),
-        CLI_STR("out", &o.out_path),
         CLI_FLAG("force", &o.force),
-        CLI_STR("tables", &o.tables_path),
-        CLI_STR("attn-kernel", &o.attn_kernel),
     };
     int done,
-        rc = cli_opts_parse_text("hw import", argc, argv, t, CLI_N(t), import_usage, &done, NULL);
+        rc = cli_opts_parse_help("hw import", argc, argv, t, CLI_N(t), &import_help, &done, NULL);
     if (rc != CLI_OK || done)
         return rc;
     o.n_nccl = nccl.l.n;

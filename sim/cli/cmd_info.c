@@ -9,17 +9,42 @@
 
 #define MAX_IDS 256
 
-/* Parses only --help and --format for the listing commands; returns -1 to continue, with
- * the operands from argv[*first] on. */
-static int simple_opts(int argc, char **argv, const char *usage_text, const char **format,
-                       int *first)
+/* The usages: no option has help lines of its own (--format is in the synopsis). */
+static const cli_help models_help = {
+    .head = "usage: llmstep models [ID|PATH...] [--format table|json]\n\n"
+            "Lists the bundled models (or the named ones) with parameter count\n"
+            "(billions), active parameters per token, KV-cache bytes per token at TP 1\n"
+            "in the model's dtype, the weight format (the checkpoint's\n"
+            "quantization_config, else its dtype) and KV-cache dtype that run by default\n"
+            "(vLLM's kv_cache_dtype auto), and layer shapes.\n",
+    .tail = "",
+};
+static const cli_help hw_help = {
+    .head =
+        "usage: llmstep hw list [--format table|json]\n"
+        "       llmstep hw show ID|PATH\n"
+        "       llmstep hw import --base ID|PATH --name NEW [--stream F] [--nccl F]... [--gemm F]\n"
+        "                         [--out PATH] [--force]\n\n"
+        "list: every profile in hwprofiles/ with peaks (TFLOP/s), bandwidths (TB/s), memory\n"
+        "      (GiB) and the achievable ridge point (FLOP/B).\n"
+        "show: every figure with its unit, status (datasheet, measured, derived, estimated,\n"
+        "      default) and source, the all-reduce table and the ridge points.\n"
+        "import: a new profile from a base profile and BabelStream/STREAM, nccl-tests and GEMM\n"
+        "      outputs (llmstep hw import --help; docs/hardware-characterization.md).\n",
+    .tail = "",
+};
+
+/* Parses --help (h) and --format for the listing command cmd ("models", "hw list"); returns
+ * -1 to continue, with the operands from argv[*first] on. */
+static int simple_opts(const char *cmd, int argc, char **argv, const cli_help *h,
+                       const char **format, int *first)
 {
     const cli_opt t[] = {CLI_STR("format", format)};
-    int done, rc = cli_opts_parse_text(argv[0], argc, argv, t, CLI_N(t), usage_text, &done, first);
+    int done, rc = cli_opts_parse_help(cmd, argc, argv, t, CLI_N(t), h, &done, first);
     if (rc != CLI_OK || done)
         return rc;
     if (strcmp(*format, "table") != 0 && strcmp(*format, "json") != 0) {
-        cli_error("%s: --format '%s': expected table or json", argv[0], *format);
+        cli_error("%s: --format '%s': expected table or json", cmd, *format);
         return CLI_USAGE;
     }
     return -1;
@@ -67,15 +92,7 @@ int cmd_models(int argc, char **argv)
 {
     const char *format = "table";
     int first = argc;
-    int rc =
-        simple_opts(argc, argv,
-                    "usage: llmstep models [ID|PATH...] [--format table|json]\n\n"
-                    "Lists the bundled models (or the named ones) with parameter count\n"
-                    "(billions), active parameters per token, KV-cache bytes per token at TP 1\n"
-                    "in the model's dtype, the weight format (the checkpoint's\n"
-                    "quantization_config, else its dtype) and KV-cache dtype that run by default\n"
-                    "(vLLM's kv_cache_dtype auto), and layer shapes.\n",
-                    &format, &first);
+    int rc = simple_opts("models", argc, argv, &models_help, &format, &first);
     if (rc >= 0)
         return rc;
     int json = strcmp(format, "json") == 0;
@@ -228,25 +245,14 @@ static int hw_list(int json)
 
 int cmd_hw(int argc, char **argv)
 {
-    static const char usage_text[] =
-        "usage: llmstep hw list [--format table|json]\n"
-        "       llmstep hw show ID|PATH\n"
-        "       llmstep hw import --base ID|PATH --name NEW [--stream F] [--nccl F]... [--gemm F]\n"
-        "                         [--out PATH] [--force]\n\n"
-        "list: every profile in hwprofiles/ with peaks (TFLOP/s), bandwidths (TB/s), memory\n"
-        "      (GiB) and the achievable ridge point (FLOP/B).\n"
-        "show: every figure with its unit, status (datasheet, measured, derived, estimated,\n"
-        "      default) and source, the all-reduce table and the ridge points.\n"
-        "import: a new profile from a base profile and BabelStream/STREAM, nccl-tests and GEMM\n"
-        "      outputs (llmstep hw import --help; docs/hardware-characterization.md).\n";
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(usage_text, argc < 2 ? stderr : stdout);
+        cli_help_print(argc < 2 ? stderr : stdout, &hw_help, NULL, 0); /* no option lines */
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
     const char *format = "table";
     int first = argc;
     if (strcmp(argv[1], "list") == 0) {
-        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format, &first);
+        int rc = simple_opts("hw list", argc - 1, argv + 1, &hw_help, &format, &first);
         if (rc >= 0)
             return rc;
         if (first < argc - 1) {
@@ -256,7 +262,7 @@ int cmd_hw(int argc, char **argv)
         return hw_list(strcmp(format, "json") == 0);
     }
     if (strcmp(argv[1], "show") == 0) {
-        int rc = simple_opts(argc - 1, argv + 1, usage_text, &format, &first);
+        int rc = simple_opts("hw show", argc - 1, argv + 1, &hw_help, &format, &first);
         if (rc >= 0)
             return rc;
         if (first != argc - 2) {

@@ -215,30 +215,23 @@ static int speedup_report(const sim_kval *kv, int json)
     return CLI_OK;
 }
 
-static const char usage[] =
-    "usage: llmstep validate-kernels [--hw ID]... [--data DIR] [--tables aic|aic-vllm]\n"
-    "                                [--gemm flat|tile-wave] [--format table|json] [--speedup]\n\n"
-    "Predicts every measured kernel of the aic and vidur tables with the single-kernel\n"
-    "rooflines llmstep uses for steps (uncalibrated: alpha = 1, beta = 0) and reports\n"
-    "MAPE, median and max APE and the mean signed error (bias) per operator family\n"
-    "(gemm, gemm_fp8, attn_decode, attn_prefill, attn_decode_fp8kv, attn_prefill_fp8kv,\n"
-    "allreduce, moe, moe_fp8), per token range (1-16, 17-128, 129-1024, 1025-8192, >8192),\n"
-    "per GPU and per source table; for the fused MoE also the rows `hw import --tables`\n"
-    "fits on and the held-out rest.\n\n"
-    "  --hw ID|PATH     profile to test (repeatable); its id picks the tables. aic-vllm:\n"
-    "                   h100-sxm, h200-sxm, b200, rtx-pro-6000 (vLLM 0.19.0), l40s (0.24.0),\n"
-    "                   a100-sxm-80gb (0.14.0); aic: h100-sxm (aic h100_sxm, vidur h100,\n"
-    "                   h100_dgx) and a100-sxm-80gb. Default: every GPU of the set.\n"
-    "  --data DIR       kernel tables (default <data>/../shared/data/kernels)\n"
-    "  --tables SET     aic-vllm (V1-era aic-vllm/<gpu>/<version>/, the default when that\n"
-    "                   folder exists) or aic (aic/ and vidur/)\n"
-    "  --gemm MODEL     flat (default) or tile-wave (gemm_tiles of the profile)\n"
-    "  --format FMT     table (default) or json\n"
-    "  --speedup        instead: H200/H100 and B200/H100 time ratios of decode steps of\n"
-    "                   Llama-3.1-8B (TP 1) and 70B (TP 4), batch 1, 8, 64, 2048 keys,\n"
-    "                   summed from the measured tables and predicted by the step model\n\n"
-    "vidur model folders map to models/<id>.json (Meta-Llama-3-8B -> llama-3-8b); folders\n"
-    "without a config are skipped and listed in the notes.\n";
+/* The usage around the options' help (the table in parse_vk). */
+static const cli_help vk_help = {
+    .head =
+        "usage: llmstep validate-kernels [--hw ID]... [--data DIR] [--tables aic|aic-vllm]\n"
+        "                                [--gemm flat|tile-wave] [--format table|json] "
+        "[--speedup]\n\n"
+        "Predicts every measured kernel of the aic and vidur tables with the single-kernel\n"
+        "rooflines llmstep uses for steps (uncalibrated: alpha = 1, beta = 0) and reports\n"
+        "MAPE, median and max APE and the mean signed error (bias) per operator family\n"
+        "(gemm, gemm_fp8, attn_decode, attn_prefill, attn_decode_fp8kv, attn_prefill_fp8kv,\n"
+        "allreduce, moe, moe_fp8), per token range (1-16, 17-128, 129-1024, 1025-8192, >8192),\n"
+        "per GPU and per source table; for the fused MoE also the rows `hw import --tables`\n"
+        "fits on and the held-out rest.\n\n",
+    .tail = "\n"
+            "vidur model folders map to models/<id>.json (Meta-Llama-3-8B -> llama-3-8b); folders\n"
+            "without a config are skipped and listed in the notes.\n",
+};
 
 /* The command's settings after parsing. */
 typedef struct vk_args {
@@ -255,15 +248,41 @@ static int parse_vk(int argc, char **argv, vk_args *a, int *done)
     cli_opt_bounded hw = {{a->hw_names, 0, SIM_KVAL_MAX_GPU}, ""};
     snprintf(hw.full, sizeof(hw.full), "at most %d --hw (one per GPU with tables)",
              SIM_KVAL_MAX_GPU);
+    /* In the order of the usage. */
     const cli_opt t[] = {
-        CLI_CUSTOM("hw", cli_opt_parse_bounded, &hw),
-        CLI_STR("data", &a->data),
-        {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &a->gemm, .expect = "flat or tile-wave"},
-        CLI_CHOICE("format", &format, "table|json"),
-        CLI_CHOICE("tables", &a->tables, "aic|aic-vllm"),
-        CLI_FLAG("speedup", &a->speedup),
+        CLI_BOUNDED_H(
+            "hw", &hw,
+            "  --hw ID|PATH     profile to test (repeatable); its id picks the tables. aic-vllm:\n"
+            "                   h100-sxm, h200-sxm, b200, rtx-pro-6000 (vLLM 0.19.0), l40s "
+            "(0.24.0),\n"
+            "                   a100-sxm-80gb (0.14.0); aic: h100-sxm (aic h100_sxm, vidur h100,\n"
+            "                   h100_dgx) and a100-sxm-80gb. Default: every GPU of the set.\n"),
+        CLI_STR_H("data", &a->data,
+                  "  --data DIR       kernel tables (default <data>/../shared/data/kernels)\n"),
+        {.name = "tables",
+         .kind = CLI_OPT_CHOICE,
+         .dst = &a->tables,
+         .choices = "aic|aic-vllm",
+         .help = "  --tables SET     aic-vllm (V1-era aic-vllm/<gpu>/<version>/, the default when "
+                 "that\n"
+                 "                   folder exists) or aic (aic/ and vidur/)\n"},
+        {.name = "gemm",
+         .kind = CLI_OPT_GEMM,
+         .dst = &a->gemm,
+         .expect = "flat or tile-wave",
+         .help = "  --gemm MODEL     flat (default) or tile-wave (gemm_tiles of the profile)\n"},
+        {.name = "format",
+         .kind = CLI_OPT_CHOICE,
+         .dst = &format,
+         .choices = "table|json",
+         .help = "  --format FMT     table (default) or json\n"},
+        CLI_FLAG_H(
+            "speedup", &a->speedup,
+            "  --speedup        instead: H200/H100 and B200/H100 time ratios of decode steps of\n"
+            "                   Llama-3.1-8B (TP 1) and 70B (TP 4), batch 1, 8, 64, 2048 keys,\n"
+            "                   summed from the measured tables and predicted by the step model\n"),
     };
-    int rc = cli_opts_parse_text("validate-kernels", argc, argv, t, CLI_N(t), usage, done, NULL);
+    int rc = cli_opts_parse_help("validate-kernels", argc, argv, t, CLI_N(t), &vk_help, done, NULL);
     a->n_hw = hw.l.n;
     a->json = strcmp(format, "json") == 0;
     return rc;

@@ -35,83 +35,129 @@ typedef struct meas_opts {
     sim_meas_opts p;
 } meas_opts;
 
-static const char calibrate_usage[] =
-    "usage: llmstep calibrate --measurements FILE... --out CALIB.json [options]\n"
-    "\n"
-    "Fits alpha and beta_s (GSL weighted least squares) so that each selected row is\n"
-    "predicted as alpha x (sum of roofline step times) + beta_s x (steps) + host time, and\n"
-    "writes the calibration file atomically. All rows must name one hardware profile.\n"
-    "\n"
-    "Options:\n"
-    "  --measurements FILE     a JSON Lines measurement file (repeatable; more files may follow)\n"
-    "  --select FIELD=VALUE    keep rows where FIELD equals VALUE (repeatable; all must hold)\n"
-    "  --exclude FIELD=VALUE   drop rows where FIELD equals VALUE (repeatable; any drops)\n"
-    "  --out FILE              calibration file to write (required)\n"
-    "  --weighting W           relative (default: minimizes squared relative errors, i.e. what\n"
-    "                          MAPE measures) or absolute (plain least squares in seconds)\n"
-    "  --alpha-min X, --alpha-max X      bounds on alpha (default 0.1 and 10)\n"
-    "  --beta-min-s X, --beta-max-s X    bounds on beta_s in seconds (default 0 and 1)\n"
-    "  --engine ID             engine profile whose host time is taken as known (default vllm-v0)\n"
-    "  --no-host-time          predict without the engine's host time (beta_s absorbs it)\n"
-    "  --scheduler-rule R      the engine arguments the rows' runs were started with, for rows\n"
-    "                          without a \"scheduler\" object: engine-defaults (default) or\n"
-    "                          aic-benchmark (aiconfigurator's generated vLLM deployments, as\n"
-    "                          the aic-vllm-serving rows: closed-loop serving rows get\n"
-    "                          max_num_seqs N, max_num_batched_tokens N + L + 1500 and\n"
-    "                          max_model_len L + O + 1500 for N clients, L prompt and O output\n"
-    "                          tokens; docs/serving.md)\n"
-    "  --roofline op|step      roofline mode (default op)\n"
-    "  --gemm flat|tile-wave   GEMM compute ceiling model (default flat)\n"
-    "  --format table|json     report format on stdout (default table)\n"
-    "  --fit FIGURE[,FIGURE...]  also fit these hardware-profile figures (e.g.\n"
-    "                          gemm_eff_fp16_frac,gemm_fixed_s), within physical bounds, with\n"
-    "                          priors from the profile; attn_decode_kv_per_q_head_flag is chosen\n"
-    "                          by fitting both values. A figure the rows do not determine\n"
-    "                          (relative stderr > 25%, |correlation| > 0.95, on its bound) is\n"
-    "                          held at the profile's value and not written.\n"
-    "  --fit profile           the default set the rows support (printed with the reasons)\n"
-    "  --loss huber|cauchy|l2  loss of the figure fit (default huber)\n"
-    "                          With --fit, rows of 2 or more models (or TPs) are also fitted\n"
-    "                          leaving each out, and the held-out error of the figure fit is\n"
-    "                          printed next to alpha/beta only's (docs/calibration.md). The\n"
-    "                          profile set keeps its figures only when they also beat\n"
-    "                          alpha/beta leaving out each model (or TP) of the rows, by\n"
-    "                          more than a standard error pooled and on no model worse,\n"
-    "                          and when the whole procedure is repeated inside those folds;\n"
-    "                          else it falls back to alpha/beta only. Figures apply only to\n"
-    "                          the classes of model of the rows (dense/moe x mha/gqa/mla);\n"
-    "                          other models get the alpha/beta-only fit (written too).\n"
-    "  --self-check            with --fit: the method's self-check. The candidate figures of\n"
-    "                          the rows' profile are reset to their documented defaults (loose\n"
-    "                          priors), fitted from the rows, and compared with the profile's\n"
-    "                          own (kernel-derived) values in standard errors.\n"
-    "\n"
-    "Exit status: 0 ok, 1 bad input, 2 usage, 3 fit failure.\n"
-    "Example:\n"
-    "  llmstep calibrate --measurements ../shared/data/measurements/argonne-vllm-offline.jsonl \\\n"
-    "      --select hardware=h100-sxm --select model=llama-2-7b --select tp=1 --out h100.json\n";
+/* A command's usage: its head and tail, and its options' lines (whole, as printed) in the order
+ * it lists them. calibrate and validate share one option table but list different options in
+ * different orders, so parse_opts orders a copy of the table by these lines. */
+typedef struct meas_line {
+    const char *name, *help;
+} meas_line;
+typedef struct meas_usage {
+    cli_help h;
+    const meas_line *lines;
+    int n_lines;
+} meas_usage;
 
-static const char validate_usage[] =
-    "usage: llmstep validate --measurements FILE... [--calibration CALIB.json] [options]\n"
-    "\n"
-    "Predicts every selected row and reports MAPE, median APE, max APE and R^2, with the\n"
-    "errors grouped by model, TP, batch and kind, and a per-row table. Without\n"
-    "--calibration, alpha = 1 and beta_s = 0.\n"
-    "\n"
-    "Options:\n"
-    "  --measurements FILE     a JSON Lines measurement file (repeatable)\n"
-    "  --select FIELD=VALUE    keep rows where FIELD equals VALUE (repeatable; all must hold)\n"
-    "  --exclude FIELD=VALUE   drop rows where FIELD equals VALUE (repeatable)\n"
-    "  --calibration FILE      alpha and beta_s to apply\n"
-    "  --holdout FIELD         leave-one-group-out cross-validation: for each value of FIELD\n"
-    "                          (model, hardware, tp, batch, prompt_tokens, kind...), fit on the\n"
-    "                          other rows and predict the held-out ones; reports the pooled\n"
-    "                          held-out error (fit options as for calibrate)\n"
-    "  --engine ID, --no-host-time, --scheduler-rule R, --roofline op|step, --gemm M,\n"
-    "  --weighting W, --alpha-min ...  as for calibrate\n"
-    "  --fit LIST, --loss L    with --holdout: each fold fits these figures too (as calibrate)\n"
-    "  A calibration's fitted figures (\"figures\") replace the profile's before predicting.\n"
-    "  --format table|json     default table; json prints the MEASUREMENTS.md object\n";
+/* No lines of their own: --calibration and --holdout (validate's), --alpha-max and
+ * --beta-max-s (on --alpha-min's and --beta-min-s' lines). */
+static const meas_line calibrate_lines[] = {
+    {"measurements", "  --measurements FILE     a JSON Lines measurement file (repeatable; more "
+                     "files may follow)\n"},
+    {"select",
+     "  --select FIELD=VALUE    keep rows where FIELD equals VALUE (repeatable; all must hold)\n"},
+    {"exclude",
+     "  --exclude FIELD=VALUE   drop rows where FIELD equals VALUE (repeatable; any drops)\n"},
+    {"out", "  --out FILE              calibration file to write (required)\n"},
+    {"weighting",
+     "  --weighting W           relative (default: minimizes squared relative errors, i.e. what\n"
+     "                          MAPE measures) or absolute (plain least squares in seconds)\n"},
+    {"alpha-min", "  --alpha-min X, --alpha-max X      bounds on alpha (default 0.1 and 10)\n"},
+    {"beta-min-s",
+     "  --beta-min-s X, --beta-max-s X    bounds on beta_s in seconds (default 0 and 1)\n"},
+    {"engine", "  --engine ID             engine profile whose host time is taken as known "
+               "(default vllm-v0)\n"},
+    {"no-host-time",
+     "  --no-host-time          predict without the engine's host time (beta_s absorbs it)\n"},
+    {"scheduler-rule",
+     "  --scheduler-rule R      the engine arguments the rows' runs were started with, for rows\n"
+     "                          without a \"scheduler\" object: engine-defaults (default) or\n"
+     "                          aic-benchmark (aiconfigurator's generated vLLM deployments, as\n"
+     "                          the aic-vllm-serving rows: closed-loop serving rows get\n"
+     "                          max_num_seqs N, max_num_batched_tokens N + L + 1500 and\n"
+     "                          max_model_len L + O + 1500 for N clients, L prompt and O output\n"
+     "                          tokens; docs/serving.md)\n"},
+    {"roofline", "  --roofline op|step      roofline mode (default op)\n"},
+    {"gemm", "  --gemm flat|tile-wave   GEMM compute ceiling model (default flat)\n"},
+    {"format", "  --format table|json     report format on stdout (default table)\n"},
+    {"fit",
+     "  --fit FIGURE[,FIGURE...]  also fit these hardware-profile figures (e.g.\n"
+     "                          gemm_eff_fp16_frac,gemm_fixed_s), within physical bounds, with\n"
+     "                          priors from the profile; attn_decode_kv_per_q_head_flag is chosen\n"
+     "                          by fitting both values. A figure the rows do not determine\n"
+     "                          (relative stderr > 25%, |correlation| > 0.95, on its bound) is\n"
+     "                          held at the profile's value and not written.\n"
+     "  --fit profile           the default set the rows support (printed with the reasons)\n"},
+    {"loss",
+     "  --loss huber|cauchy|l2  loss of the figure fit (default huber)\n"
+     "                          With --fit, rows of 2 or more models (or TPs) are also fitted\n"
+     "                          leaving each out, and the held-out error of the figure fit is\n"
+     "                          printed next to alpha/beta only's (docs/calibration.md). The\n"
+     "                          profile set keeps its figures only when they also beat\n"
+     "                          alpha/beta leaving out each model (or TP) of the rows, by\n"
+     "                          more than a standard error pooled and on no model worse,\n"
+     "                          and when the whole procedure is repeated inside those folds;\n"
+     "                          else it falls back to alpha/beta only. Figures apply only to\n"
+     "                          the classes of model of the rows (dense/moe x mha/gqa/mla);\n"
+     "                          other models get the alpha/beta-only fit (written too).\n"},
+    {"self-check",
+     "  --self-check            with --fit: the method's self-check. The candidate figures of\n"
+     "                          the rows' profile are reset to their documented defaults (loose\n"
+     "                          priors), fitted from the rows, and compared with the profile's\n"
+     "                          own (kernel-derived) values in standard errors.\n"},
+};
+
+static const meas_usage calibrate_usage = {
+    {.head =
+         "usage: llmstep calibrate --measurements FILE... --out CALIB.json [options]\n"
+         "\n"
+         "Fits alpha and beta_s (GSL weighted least squares) so that each selected row is\n"
+         "predicted as alpha x (sum of roofline step times) + beta_s x (steps) + host time, and\n"
+         "writes the calibration file atomically. All rows must name one hardware profile.\n"
+         "\n"
+         "Options:\n",
+     .tail = "\n"
+             "Exit status: 0 ok, 1 bad input, 2 usage, 3 fit failure.\n"
+             "Example:\n"
+             "  llmstep calibrate --measurements "
+             "../shared/data/measurements/argonne-vllm-offline.jsonl \\\n"
+             "      --select hardware=h100-sxm --select model=llama-2-7b --select tp=1 --out "
+             "h100.json\n"},
+    calibrate_lines,
+    CLI_N(calibrate_lines),
+};
+
+/* No lines of their own: calibrate's --out and --self-check, and the options listed on
+ * --engine's and --fit's lines. The note on a calibration's figures follows --fit's line. */
+static const meas_line validate_lines[] = {
+    {"measurements", "  --measurements FILE     a JSON Lines measurement file (repeatable)\n"},
+    {"select",
+     "  --select FIELD=VALUE    keep rows where FIELD equals VALUE (repeatable; all must hold)\n"},
+    {"exclude", "  --exclude FIELD=VALUE   drop rows where FIELD equals VALUE (repeatable)\n"},
+    {"calibration", "  --calibration FILE      alpha and beta_s to apply\n"},
+    {"holdout",
+     "  --holdout FIELD         leave-one-group-out cross-validation: for each value of FIELD\n"
+     "                          (model, hardware, tp, batch, prompt_tokens, kind...), fit on the\n"
+     "                          other rows and predict the held-out ones; reports the pooled\n"
+     "                          held-out error (fit options as for calibrate)\n"},
+    {"engine", "  --engine ID, --no-host-time, --scheduler-rule R, --roofline op|step, --gemm M,\n"
+               "  --weighting W, --alpha-min ...  as for calibrate\n"},
+    {"fit",
+     "  --fit LIST, --loss L    with --holdout: each fold fits these figures too (as calibrate)\n"
+     "  A calibration's fitted figures (\"figures\") replace the profile's before predicting.\n"},
+    {"format", "  --format table|json     default table; json prints the MEASUREMENTS.md object\n"},
+};
+
+static const meas_usage validate_usage = {
+    {.head = "usage: llmstep validate --measurements FILE... [--calibration CALIB.json] [options]\n"
+             "\n"
+             "Predicts every selected row and reports MAPE, median APE, max APE and R^2, with the\n"
+             "errors grouped by model, TP, batch and kind, and a per-row table. Without\n"
+             "--calibration, alpha = 1 and beta_s = 0.\n"
+             "\n"
+             "Options:\n",
+     .tail = ""},
+    validate_lines,
+    CLI_N(validate_lines),
+};
 
 static int parse_weighting(const char *arg, void *dst, char *msg, size_t cap)
 {
@@ -139,10 +185,24 @@ static int parse_loss(const char *arg, void *dst, char *msg, size_t cap)
     return -1;
 }
 
-static void calibrate_help(FILE *f) { fputs(calibrate_usage, f); }
-static void validate_help(FILE *f) { fputs(validate_usage, f); }
+/* t: the n options of base in the order of the usage's lines, each with its lines, then the
+ * others (no line of their own). */
+static void order_by_usage(const cli_opt *base, int n, const meas_usage *u, cli_opt *t)
+{
+    int k = 0, placed[CLI_OPTS_MAX] = {0};
+    for (int l = 0; l < u->n_lines; l++)
+        for (int i = 0; i < n; i++)
+            if (!placed[i] && strcmp(base[i].name, u->lines[l].name) == 0) {
+                t[k] = base[i];
+                t[k++].help = u->lines[l].help;
+                placed[i] = 1;
+            }
+    for (int i = 0; i < n; i++)
+        if (!placed[i])
+            t[k++] = base[i];
+}
 
-static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *), int *done)
+static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, int *done)
 {
     memset(o, 0, sizeof(*o));
     o->p.engine = SIM_MEAS_DEFAULT_ENGINE;
@@ -153,7 +213,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *)
     cli_opt_list files = {o->files, 0, MAX_FILES}, sel = {o->select, 0, MAX_FILTERS},
                  exc = {o->exclude, 0, MAX_FILTERS};
     sim_fit_opts *fit = &o->p.fit;
-    const cli_opt t[] = {
+    const cli_opt base[] = {
         CLI_FILES("measurements", &files),
         CLI_LIST("select", &sel),
         CLI_LIST("exclude", &exc),
@@ -170,13 +230,17 @@ static int parse_opts(int argc, char **argv, meas_opts *o, void (*usage)(FILE *)
         CLI_DBL("beta-min-s", &fit->beta_min_s, -1e3, 1e3),
         CLI_DBL("beta-max-s", &fit->beta_max_s, -1e3, 1e3),
         CLI_GEMM("gemm", &o->p.gemm),
-        CLI_STR("fit", &o->fit),
+        /* repeatable, as the lists: the last one is fitted */
+        {.name = "fit", .kind = CLI_OPT_STR, .dst = &o->fit, .repeatable = 1},
         CLI_CUSTOM("loss", parse_loss, &o->loss),
         CLI_FLAG("self-check", &o->self_check),
         CLI_STR("scheduler-rule", &o->sched_rule),
     };
+    _Static_assert(sizeof(base) / sizeof(base[0]) <= CLI_OPTS_MAX, "order_by_usage's placed[]");
+    cli_opt t[CLI_N(base)];
+    order_by_usage(base, CLI_N(base), u, t);
     int first = argc;
-    int rc = cli_opts_parse_operands(cmd, argc, argv, t, CLI_N(t), usage, done, &first);
+    int rc = cli_opts_parse_help(cmd, argc, argv, t, CLI_N(t), &u->h, done, &first);
     if (rc != CLI_OK || *done)
         return rc;
     for (int i = first; i < argc && files.n < MAX_FILES; i++)
@@ -648,7 +712,7 @@ static void print_self_check(const meas_opts *o, const self_check *sc, const sim
 int cmd_calibrate(int argc, char **argv)
 {
     meas_opts o;
-    int done, rc = parse_opts(argc, argv, &o, calibrate_help, &done);
+    int done, rc = parse_opts(argc, argv, &o, &calibrate_usage, &done);
     if (rc != CLI_OK || done)
         return rc;
     if (!o.out) {
@@ -911,7 +975,7 @@ static int validate_usage_check(const meas_opts *o)
 int cmd_validate(int argc, char **argv)
 {
     meas_opts o;
-    int done, rc = parse_opts(argc, argv, &o, validate_help, &done);
+    int done, rc = parse_opts(argc, argv, &o, &validate_usage, &done);
     if (rc == CLI_OK && !done)
         rc = validate_usage_check(&o);
     if (rc != CLI_OK || done)

@@ -17,54 +17,50 @@
 #include "opts.h"
 #include "plot.h"
 
-static void plot_usage(FILE *f)
-{
-    fputs("usage: llmstep plot roofline --hw ID --model ID [--tp N] [--dtype T] STEP... --out F\n"
-          "       llmstep plot sweep --model ID --hw ID [--tp LIST] [--batch LIST] [--context C]\n"
-          "                          [--calibration FILE|DIR] [--max-model-len N] --out F\n"
-          "       llmstep plot validate --measurements FILE... [--select F=V] [--exclude F=V]\n"
-          "                          [--calibration FILE] [--group FIELD] --out F\n"
-          "       llmstep plot serving --model ID --hw ID [--tp LIST] [--concurrency LIST |\n"
-          "                          --request-rate LIST] --prompt-tokens L --output-tokens O\n"
-          "                          [--measurements FILE...] [--calibration FILE] --out F\n"
-          "\n"
-          "Draws with gnuplot (apt-get install gnuplot-nox). --out ends in .svg or .png.\n"
-          "\n"
-          "  roofline  the hardware's roofline on log-log axes: compute ceilings per dtype (peak\n"
-          "            and achievable = peak x measured GEMM efficiency), HBM ceilings (datasheet\n"
-          "            peak and achievable = STREAM copy x weights factor), the ridge point, and\n"
-          "            each operator of the step at its arithmetic intensity and attained rate,\n"
-          "            coloured by bound. STEP: --decode BxC, --prefill BxL, --chunk BxTxC[:mid]\n"
-          "  sweep     decode time per output token against batch size, one line per TP; and\n"
-          "            tokens/s per GPU against TPOT with the Pareto frontier (llmstep sweep)\n"
-          "  validate  predicted against measured time (log-log, y = x and +/-15% bands), and\n"
-          "            MAPE and bias per group (--group model|hardware|tp|batch|kind, default\n"
-          "            model), as `llmstep validate` computes them (also\n"
-          "            --scheduler-rule R, as for validate)\n"
-          "  serving   TTFT and TPOT against concurrency (closed loop, default 1:256) or request\n"
-          "            rate (Poisson), one colour per TP (up to 8): the simulated mean (solid)\n"
-          "            and p90 (dashed) from `llmstep sweep --kind serving` (the engine as\n"
-          "            every command: --engine, else the calibration's, else vllm-v1),\n"
-          "            and, with --measurements, the measured serving rows of the same model,\n"
-          "            hardware, TP, lengths and arrival (marker by statistic: mean, p50,\n"
-          "            p90, p99); --select/--exclude filter them; --num-requests N,\n"
-          "            --range-ratio R (lengths +-R, default 0.1; 0 for fixed-length runs)\n"
-          "\n"
-          "Common options: --engine ID, --calibration FILE|ID|DIR (alpha and beta_s; as for\n"
-          "predict and sweep), --no-host-time,\n"
-          "--dtype T, --kv-dtype T; sweep also --max-model-len N, --max-num-seqs N,\n"
-          "--gpu-memory-utilization F (as for llmstep sweep).\n"
-          "\n"
-          "Examples:\n"
-          "  llmstep plot roofline --hw h100-sxm --model llama-3.1-8b --decode 32x2048 "
-          "--out roofline.svg\n"
-          "  llmstep plot sweep --model llama-3.1-70b --hw h100-sxm --tp 2,4,8 --batch 1:256 "
-          "--context 4096 --out sweep.png\n"
-          "  llmstep plot validate --measurements measurements/example.jsonl --select "
-          "hardware=h100-sxm \\\n"
-          "      --calibration calibrations/h100-sxm.json --out validate.png\n",
-          f);
-}
+/* The usage around the options' help (the table in parse_plot_args), one for every plot. */
+static const cli_help plot_help = {
+    .head =
+        "usage: llmstep plot roofline --hw ID --model ID [--tp N] [--dtype T] STEP... --out F\n"
+        "       llmstep plot sweep --model ID --hw ID [--tp LIST] [--batch LIST] [--context C]\n"
+        "                          [--calibration FILE|DIR] [--max-model-len N] --out F\n"
+        "       llmstep plot validate --measurements FILE... [--select F=V] [--exclude F=V]\n"
+        "                          [--calibration FILE] [--group FIELD] --out F\n"
+        "       llmstep plot serving --model ID --hw ID [--tp LIST] [--concurrency LIST |\n"
+        "                          --request-rate LIST] --prompt-tokens L --output-tokens O\n"
+        "                          [--measurements FILE...] [--calibration FILE] --out F\n"
+        "\n"
+        "Draws with gnuplot (apt-get install gnuplot-nox). --out ends in .svg or .png.\n"
+        "\n"
+        "  roofline  the hardware's roofline on log-log axes: compute ceilings per dtype (peak\n"
+        "            and achievable = peak x measured GEMM efficiency), HBM ceilings (datasheet\n"
+        "            peak and achievable = STREAM copy x weights factor), the ridge point, and\n"
+        "            each operator of the step at its arithmetic intensity and attained rate,\n"
+        "            coloured by bound. STEP: --decode BxC, --prefill BxL, --chunk BxTxC[:mid]\n"
+        "  sweep     decode time per output token against batch size, one line per TP; and\n"
+        "            tokens/s per GPU against TPOT with the Pareto frontier (llmstep sweep)\n"
+        "  validate  predicted against measured time (log-log, y = x and +/-15% bands), and\n"
+        "            MAPE and bias per group (--group model|hardware|tp|batch|kind, default\n"
+        "            model), as `llmstep validate` computes them (also\n"
+        "            --scheduler-rule R, as for validate)\n"
+        "  serving   TTFT and TPOT against concurrency (closed loop, default 1:256) or request\n"
+        "            rate (Poisson), one colour per TP (up to 8): the simulated mean (solid)\n"
+        "            and p90 (dashed) from `llmstep sweep --kind serving` (the engine as\n"
+        "            every command: --engine, else the calibration's, else vllm-v1),\n"
+        "            and, with --measurements, the measured serving rows of the same model,\n"
+        "            hardware, TP, lengths and arrival (marker by statistic: mean, p50,\n"
+        "            p90, p99); --select/--exclude filter them; --num-requests N,\n"
+        "            --range-ratio R (lengths +-R, default 0.1; 0 for fixed-length runs)\n"
+        "\n",
+    .tail = "\n"
+            "Examples:\n"
+            "  llmstep plot roofline --hw h100-sxm --model llama-3.1-8b --decode 32x2048 "
+            "--out roofline.svg\n"
+            "  llmstep plot sweep --model llama-3.1-70b --hw h100-sxm --tp 2,4,8 --batch 1:256 "
+            "--context 4096 --out sweep.png\n"
+            "  llmstep plot validate --measurements measurements/example.jsonl --select "
+            "hardware=h100-sxm \\\n"
+            "      --calibration calibrations/h100-sxm.json --out validate.png\n",
+};
 
 /* Paths go into gnuplot's single-quoted strings: refuse the characters that would break them. */
 /* The plots, by the name after `plot`, with the image size in pixels. */
@@ -98,6 +94,8 @@ typedef struct plot_args {
     sim_sched_cfg sched;
 } plot_args;
 
+/* argv[1] names the plot, options follow it; `plot` alone prints the usage to stderr (exit
+ * 2), `plot --help` to stdout. */
 static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
 {
     cli_group_opt dec = {&a->st, 'd'}, pre = {&a->st, 'p'}, chu = {&a->st, 'c'};
@@ -107,32 +105,39 @@ static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
     snprintf(sel.full, sizeof(sel.full), "at most %d of --select", PLOT_MAX_SEL);
     snprintf(exc.full, sizeof(exc.full), "at most %d of --exclude", PLOT_MAX_SEL);
     const char *positive = "a positive integer";
+    /* The common options first, with the lines that list them; the others have no help of
+     * their own (the synopses and the plots' paragraphs name them). */
     const cli_opt t[] = {
+        CLI_STR_SEEN_H(
+            "engine", &a->engine, &a->engine_given,
+            "Common options: --engine ID, --calibration FILE|ID|DIR (alpha and beta_s; as for\n"
+            "predict and sweep), --no-host-time,\n"),
+        CLI_STR("calibration", &a->calib),
+        CLI_FLAG("no-host-time", &a->no_host),
+        CLI_STR_H("dtype", &a->dtype,
+                  "--dtype T, --kv-dtype T; sweep also --max-model-len N, --max-num-seqs N,\n"
+                  "--gpu-memory-utilization F (as for llmstep sweep).\n"),
+        CLI_STR("kv-dtype", &a->kv_dtype),
+        {.name = "max-model-len", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
+        {.name = "max-num-seqs", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
+        {.name = "gpu-memory-utilization",
+         .kind = CLI_OPT_SCHED,
+         .dst = &a->sched,
+         .expect = "a number in (0, 1]"},
         CLI_STR("out", &a->out),
         CLI_STR("model", &a->model),
         CLI_STR("hw", &a->hw),
         CLI_STR("tp", &a->tp_spec),
-        CLI_STR("dtype", &a->dtype),
-        CLI_STR("kv-dtype", &a->kv_dtype),
         CLI_CUSTOM("decode", cli_opt_parse_group, &dec),
         CLI_CUSTOM("prefill", cli_opt_parse_group, &pre),
         CLI_CUSTOM("chunk", cli_opt_parse_group, &chu),
         CLI_STR("batch", &a->batch_spec),
         CLI_STR("context", &a->ctx_spec),
-        CLI_STR("calibration", &a->calib),
-        CLI_STR_SEEN("engine", &a->engine, &a->engine_given),
-        CLI_FLAG("no-host-time", &a->no_host),
-        CLI_CUSTOM("measurements", cli_opt_parse_bounded, &files),
-        CLI_CUSTOM("select", cli_opt_parse_bounded, &sel),
-        CLI_CUSTOM("exclude", cli_opt_parse_bounded, &exc),
+        CLI_BOUNDED("measurements", &files),
+        CLI_BOUNDED("select", &sel),
+        CLI_BOUNDED("exclude", &exc),
         CLI_STR("group", &a->group),
         CLI_STR("scheduler-rule", &a->sched_rule),
-        {.name = "max-model-len", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
-        {.name = "gpu-memory-utilization",
-         .kind = CLI_OPT_SCHED,
-         .dst = &a->sched,
-         .expect = "a number in (0, 1]"},
-        {.name = "max-num-seqs", .kind = CLI_OPT_SCHED, .dst = &a->sched, .expect = positive},
         CLI_STR("concurrency", &a->conc_spec),
         CLI_STR("request-rate", &a->rate_spec),
         {.name = "prompt-tokens",
@@ -155,8 +160,25 @@ static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
          .expect = positive},
         CLI_DBL("range-ratio", &a->range_ratio, 0.0, 0.999),
     };
-    /* argv[0] is the plot's name: options follow it. */
-    int rc = cli_opts_parse("plot", argc - 1, argv + 1, t, CLI_N(t), plot_usage, done);
+    *done = 0;
+    if (argc < 2) {
+        cli_help_print(stderr, &plot_help, t, CLI_N(t));
+        return CLI_USAGE;
+    }
+    /* `plot --help` prints the usage whatever follows. */
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return cli_opts_parse_help("plot", 2, argv, t, CLI_N(t), &plot_help, done, NULL);
+    a->what = argv[1];
+    a->kind = PLOT_KIND_COUNT;
+    for (int k = 0; k < PLOT_KIND_COUNT; k++)
+        if (strcmp(a->what, plots[k].name) == 0)
+            a->kind = (plot_kind)k;
+    if (a->kind == PLOT_KIND_COUNT) {
+        cli_error("plot: unknown plot '%s' (expected roofline, sweep, validate or serving)",
+                  a->what);
+        return CLI_USAGE;
+    }
+    int rc = cli_opts_parse_help("plot", argc - 1, argv + 1, t, CLI_N(t), &plot_help, done, NULL);
     a->n_files = files.l.n;
     a->n_sel = sel.l.n;
     a->n_exc = exc.l.n;
@@ -338,22 +360,8 @@ static int draw(const plot_args *a, plot_job *job, const cli_run *run, const cli
 
 int cmd_plot(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        plot_usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? CLI_USAGE : CLI_OK;
-    }
     static plot_args a;
     memset(&a, 0, sizeof(a));
-    a.what = argv[1];
-    a.kind = PLOT_KIND_COUNT;
-    for (int k = 0; k < PLOT_KIND_COUNT; k++)
-        if (strcmp(a.what, plots[k].name) == 0)
-            a.kind = (plot_kind)k;
-    if (a.kind == PLOT_KIND_COUNT) {
-        cli_error("plot: unknown plot '%s' (expected roofline, sweep, validate or serving)",
-                  a.what);
-        return CLI_USAGE;
-    }
     a.prompt = a.output = -1;
     a.range_ratio = -1.0; /* the default spread (sim_workload_range_ratio) */
     a.batch_spec = "1:256";

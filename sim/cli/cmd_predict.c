@@ -278,13 +278,14 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
          .kind = CLI_OPT_CUSTOM,
          .dst = &prefill,
          .parse = cli_opt_parse_group,
+         .repeatable = 1,
          .heading = "Step (at least one; several make a mixed step):\n",
          .help = "  --prefill BxL         B new sequences of L prompt tokens\n"},
-        CLI_CUSTOM_H(
-            "decode", cli_opt_parse_group, &decode,
+        CLI_GROUP_H(
+            "decode", &decode,
             "  --decode BxC          B sequences decoding one token, C tokens already cached\n"),
-        CLI_CUSTOM_H(
-            "chunk", cli_opt_parse_group, &chunk,
+        CLI_GROUP_H(
+            "chunk", &chunk,
             "  --chunk BxTxC[:mid]   B chunked prefills of T tokens after C cached tokens;\n"
             "                        ':mid' = not the prompt's last chunk (samples no token)\n"),
         {.name = "model",

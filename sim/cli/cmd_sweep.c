@@ -13,91 +13,31 @@
 #include "sweep_cli.h"
 #include "units.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: llmstep sweep --model ID[,ID..] --hw ID[,ID..] [--tp LIST] [--batch LIST]\n"
-          "                     [--context LIST] [--kind decode|prefill|offline|serving]\n"
-          "                     [--prompt-tokens L --output-tokens O] [--calibration FILE|DIR]\n"
-          "                     [--slo-tpot-ms X] [--slo-ttft-ms Y] [--gpu-hour-usd P]\n"
-          "                     [--best | --pareto] [--format csv|json|table]\n"
-          "\n"
-          "Predicts every configuration and prints one row each, as it is computed (memory does\n"
-          "not grow with the number of rows). Configurations that do not fit in memory are kept\n"
-          "and marked (fits=false, with the reason in status).\n"
-          "\n"
-          "  decode   one step of BATCH sequences at CONTEXT cached tokens: time = TPOT,\n"
-          "           tokens/s = batch / time\n"
-          "  prefill  one step of BATCH prompts of CONTEXT tokens: time = TTFT,\n"
-          "           tokens/s = batch x context / time (prompt tokens)\n"
-          "  offline  the engine simulation of BATCH prompts of L tokens generating O each\n"
-          "           (as `llmstep latency`); --context is not used; tokens/s = output tokens\n"
-          "  serving  the engine (default vllm-v1, server defaults) serving a closed loop of\n"
-          "           --concurrency LIST clients (default 1:256) or an open loop at\n"
-          "           --request-rate LIST requests/s, as `llmstep serve`: TTFT, TPOT and E2E\n"
-          "           mean/p50/p90/p99, requests/s and output tokens/s (per GPU = / tp)\n"
-          "Times include the engine's host time per step (--no-host-time to leave it out).\n"
-          "\n",
-          f);
-    fputs("Options:\n"
-          "  --model LIST               model ids or config paths, comma-separated\n"
-          "  --hw LIST                  hardware ids or profile paths, comma-separated\n"
-          "  --tp LIST                  tensor-parallel degrees (default 1,2,4,8)\n"
-          "  --pp LIST                  pipeline stages, crossed with --tp (default 1): rows of\n"
-          "                             TP x PP on tp x pp GPUs (per-GPU figures and cost over\n"
-          "                             all of them); one batch through the stages per step\n"
-          "                             (docs/engine.md); adds a pp column (CSV, JSON)\n"
-          "  --dp LIST                  data-parallel ranks, crossed inside --pp (default 1): a\n"
-          "                             batch is the total over the ranks (ceil(B / DP) each), a\n"
-          "                             serving point's load is dealt to DP engines; GPUs = TP x\n"
-          "                             PP x DP; adds dp and ep columns (CSV, JSON)\n"
-          "  --ep [0,1]                 expert parallelism (MoE models; vLLM\n"
-          "                             --enable-expert-parallel): --ep on every row, --ep 0,1\n"
-          "                             crossed inside --dp; adds the dp and ep columns\n"
-          "",
-          f);
-    fputs(
-        "  --batch LIST               batch sizes (default 1:256)\n"
-        "  --context LIST             decode context / prefill prompt tokens (default 2048)\n"
-        "                             LIST: integers and ranges a:b (a, 2a, 4a, ... <= b),\n"
-        "                             comma-separated: 1,2,4,8  1:256  512:8192,12288\n"
-        "  --kind K                   decode (default), prefill, offline or serving\n"
-        "  --prompt-tokens L          offline, serving: prompt length\n"
-        "  --output-tokens O          offline, serving: tokens generated per sequence\n"
-        "  --calibration FILE|ID|DIR  alpha and beta_s: a file or calibration id (its hardware\n"
-        "                             only), or a folder (each GPU's file for the engine; a GPU\n"
-        "                             with files for other engines only is uncalibrated, said\n"
-        "                             on stderr); rows without one say calibrated=false\n"
-        "  --slo-tpot-ms X            time-per-output-token objective (decode, offline, serving)\n"
-        "  --slo-ttft-ms Y            time-to-first-token objective (prefill, offline, serving)\n"
-        "  --slo-percentile P         serving: judge the SLOs at p50, p90 (default) or p99\n"
-        "  --concurrency LIST         serving: closed-loop clients (default 1:256)\n"
-        "  --request-rate LIST        serving: open-loop Poisson rates, requests/s (1,2.5,10 or\n"
-        "                             ranges a:b doubling from a)\n"
-        "  --num-requests K, --range-ratio R, --burstiness B, --seed S\n"
-        "                             serving: the workload, as for `llmstep serve` (lengths\n"
-        "                             +-10% by default; --range-ratio 0: strict lockstep)\n"
-        "  --seeds N                  serving: simulate each point with seeds S .. S+N-1: the\n"
-        "                             statistics are their means, an SLO holds only when it\n"
-        "                             holds at every seed; adds n_seeds, the judged TTFT and\n"
-        "                             TPOT percentiles and their ranges over the seeds\n"
-        "                             (default 20 with --best or --pareto unless the workload\n"
-        "                             is deterministic, else 1)\n"
-        "  --gpu-hour-usd P[,P..]     USD per GPU-hour, one for all or one per --hw: adds the "
-        "cost\n"
-        "                             per million tokens = P x tp / 3600 / (tokens/s) x 1e6\n"
-        "  --best                     per model and hardware, only the configuration with the\n"
-        "                             highest tokens/s per GPU that fits and meets the SLOs\n"
-        "  --pareto                   per model and hardware, only the configurations on the\n"
-        "                             latency (TPOT; prefill: TTFT) vs tokens/s-per-GPU frontier\n"
-        "  --dtype T, --kv-dtype T    fp16|bf16|fp8 (default: the model's)\n"
-        "  --engine ID                engine profile (default: the calibration's, else vllm-v1,\n"
-        "                             as every command)\n"
-        "  --max-num-seqs N, --max-model-len N, --gpu-memory-utilization F,\n"
-        "  --max-num-batched-tokens N\n"
-        "                             scheduler and memory settings (default: the engine's; the\n"
-        "                             model's max_position_embeddings)\n"
-        "  --no-host-time             leave out the engine's host time per step\n"
-        "  --format csv|json|table    default csv\n"
+/* The usage around the options' help (the table in parse_sweep_args). */
+static const cli_help sweep_help = {
+    .head = "usage: llmstep sweep --model ID[,ID..] --hw ID[,ID..] [--tp LIST] [--batch LIST]\n"
+            "                     [--context LIST] [--kind decode|prefill|offline|serving]\n"
+            "                     [--prompt-tokens L --output-tokens O] [--calibration FILE|DIR]\n"
+            "                     [--slo-tpot-ms X] [--slo-ttft-ms Y] [--gpu-hour-usd P]\n"
+            "                     [--best | --pareto] [--format csv|json|table]\n"
+            "\n"
+            "Predicts every configuration and prints one row each, as it is computed (memory does\n"
+            "not grow with the number of rows). Configurations that do not fit in memory are kept\n"
+            "and marked (fits=false, with the reason in status).\n"
+            "\n"
+            "  decode   one step of BATCH sequences at CONTEXT cached tokens: time = TPOT,\n"
+            "           tokens/s = batch / time\n"
+            "  prefill  one step of BATCH prompts of CONTEXT tokens: time = TTFT,\n"
+            "           tokens/s = batch x context / time (prompt tokens)\n"
+            "  offline  the engine simulation of BATCH prompts of L tokens generating O each\n"
+            "           (as `llmstep latency`); --context is not used; tokens/s = output tokens\n"
+            "  serving  the engine (default vllm-v1, server defaults) serving a closed loop of\n"
+            "           --concurrency LIST clients (default 1:256) or an open loop at\n"
+            "           --request-rate LIST requests/s, as `llmstep serve`: TTFT, TPOT and E2E\n"
+            "           mean/p50/p90/p99, requests/s and output tokens/s (per GPU = / tp)\n"
+            "Times include the engine's host time per step (--no-host-time to leave it out).\n"
+            "\n",
+    .tail =
         "\n"
         "A decode point fits when the engine starts (weights, activations and reserve leave room\n"
         "for one max_model_len sequence) and batch <= min(max_num_seqs, KV blocks /\n"
@@ -116,8 +56,7 @@ static void usage(FILE *f)
         "--concurrency 1:256 \\\n"
         "      --prompt-tokens 1024 --output-tokens 128 --slo-ttft-ms 500 --slo-tpot-ms 30 "
         "--best\n",
-        f);
-}
+};
 
 #define AXIS_CAP 4096
 /* One serving point simulates about 12 x concurrency requests; this keeps a point under a
@@ -521,7 +460,7 @@ typedef struct sweep_args {
     int64_t slo_pct;
     int best, pareto, no_host, ep;
     double slo_tpot_s, slo_ttft_s;
-    /* options of --kind serving only, in table order (concurrency .. seed) */
+    /* options of --kind serving only, given or not, in the order of serving_names */
     int serving_seen[8];
     enum sweep_select select;
     enum sweep_format fmt;
@@ -554,44 +493,134 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
     a->tp_spec = "1,2,4,8";
     a->format = "csv";
     int *sv = a->serving_seen;
+    /* In the order of the usage. No help of their own: --ep-values ("--ep 0,1", which
+     * cmd_sweep rewrites to it), --range-ratio, --burstiness and --seed (on --num-requests' line),
+     * --kv-dtype (on --dtype's) and the scheduler limits (on --max-num-seqs'). */
     const cli_opt t[] = {
-        CLI_STR("model", &a->models),
-        CLI_STR("hw", &a->hws),
-        CLI_STR("tp", &a->tp_spec),
-        CLI_STR("pp", &a->pp_spec),
-        CLI_STR("dp", &a->dp_spec),
-        CLI_FLAG("ep", &a->ep),
-        CLI_STR("ep-values", &a->ep_spec), /* "--ep 0,1" (sweep_argv) */
-        CLI_STR("batch", &a->batch_spec),
-        CLI_STR("context", &a->ctx_spec),
-        CLI_CUSTOM("kind", parse_kind, &o->kind),
-        CLI_I64("prompt-tokens", &o->prompt_tokens, 1, (double)(INT64_C(1) << 30)),
-        CLI_I64("output-tokens", &o->output_tokens, 1, (double)(INT64_C(1) << 30)),
-        CLI_STR("calibration", &o->calibration),
-        CLI_MS("slo-tpot-ms", &a->slo_tpot_s, 1e-6, 1e9),
-        CLI_MS("slo-ttft-ms", &a->slo_ttft_s, 1e-6, 1e9),
-        CLI_STR("gpu-hour-usd", &a->price_spec),
-        CLI_FLAG("best", &a->best),
-        CLI_FLAG("pareto", &a->pareto),
-        CLI_STR("format", &a->format),
-        CLI_STR("dtype", &o->dtype),
-        CLI_STR("kv-dtype", &o->kv_dtype),
-        CLI_STR("engine", &a->engine),
-        CLI_SCHED("max-num-seqs", &o->sched),
-        CLI_SCHED("max-model-len", &o->sched),
-        CLI_SCHED("gpu-memory-utilization", &o->sched),
-        CLI_FLAG("no-host-time", &a->no_host),
-        CLI_STR_SEEN("concurrency", &a->conc_spec, &sv[0]),
-        CLI_STR_SEEN("request-rate", &a->rate_spec, &sv[1]),
-        CLI_CUSTOM_SEEN("slo-percentile", parse_slo_pct, &a->slo_pct, &sv[2]),
-        CLI_I64_SEEN("num-requests", &o->num_requests, 1, 10000000, &sv[3]),
+        {.name = "model",
+         .kind = CLI_OPT_STR,
+         .dst = &a->models,
+         .heading = "Options:\n",
+         .help = "  --model LIST               model ids or config paths, comma-separated\n"},
+        CLI_STR_H("hw", &a->hws,
+                  "  --hw LIST                  hardware ids or profile paths, comma-separated\n"),
+        CLI_STR_H("tp", &a->tp_spec,
+                  "  --tp LIST                  tensor-parallel degrees (default 1,2,4,8)\n"),
+        CLI_STR_H(
+            "pp", &a->pp_spec,
+            "  --pp LIST                  pipeline stages, crossed with --tp (default 1): rows of\n"
+            "                             TP x PP on tp x pp GPUs (per-GPU figures and cost over\n"
+            "                             all of them); one batch through the stages per step\n"
+            "                             (docs/engine.md); adds a pp column (CSV, JSON)\n"),
+        CLI_STR_H(
+            "dp", &a->dp_spec,
+            "  --dp LIST                  data-parallel ranks, crossed inside --pp (default 1): a\n"
+            "                             batch is the total over the ranks (ceil(B / DP) each), "
+            "a\n"
+            "                             serving point's load is dealt to DP engines; GPUs = TP "
+            "x\n"
+            "                             PP x DP; adds dp and ep columns (CSV, JSON)\n"),
+        CLI_FLAG_H(
+            "ep", &a->ep,
+            "  --ep [0,1]                 expert parallelism (MoE models; vLLM\n"
+            "                             --enable-expert-parallel): --ep on every row, "
+            "--ep 0,1\n"
+            "                             crossed inside --dp; adds the dp and ep columns\n"),
+        {.name = "ep-values", .kind = CLI_OPT_STR, .dst = &a->ep_spec, .same_as = "ep"},
+        CLI_STR_H("batch", &a->batch_spec,
+                  "  --batch LIST               batch sizes (default 1:256)\n"),
+        CLI_STR_H(
+            "context", &a->ctx_spec,
+            "  --context LIST             decode context / prefill prompt tokens (default 2048)\n"
+            "                             LIST: integers and ranges a:b (a, 2a, 4a, ... <= b),\n"
+            "                             comma-separated: 1,2,4,8  1:256  512:8192,12288\n"),
+        CLI_CUSTOM_H(
+            "kind", parse_kind, &o->kind,
+            "  --kind K                   decode (default), prefill, offline or serving\n"),
+        CLI_I64_H("prompt-tokens", &o->prompt_tokens, 1, (double)(INT64_C(1) << 30),
+                  "  --prompt-tokens L          offline, serving: prompt length\n"),
+        CLI_I64_H("output-tokens", &o->output_tokens, 1, (double)(INT64_C(1) << 30),
+                  "  --output-tokens O          offline, serving: tokens generated per sequence\n"),
+        CLI_STR_H(
+            "calibration", &o->calibration,
+            "  --calibration FILE|ID|DIR  alpha and beta_s: a file or calibration id (its "
+            "hardware\n"
+            "                             only), or a folder (each GPU's file for the engine; a "
+            "GPU\n"
+            "                             with files for other engines only is uncalibrated, said\n"
+            "                             on stderr); rows without one say calibrated=false\n"),
+        CLI_MS_H("slo-tpot-ms", &a->slo_tpot_s, 1e-6, 1e9,
+                 "  --slo-tpot-ms X            time-per-output-token objective (decode, offline, "
+                 "serving)\n"),
+        CLI_MS_H("slo-ttft-ms", &a->slo_ttft_s, 1e-6, 1e9,
+                 "  --slo-ttft-ms Y            time-to-first-token objective (prefill, offline, "
+                 "serving)\n"),
+        {.name = "slo-percentile",
+         .kind = CLI_OPT_CUSTOM,
+         .dst = &a->slo_pct,
+         .parse = parse_slo_pct,
+         .seen = &sv[2],
+         .help =
+             "  --slo-percentile P         serving: judge the SLOs at p50, p90 (default) or p99\n"},
+        CLI_STR_SEEN_H(
+            "concurrency", &a->conc_spec, &sv[0],
+            "  --concurrency LIST         serving: closed-loop clients (default 1:256)\n"),
+        CLI_STR_SEEN_H("request-rate", &a->rate_spec, &sv[1],
+                       "  --request-rate LIST        serving: open-loop Poisson rates, requests/s "
+                       "(1,2.5,10 or\n"
+                       "                             ranges a:b doubling from a)\n"),
+        CLI_I64_SEEN_H(
+            "num-requests", &o->num_requests, 1, 10000000, &sv[3],
+            "  --num-requests K, --range-ratio R, --burstiness B, --seed S\n"
+            "                             serving: the workload, as for `llmstep serve` (lengths\n"
+            "                             +-10% by default; --range-ratio 0: strict lockstep)\n"),
         CLI_DBL_SEEN("range-ratio", &o->range_ratio, 0.0, 0.999, &sv[4]),
-        CLI_I64_SEEN("seeds", &o->n_seeds, 1, 100, &sv[7]),
         CLI_DBL_SEEN("burstiness", &o->burstiness, 1e-3, 1e3, &sv[5]),
         CLI_U64_SEEN("seed", &o->seed, 0, 9.3e18, &sv[6]),
+        CLI_I64_SEEN_H(
+            "seeds", &o->n_seeds, 1, 100, &sv[7],
+            "  --seeds N                  serving: simulate each point with seeds S .. S+N-1: the\n"
+            "                             statistics are their means, an SLO holds only when it\n"
+            "                             holds at every seed; adds n_seeds, the judged TTFT and\n"
+            "                             TPOT percentiles and their ranges over the seeds\n"
+            "                             (default 20 with --best or --pareto unless the workload\n"
+            "                             is deterministic, else 1)\n"),
+        CLI_STR_H("gpu-hour-usd", &a->price_spec,
+                  "  --gpu-hour-usd P[,P..]     USD per GPU-hour, one for all or one per --hw: "
+                  "adds the cost\n"
+                  "                             per million tokens = P x tp / 3600 / (tokens/s) x "
+                  "1e6\n"),
+        CLI_FLAG_H("best", &a->best,
+                   "  --best                     per model and hardware, only the configuration "
+                   "with the\n"
+                   "                             highest tokens/s per GPU that fits and meets the "
+                   "SLOs\n"),
+        CLI_FLAG_H("pareto", &a->pareto,
+                   "  --pareto                   per model and hardware, only the configurations "
+                   "on the\n"
+                   "                             latency (TPOT; prefill: TTFT) vs tokens/s-per-GPU "
+                   "frontier\n"),
+        CLI_STR_H("dtype", &o->dtype,
+                  "  --dtype T, --kv-dtype T    fp16|bf16|fp8 (default: the model's)\n"),
+        CLI_STR("kv-dtype", &o->kv_dtype),
+        CLI_STR_H("engine", &a->engine,
+                  "  --engine ID                engine profile (default: the calibration's, else "
+                  "vllm-v1,\n"
+                  "                             as every command)\n"),
+        CLI_SCHED_H("max-num-seqs", &o->sched,
+                    "  --max-num-seqs N, --max-model-len N, --gpu-memory-utilization F,\n"
+                    "  --max-num-batched-tokens N\n"
+                    "                             scheduler and memory settings (default: the "
+                    "engine's; the\n"
+                    "                             model's max_position_embeddings)\n"),
+        CLI_SCHED("max-model-len", &o->sched),
+        CLI_SCHED("gpu-memory-utilization", &o->sched),
         CLI_SCHED("max-num-batched-tokens", &o->sched),
+        CLI_FLAG_H("no-host-time", &a->no_host,
+                   "  --no-host-time             leave out the engine's host time per step\n"),
+        CLI_STR_H("format", &a->format, "  --format csv|json|table    default csv\n"),
     };
-    int rc = cli_opts_parse("sweep", argc, argv, t, CLI_N(t), usage, done);
+    int rc = cli_opts_parse_help("sweep", argc, argv, t, CLI_N(t), &sweep_help, done, NULL);
     if (a->no_host)
         o->host_time = 0;
     return rc;

@@ -1,7 +1,8 @@
 /*
  * main.c - llmstep command dispatch. Each command parses its own options
- * (getopt_long), calls the loaders and the core, prints, and returns an exit
- * code: 0 ok, 1 bad input, 2 usage, 3 numerical failure.
+ * (its option table, opts.h, which also refuses a single-valued option given twice),
+ * calls the loaders and the core, prints, and returns an exit code: 0 ok, 1 bad
+ * input, 2 usage, 3 numerical failure.
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,50 +40,6 @@ static void usage(FILE *f)
             cli_data_dir());
 }
 
-/*
- * Options a command may take more than once: the lists (--measurements, --select,
- * --exclude, --fit), the step groups of predict, validate-kernels' --hw and hw import's
- * --nccl. Any other option given twice is a usage error rather than the silent "last one
- * wins" of getopt.
- */
-static int repeatable(const char *cmd, const char *name, size_t len)
-{
-    static const struct {
-        const char *cmd; /* NULL: every command */
-        const char *opt;
-    } ok[] = {
-        {NULL, "measurements"}, {NULL, "select"},           {NULL, "exclude"},
-        {NULL, "fit"},          {"predict", "prefill"},     {"predict", "decode"},
-        {"predict", "chunk"},   {"validate-kernels", "hw"}, {"hw", "nccl"},
-    };
-    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-        if ((!ok[i].cmd || strcmp(ok[i].cmd, cmd) == 0) && strlen(ok[i].opt) == len &&
-            strncmp(ok[i].opt, name, len) == 0)
-            return 1;
-    return 0;
-}
-
-/* Returns the index of the second occurrence of a non-repeatable --option, or 0. */
-static int repeated_option(int argc, char **argv)
-{
-    for (int i = 2; i < argc; i++) {
-        if (strncmp(argv[i], "--", 2) != 0 || argv[i][2] == '\0')
-            continue;
-        const char *a = argv[i] + 2;
-        size_t la = strcspn(a, "=");
-        if (repeatable(argv[1], a, la))
-            continue;
-        for (int j = 2; j < i; j++) {
-            if (strncmp(argv[j], "--", 2) != 0)
-                continue;
-            const char *b = argv[j] + 2;
-            if (strcspn(b, "=") == la && strncmp(a, b, la) == 0)
-                return i;
-        }
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -97,12 +54,6 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("llmstep %s\n", LLMSTEP_VERSION);
         return CLI_OK;
-    }
-    int dup = repeated_option(argc, argv);
-    if (dup) {
-        cli_error("%s: option '%.*s' given twice (it takes one value)", argv[1],
-                  (int)strcspn(argv[dup], "="), argv[dup]);
-        return CLI_USAGE;
     }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0)

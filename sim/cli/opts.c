@@ -123,9 +123,26 @@ void cli_help_print(FILE *f, const cli_help *h, const cli_opt *t, int n)
     fputs(h->tail, f);
 }
 
-static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                 void (*usage)(FILE *), const char *usage_text, const cli_help *h, int *done,
-                 int *first_operand)
+/* counts_as[i]: the entry whose count option i adds to, itself unless it is another spelling
+ * of an option (same_as). */
+static void count_entries(const cli_opt *t, int n, int *counts_as)
+{
+    for (int i = 0; i < n; i++) {
+        counts_as[i] = i;
+        for (int j = 0; t[i].same_as && j < n; j++)
+            if (strcmp(t[j].name, t[i].same_as) == 0)
+                counts_as[i] = j;
+    }
+}
+
+/* 1 when option o may be given again. */
+static int repeatable(const cli_opt *o)
+{
+    return o->repeatable || o->kind == CLI_OPT_LIST || o->kind == CLI_OPT_FILES;
+}
+
+int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
+                        const cli_help *h, int *done, int *first_operand)
 {
     struct option lo[CLI_OPTS_MAX + 2];
     *done = 0;
@@ -138,23 +155,25 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
             t[i].name, t[i].kind == CLI_OPT_FLAG ? no_argument : required_argument, NULL, 256 + i};
     lo[n] = (struct option){"help", no_argument, NULL, 'h'};
     lo[n + 1] = (struct option){NULL, 0, NULL, 0};
+    /* Counted by table entry, which getopt gives for a name and for its abbreviations. */
+    int given[CLI_OPTS_MAX] = {0}, counts_as[CLI_OPTS_MAX];
+    count_entries(t, n, counts_as);
     optind = 1;
     opterr = 0;
     int c, idx = -1;
     while ((c = getopt_long(argc, argv, ":h", lo, &idx)) != -1) {
         if (c == 'h') {
-            if (h)
-                cli_help_print(stdout, h, t, n);
-            else if (usage)
-                usage(stdout);
-            else
-                fputs(usage_text, stdout);
+            cli_help_print(stdout, h, t, n);
             *done = 1;
             return CLI_OK;
         }
         if (c < 256 || c >= 256 + n)
             return cli_getopt_fail(cmd, c, argv);
-        const cli_opt *o = &t[c - 256];
+        const cli_opt *o = &t[c - 256], *as = &t[counts_as[c - 256]];
+        if (given[counts_as[c - 256]]++ > 0 && !repeatable(as)) {
+            cli_error("%s: option '--%s' given twice (it takes one value)", cmd, as->name);
+            return CLI_USAGE;
+        }
         if (o->seen)
             *o->seen = 1;
         char msg[512];
@@ -172,30 +191,6 @@ static int parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n
         return CLI_OK;
     }
     return cli_no_operands(cmd, argc, argv);
-}
-
-int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                   void (*usage)(FILE *), int *done)
-{
-    return parse(cmd, argc, argv, t, n, usage, NULL, NULL, done, NULL);
-}
-
-int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                            void (*usage)(FILE *), int *done, int *first_operand)
-{
-    return parse(cmd, argc, argv, t, n, usage, NULL, NULL, done, first_operand);
-}
-
-int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                        const char *usage_text, int *done, int *first_operand)
-{
-    return parse(cmd, argc, argv, t, n, NULL, usage_text, NULL, done, first_operand);
-}
-
-int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                        const cli_help *h, int *done, int *first_operand)
-{
-    return parse(cmd, argc, argv, t, n, NULL, NULL, h, done, first_operand);
 }
 
 int cli_opt_parse_group(const char *arg, void *dst, char *msg, size_t cap)

@@ -1,8 +1,8 @@
 /*
  * opts.h - the option layer every command shares: a command describes its options in a
- * table (name, kind, destination, range) and cli_opts_parse runs getopt_long over it, so
- * parsing, ranges, --help, missing values, unknown options, invalid values and stray
- * operands are handled once, and an error names the option getopt matched (its own index),
+ * table (name, kind, destination, range, help lines) and cli_opts_parse_help runs getopt_long
+ * over it, so parsing, ranges, --help, missing values, unknown options, invalid values and
+ * stray operands are handled once, and an error names the option getopt matched (its own index),
  * never one guessed from argv.
  */
 #ifndef SIM_CLI_OPTS_H
@@ -24,7 +24,7 @@ typedef enum cli_opt_kind {
     CLI_OPT_SCHED,    /* sim_sched_cfg *dst: cli_parse_sched_opt by the option's name */
     CLI_OPT_ROOFLINE, /* sim_roofline_mode *dst: "op" or "step" */
     CLI_OPT_GEMM,     /* sim_gemm_model *dst: "flat" or "tile-wave" */
-    CLI_OPT_LIST,     /* cli_opt_list *dst: appended (repeatable; main.c knows which) */
+    CLI_OPT_LIST,     /* cli_opt_list *dst: appended (repeatable) */
     CLI_OPT_FILES,    /* as LIST, and the arguments that follow up to the next option too */
     CLI_OPT_CUSTOM,   /* parse(arg, dst) returns 0 when the value is good */
     CLI_OPT_CHOICE,   /* const char **dst = optarg, one of the '|'-separated choices */
@@ -54,6 +54,15 @@ typedef struct cli_opt {
     const char *help;
     /* NULL, or a line printed before help: the heading of a group ("Options:\n"). */
     const char *heading;
+    /* 1: the option may be given more than once (each value is kept, or for a single
+     * destination the last one wins). CLI_OPT_LIST and CLI_OPT_FILES are repeatable whatever
+     * this says. Any other option given a second time, under its name or an abbreviation
+     * getopt accepts, is a usage error rather than getopt's silent "last one wins": "CMD:
+     * option '--NAME' given twice (it takes one value)". */
+    int repeatable;
+    /* NULL, or the name of the option this hidden entry is another spelling of (sweep's
+     * --ep-values, which "--ep 0,1" becomes): given both, the option is given twice. */
+    const char *same_as;
 } cli_opt;
 
 /* A command's usage: head, the help of its options (cli_opts_usage), then tail. */
@@ -155,6 +164,15 @@ typedef struct cli_help {
 #define CLI_SCHED_H(n, sc, h)   CLI_KIND_H(n, CLI_OPT_SCHED, sc, h)
 #define CLI_ROOFLINE_H(n, d, h) CLI_KIND_H(n, CLI_OPT_ROOFLINE, d, h)
 #define CLI_GEMM_H(n, d, h)     CLI_KIND_H(n, CLI_OPT_GEMM, d, h)
+#define CLI_STR_SEEN_H(n, d, s, h)                                                                 \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_STR, .dst = (d), .seen = (s), .help = (h)                     \
+    }
+#define CLI_NUM_SEEN_H(n, k, d, lo, hi, s, h)                                                      \
+    {                                                                                              \
+        .name = (n), .kind = (k), .dst = (d), .min = (lo), .max = (hi), .seen = (s), .help = (h)   \
+    }
+#define CLI_I64_SEEN_H(n, d, lo, hi, s, h) CLI_NUM_SEEN_H(n, CLI_OPT_I64, d, lo, hi, s, h)
 #define CLI_CUSTOM_H(n, fn, d, h)                                                                  \
     {                                                                                              \
         .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (d), .parse = (fn), .help = (h)                \
@@ -181,7 +199,7 @@ void cli_opts_usage(FILE *f, const cli_opt *t, int n);
 /* Prints h->head, the options' help (cli_opts_usage) and h->tail. */
 void cli_help_print(FILE *f, const cli_help *h, const cli_opt *t, int n);
 
-/* A step group option (--prefill, --decode, --chunk): dst of CLI_CUSTOM for
+/* A step group option (--prefill, --decode, --chunk): dst of CLI_CUSTOM or CLI_GROUP_H for
  * cli_opt_parse_group, which adds the group to step (cli_parse_group, kind 'p', 'd' or 'c')
  * and gives cli_parse_group's message for a bad one. */
 typedef struct cli_group_opt {
@@ -190,7 +208,7 @@ typedef struct cli_group_opt {
 } cli_group_opt;
 int cli_opt_parse_group(const char *arg, void *dst, char *msg, size_t cap);
 
-/* A repeatable option of at most l.cap values: dst of CLI_CUSTOM for cli_opt_parse_bounded,
+/* A repeatable option of at most l.cap values: dst of CLI_BOUNDED(_H) for cli_opt_parse_bounded,
  * which refuses one more with the message in full ("at most 8 --nccl files"). */
 typedef struct cli_opt_bounded {
     cli_opt_list l;
@@ -198,29 +216,33 @@ typedef struct cli_opt_bounded {
 } cli_opt_bounded;
 int cli_opt_parse_bounded(const char *arg, void *dst, char *msg, size_t cap);
 
+/* A step group (cli_group_opt *g), repeatable: several make a mixed step. */
+#define CLI_GROUP_H(n, g, h)                                                                       \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (g), .parse = cli_opt_parse_group,             \
+        .repeatable = 1, .help = (h)                                                               \
+    }
+/* A repeatable option of a bounded number of values (cli_opt_bounded *b). */
+#define CLI_BOUNDED_H(n, b, h)                                                                     \
+    {                                                                                              \
+        .name = (n), .kind = CLI_OPT_CUSTOM, .dst = (b), .parse = cli_opt_parse_bounded,           \
+        .repeatable = 1, .help = (h)                                                               \
+    }
+#define CLI_BOUNDED(n, b) CLI_BOUNDED_H(n, b, NULL)
+
 /* Most options one command has. */
 #define CLI_OPTS_MAX 64
 
 /*
  * Parses argv[1..] (argv[0] is the command's name) against the n options of t, plus -h and
- * --help, which print usage to stdout and set *done. Returns CLI_OK, or CLI_USAGE after one
- * line: "CMD: OPT needs a value", "CMD: unknown option 'OPT' (see llmstep CMD --help)",
- * "CMD: --NAME 'VALUE': expected EXPECT" (the option's expect), a custom parser's message,
- * "CMD: --NAME 'VALUE': invalid value (see llmstep CMD --help)" or "CMD: unexpected argument
- * 'ARG'".
+ * --help, which print the usage h (cli_help_print) to stdout and set *done. Operands are
+ * left for the caller, from argv[*first_operand] on; with first_operand NULL the command
+ * takes none. Returns CLI_OK, or CLI_USAGE after one line: "CMD: OPT needs a value", "CMD:
+ * unknown option 'OPT' (see llmstep CMD --help)", "CMD: --NAME 'VALUE': expected EXPECT"
+ * (the option's expect), a custom parser's message, "CMD: --NAME 'VALUE': invalid value (see
+ * llmstep CMD --help)", "CMD: option '--NAME' given twice (it takes one value)" (see
+ * cli_opt.repeatable) or "CMD: unexpected argument 'ARG'".
  */
-int cli_opts_parse(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                   void (*usage)(FILE *), int *done);
-
-/* cli_opts_parse for a command that takes operands: they are left for the caller, from
- * argv[*first_operand] on. usage may be NULL when usage_text is given instead. */
-int cli_opts_parse_operands(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                            void (*usage)(FILE *), int *done, int *first_operand);
-int cli_opts_parse_text(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
-                        const char *usage_text, int *done, int *first_operand);
-
-/* cli_opts_parse_operands whose --help prints h (cli_help_print); first_operand may be NULL
- * when the command takes no operands. */
 int cli_opts_parse_help(const char *cmd, int argc, char **argv, const cli_opt *t, int n,
                         const cli_help *h, int *done, int *first_operand);
 
