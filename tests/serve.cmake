@@ -18,3 +18,4 @@ endif()
 
 # One deployment, one answer: the issue's examples, each answered alike by every command.
 sim_script_test(one_answer one_answer.sh ARGS $<TARGET_FILE:llmstep> ${CMAKE_SOURCE_DIR})
+sim_script_test(decode_kernel decode_kernel.sh ARGS $<TARGET_FILE:llmstep>)

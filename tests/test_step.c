@@ -8,6 +8,7 @@
 #include "bundled.h"
 #include "check.h"
 #include "kernels.h"
+#include "engine.h"
 #include "hw.h"
 #include "step.h"
 #include "toys.h"
@@ -45,7 +46,16 @@ static int load_on_test_hw(const char *id, sim_model *m, sim_hw *hw)
 
 static sim_run_cfg cfg_of(int tp, sim_dtype dt)
 {
-    return (sim_run_cfg){tp, dt, dt, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
+    return (sim_run_cfg){.tp = tp,
+                         .dtype = dt,
+                         .kv_dtype = dt,
+                         .mode = SIM_ROOFLINE_OP,
+                         .alpha = 1.0,
+                         .beta_s = 0.0,
+                         .gemm = SIM_GEMM_FLAT,
+                         .pp = 1,
+                         .dp = 1,
+                         .ep = 0};
 }
 
 /*
@@ -618,6 +628,81 @@ static void gqa_reuse_flag(void)
 }
 
 /*
+ * vLLM PagedAttention's V1/V2 choice (sim_decode_attn; vllm/attention/ops/paged_attn.py:
+ * use_v1 = max_seq_len <= 8192 and (partitions == 1 or num_seqs x num_heads > 512),
+ * partitions of 512 tokens; under CUDA graphs the kernel was recorded with max_seq_len 8192
+ * and the batch padded to 1, 2, 4 or a multiple of 8, up to 256). Mistral-7B (L 32, 32 query
+ * heads, 8 KV heads of 128, window 4096), TP 1, fp16, decodes at context 2047 (2048 keys).
+ * Bytes per sequence, all layers:
+ *   V2 (K/V once per KV head): 32 x (2 x 32 x 128 x 2 + 2048 x 2 x 8 x 128 x 2)
+ *                            = 32 x (16,384 + 8,388,608) = 268,959,744
+ *   V1 (once per query head):  32 x (16,384 + 2048 x 2 x 32 x 128 x 2) = 1,074,266,112
+ * Graphs: 32 sequences x 32 heads = 1024 > 512: V1; 16 x 32 = 512: V2; 17 pads to 24,
+ * 24 x 32 = 768: V1; 300 > 256 runs eagerly at max_seq_len 2048 (4 partitions), 9600: V1.
+ * Eager: 4 sequences at 2048 (4 partitions, 128): V2; 17 at context 99 (100 tokens, one
+ * partition): V1; 32 at context 9000 (max_seq_len 9001 > 8192): V2.
+ * TP 2 (16 query heads per GPU): 32 x 16 = 512: V2; 64 x 16 = 1024: V1.
+ */
+static void paged_attention_kernel_choice(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load_on_test_hw("mistral-7b", &m, &hw) != 0)
+        return;
+    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    const sim_decode_attn rule = {.paged = 1,
+                                  .v1_max_seq_len = 8192,
+                                  .v1_min_seq_heads = 512,
+                                  .partition_tokens = 512,
+                                  .graph_max_seq_len = 8192,
+                                  .graph_max_batch = 256,
+                                  .graph_batch_align = 8};
+    const double v2 = 268959744.0, v1 = 1074266112.0;
+    const struct {
+        int64_t seqs, context;
+        int eager, tp;
+        sim_decode_kernel k;
+        double bytes_per_seq; /* at TP 1 */
+    } cases[] = {
+        {32, 2047, 0, 1, SIM_DECODE_PAGED_V1, v1},  {16, 2047, 0, 1, SIM_DECODE_PAGED_V2, v2},
+        {17, 2047, 0, 1, SIM_DECODE_PAGED_V1, v1},  {300, 2047, 0, 1, SIM_DECODE_PAGED_V1, v1},
+        {4, 2047, 1, 1, SIM_DECODE_PAGED_V2, v2},   {17, 99, 1, 1, SIM_DECODE_PAGED_V1, 0.0},
+        {32, 9000, 1, 1, SIM_DECODE_PAGED_V2, 0.0}, {32, 2047, 0, 2, SIM_DECODE_PAGED_V2, 0.0},
+        {64, 2047, 0, 2, SIM_DECODE_PAGED_V1, 0.0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cfg = cfg_of(cases[i].tp, SIM_DTYPE_FP16);
+        cfg.decode = rule;
+        cfg.decode.eager = cases[i].eager;
+        const sim_step st = {1, {{cases[i].seqs, 1, cases[i].context, 1}}};
+        sim_step_cost c;
+        sim_step_cost_compute(&m, &hw, &cfg, &st, &c);
+        CHECK_INT(c.decode_kernel, cases[i].k);
+        if (cases[i].bytes_per_seq > 0.0)
+            CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes,
+                      (double)cases[i].seqs * cases[i].bytes_per_seq, 1e-15);
+    }
+    /* Without the rule: the shared-KV kernel, V2's bytes. */
+    cfg = cfg_of(1, SIM_DTYPE_FP16);
+    const sim_step st = {1, {{32, 1, 2047, 1}}};
+    sim_step_cost c;
+    sim_step_cost_compute(&m, &hw, &cfg, &st, &c);
+    CHECK_INT(c.decode_kernel, SIM_DECODE_SHARED_KV);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes, 32.0 * v2, 1e-15);
+    /* The engine's rule applies to a windowed model only (sim_decode_attn_resolve). */
+    sim_engine e = {.paged_decode_sliding_window = 1, .paged_v1_max_seq_len = 8192};
+    sim_sched_resolved sr = {.enforce_eager = 1};
+    sim_decode_attn a;
+    sim_decode_attn_resolve(&e, &m, &sr, &a);
+    CHECK_INT(a.paged, 1);
+    CHECK_INT(a.eager, 1);
+    CHECK_REL(a.v1_max_seq_len, 8192.0, 0.0);
+    m.sliding_window = 0;
+    sim_decode_attn_resolve(&e, &m, &sr, &a);
+    CHECK_INT(a.paged, 0);
+}
+
+/*
  * DeepSeek-V3 MLA at TP 8, 16-bit weights (the fp8 quantization removed so the bytes are
  * 2 per element), bf16 KV cache (docs/model.md, "MLA"). L 61, d 7168, Hg 16, q_lora 1536,
  * kv_lora 512, nope 128, rope 64, v 128; latent 576.
@@ -1092,6 +1177,7 @@ int main(void)
     fp8_dispatch_tiles_and_quant_kernel();
     decode_runs_sum_steps();
     gqa_reuse_flag();
+    paged_attention_kernel_choice();
     qwen2_max_window_layers();
     fused_moe_hand_cases();
     gemma2_interleaved_window();

@@ -9,6 +9,31 @@
 #include "units.h"
 
 /* The usage around the options' help (the table in parse_predict). */
+/* Which decode-attention kernel the step assumed, and why, when it is not one that reads each
+ * KV head once for its query group (docs/model.md, "Decode attention kernel choice"). */
+static void decode_kernel_line(const sim_predict_report *r, const sim_step_cost *c)
+{
+    const sim_decode_attn *a = &r->cfg->decode;
+    switch (c->decode_kernel) {
+    case SIM_DECODE_PER_Q_HEAD:
+        printf("  decode attention K/V read once per query head (profile: "
+               "attn_decode_kv_per_q_head_flag)\n");
+        break;
+    case SIM_DECODE_PAGED_V1:
+    case SIM_DECODE_PAGED_V2:
+        printf("  decode attention vLLM PagedAttention %s (engine %s: sliding window -> XFormers; "
+               "V1 when max_seq_len <= %.0f and (1 partition or seqs x heads > %.0f)%s): K/V read "
+               "once per %s\n",
+               c->decode_kernel == SIM_DECODE_PAGED_V1 ? "V1" : "V2", r->engine,
+               a->v1_max_seq_len, a->v1_min_seq_heads,
+               a->eager ? "" : "; CUDA graphs: max_seq_len = capture length",
+               c->decode_kernel == SIM_DECODE_PAGED_V1 ? "query head" : "KV head");
+        break;
+    default:
+        break;
+    }
+}
+
 static const cli_help predict_help = {
     .head = "usage: llmstep predict --model ID|PATH --hw ID|PATH [options] STEP...\n"
             "\n"
@@ -109,6 +134,7 @@ static void print_table(const sim_predict_report *r)
     double ai = c->bytes > 0.0 ? c->flops / c->bytes : 0.0;
     printf("  bound            %s   (arithmetic intensity %.1f FLOP/B, ridge point %.1f FLOP/B)\n",
            sim_bound_name(c->bound), ai, sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype));
+    decode_kernel_line(r, c);
     fmt_bytes(b1, sizeof(b1), c->bytes);
     fmt_bytes(b2, sizeof(b2), r->weights_bytes_per_gpu);
     if (r->pp)

@@ -130,3 +130,21 @@ double sim_engine_step_wall_s(const sim_engine *e, double gpu_s, double host_s)
         return gpu_s > host_s ? gpu_s : host_s;
     return gpu_s + host_s;
 }
+
+void sim_decode_attn_resolve(const sim_engine *e, const sim_model *m, const sim_sched_resolved *s,
+                             sim_decode_attn *out)
+{
+    *out = (sim_decode_attn){0};
+    /* A sliding window on every layer's attention, as the engine's backend selector sees it
+     * (vllm/attention/selector.py checks the model's sliding_window). */
+    if (!e->paged_decode_sliding_window || m->sliding_window <= 0 || m->window_chunked)
+        return;
+    out->paged = 1;
+    out->eager = s->enforce_eager == 1;
+    out->v1_max_seq_len = (double)e->paged_v1_max_seq_len;
+    out->v1_min_seq_heads = (double)e->paged_v1_min_seq_heads;
+    out->partition_tokens = (double)e->paged_partition_tokens;
+    out->graph_max_seq_len = (double)e->graph_max_seq_len;
+    out->graph_max_batch = (double)e->graph_max_batch;
+    out->graph_batch_align = (double)e->graph_batch_align;
+}

@@ -23,6 +23,7 @@
 
 #include "hw.h"
 #include "model.h"
+#include "ops.h"
 #include "status.h"
 
 /* Which scheduler an engine profile describes. */
@@ -100,6 +101,13 @@ typedef struct sim_engine {
      * tokens generated so far) fits in the free blocks, not just its first chunk
      * (scheduler_reserve_full_isl, vLLM 0.19). */
     int admit_full_sequence;
+    /* Decode attention of a model with a sliding window (sim_decode_attn, ops.h): 1 when this
+     * version runs it with vLLM's PagedAttention V1/V2 (V0 0.5-0.6: FlashAttention-2 refuses
+     * a sliding window and the XFormers backend decodes with PagedAttention), with the
+     * kernel rule's thresholds and the CUDA-graph capture that sets what the kernel sees. */
+    int64_t paged_decode_sliding_window;
+    int64_t paged_v1_max_seq_len, paged_v1_min_seq_heads, paged_partition_tokens;
+    int64_t graph_max_seq_len, graph_max_batch, graph_batch_align;
 } sim_engine;
 
 /* Settings of a run after defaults are resolved. */
@@ -141,6 +149,12 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
 
 /* Host time of a step with n_seqs sequences (engine profile). */
 double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs);
+
+/* The decode-attention kernel rule of model m under engine e with scheduler settings s
+ * (sim_decode_attn, ops.h): PagedAttention's when the engine decodes m's sliding window with
+ * it, else all zero. */
+void sim_decode_attn_resolve(const sim_engine *e, const sim_model *m, const sim_sched_resolved *s,
+                             sim_decode_attn *out /* OUT */);
 
 /*
  * Wall time of one step from its GPU time (alpha x roofline + beta_s) and host

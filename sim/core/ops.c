@@ -40,6 +40,15 @@ const char *sim_op_name(sim_op_kind k)
     return op_names[k];
 }
 
+const char *sim_decode_kernel_name(sim_decode_kernel k)
+{
+    static const char *const names[SIM_DECODE_KERNEL_COUNT] = {"shared-kv", "per-query-head",
+                                                               "paged-v1", "paged-v2"};
+    if ((int)k < 0 || k >= SIM_DECODE_KERNEL_COUNT)
+        return "?";
+    return names[k];
+}
+
 /* Expected maximum of g independent standard normals, g = 2, 4, ..., 256: the integral of
  * x g phi(x) Phi(x)^(g-1) over x, evaluated numerically to 4 decimals (Harter 1961,
  * "Expected values of normal order statistics", Biometrika 48, tabulates these). */
@@ -282,6 +291,7 @@ typedef struct step_dims {
      * the first stage, the final norm, LM head and sampler on the last. */
     double frac;
     int first, last;
+    sim_decode_attn decode; /* the engine's decode kernel rule (cfg->decode) */
 } step_dims;
 
 /* A stage of layers [start, start + n) (the whole model: 0, n_layers). */
@@ -310,6 +320,7 @@ static step_dims dims_of(const sim_model *m, const sim_hw *hw, const sim_run_cfg
         .frac = (double)r->n / (double)m->n_layers,
         .first = r->first,
         .last = r->last,
+        .decode = cfg->decode,
     };
     if (m->mla) {
         const sim_dtype d16 = sim_model_dtype16(m);
@@ -365,6 +376,42 @@ static void mla_group(const step_dims *x, sim_op_kind k, double cnt, double nt, 
     *fq += fl;
 }
 
+/* A decode batch of n sequences as CUDA graphs replay it: padded to the captured size (1, 2,
+ * 4, then the next multiple of align; vLLM V0 _get_graph_batch_size). */
+static double graph_batch(double n, double align)
+{
+    if (n <= 2.0)
+        return n;
+    if (n <= 4.0)
+        return 4.0;
+    return ceil(n / align) * align;
+}
+
+/* The decode kernel of a step of Sd decode sequences whose longest has max_len tokens
+ * (sim_decode_attn; vllm/attention/ops/paged_attn.py), and how many KV heads per GPU it
+ * reads per sequence: once a query group (Kg) or once per query head (Hg). */
+static sim_decode_kernel decode_kernel(const step_dims *x, const sim_hw *hw, double Sd,
+                                       double max_len, double *kv_heads)
+{
+    const sim_decode_attn *a = &x->decode;
+    if (a->paged && Sd > 0.0) {
+        const int graph = !a->eager && Sd <= a->graph_max_batch;
+        const double seqs = graph ? graph_batch(Sd, a->graph_batch_align) : Sd;
+        const double len = graph ? a->graph_max_seq_len : max_len;
+        const double parts = ceil(len / a->partition_tokens);
+        const int v1 =
+            len <= a->v1_max_seq_len && (parts <= 1.0 || seqs * x->Hg > a->v1_min_seq_heads);
+        *kv_heads = v1 ? x->Hg : x->Kg;
+        return v1 ? SIM_DECODE_PAGED_V1 : SIM_DECODE_PAGED_V2;
+    }
+    if (hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0) {
+        *kv_heads = x->Hg;
+        return SIM_DECODE_PER_Q_HEAD;
+    }
+    *kv_heads = x->Kg;
+    return SIM_DECODE_SHARED_KV;
+}
+
 /* The three attention operators of a step, counted and timed; out->tokens, seqs and
  * seqs_emitting are set from the groups. The only part of a step's cost that depends on the
  * groups' contexts. */
@@ -377,9 +424,16 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     double up16 = 0.0, upq = 0.0; /* MLA up-projection FLOPs at the 16-bit / block rate */
     int any_decode = 0, any_prefill = 0;
     /* KV heads a decode reads: each once for its query group, or once per query head when
-     * the stack's decode kernel does not share them (docs/model.md, "Attention"). */
-    const double Kd = hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0 ? x->Hg : x->Kg;
-    double T = 0.0, S = 0.0, Se = 0.0, Sd = 0.0;
+     * the decode kernel does not share them (docs/model.md, "Attention"; decode_kernel). */
+    double Sd = 0.0, max_len = 0.0, Kd = x->Kg;
+    for (int i = 0; i < s->n_groups; i++)
+        if (s->groups[i].new_tokens == 1) {
+            Sd += (double)s->groups[i].count;
+            const double len = (double)s->groups[i].context_tokens + 1.0;
+            max_len = len > max_len ? len : max_len;
+        }
+    out->decode_kernel = decode_kernel(x, hw, Sd, max_len, &Kd);
+    double T = 0.0, S = 0.0, Se = 0.0;
     /* Prefill FLOPs x s0 / s of each prefill or chunk group of s new tokens: FlashAttention's
      * ramp with the query length (sim_attn_prefill_time; docs/model.md, "Prefill attention"). */
     const double s0 = hw->v[SIM_HWF_ATTN_PREFILL_SEQ_HALF];
@@ -390,8 +444,6 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
         const double c = (double)g->context_tokens;
         T += cnt * nt;
         S += cnt;
-        if (nt == 1.0)
-            Sd += cnt;
 
         if (g->emits)
             Se += cnt;

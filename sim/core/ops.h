@@ -62,6 +62,39 @@ static inline double sim_calibrated_s(double alpha, double roofline_s, double be
     return alpha * roofline_s + beta_s * n_steps;
 }
 
+/*
+ * Which decode-attention kernel the engine launches, when it is vLLM's PagedAttention rather
+ * than a kernel that reads each KV head once for its query group (FlashAttention, FlashInfer).
+ * sim_decode_attn_resolve (engine.h) fills it from the engine profile and the model; all zero
+ * (paged 0): the shared-KV kernel, or the profile's attn_decode_kv_per_q_head_flag.
+ * With paged set, a decode step runs PagedAttention V1 when
+ *   max_seq_len <= v1_max_seq_len and (partitions == 1 or seqs x heads > v1_min_seq_heads),
+ * partitions = ceil(max_seq_len / partition_tokens), else V2 (vllm/attention/ops/paged_attn.py).
+ * Under CUDA graphs (a decode batch of at most graph_max_batch sequences, not eager) the
+ * kernel was recorded with max_seq_len = graph_max_seq_len and the batch padded to the
+ * captured size (1, 2, 4, then multiples of graph_batch_align). V1 runs one thread block per
+ * (sequence, query head), each reading its KV head's whole context: K/V once per query head;
+ * V2's partitions of a KV head run together and share it (docs/model.md, "Decode attention
+ * kernel choice").
+ */
+typedef struct sim_decode_attn {
+    int paged;
+    int eager; /* no CUDA graphs: the step's own max_seq_len and batch */
+    double v1_max_seq_len, v1_min_seq_heads, partition_tokens;
+    double graph_max_seq_len, graph_max_batch, graph_batch_align;
+} sim_decode_attn;
+
+/* The decode kernel a step ran (sim_step_cost.decode_kernel). */
+typedef enum sim_decode_kernel {
+    SIM_DECODE_SHARED_KV = 0, /* no decode, or a kernel that reads each KV head once a group */
+    SIM_DECODE_PER_Q_HEAD,    /* the profile's attn_decode_kv_per_q_head_flag */
+    SIM_DECODE_PAGED_V1,      /* vLLM PagedAttention V1: K/V read once per query head */
+    SIM_DECODE_PAGED_V2,      /* vLLM PagedAttention V2: partitions share each KV head */
+    SIM_DECODE_KERNEL_COUNT
+} sim_decode_kernel;
+
+const char *sim_decode_kernel_name(sim_decode_kernel k);
+
 typedef struct sim_run_cfg {
     int tp;             /* tensor-parallel degree */
     sim_dtype dtype;    /* weights (and GEMM inputs) */
@@ -79,6 +112,7 @@ typedef struct sim_run_cfg {
     /* 1: expert parallelism (vLLM enable_expert_parallel): the MoE layers hold n_experts /
      * (dp x tp) whole experts per GPU instead of every expert's 1/(dp x tp) slice. */
     int ep;
+    sim_decode_attn decode; /* the engine's decode-attention kernel rule (zero: none) */
 } sim_run_cfg;
 
 /* Operators, in execution order. XX(ENUM, "name", pattern) */
@@ -135,7 +169,8 @@ typedef struct sim_step_cost {
     double seqs;          /* sequences in the step */
     double seqs_emitting; /* sequences that sample a token */
     int n_allreduce;      /* all-reduces per step (2 per layer + 1 embedding), 0 at tp 1 */
-    sim_bound bound;      /* dominant bound of the step: the larger of compute_s, memory_s */
+    sim_decode_kernel decode_kernel; /* the decode-attention kernel the step ran */
+    sim_bound bound; /* dominant bound of the step: the larger of compute_s, memory_s */
 } sim_step_cost;
 
 /* Name of an operator ("qkv_proj"); sim_bound_name (kernels.h) names a bound. */

@@ -57,6 +57,13 @@ static const struct {
     DBL("large_gpu_min_bytes", 0, 1e15, V1, large_gpu_min_bytes),
     I64("long_prefill_token_threshold", 0, 1e9, 0, long_prefill_threshold),
     DBL("cudagraph_bytes", 0, 1e13, 0, cudagraph_bytes),
+    I64("paged_decode_sliding_window", 0, 1, 0, paged_decode_sliding_window),
+    I64("paged_v1_max_seq_len", 1, 1e9, 0, paged_v1_max_seq_len),
+    I64("paged_v1_min_seq_heads", 0, 1e9, 0, paged_v1_min_seq_heads),
+    I64("paged_partition_tokens", 1, 1e9, 0, paged_partition_tokens),
+    I64("graph_max_seq_len", 1, 1e9, 0, graph_max_seq_len),
+    I64("graph_max_batch", 0, 1e6, 0, graph_max_batch),
+    I64("graph_batch_align", 1, 1e6, 0, graph_batch_align),
 #undef I64
 #undef DBL
 };
@@ -133,6 +140,15 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
         else
             *(double *)(void *)((char *)e + figs[i].off_dbl) = v;
     }
+    /* The PagedAttention rule needs all its figures. */
+    static const char *const paged[] = {"paged_v1_max_seq_len",   "paged_v1_min_seq_heads",
+                                        "paged_partition_tokens", "graph_max_seq_len",
+                                        "graph_max_batch",        "graph_batch_align"};
+    for (size_t i = 0; st == SIM_OK && e->paged_decode_sliding_window && i < N(paged); i++)
+        if (!cJSON_GetObjectItemCaseSensitive(root, paged[i]))
+            return sim_j_fail(ctx, "paged_decode_sliding_window",
+                              "set, but %s is missing (the PagedAttention rule needs it)",
+                              paged[i]);
     return st;
 }
 

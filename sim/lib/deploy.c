@@ -574,16 +574,16 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
     const double beta_s = !d->cal              ? in->beta_s
                           : d->cal_other_class ? d->cal->ab_beta_s
                                                : d->cal->beta_s;
-    d->cfg = (sim_run_cfg){(int)in->tp,
-                           d->m->dtype,
-                           d->m->dtype,
-                           in->mode,
-                           alpha,
-                           beta_s,
-                           in->gemm,
-                           in->pp > 1 ? (int)in->pp : 1,
-                           in->dp > 1 ? (int)in->dp : 1,
-                           in->ep ? 1 : 0};
+    d->cfg = (sim_run_cfg){.tp = (int)in->tp,
+                           .dtype = d->m->dtype,
+                           .kv_dtype = d->m->dtype,
+                           .mode = in->mode,
+                           .alpha = alpha,
+                           .beta_s = beta_s,
+                           .gemm = in->gemm,
+                           .pp = in->pp > 1 ? (int)in->pp : 1,
+                           .dp = in->dp > 1 ? (int)in->dp : 1,
+                           .ep = in->ep ? 1 : 0};
     st = sim_deploy_resolve_dtypes(d->m, in->dtype, in->kv_dtype, who, &d->cfg, err);
     if (st != SIM_OK) {
         d->bad_option = 1;
@@ -608,6 +608,7 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         sim_errf(err, "%s: %s", d->model_path, e2.msg);
         return st;
     }
+    sim_decode_attn_resolve(&d->e, d->m, &d->s, &d->cfg.decode);
     const sim_setup su = sim_deployment_setup(d);
     sim_memory_compute(&su, &d->mem);
     d->check_memory = in->check_memory;
