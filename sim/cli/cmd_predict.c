@@ -24,9 +24,8 @@ static void decode_kernel_line(const sim_predict_report *r, const sim_step_cost 
         printf("  decode attention vLLM PagedAttention %s (engine %s: sliding window -> XFormers; "
                "V1 when max_seq_len <= %.0f and (1 partition or seqs x heads > %.0f)%s): K/V read "
                "once per %s\n",
-               c->decode_kernel == SIM_DECODE_PAGED_V1 ? "V1" : "V2", r->engine,
-               a->v1_max_seq_len, a->v1_min_seq_heads,
-               a->eager ? "" : "; CUDA graphs: max_seq_len = capture length",
+               c->decode_kernel == SIM_DECODE_PAGED_V1 ? "V1" : "V2", r->engine, a->v1_max_seq_len,
+               a->v1_min_seq_heads, a->eager ? "" : "; CUDA graphs: max_seq_len = capture length",
                c->decode_kernel == SIM_DECODE_PAGED_V1 ? "query head" : "KV head");
         break;
     default:
