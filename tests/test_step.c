@@ -703,6 +703,36 @@ static void paged_attention_kernel_choice(void)
 }
 
 /*
+ * The small-M GEMM class (hw.h: gemm_small_m_rows, gemm_eff_small_m_frac). Llama-2-7B, TP 1,
+ * fp16, on test_hw (peak 523.7 TFLOP/s, gemm_eff 0.763), 64 sequences decoding at context 100:
+ * qkv FLOPs 32 x 2 x 64 x 4096 x 12288 = 206,158,430,208. With the class at 64 rows and an
+ * efficiency of 0.01, the qkv compute side is 206,158,430,208 / (523.7e12 x 0.01) s; one
+ * more sequence (65 rows) leaves the class: 65/64 of the FLOPs at 0.763. Rows 0 (the
+ * default) and an efficiency equal to gemm_eff change nothing.
+ */
+static void small_m_gemm_class(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
+        return;
+    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    const sim_step s64 = {1, {{64, 1, 100, 1}}}, s65 = {1, {{65, 1, 100, 1}}};
+    sim_step_cost base, c;
+    sim_step_cost_compute(&m, &hw, &cfg, &s64, &base);
+    CHECK_REL(hw.v[SIM_HWF_GEMM_EFF_SMALL_M], hw.v[SIM_HWF_GEMM_EFF_FP16], 0.0);
+    hw.v[SIM_HWF_GEMM_SMALL_M_ROWS] = 64.0;
+    sim_step_cost_compute(&m, &hw, &cfg, &s64, &c);
+    CHECK_REL(c.roofline_s, base.roofline_s, 0.0);
+    hw.v[SIM_HWF_GEMM_EFF_SMALL_M] = 0.01;
+    sim_step_cost_compute(&m, &hw, &cfg, &s64, &c);
+    CHECK_REL(c.ops[SIM_OP_QKV].compute_s, 206158430208.0 / (523.7e12 * 0.01), 1e-12);
+    sim_step_cost_compute(&m, &hw, &cfg, &s65, &c);
+    CHECK_REL(c.ops[SIM_OP_QKV].compute_s, 206158430208.0 * 65.0 / 64.0 / (523.7e12 * 0.763),
+              1e-12);
+}
+
+/*
  * DeepSeek-V3 MLA at TP 8, 16-bit weights (the fp8 quantization removed so the bytes are
  * 2 per element), bf16 KV cache (docs/model.md, "MLA"). L 61, d 7168, Hg 16, q_lora 1536,
  * kv_lora 512, nope 128, rope 64, v 128; latent 576.
@@ -1178,6 +1208,7 @@ int main(void)
     decode_runs_sum_steps();
     gqa_reuse_flag();
     paged_attention_kernel_choice();
+    small_m_gemm_class();
     qwen2_max_window_layers();
     fused_moe_hand_cases();
     gemma2_interleaved_window();

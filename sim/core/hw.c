@@ -64,6 +64,7 @@ int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, doubl
     switch (f) {
     case SIM_HWF_GEMM_EFF_FP16:
     case SIM_HWF_GEMM_EFF_FP8:
+    case SIM_HWF_GEMM_EFF_SMALL_M:
     case SIM_HWF_ATTN_EFF:
     case SIM_HWF_BW_FACTOR_WEIGHTS:
     case SIM_HWF_BW_FACTOR_KV:
@@ -169,6 +170,9 @@ static const struct hw_default {
     {SIM_HWF_BW_FACTOR_WEIGHTS_FP4, SIM_HWF_BW_FACTOR_WEIGHTS_FP8, 1.0,
      "default: = bw_factor_weights_fp8_frac"},
     {SIM_HWF_GEMM_FIXED_FP4, SIM_HWF_GEMM_FIXED_FP8, 1.0, "default: = gemm_fixed_fp8_s"},
+    {SIM_HWF_GEMM_SMALL_M_ROWS, SIM_HWF_COUNT, 0.0,
+     "default: 0 (16-bit GEMMs at gemm_eff_fp16_frac at every M)"},
+    {SIM_HWF_GEMM_EFF_SMALL_M, SIM_HWF_GEMM_EFF_FP16, 1.0, "default: = gemm_eff_fp16_frac"},
     {SIM_HWF_ATTN_DECODE_SEQ_HEAD, SIM_HWF_COUNT, 0.0,
      "default: 0 (no time per sequence and head)"},
     {SIM_HWF_ATTN_PREFILL_FIXED, SIM_HWF_COUNT, 0.0,
@@ -291,7 +295,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         /* A count of tokens (rows) or elements, 0 allowed, not a time. */
         if (f == SIM_HWF_ATTN_PREFILL_SEQ_HALF || f == SIM_HWF_MOE_ROWS_HALF ||
             f == SIM_HWF_MOE_ROWS_HALF_FP8 || f == SIM_HWF_MOE_TILE_K ||
-            f == SIM_HWF_MOE_TILE_K_FP8) {
+            f == SIM_HWF_MOE_TILE_K_FP8 || f == SIM_HWF_GEMM_SMALL_M_ROWS) {
             if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || hw->v[f] > 1e6) {
                 sim_errf(err, "%s: must be a finite number in [0, 1e6]", field_keys[f]);
                 return SIM_ERANGE;
@@ -329,6 +333,8 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         {SIM_HWF_LINK_BW, 1e6, 1e15},
         {SIM_HWF_GEMM_EFF_FP16, 1e-3, 1.5},
         {SIM_HWF_GEMM_EFF_FP8, 1e-3, 1.5},
+        {SIM_HWF_GEMM_EFF_SMALL_M, 1e-3, 1.5},
+        {SIM_HWF_GEMM_SMALL_M_ROWS, 0, 1e6},
         {SIM_HWF_ATTN_EFF, 1e-3, 1.5},
         {SIM_HWF_BW_FACTOR_WEIGHTS, 1e-3, 1.5},
         {SIM_HWF_BW_FACTOR_KV, 1e-3, 1.5},

@@ -10,6 +10,10 @@
  *   memory ceiling   = bw_stream_copy_bytes_per_s x bw_factor_<pattern>_frac
  *   fixed time       = <kind>_fixed_s per kernel (GEMM, attention, elementwise), measured
  *                      as the intercept of kernel time against bytes
+ *   small-M GEMMs    = a 16-bit GEMM of at most gemm_small_m_rows rows (the step's tokens: a
+ *                      decode batch) at peak x gemm_eff_small_m_frac instead of gemm_eff: BLAS
+ *                      stacks whose kernels for small M are untuned (ROCm hipBLASLt without
+ *                      TunableOp); 0 rows (the default): no such class
  *   fp8 GEMMs        = their own weights factor and fixed time (bw_factor_weights_fp8_frac,
  *                      gemm_fixed_fp8_s: vLLM quantizes the activations in an extra kernel);
  *                      block-scaled fp8 and fp4 (NVFP4) GEMMs have a set of their own
@@ -95,7 +99,9 @@
     XX(L2, "l2_bytes", 1)                                                                          \
     XX(N_GPUS_PER_NODE, "n_gpus_per_node", 0)                                                      \
     XX(BW_INTERNODE, "bw_internode_per_gpu_bytes_per_s", 0)                                        \
-    XX(INTERNODE_LATENCY, "internode_latency_s", 0)
+    XX(INTERNODE_LATENCY, "internode_latency_s", 0)                                                \
+    XX(GEMM_SMALL_M_ROWS, "gemm_small_m_rows", 0)                                                  \
+    XX(GEMM_EFF_SMALL_M, "gemm_eff_small_m_frac", 0)
 
 typedef enum sim_hw_field {
 #define XX(e, key, req) SIM_HWF_##e,
