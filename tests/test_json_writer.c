@@ -264,6 +264,26 @@ static void same_layout_as_cjson(void)
     }
 }
 
+/* A parsed and edited tree written back (hw import): cJSON_Print's layout, and its numbers in
+ * the one format, so a parsed value comes back exactly (cJSON's printer can drop its last
+ * bit: 6.863711918450531e-06 came out as 6.86371191845053e-06). */
+static void tree_written_back(void)
+{
+    const char *text =
+        "{\"a\": [1, 2.5, true, null, \"s\"], \"b\": {\"x\": 6.863711918450531e-06}}";
+    cJSON *root = cJSON_Parse(text);
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    sim_j_add_number(root, "c", 0.1);
+    sim_jw w;
+    sim_jw_init_buffer(&w, SIM_JW_TABS);
+    sim_j_write_tree(&w, NULL, root);
+    CHECK_TEXT(&w, "{\n\t\"a\":\t[1, 2.5, true, null, \"s\"],\n\t\"b\":\t{\n\t\t\"x\":\t"
+                   "6.863711918450531e-06\n\t},\n\t\"c\":\t0.1\n}\n");
+    cJSON_Delete(root);
+}
+
 /* A FILE writer: the same text as the buffer writer, across many buffer flushes. */
 static void file_output(void)
 {
@@ -345,6 +365,7 @@ int main(void)
     compact_layouts();
     utf8();
     same_layout_as_cjson();
+    tree_written_back();
     file_output();
     misuse_is_refused();
     return check_report("test_json_writer");

@@ -541,3 +541,33 @@ cJSON *sim_j_add_number(cJSON *obj, const char *key, double v)
     sim_j_format_number(buf, sizeof(buf), v);
     return cJSON_AddRawToObject(obj, key, buf);
 }
+
+void sim_j_write_tree(sim_jw *w, const char *key, const cJSON *item)
+{
+    if (cJSON_IsObject(item) || cJSON_IsArray(item)) {
+        const int object = cJSON_IsObject(item);
+        if (object)
+            sim_jw_object_begin(w, key);
+        else
+            sim_jw_array_begin(w, key);
+        for (const cJSON *c = item->child; c; c = c->next)
+            sim_j_write_tree(w, object ? c->string : NULL, c);
+        if (object)
+            sim_jw_object_end(w);
+        else
+            sim_jw_array_end(w);
+    } else if (cJSON_IsString(item)) {
+        sim_jw_str(w, key, item->valuestring);
+    } else if (cJSON_IsNumber(item)) {
+        sim_jw_num(w, key, item->valuedouble);
+    } else if (cJSON_IsRaw(item)) {
+        /* sim_j_add_number's text: a number that reads back exactly, or null. */
+        sim_jw_num(w, key,
+                   strcmp(item->valuestring, "null") == 0 ? (double)NAN
+                                                          : strtod(item->valuestring, NULL));
+    } else if (cJSON_IsBool(item)) {
+        sim_jw_bool(w, key, cJSON_IsTrue(item));
+    } else {
+        sim_jw_null(w, key);
+    }
+}

@@ -159,4 +159,10 @@ int sim_j_format_number(char *buf, size_t cap, double v);
  * out of memory. */
 struct cJSON *sim_j_add_number(struct cJSON *obj, const char *key, double v);
 
+/* Writes a cJSON tree (a document read and edited, such as `hw import`'s profile) through the
+ * JSON writer, key NULL for an array element or the top level: its numbers, parsed ones and
+ * sim_j_add_number's alike, in the one format of every output. */
+struct sim_jw;
+void sim_j_write_tree(struct sim_jw *w, const char *key, const struct cJSON *item);
+
 #endif
