@@ -282,6 +282,20 @@ static void tree_written_back(void)
     CHECK_TEXT(&w, "{\n\t\"a\":\t[1, 2.5, true, null, \"s\"],\n\t\"b\":\t{\n\t\t\"x\":\t"
                    "6.863711918450531e-06\n\t},\n\t\"c\":\t0.1\n}\n");
     cJSON_Delete(root);
+
+    /* As deep as cJSON reads (a profile's "_comment" may nest): written back as it was. */
+    enum { DEEP = 900 };
+    char deep[2 * DEEP + 2];
+    memset(deep, '[', DEEP);
+    memset(deep + DEEP, ']', DEEP);
+    deep[2 * DEEP] = '\n';
+    deep[2 * DEEP + 1] = '\0';
+    root = cJSON_Parse(deep);
+    CHECK(root != NULL);
+    sim_jw_init_buffer(&w, SIM_JW_COMPACT);
+    sim_j_write_tree(&w, NULL, root);
+    CHECK_TEXT(&w, deep);
+    cJSON_Delete(root);
 }
 
 /* A FILE writer: the same text as the buffer writer, across many buffer flushes. */

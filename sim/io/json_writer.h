@@ -30,8 +30,9 @@
 
 /* Bytes sim_jw_put_number may write ("-2.2250738585072014e-308" is 24), with room to spare. */
 #define SIM_JW_NUMBER_MAX 32
-/* Containers open at once. */
-#define SIM_JW_MAX_DEPTH 32
+/* Containers open at once: cJSON's own nesting limit (CJSON_NESTING_LIMIT), so a document cJSON
+ * read can be written back (sim_j_write_tree). */
+#define SIM_JW_MAX_DEPTH 1000
 
 typedef enum sim_jw_style {
     SIM_JW_COMPACT, /* {"a":1,"b":[1,2]} */
