@@ -13,6 +13,7 @@
 #include "deploy.h"
 #include "engine.h"
 #include "hw.h"
+#include "json_writer.h"
 #include "model.h"
 #include "sched_v0.h"
 #include "sched_v1.h"
@@ -37,6 +38,13 @@ extern const char *cli_progname;
  * fit that failed numerically are CLI_NUMERIC, everything else (a file, a row, a value at
  * fault) CLI_BAD_INPUT; SIM_OK is CLI_OK. */
 int cli_exit_of(sim_status st);
+
+/* Every JSON output goes through the one writer (sim/io/json_writer.h): cli_json_open starts
+ * a compact one on stdout; cli_json_close writes its final newline and flushes it. A failed
+ * write (or running out of memory) is said on stderr ("WHO: writing the JSON output failed:
+ * ...") and returned as its exit code (cli_exit_of); else CLI_OK. */
+void cli_json_open(sim_jw *w);
+int cli_json_close(sim_jw *w, const char *who);
 
 /* Prints "llmstep: <context><message>" to stderr, on one line, with control characters and
  * invalid UTF-8 written as \xNN. */

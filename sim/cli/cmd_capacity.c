@@ -89,44 +89,54 @@ static void compute_tp(const cli_run *r, int64_t tp, int64_t pp, int64_t context
  * per token and the windowed layers' capped bytes per sequence, apart. Printed only then, so
  * the output of models without a window is unchanged.
  */
-static void print_json_window(const sim_capacity *cp)
+static void print_json_window(sim_jw *w, const sim_capacity *cp)
 {
     const sim_kv_layout *k = &cp->mem.kv;
     if (k->n_window_layers == 0)
         return;
-    printf(",\"kv_full_layers\":%lld,\"kv_window_layers\":%lld,\"sliding_window_tokens\":%lld,"
-           "\"window_chunked\":%s,\"kv_cache_groups\":%lld,\"kv_group_layers\":%lld,"
-           "\"kv_full_bytes_per_token_per_gpu\":%.17g,\"kv_full_bytes_per_seq_per_gpu\":%.17g,"
-           "\"kv_window_bytes_per_seq_per_gpu\":%.17g,\"kv_bytes_per_seq_per_gpu\":%.17g,"
-           "\"kv_blocks_max_model_len\":%lld,\"max_concurrency_at_max_model_len\":%.17g",
-           (long long)k->n_full_layers, (long long)k->n_window_layers, (long long)k->window,
-           k->chunked ? "true" : "false", (long long)(k->n_full_groups + k->n_window_groups),
-           (long long)k->group_layers, cp->mem.kv_full_bytes_per_token, cp->kv_full_bytes_per_seq,
-           cp->kv_window_bytes_per_seq, cp->kv_bytes_per_seq, (long long)cp->mem.kv_blocks_max_seq,
-           cp->max_concurrency_max_len);
+    sim_jw_int(w, "kv_full_layers", k->n_full_layers);
+    sim_jw_int(w, "kv_window_layers", k->n_window_layers);
+    sim_jw_int(w, "sliding_window_tokens", k->window);
+    sim_jw_bool(w, "window_chunked", k->chunked);
+    sim_jw_int(w, "kv_cache_groups", k->n_full_groups + k->n_window_groups);
+    sim_jw_int(w, "kv_group_layers", k->group_layers);
+    sim_jw_num(w, "kv_full_bytes_per_token_per_gpu", cp->mem.kv_full_bytes_per_token);
+    sim_jw_num(w, "kv_full_bytes_per_seq_per_gpu", cp->kv_full_bytes_per_seq);
+    sim_jw_num(w, "kv_window_bytes_per_seq_per_gpu", cp->kv_window_bytes_per_seq);
+    sim_jw_num(w, "kv_bytes_per_seq_per_gpu", cp->kv_bytes_per_seq);
+    sim_jw_int(w, "kv_blocks_max_model_len", cp->mem.kv_blocks_max_seq);
+    sim_jw_num(w, "max_concurrency_at_max_model_len", cp->max_concurrency_max_len);
 }
 
-static void print_json_tp(const tp_result *t, int first)
+/* One layout's figures, an object at key (NULL in an array). */
+static void print_json_tp(sim_jw *w, const char *key, const tp_result *t)
 {
-    printf("%s{\"tp\":%lld,\"pp\":%lld,\"legal\":%s", first ? "" : ",", (long long)t->tp,
-           (long long)t->pp, t->legal ? "true" : "false");
+    sim_jw_object_begin(w, key);
+    sim_jw_int(w, "tp", t->tp);
+    sim_jw_int(w, "pp", t->pp);
+    sim_jw_bool(w, "legal", t->legal);
     if (!t->legal) {
-        printf(",\"fits\":false}");
+        sim_jw_bool(w, "fits", 0);
+        sim_jw_object_end(w);
         return;
     }
     const sim_memory *m = &t->cap.mem;
-    printf(",\"capacity_bytes_per_gpu\":%.17g,\"usable_bytes_per_gpu\":%.17g,"
-           "\"weights_bytes_per_gpu\":%.17g,\"activation_bytes_per_gpu\":%.17g,"
-           "\"reserve_bytes_per_gpu\":%.17g,\"kv_budget_bytes_per_gpu\":%.17g,"
-           "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,\"kv_capacity_tokens\":%lld,"
-           "\"blocks_per_seq\":%lld,\"max_seqs_by_kv\":%lld,\"max_seqs_at_context\":%lld,"
-           "\"pp_stage\":%d",
-           m->capacity_bytes, m->usable_bytes, m->weights_bytes, m->activation_bytes,
-           m->reserve_bytes, m->kv_budget_bytes, m->kv_bytes_per_token, (long long)m->kv_blocks,
-           (long long)m->kv_capacity_tokens, (long long)t->cap.blocks_per_seq,
-           (long long)t->cap.max_seqs_by_kv, (long long)t->cap.max_seqs_at_context, m->pp_stage);
-    print_json_window(&t->cap);
-    printf(",\"fits\":%s}", t->cap.fits ? "true" : "false");
+    sim_jw_num(w, "capacity_bytes_per_gpu", m->capacity_bytes);
+    sim_jw_num(w, "usable_bytes_per_gpu", m->usable_bytes);
+    sim_jw_num(w, "weights_bytes_per_gpu", m->weights_bytes);
+    sim_jw_num(w, "activation_bytes_per_gpu", m->activation_bytes);
+    sim_jw_num(w, "reserve_bytes_per_gpu", m->reserve_bytes);
+    sim_jw_num(w, "kv_budget_bytes_per_gpu", m->kv_budget_bytes);
+    sim_jw_num(w, "kv_bytes_per_token_per_gpu", m->kv_bytes_per_token);
+    sim_jw_int(w, "kv_blocks", m->kv_blocks);
+    sim_jw_int(w, "kv_capacity_tokens", m->kv_capacity_tokens);
+    sim_jw_int(w, "blocks_per_seq", t->cap.blocks_per_seq);
+    sim_jw_int(w, "max_seqs_by_kv", t->cap.max_seqs_by_kv);
+    sim_jw_int(w, "max_seqs_at_context", t->cap.max_seqs_at_context);
+    sim_jw_int(w, "pp_stage", m->pp_stage);
+    print_json_window(w, &t->cap);
+    sim_jw_bool(w, "fits", t->cap.fits);
+    sim_jw_object_end(w);
 }
 
 /* " x DP 2, EP 16" after a layout's TP x PP with --dp or --ep, else "". */
@@ -401,62 +411,76 @@ static int smallest_layout(const cli_run *run, int64_t context, tp_result *out)
     return 1;
 }
 
-static void print_capacity_json(const cap_args *a, const cli_run *run, int64_t context,
-                                const tp_result *results, int n, int64_t smallest,
-                                const tp_result *layout)
+static int print_capacity_json(const cap_args *a, const cli_run *run, int64_t context,
+                               const tp_result *results, int n, int64_t smallest,
+                               const tp_result *layout)
 {
     const sim_sched_resolved *s = &run->sched;
-    printf("{\"schema_version\":\"llmstep-capacity/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-           "\"engine\":\"%s\",\"dtype\":\"%s\",\"weights\":\"%s\",\"kv_dtype\":\"%s\","
-           "\"max_model_len\":%lld,"
-           "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"block_size\":%lld,"
-           "\"gpu_memory_utilization_frac\":%.17g,\"context_tokens\":%lld,",
-           run->model.id, run->hw.id, run->engine.id, sim_dtype_name(run->cfg.dtype),
-           cli_weight_format(&run->model, &run->cfg), sim_dtype_name(run->cfg.kv_dtype),
-           (long long)s->max_model_len, (long long)s->max_num_seqs,
-           (long long)s->max_num_batched_tokens, (long long)s->block_size,
-           s->gpu_memory_utilization, (long long)context);
+    sim_jw w;
+    cli_json_open(&w);
+    sim_jw_object_begin(&w, NULL);
+    sim_jw_str(&w, "schema_version", "llmstep-capacity/1");
+    sim_jw_str(&w, "model", run->model.id);
+    sim_jw_str(&w, "hardware", run->hw.id);
+    sim_jw_str(&w, "engine", run->engine.id);
+    sim_jw_str(&w, "dtype", sim_dtype_name(run->cfg.dtype));
+    sim_jw_str(&w, "weights", cli_weight_format(&run->model, &run->cfg));
+    sim_jw_str(&w, "kv_dtype", sim_dtype_name(run->cfg.kv_dtype));
+    sim_jw_int(&w, "max_model_len", s->max_model_len);
+    sim_jw_int(&w, "max_num_seqs", s->max_num_seqs);
+    sim_jw_int(&w, "max_num_batched_tokens", s->max_num_batched_tokens);
+    sim_jw_int(&w, "block_size", s->block_size);
+    sim_jw_num(&w, "gpu_memory_utilization_frac", s->gpu_memory_utilization);
+    sim_jw_int(&w, "context_tokens", context);
     if (smallest > 0)
-        printf("\"smallest_tp_that_fits\":%lld,", (long long)smallest);
+        sim_jw_int(&w, "smallest_tp_that_fits", smallest);
     else
-        printf("\"smallest_tp_that_fits\":null,");
-    printf("\"pp\":%lld,", (long long)a->pp);
-    if (run->cfg.dp > 1 || run->cfg.ep) /* only then: outputs without --dp/--ep unchanged */
-        printf("\"dp\":%d,\"ep\":%s,", sim_run_dp(&run->cfg), run->cfg.ep ? "true" : "false");
-    printf("\"smallest_layout_that_fits\":");
+        sim_jw_null(&w, "smallest_tp_that_fits");
+    sim_jw_int(&w, "pp", a->pp);
+    if (run->cfg.dp > 1 || run->cfg.ep) { /* only then: outputs without --dp/--ep unchanged */
+        sim_jw_int(&w, "dp", sim_run_dp(&run->cfg));
+        sim_jw_bool(&w, "ep", run->cfg.ep);
+    }
     if (layout) {
         const double g = run->hw.v[SIM_HWF_N_GPUS_PER_NODE];
         const int dp = sim_run_dp(&run->cfg);
         const double gpus = (double)(layout->tp * layout->pp * dp);
-        printf("{\"tp\":%lld,\"pp\":%lld,", (long long)layout->tp, (long long)layout->pp);
-        if (dp > 1 || run->cfg.ep) /* only then: outputs without --dp/--ep stay as they were */
-            printf("\"dp\":%d,\"ep\":%s,", dp, run->cfg.ep ? "true" : "false");
-        printf("\"gpus\":%.0f,\"nodes\":%.0f,\"figures\":", gpus, ceil(gpus / g));
-        print_json_tp(layout, 1);
-        printf("},");
+        sim_jw_object_begin(&w, "smallest_layout_that_fits");
+        sim_jw_int(&w, "tp", layout->tp);
+        sim_jw_int(&w, "pp", layout->pp);
+        if (dp > 1 || run->cfg.ep) { /* only then: outputs without --dp/--ep stay as they were */
+            sim_jw_int(&w, "dp", dp);
+            sim_jw_bool(&w, "ep", run->cfg.ep);
+        }
+        sim_jw_num(&w, "gpus", gpus);
+        sim_jw_num(&w, "nodes", ceil(gpus / g));
+        print_json_tp(&w, "figures", layout);
+        sim_jw_object_end(&w);
     } else {
-        printf("null,");
+        sim_jw_null(&w, "smallest_layout_that_fits");
     }
     if (a->all) {
-        printf("\"tps\":[");
+        sim_jw_array_begin(&w, "tps");
         for (int i = 0; i < n; i++)
-            print_json_tp(&results[i], i == 0);
-        printf("]}\n");
-        return;
+            print_json_tp(&w, NULL, &results[i]);
+        sim_jw_array_end(&w);
+    } else {
+        /* One TP: its figures at the top level. */
+        const sim_capacity *cp = &results[0].cap;
+        print_json_tp(&w, "per_tp", &results[0]);
+        sim_jw_int(&w, "tp", results[0].tp);
+        sim_jw_num(&w, "weights_bytes_per_gpu", cp->mem.weights_bytes);
+        sim_jw_num(&w, "activation_bytes_per_gpu", cp->mem.activation_bytes);
+        sim_jw_num(&w, "reserve_bytes_per_gpu", cp->mem.reserve_bytes);
+        sim_jw_num(&w, "kv_bytes_per_token_per_gpu", cp->mem.kv_bytes_per_token);
+        sim_jw_int(&w, "kv_blocks", cp->mem.kv_blocks);
+        sim_jw_int(&w, "kv_capacity_tokens", cp->mem.kv_capacity_tokens);
+        sim_jw_int(&w, "max_seqs_at_context", cp->max_seqs_at_context);
+        print_json_window(&w, cp);
+        sim_jw_bool(&w, "fits", cp->fits);
     }
-    /* One TP: its figures at the top level. */
-    printf("\"per_tp\":");
-    print_json_tp(&results[0], 1);
-    const sim_capacity *cp = &results[0].cap;
-    printf(",\"tp\":%lld,\"weights_bytes_per_gpu\":%.17g,"
-           "\"activation_bytes_per_gpu\":%.17g,\"reserve_bytes_per_gpu\":%.17g,"
-           "\"kv_bytes_per_token_per_gpu\":%.17g,\"kv_blocks\":%lld,"
-           "\"kv_capacity_tokens\":%lld,\"max_seqs_at_context\":%lld",
-           (long long)results[0].tp, cp->mem.weights_bytes, cp->mem.activation_bytes,
-           cp->mem.reserve_bytes, cp->mem.kv_bytes_per_token, (long long)cp->mem.kv_blocks,
-           (long long)cp->mem.kv_capacity_tokens, (long long)cp->max_seqs_at_context);
-    print_json_window(cp);
-    printf(",\"fits\":%s}\n", cp->fits ? "true" : "false");
+    sim_jw_object_end(&w);
+    return cli_json_close(&w, "capacity");
 }
 
 static void print_capacity_table(const cap_args *a, const cli_run *run, const tp_result *results,
@@ -553,7 +577,7 @@ int cmd_capacity(int argc, char **argv)
     static tp_result layout;
     const tp_result *lay = rc == CLI_OK && smallest_layout(&run, context, &layout) ? &layout : NULL;
     if (rc == CLI_OK && a.json)
-        print_capacity_json(&a, &run, context, results, n, smallest, lay);
+        rc = print_capacity_json(&a, &run, context, results, n, smallest, lay);
     else if (rc == CLI_OK)
         print_capacity_table(&a, &run, results, n, smallest, lay);
     cli_run_close(&run);

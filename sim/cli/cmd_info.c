@@ -50,7 +50,8 @@ static int simple_opts(const char *cmd, int argc, char **argv, const cli_help *h
     return -1;
 }
 
-static void print_model(const sim_model *m, int json, int first)
+/* One model: a row of the table, or an object of the JSON array when w is not NULL. */
+static void print_model(const sim_model *m, sim_jw *w)
 {
     sim_param_count p;
     sim_model_params(m, &p);
@@ -60,20 +61,29 @@ static void print_model(const sim_model *m, int json, int first)
     const sim_run_cfg run = {.dtype = m->dtype};
     const char *weights = sim_deploy_weight_format(m, &run);
     const char *kv_dtype = sim_dtype_name(sim_model_dtype16(m));
-    if (json) {
-        printf("%s{\"id\":\"%s\",\"model_type\":\"%s\",\"params\":%.17g,\"active_params\":%.17g,"
-               "\"kv_bytes_per_token\":%.17g,\"dtype\":\"%s\",\"num_hidden_layers\":%lld,"
-               "\"hidden_size\":%lld,\"num_attention_heads\":%lld,\"num_key_value_heads\":%lld,"
-               "\"head_dim\":%lld,\"intermediate_size\":%lld,\"vocab_size\":%lld,"
-               "\"num_experts\":%lld,\"num_experts_per_tok\":%lld,\"moe_intermediate_size\":%lld,"
-               "\"sliding_window_tokens\":%lld,\"max_position_embeddings\":%lld,"
-               "\"weight_format\":\"%s\",\"kv_dtype\":\"%s\"}",
-               first ? "" : ",\n", m->id, sim_arch_name(m->arch), p.total, p.active_per_token, kv,
-               sim_dtype_name(m->dtype), (long long)m->n_layers, (long long)m->d_model,
-               (long long)m->n_heads, (long long)m->n_kv_heads, (long long)m->head_dim,
-               (long long)m->d_ff, (long long)m->vocab, (long long)m->n_experts,
-               (long long)m->n_experts_per_tok, (long long)m->d_ff_expert,
-               (long long)m->sliding_window, (long long)m->max_pos, weights, kv_dtype);
+    if (w) {
+        sim_jw_object_begin(w, NULL);
+        sim_jw_str(w, "id", m->id);
+        sim_jw_str(w, "model_type", sim_arch_name(m->arch));
+        sim_jw_num(w, "params", p.total);
+        sim_jw_num(w, "active_params", p.active_per_token);
+        sim_jw_num(w, "kv_bytes_per_token", kv);
+        sim_jw_str(w, "dtype", sim_dtype_name(m->dtype));
+        sim_jw_int(w, "num_hidden_layers", m->n_layers);
+        sim_jw_int(w, "hidden_size", m->d_model);
+        sim_jw_int(w, "num_attention_heads", m->n_heads);
+        sim_jw_int(w, "num_key_value_heads", m->n_kv_heads);
+        sim_jw_int(w, "head_dim", m->head_dim);
+        sim_jw_int(w, "intermediate_size", m->d_ff);
+        sim_jw_int(w, "vocab_size", m->vocab);
+        sim_jw_int(w, "num_experts", m->n_experts);
+        sim_jw_int(w, "num_experts_per_tok", m->n_experts_per_tok);
+        sim_jw_int(w, "moe_intermediate_size", m->d_ff_expert);
+        sim_jw_int(w, "sliding_window_tokens", m->sliding_window);
+        sim_jw_int(w, "max_position_embeddings", m->max_pos);
+        sim_jw_str(w, "weight_format", weights);
+        sim_jw_str(w, "kv_dtype", kv_dtype);
+        sim_jw_object_end(w);
         return;
     }
     char moe[48] = "-";
@@ -119,17 +129,22 @@ int cmd_models(int argc, char **argv)
         if (rc != CLI_OK)
             return rc;
     }
-    if (json)
-        printf("[");
-    else
+    sim_jw w;
+    if (json) {
+        /* One model a line. */
+        cli_json_open(&w);
+        sim_jw_array_begin_lines(&w, NULL, SIM_JW_LINES_BETWEEN);
+    } else {
         printf("%-18s %-11s %8s %8s %10s %-18s %-4s %4s %6s %8s %4s %6s %-16s %7s %7s\n", "id",
                "type", "params_B", "active_B", "kv_B/tok", "weights", "kv", "L", "d", "H/KV", "hd",
                "d_ff", "experts", "vocab", "max_pos");
+    }
     for (int i = 0; i < n; i++)
-        print_model(&models[i], json, i == 0);
-    if (json)
-        printf("]\n");
-    return CLI_OK;
+        print_model(&models[i], json ? &w : NULL);
+    if (!json)
+        return CLI_OK;
+    sim_jw_array_end(&w);
+    return cli_json_close(&w, "models");
 }
 
 static const char *unit_of(const char *key)
@@ -196,6 +211,22 @@ static int hw_show(const char *name)
     return CLI_OK;
 }
 
+/* One profile of `hw list --format json`. */
+static void hw_json(sim_jw *w, const sim_hw *hw, double fp8, double ridge, int measured)
+{
+    sim_jw_object_begin(w, NULL);
+    sim_jw_str(w, "id", hw->id);
+    sim_jw_str(w, "name", hw->name);
+    sim_jw_num(w, "peak_bf16_flops_per_s", hw->v[SIM_HWF_PEAK_BF16]);
+    sim_jw_num(w, "peak_fp8_flops_per_s", fp8);
+    sim_jw_num(w, "bw_hbm_peak_bytes_per_s", hw->v[SIM_HWF_BW_HBM_PEAK]);
+    sim_jw_num(w, "bw_stream_copy_bytes_per_s", hw->v[SIM_HWF_BW_STREAM_COPY]);
+    sim_jw_num(w, "mem_capacity_bytes", hw->v[SIM_HWF_MEM_CAPACITY]);
+    sim_jw_num(w, "ridge_point_flops_per_byte", ridge);
+    sim_jw_int(w, "n_measured_figures", measured);
+    sim_jw_object_end(w);
+}
+
 static int hw_list(int json)
 {
     char ids[MAX_IDS][64];
@@ -204,42 +235,45 @@ static int hw_list(int json)
         cli_error("hw list: cannot read %s/hwprofiles", cli_data_dir());
         return CLI_BAD_INPUT;
     }
-    if (json)
-        printf("[");
-    else
+    sim_jw w;
+    if (json) {
+        /* One profile a line. */
+        cli_json_open(&w);
+        sim_jw_array_begin_lines(&w, NULL, SIM_JW_LINES_BETWEEN);
+    } else {
         printf("%-14s %-34s %10s %10s %9s %9s %8s %8s %8s\n", "id", "name", "bf16_TF/s", "fp8_TF/s",
                "HBM_TB/s", "copy_TB/s", "mem_GiB", "ridge", "measured");
+    }
     for (int i = 0; i < n; i++) {
         sim_hw hw;
         char path[4096];
         int rc = cli_load_hw(ids[i], &hw, path, sizeof(path));
-        if (rc != CLI_OK)
+        if (rc != CLI_OK) {
+            if (json) { /* the profiles before it stay printed, as in the table */
+                sim_jw_flush(&w);
+                sim_jw_free(&w);
+            }
             return rc;
+        }
         int measured = 0;
         for (int f = 0; f < SIM_HWF_COUNT; f++)
             measured += hw.prov[f] == SIM_PROV_MEASURED || hw.prov[f] == SIM_PROV_DERIVED;
         double fp8 = hw.prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT ? hw.v[SIM_HWF_PEAK_FP8] : 0.0;
         double ridge = sim_hw_ridge_flops_per_byte(&hw, SIM_DTYPE_BF16);
-        if (json) {
-            printf("%s{\"id\":\"%s\",\"name\":\"%s\",\"peak_bf16_flops_per_s\":%.17g,"
-                   "\"peak_fp8_flops_per_s\":%.17g,\"bw_hbm_peak_bytes_per_s\":%.17g,"
-                   "\"bw_stream_copy_bytes_per_s\":%.17g,\"mem_capacity_bytes\":%.17g,"
-                   "\"ridge_point_flops_per_byte\":%.17g,\"n_measured_figures\":%d}",
-                   i ? ",\n" : "", hw.id, hw.name, hw.v[SIM_HWF_PEAK_BF16], fp8,
-                   hw.v[SIM_HWF_BW_HBM_PEAK], hw.v[SIM_HWF_BW_STREAM_COPY],
-                   hw.v[SIM_HWF_MEM_CAPACITY], ridge, measured);
-        } else {
+        if (json)
+            hw_json(&w, &hw, fp8, ridge, measured);
+        else
             printf("%-14s %-34.34s %10.1f %10.1f %9.3f %9.3f %8.1f %8.1f %8d\n", hw.id, hw.name,
                    hw.v[SIM_HWF_PEAK_BF16] / SIM_TERA, fp8 / SIM_TERA,
                    hw.v[SIM_HWF_BW_HBM_PEAK] / SIM_TB, hw.v[SIM_HWF_BW_STREAM_COPY] / SIM_TB,
                    hw.v[SIM_HWF_MEM_CAPACITY] / SIM_GIB, ridge, measured);
-        }
     }
-    if (json)
-        printf("]\n");
-    else
-        printf("\nridge = achievable bf16 ridge point, FLOP/B; measured = figures measured or "
-               "derived from measurements\n");
+    if (json) {
+        sim_jw_array_end(&w);
+        return cli_json_close(&w, "hw list");
+    }
+    printf("\nridge = achievable bf16 ridge point, FLOP/B; measured = figures measured or "
+           "derived from measurements\n");
     return CLI_OK;
 }
 

@@ -24,39 +24,29 @@ static int failed(const sim_kval_err *err)
                                                   : CLI_BAD_INPUT;
 }
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
 static const char *gpu_name(const sim_kval *kv, int g)
 {
     return g == SIM_KVAL_ALL ? "all" : kv->hw[g].id;
 }
 
-/* Prints one group (table row or JSON object). */
-static void print_group(const sim_kval *kv, const sim_kval_group *s, int json, int *first)
+/* Prints one group: a table row, or an object of the JSON array when w is not NULL. */
+static void print_group(const sim_kval *kv, const sim_kval_group *s, sim_jw *w)
 {
     const char *fname = sim_kval_family_name(s->family);
     const char *rname = sim_kval_range_name(s->range);
     const char *sname = sim_kval_source_name(s->source);
-    if (json) {
-        printf("%s{\"family\":\"%s\",\"gpu\":\"%s\",\"range\":\"%s\",\"source\":\"%s\",\"n\":%zu,"
-               "\"mape_pct\":%.17g,\"median_ape_pct\":%.17g,\"max_ape_pct\":%.17g,"
-               "\"bias_pct\":%.17g}",
-               *first ? "" : ",", fname, gpu_name(kv, s->gpu), rname, sname, s->m.n, s->m.mape_pct,
-               s->m.median_ape_pct, s->m.max_ape_pct, s->bias_pct);
-        *first = 0;
+    if (w) {
+        sim_jw_object_begin(w, NULL);
+        sim_jw_str(w, "family", fname);
+        sim_jw_str(w, "gpu", gpu_name(kv, s->gpu));
+        sim_jw_str(w, "range", rname);
+        sim_jw_str(w, "source", sname);
+        sim_jw_uint(w, "n", s->m.n);
+        sim_jw_num(w, "mape_pct", s->m.mape_pct);
+        sim_jw_num(w, "median_ape_pct", s->m.median_ape_pct);
+        sim_jw_num(w, "max_ape_pct", s->m.max_ape_pct);
+        sim_jw_num(w, "bias_pct", s->bias_pct);
+        sim_jw_object_end(w);
         return;
     }
     printf("  %-13s %-14s %-10s %-30s %7zu %8.2f %8.2f %9.1f %+8.2f\n", fname, gpu_name(kv, s->gpu),
@@ -81,24 +71,25 @@ static const char *const section_title[SIM_KVAL_SEC_COUNT] = {
     "by source table, GPU and token range",
 };
 
-/* The run's setup: JSON members before "groups", or the table's opening lines. */
-static void report_head(const sim_kval *kv, int json)
+/* The run's setup: JSON members before "groups" (w not NULL), or the table's opening lines. */
+static void report_head(const sim_kval *kv, sim_jw *w)
 {
     const char *gemm = kv->gemm == SIM_GEMM_TILE_WAVE ? "tile-wave" : "flat";
-    if (json) {
-        printf("{\"schema_version\":\"%s\",\"data\":", SCHEMA);
-        json_str(kv->kernels_dir);
-        printf(",\"gemm_model\":\"%s\",\"alpha\":1,\"beta_s\":0,\"allreduce_tokens_hidden\":%d,"
-               "\"hardware\":[",
-               gemm, SIM_KTAB_AR_HIDDEN);
+    if (w) {
+        sim_jw_str(w, "schema_version", SCHEMA);
+        sim_jw_str(w, "data", kv->kernels_dir);
+        sim_jw_str(w, "gemm_model", gemm);
+        sim_jw_num(w, "alpha", 1.0);
+        sim_jw_num(w, "beta_s", 0.0);
+        sim_jw_int(w, "allreduce_tokens_hidden", SIM_KTAB_AR_HIDDEN);
+        sim_jw_array_begin(w, "hardware");
         for (int g = 0; g < kv->n_gpu; g++) {
-            printf("%s{\"id\":", g ? "," : "");
-            json_str(kv->hw[g].id);
-            printf(",\"path\":");
-            json_str(kv->hw_path[g]);
-            printf("}");
+            sim_jw_object_begin(w, NULL);
+            sim_jw_str(w, "id", kv->hw[g].id);
+            sim_jw_str(w, "path", kv->hw_path[g]);
+            sim_jw_object_end(w);
         }
-        printf("],\"groups\":[");
+        sim_jw_array_end(w);
         return;
     }
     printf("llmstep validate-kernels: %s, GEMM model %s, uncalibrated (alpha = 1, beta = 0)\n",
@@ -112,51 +103,70 @@ static void report_head(const sim_kval *kv, int json)
            SIM_KTAB_AR_HIDDEN, SIM_KTAB_AR_HIDDEN);
 }
 
-/* The report: the setup, the groups section by section, then the notes. */
-static void report(const sim_kval *kv, const sim_kval_group *groups, size_t n_groups, int json)
+/* The report: the setup, the groups section by section, then the notes. Returns the exit
+ * code. */
+static int report(const sim_kval *kv, const sim_kval_group *groups, size_t n_groups, int json)
 {
-    int first = 1;
-    report_head(kv, json);
+    sim_jw w;
+    if (json) {
+        cli_json_open(&w);
+        sim_jw_object_begin(&w, NULL);
+    }
+    report_head(kv, json ? &w : NULL);
+    if (json)
+        sim_jw_array_begin(&w, "groups");
     size_t i = 0;
     for (int sec = 0; sec < SIM_KVAL_SEC_COUNT; sec++) {
         if (!json)
             header(section_title[sec]);
         for (; i < n_groups && (int)groups[i].section == sec; i++)
-            print_group(kv, &groups[i], json, &first);
+            print_group(kv, &groups[i], json ? &w : NULL);
     }
     if (json) {
-        printf("],\"notes\":[");
-        for (int k = 0; k < kv->n_notes; k++) {
-            printf("%s", k ? "," : "");
-            json_str(kv->notes[k]);
-        }
-        printf("]}\n");
-        return;
+        sim_jw_array_end(&w);
+        sim_jw_array_begin(&w, "notes");
+        for (int k = 0; k < kv->n_notes; k++)
+            sim_jw_str(&w, NULL, kv->notes[k]);
+        sim_jw_array_end(&w);
+        sim_jw_object_end(&w);
+        return cli_json_close(&w, "validate-kernels");
     }
     printf("\nnotes:\n");
     for (int k = 0; k < kv->n_notes; k++)
         printf("  %s\n", kv->notes[k]);
+    return CLI_OK;
 }
 
 /* ---- --speedup ---- */
 
-static void su_print_row(const sim_kval *kv, const sim_kval_su_row *r, int json, int *first)
+/* One row of the speed-up report: a table row, or an object of the JSON array (w). */
+static void su_print_row(const sim_kval *kv, const sim_kval_su_row *r, sim_jw *w)
 {
     static const char *const cls_name[SIM_KVAL_CLASS_COUNT] = {"gemm", "attn", "allreduce"};
     const char *gpu = kv->hw[r->gpu].id;
-    if (json) {
-        printf("%s{\"model\":\"%s\",\"tp\":%d,\"batch\":%lld,\"gpu\":\"%s\","
-               "\"measured_s\":%.17g,\"predicted_s\":%.17g,\"measured_ratio\":%.17g,"
-               "\"predicted_ratio\":%.17g,\"diff_pct\":%.17g",
-               *first ? "" : ",", r->model, r->tp, (long long)r->batch, gpu, r->measured_s,
-               r->predicted_s, r->measured_ratio, r->predicted_ratio, r->diff_pct);
-        for (int c = 0; c < SIM_KVAL_CLASS_COUNT; c++)
-            printf(",\"%s_measured_s\":%.17g,\"%s_predicted_s\":%.17g,"
-                   "\"%s_measured_ratio\":%.17g,\"%s_predicted_ratio\":%.17g",
-                   cls_name[c], r->meas_s[c], cls_name[c], r->pred_s[c], cls_name[c],
-                   r->class_measured_ratio[c], cls_name[c], r->class_predicted_ratio[c]);
-        printf("}");
-        *first = 0;
+    if (w) {
+        sim_jw_object_begin(w, NULL);
+        sim_jw_str(w, "model", r->model);
+        sim_jw_int(w, "tp", r->tp);
+        sim_jw_int(w, "batch", r->batch);
+        sim_jw_str(w, "gpu", gpu);
+        sim_jw_num(w, "measured_s", r->measured_s);
+        sim_jw_num(w, "predicted_s", r->predicted_s);
+        sim_jw_num(w, "measured_ratio", r->measured_ratio);
+        sim_jw_num(w, "predicted_ratio", r->predicted_ratio);
+        sim_jw_num(w, "diff_pct", r->diff_pct);
+        for (int c = 0; c < SIM_KVAL_CLASS_COUNT; c++) {
+            char key[64];
+            snprintf(key, sizeof(key), "%s_measured_s", cls_name[c]);
+            sim_jw_num(w, key, r->meas_s[c]);
+            snprintf(key, sizeof(key), "%s_predicted_s", cls_name[c]);
+            sim_jw_num(w, key, r->pred_s[c]);
+            snprintf(key, sizeof(key), "%s_measured_ratio", cls_name[c]);
+            sim_jw_num(w, key, r->class_measured_ratio[c]);
+            snprintf(key, sizeof(key), "%s_predicted_ratio", cls_name[c]);
+            sim_jw_num(w, key, r->class_predicted_ratio[c]);
+        }
+        sim_jw_object_end(w);
         return;
     }
     /* The model is named on its first GPU's row only. */
@@ -183,10 +193,15 @@ static int speedup_report(const sim_kval *kv, int json)
 {
     sim_kval_su_result su;
     sim_kval_err err;
-    if (json)
-        printf("{\"schema\":\"%s\",\"report\":\"speedup\",\"keys\":%d,\"rows\":[", SCHEMA,
-               SIM_KVAL_SU_KEYS);
-    else
+    sim_jw w;
+    if (json) {
+        cli_json_open(&w);
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_str(&w, "schema", SCHEMA);
+        sim_jw_str(&w, "report", "speedup");
+        sim_jw_int(&w, "keys", SIM_KVAL_SU_KEYS);
+        sim_jw_array_begin(&w, "rows");
+    } else {
         printf("decode-step speed-ups: operator times of a step (QKV, O, gate_up, down, decode "
                "attention\nover %d keys, all-reduces at TP > 1; bf16) summed from the measured "
                "aic-vllm tables\nand predicted by the step model (uncalibrated); ratio = time / "
@@ -194,15 +209,22 @@ static int speedup_report(const sim_kval *kv, int json)
                "  model           tp  batch  gpu        meas_ms  pred_ms  meas_ratio  "
                "pred_ratio  diff%%   gemm m/p     attn m/p     allreduce m/p\n",
                SIM_KVAL_SU_KEYS);
+    }
     const sim_status st = sim_kval_speedup(kv, &su, &err);
-    int first = 1;
     for (int i = 0; i < su.n_rows; i++)
-        su_print_row(kv, &su.rows[i], json, &first);
+        su_print_row(kv, &su.rows[i], json ? &w : NULL);
+    if (st != SIM_OK && json) { /* the rows before the failure stay printed, as in the table */
+        sim_jw_flush(&w);
+        sim_jw_free(&w);
+    }
     if (st != SIM_OK)
         return failed(&err);
     if (json) {
-        printf("],\"within_10pct\":%d,\"compared\":%d}\n", su.within_10pct, su.compared);
-        return CLI_OK;
+        sim_jw_array_end(&w);
+        sim_jw_int(&w, "within_10pct", su.within_10pct);
+        sim_jw_int(&w, "compared", su.compared);
+        sim_jw_object_end(&w);
+        return cli_json_close(&w, "validate-kernels");
     }
     printf("\n%d of %d predicted ratios within 10%% of the measured ones.\n", su.within_10pct,
            su.compared);
@@ -302,8 +324,7 @@ static int run(sim_kval *kv, const vk_args *a)
     size_t n_groups;
     if (sim_kval_validate(kv, &groups, &n_groups, &err) != SIM_OK)
         return failed(&err);
-    report(kv, groups, n_groups, a->json);
-    return CLI_OK;
+    return report(kv, groups, n_groups, a->json);
 }
 
 int cmd_validate_kernels(int argc, char **argv)

@@ -32,89 +32,107 @@ static const cli_help latency_help = {
         "      --output-tokens 1024 --calibration calibrations/h100-sxm.json\n",
 };
 
-static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
-                          const char *calibration, int json)
+static int print_latency_json(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
+                              const char *calibration)
 {
     const sim_sched_resolved *s = &run->sched;
-    if (json) {
-        /* "dp", "ep" and the per-rank "batch_per_dp_rank" only with --dp or --ep, so outputs
-         * without them keep their keys. */
-        char dp_keys[96] = "";
-        if (run->cfg.dp > 1 || run->cfg.ep)
-            snprintf(dp_keys, sizeof(dp_keys), "\"dp\":%d,\"ep\":%s,\"batch_per_dp_rank\":%lld,",
-                     sim_run_dp(&run->cfg), run->cfg.ep ? "true" : "false",
-                     (long long)sim_dp_rank_share(&run->cfg, b->batch));
-        printf("{\"schema_version\":\"llmstep-latency/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-               "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,%s\"dtype\":\"%s\",\"kv_dtype\":\"%s\","
-               "\"batch\":%lld,"
-               "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"latency_s\":%.17g,"
-               "\"n_steps\":%lld,\"n_prefill_steps\":%lld,\"n_decode_steps\":%lld,"
-               "\"prefill_s\":%.17g,\"decode_s\":%.17g,\"roofline_sum_s\":%.17g,"
-               "\"host_sum_s\":%.17g,\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s,"
-               "\"kv_capacity_tokens\":%lld,\"kv_blocks\":%lld,\"peak_kv_blocks\":%lld,"
-               "\"peak_kv_frac\":%.17g,\"preemptions\":%lld,\"recomputed_tokens\":%lld,"
-               "\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,\"max_model_len\":%lld,"
-               "\"block_size\":%lld,\"gpu_memory_utilization_frac\":%.17g,"
-               "\"chunked_prefill\":%s}\n",
-               run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
-               run->cfg.pp > 1 ? run->cfg.pp : 1, dp_keys, sim_dtype_name(run->cfg.dtype),
-               sim_dtype_name(run->cfg.kv_dtype), (long long)b->batch, (long long)b->prompt_tokens,
-               (long long)b->output_tokens, r->latency_s, (long long)r->n_steps,
-               (long long)r->n_prefill_steps, (long long)r->n_decode_steps, r->prefill_s,
-               r->decode_s, r->roofline_sum_s, r->host_sum_s, run->cfg.alpha, run->cfg.beta_s,
-               calibration ? "true" : "false", (long long)r->kv_capacity_tokens,
-               (long long)run->mem.kv_blocks, (long long)r->peak_kv_blocks, r->peak_kv_frac,
-               (long long)r->preemptions, (long long)r->recomputed_tokens,
-               (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,
-               (long long)s->max_model_len, (long long)s->block_size, s->gpu_memory_utilization,
-               s->enable_chunked_prefill ? "true" : "false");
-    } else {
-        char lay[48];
-        printf("llmstep latency: %s on %s, %s, %s, engine %s\n", run->model.id, run->hw.id,
-               cli_layout_name(&run->cfg, lay, sizeof(lay)),
-               cli_weight_format(&run->model, &run->cfg), run->engine.id);
-        if (run->cfg.pp > 1 && run->engine.kind == SIM_SCHED_V1)
-            printf("pipeline: vLLM V1's batch queue, up to %d batches of disjoint requests in "
-                   "flight through the %d stages (docs/model.md, \"Pipeline parallelism\")\n",
-                   run->cfg.pp, run->cfg.pp);
-        else if (run->cfg.pp > 1)
-            printf("pipeline: each step is one batch through the %d stages (stage times and the "
-                   "transfers summed; docs/model.md, \"Pipeline parallelism\")\n",
-                   run->cfg.pp);
-        printf("batch: %lld prompts x %lld tokens, %lld output tokens each", (long long)b->batch,
-               (long long)b->prompt_tokens, (long long)b->output_tokens);
-        if (run->cfg.dp > 1)
-            printf("; %lld on each of %d DP ranks (in lockstep)",
-                   (long long)sim_dp_rank_share(&run->cfg, b->batch), run->cfg.dp);
-        printf("\n\n");
-        printf("  latency          %.4f s", r->latency_s);
-        if (calibration)
-            printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run->cfg.alpha, run->cfg.beta_s,
-                   calibration);
-        else {
-            char line[512];
-            cli_run_uncalibrated(run, line, sizeof(line));
-            printf("   %s\n", line);
-        }
-        printf("  steps            %lld (%lld prefill, %lld decode)\n", (long long)r->n_steps,
-               (long long)r->n_prefill_steps, (long long)r->n_decode_steps);
-        printf("  prefill time     %.4f s\n  decode time      %.4f s\n", r->prefill_s, r->decode_s);
-        printf("  of which host    %.4f s (engine host time per step)\n", r->host_sum_s);
-        printf("  KV cache         %lld tokens (%lld blocks of %lld); peak use %.1f%%\n",
-               (long long)r->kv_capacity_tokens, (long long)run->mem.kv_blocks,
-               (long long)s->block_size, 100.0 * r->peak_kv_frac);
-        printf("  memory per GPU   %.2f GB usable: weights %.2f GB, activations %.2f GB, "
-               "reserve %.2f GB, KV %.2f GB\n",
-               run->mem.usable_bytes / SIM_GB, run->mem.weights_bytes / SIM_GB,
-               run->mem.activation_bytes / SIM_GB, run->mem.reserve_bytes / SIM_GB,
-               run->mem.kv_budget_bytes / SIM_GB);
-        printf("  preemptions      %lld (%lld tokens recomputed)\n", (long long)r->preemptions,
-               (long long)r->recomputed_tokens);
-        printf("  scheduler        max_num_seqs %lld, max_num_batched_tokens %lld, max_model_len "
-               "%lld, chunked prefill %s\n",
-               (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,
-               (long long)s->max_model_len, s->enable_chunked_prefill ? "on" : "off");
+    sim_jw w;
+    cli_json_open(&w);
+    sim_jw_object_begin(&w, NULL);
+    sim_jw_str(&w, "schema_version", "llmstep-latency/1");
+    sim_jw_str(&w, "model", run->model.id);
+    sim_jw_str(&w, "hardware", run->hw.id);
+    sim_jw_str(&w, "engine", run->engine.id);
+    sim_jw_int(&w, "tp", run->cfg.tp);
+    sim_jw_int(&w, "pp", run->cfg.pp > 1 ? run->cfg.pp : 1);
+    /* "dp", "ep" and the per-rank "batch_per_dp_rank" only with --dp or --ep, so outputs
+     * without them keep their keys. */
+    if (run->cfg.dp > 1 || run->cfg.ep) {
+        sim_jw_int(&w, "dp", sim_run_dp(&run->cfg));
+        sim_jw_bool(&w, "ep", run->cfg.ep);
+        sim_jw_int(&w, "batch_per_dp_rank", sim_dp_rank_share(&run->cfg, b->batch));
     }
+    sim_jw_str(&w, "dtype", sim_dtype_name(run->cfg.dtype));
+    sim_jw_str(&w, "kv_dtype", sim_dtype_name(run->cfg.kv_dtype));
+    sim_jw_int(&w, "batch", b->batch);
+    sim_jw_int(&w, "prompt_tokens", b->prompt_tokens);
+    sim_jw_int(&w, "output_tokens", b->output_tokens);
+    sim_jw_num(&w, "latency_s", r->latency_s);
+    sim_jw_int(&w, "n_steps", r->n_steps);
+    sim_jw_int(&w, "n_prefill_steps", r->n_prefill_steps);
+    sim_jw_int(&w, "n_decode_steps", r->n_decode_steps);
+    sim_jw_num(&w, "prefill_s", r->prefill_s);
+    sim_jw_num(&w, "decode_s", r->decode_s);
+    sim_jw_num(&w, "roofline_sum_s", r->roofline_sum_s);
+    sim_jw_num(&w, "host_sum_s", r->host_sum_s);
+    sim_jw_num(&w, "alpha", run->cfg.alpha);
+    sim_jw_num(&w, "beta_s", run->cfg.beta_s);
+    sim_jw_bool(&w, "calibrated", calibration != NULL);
+    sim_jw_int(&w, "kv_capacity_tokens", r->kv_capacity_tokens);
+    sim_jw_int(&w, "kv_blocks", run->mem.kv_blocks);
+    sim_jw_int(&w, "peak_kv_blocks", r->peak_kv_blocks);
+    sim_jw_num(&w, "peak_kv_frac", r->peak_kv_frac);
+    sim_jw_int(&w, "preemptions", r->preemptions);
+    sim_jw_int(&w, "recomputed_tokens", r->recomputed_tokens);
+    sim_jw_int(&w, "max_num_seqs", s->max_num_seqs);
+    sim_jw_int(&w, "max_num_batched_tokens", s->max_num_batched_tokens);
+    sim_jw_int(&w, "max_model_len", s->max_model_len);
+    sim_jw_int(&w, "block_size", s->block_size);
+    sim_jw_num(&w, "gpu_memory_utilization_frac", s->gpu_memory_utilization);
+    sim_jw_bool(&w, "chunked_prefill", s->enable_chunked_prefill);
+    sim_jw_object_end(&w);
+    return cli_json_close(&w, "latency");
+}
+
+static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
+                          const char *calibration)
+{
+    const sim_sched_resolved *s = &run->sched;
+    char lay[48];
+    printf("llmstep latency: %s on %s, %s, %s, engine %s\n", run->model.id, run->hw.id,
+           cli_layout_name(&run->cfg, lay, sizeof(lay)), cli_weight_format(&run->model, &run->cfg),
+           run->engine.id);
+    if (run->cfg.pp > 1 && run->engine.kind == SIM_SCHED_V1)
+        printf("pipeline: vLLM V1's batch queue, up to %d batches of disjoint requests in "
+               "flight through the %d stages (docs/model.md, \"Pipeline parallelism\")\n",
+               run->cfg.pp, run->cfg.pp);
+    else if (run->cfg.pp > 1)
+        printf("pipeline: each step is one batch through the %d stages (stage times and the "
+               "transfers summed; docs/model.md, \"Pipeline parallelism\")\n",
+               run->cfg.pp);
+    printf("batch: %lld prompts x %lld tokens, %lld output tokens each", (long long)b->batch,
+           (long long)b->prompt_tokens, (long long)b->output_tokens);
+    if (run->cfg.dp > 1)
+        printf("; %lld on each of %d DP ranks (in lockstep)",
+               (long long)sim_dp_rank_share(&run->cfg, b->batch), run->cfg.dp);
+    printf("\n\n");
+    printf("  latency          %.4f s", r->latency_s);
+    if (calibration)
+        printf("   (alpha %.4g, beta %.4g s per step; %s)\n", run->cfg.alpha, run->cfg.beta_s,
+               calibration);
+    else {
+        char line[512];
+        cli_run_uncalibrated(run, line, sizeof(line));
+        printf("   %s\n", line);
+    }
+    printf("  steps            %lld (%lld prefill, %lld decode)\n", (long long)r->n_steps,
+           (long long)r->n_prefill_steps, (long long)r->n_decode_steps);
+    printf("  prefill time     %.4f s\n  decode time      %.4f s\n", r->prefill_s, r->decode_s);
+    printf("  of which host    %.4f s (engine host time per step)\n", r->host_sum_s);
+    printf("  KV cache         %lld tokens (%lld blocks of %lld); peak use %.1f%%\n",
+           (long long)r->kv_capacity_tokens, (long long)run->mem.kv_blocks,
+           (long long)s->block_size, 100.0 * r->peak_kv_frac);
+    printf("  memory per GPU   %.2f GB usable: weights %.2f GB, activations %.2f GB, "
+           "reserve %.2f GB, KV %.2f GB\n",
+           run->mem.usable_bytes / SIM_GB, run->mem.weights_bytes / SIM_GB,
+           run->mem.activation_bytes / SIM_GB, run->mem.reserve_bytes / SIM_GB,
+           run->mem.kv_budget_bytes / SIM_GB);
+    printf("  preemptions      %lld (%lld tokens recomputed)\n", (long long)r->preemptions,
+           (long long)r->recomputed_tokens);
+    printf("  scheduler        max_num_seqs %lld, max_num_batched_tokens %lld, max_model_len "
+           "%lld, chunked prefill %s\n",
+           (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,
+           (long long)s->max_model_len, s->enable_chunked_prefill ? "on" : "off");
 }
 
 int cmd_latency(int argc, char **argv)
@@ -255,7 +273,10 @@ int cmd_latency(int argc, char **argv)
         cli_run_close(&run);
         return rc;
     }
-    print_latency(&run, &b, &r, spec.calibration, strcmp(format, "json") == 0);
+    if (strcmp(format, "json") == 0)
+        rc = print_latency_json(&run, &b, &r, spec.calibration);
+    else
+        print_latency(&run, &b, &r, spec.calibration);
     cli_run_close(&run);
-    return CLI_OK;
+    return rc;
 }

@@ -367,19 +367,28 @@ static int write_calibration(const meas_opts *o, int argc, char **argv, const ch
     return CLI_OK;
 }
 
-static void print_calibration(const meas_opts *o, const char *hardware, const char *engine,
-                              const sim_fit_result *res)
+static int print_calibration(const meas_opts *o, const char *hardware, const char *engine,
+                             const sim_fit_result *res)
 {
     if (strcmp(o->format, "json") == 0) {
-        printf("{\"hardware\":\"%s\",\"alpha\":%.17g,\"beta_s\":%.17g,\"alpha_stderr\":%.17g,"
-               "\"beta_stderr_s\":%.17g,\"n_rows\":%zu,\"mape_pct\":%.17g,"
-               "\"median_ape_pct\":%.17g,\"max_ape_pct\":%.17g,\"r2\":%.17g,"
-               "\"alpha_at_bound\":%s,\"beta_at_bound\":%s,\"out\":\"%s\"}\n",
-               hardware, res->alpha, res->beta_s, res->alpha_stderr, res->beta_stderr_s,
-               res->n_rows, res->fit.mape_pct, res->fit.median_ape_pct, res->fit.max_ape_pct,
-               res->fit.r2, res->alpha_at_bound ? "true" : "false",
-               res->beta_at_bound ? "true" : "false", o->out);
-        return;
+        sim_jw w;
+        cli_json_open(&w);
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_str(&w, "hardware", hardware);
+        sim_jw_num(&w, "alpha", res->alpha);
+        sim_jw_num(&w, "beta_s", res->beta_s);
+        sim_jw_num(&w, "alpha_stderr", res->alpha_stderr);
+        sim_jw_num(&w, "beta_stderr_s", res->beta_stderr_s);
+        sim_jw_uint(&w, "n_rows", res->n_rows);
+        sim_jw_num(&w, "mape_pct", res->fit.mape_pct);
+        sim_jw_num(&w, "median_ape_pct", res->fit.median_ape_pct);
+        sim_jw_num(&w, "max_ape_pct", res->fit.max_ape_pct);
+        sim_jw_num(&w, "r2", res->fit.r2);
+        sim_jw_bool(&w, "alpha_at_bound", res->alpha_at_bound);
+        sim_jw_bool(&w, "beta_at_bound", res->beta_at_bound);
+        sim_jw_str(&w, "out", o->out);
+        sim_jw_object_end(&w);
+        return cli_json_close(&w, "calibrate");
     }
     printf("llmstep calibrate: %zu rows on %s (engine %s, %s weighting)\n", res->n_rows, hardware,
            o->p.no_host ? "none" : engine,
@@ -391,6 +400,7 @@ static void print_calibration(const meas_opts *o, const char *hardware, const ch
     printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %.4f\n",
            res->fit.mape_pct, res->fit.median_ape_pct, res->fit.max_ape_pct, res->fit.r2);
     printf("  wrote   %s\n", o->out);
+    return CLI_OK;
 }
 
 /* Held-out error of alpha/beta only and of the figure fit, leaving out each value of field. */
@@ -464,75 +474,92 @@ static int calibrate_figures(const meas_opts *o, const sim_meas_set *set, sim_me
     return CLI_OK;
 }
 
-/* A finite number, or null (JSON has no NaN). */
-static void json_num_or_null(double v)
+/* The figure fit's "training_check" object: the leave-one-out check on the training rows. */
+static void print_training_check_json(sim_jw *w, const sim_meas_figfit *ff)
 {
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        printf("null");
+    sim_jw_object_begin(w, "training_check");
+    if (ff->check_field[0]) {
+        sim_jw_str(w, "field", ff->check_field);
+        sim_jw_int(w, "folds", ff->check_folds);
+        sim_jw_num(w, "alpha_beta_mape_pct", ff->check_ab_mape_pct);
+        sim_jw_num(w, "figures_mape_pct", ff->check_fig_mape_pct);
+        sim_jw_int(w, "folds_lost", ff->check_folds_lost);
+        sim_jw_num(w, "gain_stderr_pct", ff->check_diff_se_pct);
+    }
+    if (ff->proc_run) {
+        sim_jw_object_begin(w, "procedure");
+        sim_jw_num(w, "figures_mape_pct", ff->proc_fig_mape_pct);
+        sim_jw_num(w, "gain_stderr_pct", ff->proc_diff_se_pct);
+        sim_jw_int(w, "folds_lost", ff->proc_folds_lost);
+        sim_jw_object_end(w);
+    }
+    if (ff->check_worst[0]) {
+        sim_jw_object_begin(w, "worst_fold");
+        sim_jw_str(w, "value", ff->check_worst);
+        sim_jw_num(w, "alpha_beta_mape_pct", ff->check_worst_ab_pct);
+        sim_jw_num(w, "figures_mape_pct", ff->check_worst_fig_pct);
+        sim_jw_object_end(w);
+    }
+    sim_jw_bool(w, "figures_kept", !ff->check_fell_back);
+    sim_jw_str(w, "note", ff->check_note);
+    sim_jw_object_end(w);
 }
 
-static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const fig_holdout *hold,
-                          int n_hold)
+/* The figure fit as one JSON object (calibrate --fit --format json, its second line). */
+static int print_figures_json(const sim_meas_figfit *ff, const fig_holdout *hold, int n_hold)
 {
     const sim_fig_result *r = &ff->res;
-    const int json = strcmp(o->format, "json") == 0;
-    if (json) {
-        printf("{\"figures\":[");
-        for (int k = 0; k < ff->n; k++) {
-            printf("%s{\"figure\":\"%s\",\"prior\":%.17g,\"value\":%.17g,\"stderr\":", k ? "," : "",
-                   sim_hw_field_key(ff->f[k]), ff->prior[k], r->value[k]);
-            if (isfinite(r->value_stderr[k]))
-                printf("%.17g", r->value_stderr[k]);
-            else
-                printf("null");
-            printf(",\"reached\":%.17g,\"rel_stderr\":%.17g,\"max_abs_corr\":%.17g,"
-                   "\"determined\":%s,\"why\":\"%s\"}",
-                   r->reached[k], r->rel_stderr[k], r->corr_max[k], r->held[k] ? "false" : "true",
-                   r->held[k] ? sim_meas_fig_held_name(r->held[k]) : ff->why[k]);
-        }
-        printf("],\"attn_decode_kv_per_q_head_flag\":{\"compared\":%s,\"chosen\":%d",
-               ff->flag_compared ? "true" : "false", ff->flag_value);
-        if (ff->flag_compared)
-            printf(",\"mape_pct\":[%.17g,%.17g]", ff->flag_mape_pct[0], ff->flag_mape_pct[1]);
-        char classes[128];
-        sim_calib_domain_str(ff->domain, classes, sizeof(classes));
-        printf("},\"domain\":\"%s\",\"training_check\":{", classes);
-        if (ff->check_field[0])
-            printf("\"field\":\"%s\",\"folds\":%d,\"alpha_beta_mape_pct\":%.17g,"
-                   "\"figures_mape_pct\":",
-                   ff->check_field, ff->check_folds, ff->check_ab_mape_pct);
-        if (ff->check_field[0] && isfinite(ff->check_fig_mape_pct))
-            printf("%.17g,", ff->check_fig_mape_pct);
-        else if (ff->check_field[0])
-            printf("null,");
-        if (ff->check_field[0]) {
-            printf("\"folds_lost\":%d,\"gain_stderr_pct\":", ff->check_folds_lost);
-            json_num_or_null(ff->check_diff_se_pct);
-            printf(",");
-        }
-        if (ff->proc_run) {
-            printf("\"procedure\":{\"figures_mape_pct\":");
-            json_num_or_null(ff->proc_fig_mape_pct);
-            printf(",\"gain_stderr_pct\":");
-            json_num_or_null(ff->proc_diff_se_pct);
-            printf(",\"folds_lost\":%d},", ff->proc_folds_lost);
-        }
-        if (ff->check_worst[0])
-            printf("\"worst_fold\":{\"value\":\"%s\",\"alpha_beta_mape_pct\":%.17g,"
-                   "\"figures_mape_pct\":%.17g},",
-                   ff->check_worst, ff->check_worst_ab_pct, ff->check_worst_fig_pct);
-        printf("\"figures_kept\":%s,\"note\":\"%s\"", ff->check_fell_back ? "false" : "true",
-               ff->check_note);
-        printf("},\"holdout\":[");
-        for (int k = 0; k < n_hold; k++)
-            printf("%s{\"field\":\"%s\",\"alpha_beta_mape_pct\":%.17g,"
-                   "\"figures_mape_pct\":%.17g}",
-                   k ? "," : "", hold[k].field, hold[k].ab_mape_pct, hold[k].fig_mape_pct);
-        printf("]}\n");
-        return;
+    sim_jw w;
+    cli_json_open(&w);
+    sim_jw_object_begin(&w, NULL);
+    sim_jw_array_begin(&w, "figures");
+    for (int k = 0; k < ff->n; k++) {
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_str(&w, "figure", sim_hw_field_key(ff->f[k]));
+        sim_jw_num(&w, "prior", ff->prior[k]);
+        sim_jw_num(&w, "value", r->value[k]);
+        sim_jw_num(&w, "stderr", r->value_stderr[k]);
+        sim_jw_num(&w, "reached", r->reached[k]);
+        sim_jw_num(&w, "rel_stderr", r->rel_stderr[k]);
+        sim_jw_num(&w, "max_abs_corr", r->corr_max[k]);
+        sim_jw_bool(&w, "determined", !r->held[k]);
+        sim_jw_str(&w, "why", r->held[k] ? sim_meas_fig_held_name(r->held[k]) : ff->why[k]);
+        sim_jw_object_end(&w);
     }
+    sim_jw_array_end(&w);
+    sim_jw_object_begin(&w, "attn_decode_kv_per_q_head_flag");
+    sim_jw_bool(&w, "compared", ff->flag_compared);
+    sim_jw_int(&w, "chosen", ff->flag_value);
+    if (ff->flag_compared) {
+        sim_jw_array_begin(&w, "mape_pct");
+        sim_jw_num(&w, NULL, ff->flag_mape_pct[0]);
+        sim_jw_num(&w, NULL, ff->flag_mape_pct[1]);
+        sim_jw_array_end(&w);
+    }
+    sim_jw_object_end(&w);
+    char classes[128];
+    sim_calib_domain_str(ff->domain, classes, sizeof(classes));
+    sim_jw_str(&w, "domain", classes);
+    print_training_check_json(&w, ff);
+    sim_jw_array_begin(&w, "holdout");
+    for (int k = 0; k < n_hold; k++) {
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_str(&w, "field", hold[k].field);
+        sim_jw_num(&w, "alpha_beta_mape_pct", hold[k].ab_mape_pct);
+        sim_jw_num(&w, "figures_mape_pct", hold[k].fig_mape_pct);
+        sim_jw_object_end(&w);
+    }
+    sim_jw_array_end(&w);
+    sim_jw_object_end(&w);
+    return cli_json_close(&w, "calibrate");
+}
+
+static int print_figures(const meas_opts *o, const sim_meas_figfit *ff, const fig_holdout *hold,
+                         int n_hold)
+{
+    const sim_fig_result *r = &ff->res;
+    if (strcmp(o->format, "json") == 0)
+        return print_figures_json(ff, hold, n_hold);
     printf("\n  figures (%s loss, robust scale %.3g, prior weight sigma_row %.3g):\n",
            sim_fit_loss_name(ff->loss), r->loss_scale_frac, ff->sigma_row_frac);
     printf("  %-32s %12s %12s %10s %8s %6s  %s\n", "figure", "profile", "fitted", "stderr",
@@ -614,6 +641,7 @@ static void print_figures(const meas_opts *o, const sim_meas_figfit *ff, const f
                            ? "  -> THE FIGURE FIT LOSES held out: prefer alpha/beta only"
                            : "");
     }
+    return CLI_OK;
 }
 
 /* The self-check's profiles: the rows' own (kernel-derived figures) and the copy fitted from. */
@@ -665,16 +693,19 @@ static int self_check_reset(meas_opts *o, const sim_meas_set *set, self_check *s
 }
 
 /* The self-check's comparison: each reset figure's profile value against the fitted one. */
-static void print_self_check(const meas_opts *o, const self_check *sc, const sim_meas_figfit *ff)
+static int print_self_check(const meas_opts *o, const self_check *sc, const sim_meas_figfit *ff)
 {
     const int json = strcmp(o->format, "json") == 0;
-    if (json)
-        printf("{\"self_check\":[");
-    else
+    sim_jw w;
+    if (json) {
+        cli_json_open(&w);
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_array_begin(&w, "self_check");
+    } else {
         printf("\n  self-check: figures reset to their defaults and fitted from the rows\n"
                "  %-32s %12s %12s %12s %10s  %s\n",
                "figure", "profile", "reset to", "fitted", "stderr", "fitted - profile");
-    int first = 1;
+    }
     for (int j = 0; j < sc->n; j++) {
         const sim_hw_field f = sc->f[j];
         int k = 0;
@@ -686,13 +717,16 @@ static void print_self_check(const meas_opts *o, const self_check *sc, const sim
         const double se = fitted ? ff->res.value_stderr[k] : (double)NAN;
         const double z = (v - sc->orig.v[f]) / se;
         if (json) {
-            printf("%s{\"figure\":\"%s\",\"profile\":%.17g,\"reset_to\":%.17g,\"fitted\":",
-                   first ? "" : ",", sim_hw_field_key(f), sc->orig.v[f], sc->reset.v[f]);
-            if (fitted && isfinite(se))
-                printf("%.17g,\"stderr\":%.17g,\"z\":%.17g}", v, se, z);
-            else
-                printf("null,\"stderr\":null,\"z\":null}");
-            first = 0;
+            /* Not fitted, or no standard error: fitted, stderr and z are null. */
+            const int shown = fitted && isfinite(se);
+            sim_jw_object_begin(&w, NULL);
+            sim_jw_str(&w, "figure", sim_hw_field_key(f));
+            sim_jw_num(&w, "profile", sc->orig.v[f]);
+            sim_jw_num(&w, "reset_to", sc->reset.v[f]);
+            sim_jw_num(&w, "fitted", shown ? v : (double)NAN);
+            sim_jw_num(&w, "stderr", shown ? se : (double)NAN);
+            sim_jw_num(&w, "z", shown ? z : (double)NAN);
+            sim_jw_object_end(&w);
             continue;
         }
         printf("  %-32s %12.5g %12.5g ", sim_hw_field_key(f), sc->orig.v[f], sc->reset.v[f]);
@@ -705,8 +739,11 @@ static void print_self_check(const meas_opts *o, const self_check *sc, const sim
             printf("%12.5g %10.3g  %+.1f stderr%s\n", v, se, z,
                    ff->res.held[k] == SIM_FIG_HELD_HOLDOUT ? " (dropped: loses held out)" : "");
     }
-    if (json)
-        printf("]}\n");
+    if (!json)
+        return CLI_OK;
+    sim_jw_array_end(&w);
+    sim_jw_object_end(&w);
+    return cli_json_close(&w, "calibrate");
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -776,11 +813,11 @@ int cmd_calibrate(int argc, char **argv)
     if (rc == CLI_OK)
         rc = write_calibration(&o, argc, argv, set.rows[0].hardware, engine, &res, ff);
     if (rc == CLI_OK)
-        print_calibration(&o, set.rows[0].hardware, engine, &res);
+        rc = print_calibration(&o, set.rows[0].hardware, engine, &res);
     if (rc == CLI_OK && ff)
-        print_figures(&o, ff, hold, n_hold);
+        rc = print_figures(&o, ff, hold, n_hold);
     if (rc == CLI_OK && ff && sc)
-        print_self_check(&o, sc, ff);
+        rc = print_self_check(&o, sc, ff);
     free(sc);
     free(ff);
     sim_meas_pred_free(&mp);
@@ -799,8 +836,10 @@ typedef struct group_stat {
 
 #define MAX_GROUPS 256
 
+/* The errors by the values of one field: a table, or the array at key field of the JSON
+ * "groups" object when w is not NULL. */
 static void print_groups(const char *field, const sim_meas_set *set, const sim_row_pred *p,
-                         const double *pred, int json, int *first_field)
+                         const double *pred, sim_jw *w)
 {
     static group_stat g[MAX_GROUPS];
     int ng = 0;
@@ -828,17 +867,21 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
         g[k].sum_pred += pred[i];
         g[k].preempted_rows += p[i].preemptions > 0;
     }
-    if (json) {
-        printf("%s\"%s\":[", *first_field ? "" : ",", field);
-        *first_field = 0;
-        for (int k = 0; k < ng; k++)
-            printf("%s{\"value\":\"%s\",\"n_rows\":%zu,\"mape_pct\":%.17g,\"max_ape_pct\":%.17g,"
-                   "\"bias_pct\":%.17g,\"host_share_pct\":%.17g,\"preempted_rows\":%lld}",
-                   k ? "," : "", g[k].value, g[k].n, g[k].sum_ape / (double)g[k].n, g[k].max_ape,
-                   g[k].sum_signed / (double)g[k].n,
-                   g[k].sum_pred > 0 ? 100.0 * g[k].sum_host / g[k].sum_pred : 0.0,
-                   (long long)g[k].preempted_rows);
-        printf("]");
+    if (w) {
+        sim_jw_array_begin(w, field);
+        for (int k = 0; k < ng; k++) {
+            sim_jw_object_begin(w, NULL);
+            sim_jw_str(w, "value", g[k].value);
+            sim_jw_uint(w, "n_rows", g[k].n);
+            sim_jw_num(w, "mape_pct", g[k].sum_ape / (double)g[k].n);
+            sim_jw_num(w, "max_ape_pct", g[k].max_ape);
+            sim_jw_num(w, "bias_pct", g[k].sum_signed / (double)g[k].n);
+            sim_jw_num(w, "host_share_pct",
+                       g[k].sum_pred > 0 ? 100.0 * g[k].sum_host / g[k].sum_pred : 0.0);
+            sim_jw_int(w, "preempted_rows", g[k].preempted_rows);
+            sim_jw_object_end(w);
+        }
+        sim_jw_array_end(w);
         return;
     }
     printf("\n  by %-14s %6s %8s %8s %8s %8s %10s\n", field, "rows", "MAPE%", "max%", "bias%",
@@ -850,10 +893,63 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
                (long long)g[k].preempted_rows);
 }
 
-/* Prints the validation: errors, holdout folds, groups, rows. */
-static void print_validation(const meas_opts *o, const sim_meas_set *set, const sim_meas_pred *mp,
-                             const double *pred, const double *meas, const sim_metrics *mt,
-                             const sim_meas_fold *folds, int n_folds, double alpha, double beta)
+/* The validation as one JSON object: errors, rows, groups, holdout folds. */
+static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
+                                 const sim_meas_pred *mp, const double *pred, const double *meas,
+                                 const sim_metrics *mt, const sim_meas_fold *folds, int n_folds,
+                                 double alpha, double beta, const char *const *fields, int n_fields)
+{
+    sim_jw w;
+    cli_json_open(&w);
+    sim_jw_object_begin(&w, NULL);
+    sim_jw_uint(&w, "n_rows", mt->n);
+    sim_jw_num(&w, "mape_pct", mt->mape_pct);
+    sim_jw_num(&w, "median_ape_pct", mt->median_ape_pct);
+    sim_jw_num(&w, "max_ape_pct", mt->max_ape_pct);
+    sim_jw_num(&w, "r2", mt->r2);
+    if (!o->holdout) {
+        sim_jw_num(&w, "alpha", alpha);
+        sim_jw_num(&w, "beta_s", beta);
+        sim_jw_bool(&w, "calibrated", o->calibration != NULL);
+    }
+    sim_jw_array_begin(&w, "rows");
+    for (size_t i = 0; i < set->n; i++) {
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_str(&w, "id", set->rows[i].id);
+        sim_jw_num(&w, "measured_s", meas[i]);
+        sim_jw_num(&w, "predicted_s", pred[i]);
+        sim_jw_num(&w, "ape_pct", fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+        sim_jw_object_end(&w);
+    }
+    sim_jw_array_end(&w);
+    sim_jw_object_begin(&w, "groups");
+    for (int f = 0; f < n_fields; f++)
+        print_groups(fields[f], set, mp->p, pred, &w);
+    sim_jw_object_end(&w);
+    if (o->holdout) {
+        sim_jw_object_begin(&w, "holdout");
+        sim_jw_str(&w, "field", o->holdout);
+        sim_jw_array_begin(&w, "folds");
+        for (int k = 0; k < n_folds; k++) {
+            sim_jw_object_begin(&w, NULL);
+            sim_jw_str(&w, "value", folds[k].value);
+            sim_jw_uint(&w, "n_rows", folds[k].n);
+            sim_jw_num(&w, "alpha", folds[k].alpha);
+            sim_jw_num(&w, "beta_s", folds[k].beta_s);
+            sim_jw_num(&w, "mape_pct", folds[k].mape_pct);
+            sim_jw_object_end(&w);
+        }
+        sim_jw_array_end(&w);
+        sim_jw_object_end(&w);
+    }
+    sim_jw_object_end(&w);
+    return cli_json_close(&w, "validate");
+}
+
+/* Prints the validation: errors, holdout folds, groups, rows. Returns the exit code. */
+static int print_validation(const meas_opts *o, const sim_meas_set *set, const sim_meas_pred *mp,
+                            const double *pred, const double *meas, const sim_metrics *mt,
+                            const sim_meas_fold *folds, int n_folds, double alpha, double beta)
 {
     /* Serving rows are grouped by statistic and clients instead of batch and kind. */
     int serving = 0;
@@ -864,66 +960,34 @@ static void print_validation(const meas_opts *o, const sim_meas_set *set, const 
                                                "prompt_tokens"};
     const char *const *fields = serving ? serve_fields : batch_fields;
     const int n_fields = 5;
-    if (strcmp(o->format, "json") == 0) {
-        printf("{\"n_rows\":%zu,\"mape_pct\":%.17g,\"median_ape_pct\":%.17g,"
-               "\"max_ape_pct\":%.17g,\"r2\":",
-               mt->n, mt->mape_pct, mt->median_ape_pct, mt->max_ape_pct);
-        if (isfinite(mt->r2))
-            printf("%.17g", mt->r2);
-        else
-            printf("null");
-        if (!o->holdout)
-            printf(",\"alpha\":%.17g,\"beta_s\":%.17g,\"calibrated\":%s", alpha, beta,
-                   o->calibration ? "true" : "false");
-        printf(",\"rows\":[");
-        for (size_t i = 0; i < set->n; i++)
-            printf("%s{\"id\":\"%s\",\"measured_s\":%.17g,\"predicted_s\":%.17g,"
-                   "\"ape_pct\":%.17g}",
-                   i ? "," : "", set->rows[i].id, meas[i], pred[i],
-                   fabs(pred[i] - meas[i]) / meas[i] * 100.0);
-        printf("],\"groups\":{");
-        int first = 1;
-        for (int f = 0; f < n_fields; f++)
-            print_groups(fields[f], set, mp->p, pred, 1, &first);
-        printf("}");
-        if (o->holdout) {
-            printf(",\"holdout\":{\"field\":\"%s\",\"folds\":[", o->holdout);
-            for (int k = 0; k < n_folds; k++)
-                printf("%s{\"value\":\"%s\",\"n_rows\":%zu,\"alpha\":%.17g,\"beta_s\":%.17g,"
-                       "\"mape_pct\":%.17g}",
-                       k ? "," : "", folds[k].value, folds[k].n, folds[k].alpha, folds[k].beta_s,
-                       folds[k].mape_pct);
-            printf("]}");
-        }
-        printf("}\n");
-    } else {
-        printf("llmstep validate: %zu rows", mt->n);
-        if (o->holdout)
-            printf(", leave-one-%s-out (each group predicted by a fit on the others)\n",
-                   o->holdout);
-        else if (o->calibration)
-            printf(", alpha %.6g, beta_s %.6g s (%s)\n", alpha, beta, o->calibration);
-        else
-            printf(", uncalibrated (alpha = 1, beta_s = 0)\n");
-        printf("  MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%   R^2 %.4f\n", mt->mape_pct,
-               mt->median_ape_pct, mt->max_ape_pct, mt->r2);
-        if (o->holdout) {
-            printf("\n  held-out %-10s %6s %10s %12s %8s\n", o->holdout, "rows", "alpha", "beta_ms",
-                   "MAPE%");
-            for (int k = 0; k < n_folds; k++)
-                printf("  %-19s %6zu %10.4f %12.4f %8.2f\n", folds[k].value, folds[k].n,
-                       folds[k].alpha, folds[k].beta_s * 1e3, folds[k].mape_pct);
-        }
-        int first = 1;
-        for (int f = 0; f < n_fields; f++)
-            print_groups(fields[f], set, mp->p, pred, 0, &first);
-        printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
-               "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
-        printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
-        for (size_t i = 0; i < set->n; i++)
-            printf("  %-48s %12.5g %12.5g %8.2f\n", set->rows[i].id, meas[i], pred[i],
-                   fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+    if (strcmp(o->format, "json") == 0)
+        return print_validation_json(o, set, mp, pred, meas, mt, folds, n_folds, alpha, beta,
+                                     fields, n_fields);
+    printf("llmstep validate: %zu rows", mt->n);
+    if (o->holdout)
+        printf(", leave-one-%s-out (each group predicted by a fit on the others)\n", o->holdout);
+    else if (o->calibration)
+        printf(", alpha %.6g, beta_s %.6g s (%s)\n", alpha, beta, o->calibration);
+    else
+        printf(", uncalibrated (alpha = 1, beta_s = 0)\n");
+    printf("  MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%   R^2 %.4f\n", mt->mape_pct,
+           mt->median_ape_pct, mt->max_ape_pct, mt->r2);
+    if (o->holdout) {
+        printf("\n  held-out %-10s %6s %10s %12s %8s\n", o->holdout, "rows", "alpha", "beta_ms",
+               "MAPE%");
+        for (int k = 0; k < n_folds; k++)
+            printf("  %-19s %6zu %10.4f %12.4f %8.2f\n", folds[k].value, folds[k].n, folds[k].alpha,
+                   folds[k].beta_s * 1e3, folds[k].mape_pct);
     }
+    for (int f = 0; f < n_fields; f++)
+        print_groups(fields[f], set, mp->p, pred, NULL);
+    printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
+           "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
+    printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
+    for (size_t i = 0; i < set->n; i++)
+        printf("  %-48s %12.5g %12.5g %8.2f\n", set->rows[i].id, meas[i], pred[i],
+               fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+    return CLI_OK;
 }
 
 /* The profile hw_name with the figures of cal (from path) applied, in *out (allocated). */
@@ -1056,7 +1120,7 @@ int cmd_validate(int argc, char **argv)
         rc = CLI_NUMERIC;
     }
     if (rc == CLI_OK)
-        print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta);
+        rc = print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta);
     sim_meas_pred_free(&mp);
     sim_cache_free(cache);
     free(pred);

@@ -65,10 +65,14 @@ static void timeline_row(void *ctx, const sim_serve_step *s)
         t->len += (size_t)n;
 }
 
-static void print_dist_json(const char *key, const sim_dist *d, int comma)
+static void print_dist_json(sim_jw *w, const char *key, const sim_dist *d)
 {
-    printf("%s\"%s\":{\"mean\":%.17g,\"p50\":%.17g,\"p90\":%.17g,\"p99\":%.17g}", comma ? "," : "",
-           key, d->mean, d->p50, d->p90, d->p99);
+    sim_jw_object_begin(w, key);
+    sim_jw_num(w, "mean", d->mean);
+    sim_jw_num(w, "p50", d->p50);
+    sim_jw_num(w, "p90", d->p90);
+    sim_jw_num(w, "p99", d->p99);
+    sim_jw_object_end(w);
 }
 
 static void print_dist_row(const char *name, const sim_dist *d)
@@ -247,53 +251,80 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
     return CLI_OK;
 }
 
-static void print_json(const serve_args *a, const cli_run *run, const cli_serve *sv,
-                       const sim_serve_result *r, const sim_serve_stats *st)
+/* "workload": the trace, or the generated workload's arrival and lengths. */
+static void print_workload_json(sim_jw *w, const serve_args *a)
+{
+    sim_jw_object_begin(w, "workload");
+    if (a->trace) {
+        sim_jw_str(w, "trace", a->trace);
+    } else if (a->wl.arrival == SIM_ARRIVAL_CLOSED) {
+        sim_jw_str(w, "arrival", "closed");
+        sim_jw_int(w, "concurrency", a->wl.concurrency);
+    } else {
+        sim_jw_str(w, "arrival", "poisson");
+        sim_jw_num(w, "rate_per_s", a->wl.rate_per_s);
+        sim_jw_num(w, "burstiness", a->wl.burstiness);
+    }
+    if (!a->trace) {
+        sim_jw_int(w, "prompt_tokens", a->wl.prompt_tokens);
+        sim_jw_int(w, "output_tokens", a->wl.output_tokens);
+        sim_jw_num(w, "range_ratio", sim_workload_range_ratio(a->wl.range_ratio));
+        sim_jw_uint(w, "seed", a->wl.seed);
+    }
+    sim_jw_object_end(w);
+}
+
+static int print_json(const serve_args *a, const cli_run *run, const cli_serve *sv,
+                      const sim_serve_result *r, const sim_serve_stats *st)
 {
     const sim_sched_resolved *s = &run->sched;
-    printf("{\"schema_version\":\"llmstep-serve/1\",\"model\":\"%s\",\"hardware\":\"%s\","
-           "\"engine\":\"%s\",\"tp\":%d,\"pp\":%d,\"dp\":%d,\"ep\":%s,\"dtype\":\"%s\","
-           "\"kv_dtype\":\"%s\",\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,",
-           run->model.id, run->hw.id, run->engine.id, run->cfg.tp,
-           run->cfg.pp > 1 ? run->cfg.pp : 1, sim_run_dp(&run->cfg), run->cfg.ep ? "true" : "false",
-           sim_dtype_name(run->cfg.dtype), sim_dtype_name(run->cfg.kv_dtype),
-           run->d.cal ? "true" : "false", run->cfg.alpha, run->cfg.beta_s);
-    if (a->trace)
-        printf("\"workload\":{\"trace\":\"%s\"},", a->trace);
-    else if (a->wl.arrival == SIM_ARRIVAL_CLOSED)
-        printf("\"workload\":{\"arrival\":\"closed\",\"concurrency\":%lld,\"prompt_tokens\":%lld,"
-               "\"output_tokens\":%lld,\"range_ratio\":%.17g,\"seed\":%llu},",
-               (long long)a->wl.concurrency, (long long)a->wl.prompt_tokens,
-               (long long)a->wl.output_tokens, sim_workload_range_ratio(a->wl.range_ratio),
-               (unsigned long long)a->wl.seed);
-    else
-        printf("\"workload\":{\"arrival\":\"poisson\",\"rate_per_s\":%.17g,\"burstiness\":%.17g,"
-               "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"range_ratio\":%.17g,"
-               "\"seed\":%llu},",
-               a->wl.rate_per_s, a->wl.burstiness, (long long)a->wl.prompt_tokens,
-               (long long)a->wl.output_tokens, sim_workload_range_ratio(a->wl.range_ratio),
-               (unsigned long long)a->wl.seed);
-    printf("\"n_requests\":%lld,\"warmup_requests\":%lld", (long long)st->n_requests,
-           (long long)sv->warmup);
-    print_dist_json("ttft_s", &st->ttft_s, 1);
-    print_dist_json("tpot_s", &st->tpot_s, 1);
-    print_dist_json("itl_s", &st->itl_s, 1);
-    print_dist_json("e2e_s", &st->e2e_s, 1);
-    printf(",\"duration_s\":%.17g,\"request_throughput_per_s\":%.17g,"
-           "\"output_tokens_per_s\":%.17g,\"total_tokens_per_s\":%.17g,\"goodput_per_s\":%.17g,"
-           "\"n_good\":%lld,\"slo_ttft_s\":%.17g,\"slo_tpot_s\":%.17g,\"kv_peak_frac\":%.17g,"
-           "\"queue_peak\":%lld,\"running_peak\":%lld,\"preemptions\":%lld,"
-           "\"recomputed_tokens\":%lld,\"n_steps\":%lld,\"kv_blocks\":%lld,"
-           "\"kv_capacity_tokens\":%lld,\"max_num_seqs\":%lld,\"max_num_batched_tokens\":%lld,"
-           "\"max_model_len\":%lld,\"block_size\":%lld,\"gpu_memory_utilization_frac\":%.17g,"
-           "\"usage\":\"%s\"}\n",
-           st->duration_s, st->request_throughput_per_s, st->output_tokens_per_s,
-           st->total_tokens_per_s, st->goodput_per_s, (long long)st->n_good, a->slo_ttft_s,
-           a->slo_tpot_s, r->peak_kv_frac, (long long)r->queue_peak, (long long)r->running_peak,
-           (long long)r->preemptions, (long long)r->recomputed_tokens, (long long)r->n_steps,
-           (long long)r->kv_blocks, (long long)r->kv_capacity_tokens, (long long)s->max_num_seqs,
-           (long long)s->max_num_batched_tokens, (long long)s->max_model_len,
-           (long long)s->block_size, s->gpu_memory_utilization, sim_usage_name(s->usage));
+    sim_jw w;
+    cli_json_open(&w);
+    sim_jw_object_begin(&w, NULL);
+    sim_jw_str(&w, "schema_version", "llmstep-serve/1");
+    sim_jw_str(&w, "model", run->model.id);
+    sim_jw_str(&w, "hardware", run->hw.id);
+    sim_jw_str(&w, "engine", run->engine.id);
+    sim_jw_int(&w, "tp", run->cfg.tp);
+    sim_jw_int(&w, "pp", run->cfg.pp > 1 ? run->cfg.pp : 1);
+    sim_jw_int(&w, "dp", sim_run_dp(&run->cfg));
+    sim_jw_bool(&w, "ep", run->cfg.ep);
+    sim_jw_str(&w, "dtype", sim_dtype_name(run->cfg.dtype));
+    sim_jw_str(&w, "kv_dtype", sim_dtype_name(run->cfg.kv_dtype));
+    sim_jw_bool(&w, "calibrated", run->d.cal != NULL);
+    sim_jw_num(&w, "alpha", run->cfg.alpha);
+    sim_jw_num(&w, "beta_s", run->cfg.beta_s);
+    print_workload_json(&w, a);
+    sim_jw_int(&w, "n_requests", st->n_requests);
+    sim_jw_int(&w, "warmup_requests", sv->warmup);
+    print_dist_json(&w, "ttft_s", &st->ttft_s);
+    print_dist_json(&w, "tpot_s", &st->tpot_s);
+    print_dist_json(&w, "itl_s", &st->itl_s);
+    print_dist_json(&w, "e2e_s", &st->e2e_s);
+    sim_jw_num(&w, "duration_s", st->duration_s);
+    sim_jw_num(&w, "request_throughput_per_s", st->request_throughput_per_s);
+    sim_jw_num(&w, "output_tokens_per_s", st->output_tokens_per_s);
+    sim_jw_num(&w, "total_tokens_per_s", st->total_tokens_per_s);
+    sim_jw_num(&w, "goodput_per_s", st->goodput_per_s);
+    sim_jw_int(&w, "n_good", st->n_good);
+    sim_jw_num(&w, "slo_ttft_s", a->slo_ttft_s);
+    sim_jw_num(&w, "slo_tpot_s", a->slo_tpot_s);
+    sim_jw_num(&w, "kv_peak_frac", r->peak_kv_frac);
+    sim_jw_int(&w, "queue_peak", r->queue_peak);
+    sim_jw_int(&w, "running_peak", r->running_peak);
+    sim_jw_int(&w, "preemptions", r->preemptions);
+    sim_jw_int(&w, "recomputed_tokens", r->recomputed_tokens);
+    sim_jw_int(&w, "n_steps", r->n_steps);
+    sim_jw_int(&w, "kv_blocks", r->kv_blocks);
+    sim_jw_int(&w, "kv_capacity_tokens", r->kv_capacity_tokens);
+    sim_jw_int(&w, "max_num_seqs", s->max_num_seqs);
+    sim_jw_int(&w, "max_num_batched_tokens", s->max_num_batched_tokens);
+    sim_jw_int(&w, "max_model_len", s->max_model_len);
+    sim_jw_int(&w, "block_size", s->block_size);
+    sim_jw_num(&w, "gpu_memory_utilization_frac", s->gpu_memory_utilization);
+    sim_jw_str(&w, "usage", sim_usage_name(s->usage));
+    sim_jw_object_end(&w);
+    return cli_json_close(&w, "serve");
 }
 
 static void print_table(const serve_args *a, const cli_run *run, const cli_serve *sv,
@@ -400,7 +431,7 @@ int cmd_serve(int argc, char **argv)
     }
     if (rc == CLI_OK) {
         if (strcmp(a.format, "json") == 0)
-            print_json(&a, &run, &sv, &r, &st);
+            rc = print_json(&a, &run, &sv, &r, &st);
         else
             print_table(&a, &run, &sv, &r, &st);
     }

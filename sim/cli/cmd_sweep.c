@@ -70,7 +70,8 @@ enum sweep_select { SEL_ALL, SEL_BEST, SEL_PARETO };
 /* The writer: formats rows into a buffer in the chosen format. */
 typedef struct writer {
     enum sweep_format format;
-    cli_outbuf out;
+    cli_outbuf out; /* CSV and table */
+    sim_jw jw;      /* JSON */
     int64_t n_rows;
     char *header; /* formatted and written before the first block's rows (its engine in the
                      JSON header); NULL once written */
@@ -82,94 +83,66 @@ typedef struct writer {
     int with_seeds; /* serving over several seeds: n_seeds and the spreads (every format) */
 } writer;
 
-static char *json_str(char *p, const char *s)
-{
-    *p++ = '"';
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            *p++ = '\\';
-            *p++ = (char)ch;
-        } else if (ch < 0x20) {
-            p += sprintf(p, "\\u%04x", ch);
-        } else {
-            *p++ = (char)ch;
-        }
-    }
-    *p++ = '"';
-    return p;
-}
-
-static char *json_num(char *p, const char *key, double v)
-{
-    p += sprintf(p, ",\"%s\":", key);
-    if (isfinite(v))
-        p += sprintf(p, "%.17g", v);
-    else
-        p += sprintf(p, "null");
-    return p;
-}
-
-static char *json_int(char *p, const char *key, int64_t v)
+/* A count, or null when it does not apply (-1). */
+static void json_count(sim_jw *w, const char *key, int64_t v)
 {
     if (v < 0)
-        return p + sprintf(p, ",\"%s\":null", key);
-    return p + sprintf(p, ",\"%s\":%lld", key, (long long)v);
+        sim_jw_null(w, key);
+    else
+        sim_jw_int(w, key, v);
 }
 
-/* Starts a JSON row in the output buffer (room for one row of either kind): its separator,
- * model, hardware and kind; returns where the row's next field goes. */
-static char *json_row_open(writer *w, const cli_sweep_block *b, const char *kind)
+/* Starts a JSON row: model, hardware and kind, then the layout (tp, and pp, dp and ep when
+ * swept). */
+static sim_jw *json_row_open(writer *w, const cli_sweep_block *b, const sim_sweep_row *r,
+                             const char *kind)
 {
-    cli_outbuf *o = &w->out;
-    if (o->len + 8192 > o->cap)
-        cli_outbuf_flush(o);
-    char *p = o->buf + o->len;
-    p += sprintf(p, "%s\n{\"model\":", w->n_rows ? "," : "");
-    p = json_str(p, b->model);
-    p += sprintf(p, ",\"hardware\":");
-    p = json_str(p, b->hw);
-    return p + sprintf(p, ",\"kind\":\"%s\"", kind);
+    sim_jw *j = &w->jw;
+    sim_jw_object_begin(j, NULL);
+    sim_jw_str(j, "model", b->model);
+    sim_jw_str(j, "hardware", b->hw);
+    sim_jw_str(j, "kind", kind);
+    json_count(j, "tp", r->tp);
+    if (w->with_pp)
+        json_count(j, "pp", r->pp);
+    if (w->with_dp) {
+        json_count(j, "dp", r->dp);
+        sim_jw_bool(j, "ep", r->ep);
+    }
+    return j;
 }
 
-/* "dp" and "ep" of a row. */
-static char *json_dp_ep(char *p, const sim_sweep_row *r)
+/* Ends a JSON row: calibration, SLO and cost. */
+static void json_row_close(sim_jw *j, const cli_sweep_block *b, const sim_sweep_row *r)
 {
-    p = json_int(p, "dp", r->dp);
-    return p + sprintf(p, ",\"ep\":%s", r->ep ? "true" : "false");
+    sim_jw_bool(j, "calibrated", b->calib_path != NULL);
+    sim_jw_num(j, "alpha", b->alpha);
+    sim_jw_num(j, "beta_s", b->beta_s);
+    sim_jw_bool(j, "meets_slo", r->meets_slo);
+    sim_jw_num(j, "gpu_hour_usd", b->gpu_hour_usd > 0.0 ? b->gpu_hour_usd : (double)NAN);
+    sim_jw_num(j, "cost_per_mtok_usd", r->cost_per_mtok_usd);
+    sim_jw_object_end(j);
 }
 
 static void write_json_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *r)
 {
-    cli_outbuf *o = &w->out;
-    char *p = json_row_open(w, b, sim_sweep_kind_name(r->kind));
-    p = json_int(p, "tp", r->tp);
-    if (w->with_pp)
-        p = json_int(p, "pp", r->pp);
-    if (w->with_dp)
-        p = json_dp_ep(p, r);
-    p = json_int(p, "batch", r->batch);
-    p = json_int(p, "context_tokens", r->kind == SIM_SWEEP_DECODE ? r->context_tokens : -1);
-    p = json_int(p, "prompt_tokens", r->prompt_tokens);
-    p = json_int(p, "output_tokens", r->output_tokens);
-    p = json_num(p, "time_s", r->time_s);
-    p = json_num(p, "tpot_s", r->tpot_s);
-    p = json_num(p, "ttft_s", r->ttft_s);
-    p = json_num(p, "tokens_per_s", r->tokens_per_s);
-    p = json_num(p, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
-    p += sprintf(p, ",\"fits\":%s,\"status\":\"%s\",\"bound\":", r->status ? "false" : "true",
-                 sim_sweep_status_name(r->status));
+    sim_jw *j = json_row_open(w, b, r, sim_sweep_kind_name(r->kind));
+    json_count(j, "batch", r->batch);
+    json_count(j, "context_tokens", r->kind == SIM_SWEEP_DECODE ? r->context_tokens : -1);
+    json_count(j, "prompt_tokens", r->prompt_tokens);
+    json_count(j, "output_tokens", r->output_tokens);
+    sim_jw_num(j, "time_s", r->time_s);
+    sim_jw_num(j, "tpot_s", r->tpot_s);
+    sim_jw_num(j, "ttft_s", r->ttft_s);
+    sim_jw_num(j, "tokens_per_s", r->tokens_per_s);
+    sim_jw_num(j, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
+    sim_jw_bool(j, "fits", !r->status);
+    sim_jw_str(j, "status", sim_sweep_status_name(r->status));
     if (r->bound == SIM_BOUND_NONE)
-        p += sprintf(p, "null");
+        sim_jw_null(j, "bound");
     else
-        p += sprintf(p, "\"%s\"", sim_bound_name(r->bound));
-    p += sprintf(p, ",\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,\"meets_slo\":%s",
-                 b->calib_path ? "true" : "false", b->alpha, b->beta_s,
-                 r->meets_slo ? "true" : "false");
-    p = json_num(p, "gpu_hour_usd", b->gpu_hour_usd > 0.0 ? b->gpu_hour_usd : (double)NAN);
-    p = json_num(p, "cost_per_mtok_usd", r->cost_per_mtok_usd);
-    *p++ = '}';
-    o->len = (size_t)(p - o->buf);
+        sim_jw_str(j, "bound", sim_bound_name(r->bound));
+    json_row_close(j, b, r);
 }
 
 /* The table's tp column: "8", "8x2" with pipeline stages, then "d4" with data-parallel ranks
@@ -222,55 +195,42 @@ static void write_table_row(writer *w, const cli_sweep_block *b, const sim_sweep
         b->calib_path ? "yes" : "no", r->meets_slo ? "yes" : "no", cost);
 }
 
-static char *json_dist(char *p, const char *key, const sim_dist *d)
+static void json_dist(sim_jw *j, const char *key, const sim_dist *d)
 {
-    p += sprintf(p, ",\"%s\":{\"mean\":", key);
-    p += isfinite(d->mean) ? sprintf(p, "%.17g", d->mean) : sprintf(p, "null");
-    p = json_num(p, "p50", d->p50);
-    p = json_num(p, "p90", d->p90);
-    p = json_num(p, "p99", d->p99);
-    *p++ = '}';
-    return p;
+    sim_jw_object_begin(j, key);
+    sim_jw_num(j, "mean", d->mean);
+    sim_jw_num(j, "p50", d->p50);
+    sim_jw_num(j, "p90", d->p90);
+    sim_jw_num(j, "p99", d->p99);
+    sim_jw_object_end(j);
 }
 
 static void write_json_serving_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *r)
 {
-    cli_outbuf *o = &w->out;
-    char *p = json_row_open(w, b, "serving");
-    p = json_int(p, "tp", r->tp);
-    if (w->with_pp)
-        p = json_int(p, "pp", r->pp);
-    if (w->with_dp)
-        p = json_dp_ep(p, r);
-    p = json_int(p, "concurrency", r->concurrency);
-    p = json_num(p, "request_rate_per_s", r->rate_per_s);
-    p = json_int(p, "prompt_tokens", r->prompt_tokens);
-    p = json_int(p, "output_tokens", r->output_tokens);
-    p = json_int(p, "n_requests", r->n_requests);
-    p = json_dist(p, "ttft_s", &r->ttft_dist_s);
-    p = json_dist(p, "tpot_s", &r->tpot_dist_s);
-    p = json_dist(p, "e2e_s", &r->e2e_dist_s);
-    p = json_num(p, "requests_per_s", r->requests_per_s);
-    p = json_num(p, "output_tokens_per_s", r->tokens_per_s);
-    p = json_num(p, "output_tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
-    p = json_int(p, "preemptions", r->preemptions);
-    p = json_num(p, "kv_peak_frac", r->kv_peak_frac);
+    sim_jw *j = json_row_open(w, b, r, "serving");
+    json_count(j, "concurrency", r->concurrency);
+    sim_jw_num(j, "request_rate_per_s", r->rate_per_s);
+    json_count(j, "prompt_tokens", r->prompt_tokens);
+    json_count(j, "output_tokens", r->output_tokens);
+    json_count(j, "n_requests", r->n_requests);
+    json_dist(j, "ttft_s", &r->ttft_dist_s);
+    json_dist(j, "tpot_s", &r->tpot_dist_s);
+    json_dist(j, "e2e_s", &r->e2e_dist_s);
+    sim_jw_num(j, "requests_per_s", r->requests_per_s);
+    sim_jw_num(j, "output_tokens_per_s", r->tokens_per_s);
+    sim_jw_num(j, "output_tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
+    json_count(j, "preemptions", r->preemptions);
+    sim_jw_num(j, "kv_peak_frac", r->kv_peak_frac);
     if (w->with_seeds) {
-        p = json_int(p, "n_seeds", r->n_seeds);
-        p = json_num(p, "ttft_slo_s", r->ttft_s);
-        p = json_num(p, "tpot_slo_s", r->tpot_s);
-        p = json_num(p, "ttft_spread_s", r->ttft_spread_s);
-        p = json_num(p, "tpot_spread_s", r->tpot_spread_s);
+        json_count(j, "n_seeds", r->n_seeds);
+        sim_jw_num(j, "ttft_slo_s", r->ttft_s);
+        sim_jw_num(j, "tpot_slo_s", r->tpot_s);
+        sim_jw_num(j, "ttft_spread_s", r->ttft_spread_s);
+        sim_jw_num(j, "tpot_spread_s", r->tpot_spread_s);
     }
-    p += sprintf(p, ",\"fits\":%s,\"status\":\"%s\"", r->status ? "false" : "true",
-                 sim_sweep_status_name(r->status));
-    p += sprintf(p, ",\"calibrated\":%s,\"alpha\":%.17g,\"beta_s\":%.17g,\"meets_slo\":%s",
-                 b->calib_path ? "true" : "false", b->alpha, b->beta_s,
-                 r->meets_slo ? "true" : "false");
-    p = json_num(p, "gpu_hour_usd", b->gpu_hour_usd > 0.0 ? b->gpu_hour_usd : (double)NAN);
-    p = json_num(p, "cost_per_mtok_usd", r->cost_per_mtok_usd);
-    *p++ = '}';
-    o->len = (size_t)(p - o->buf);
+    sim_jw_bool(j, "fits", !r->status);
+    sim_jw_str(j, "status", sim_sweep_status_name(r->status));
+    json_row_close(j, b, r);
 }
 
 #define SERVING_TABLE_FMT                                                                          \
@@ -359,8 +319,8 @@ typedef struct selector {
     int overflow;
 } selector;
 
-static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt,
-                         enum sweep_select select, const char *engine);
+static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt);
+static void json_header(writer *w, const char *engine);
 
 static int sel_begin(void *ctx, const cli_sweep_block *b)
 {
@@ -370,9 +330,11 @@ static int sel_begin(void *ctx, const cli_sweep_block *b)
                 "llmstep: note: no calibration of %s for engine %s in %s (%s is for another "
                 "engine): %s rows uncalibrated\n",
                 b->hw, b->engine, s->w->o->calibration, b->calib_other_engine, b->model);
-    if (s->w->header) {
-        sweep_header(s->w->header, s->w->header_cap, s->w->o, s->w->format, s->w->select,
-                     b->engine);
+    if (s->w->header && s->w->format == FMT_JSON) {
+        json_header(s->w, b->engine);
+        s->w->header = NULL;
+    } else if (s->w->header) {
+        sweep_header(s->w->header, s->w->header_cap, s->w->o, s->w->format);
         size_t n = strlen(s->w->header);
         memcpy(s->w->out.buf + s->w->out.len, s->w->header, n);
         s->w->out.len += n;
@@ -738,12 +700,37 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
     return CLI_OK;
 }
 
-/* The output's header for the format and selection. */
-static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt,
-                         enum sweep_select select, const char *engine)
+static const char *selection_name(enum sweep_select select)
+{
+    return select == SEL_BEST ? "best" : select == SEL_PARETO ? "pareto" : "all";
+}
+
+/* The JSON output's members before its rows, and the opening of "rows" (a row a line). */
+static void json_header(writer *w, const char *engine)
+{
+    const cli_sweep_opts *o = w->o;
+    const int serving = o->kind == SIM_SWEEP_SERVING;
+    sim_jw *j = &w->jw;
+    sim_jw_object_begin(j, NULL);
+    sim_jw_str(j, "schema_version", "llmstep-sweep/1");
+    sim_jw_str(j, "kind", sim_sweep_kind_name(o->kind));
+    sim_jw_str(j, "engine", engine);
+    if (serving)
+        sim_jw_str(j, "arrival", o->n_rates ? "poisson" : "closed");
+    sim_jw_str(j, "selection", selection_name(w->select));
+    sim_jw_bool(j, "host_time", o->host_time);
+    sim_jw_num(j, "slo_tpot_s", o->slo.tpot_s);
+    sim_jw_num(j, "slo_ttft_s", o->slo.ttft_s);
+    if (serving)
+        sim_jw_int(j, "slo_percentile", o->slo.percentile);
+    sim_jw_num(j, "gpu_hour_usd", o->gpu_hour_usd);
+    sim_jw_array_begin_lines(j, "rows", SIM_JW_LINES_AROUND);
+}
+
+/* The CSV or table header for the selection. */
+static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt)
 {
     const int serving = o->kind == SIM_SWEEP_SERVING;
-    const char *selection = select == SEL_BEST ? "best" : select == SEL_PARETO ? "pareto" : "all";
     if (fmt == FMT_CSV) {
         snprintf(header, cap, "%s", serving ? CLI_SWEEP_SERVING_CSV_HEADER : CLI_SWEEP_CSV_HEADER);
         size_t n = strlen(header);
@@ -756,21 +743,6 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
         if (serving && o->n_seeds > 1 && n > 0 && n + 64 < cap)
             snprintf(header + n - 1, cap - n + 1,
                      ",n_seeds,ttft_slo_s,tpot_slo_s,ttft_spread_s,tpot_spread_s\n");
-    } else if (fmt == FMT_JSON && serving) {
-        snprintf(header, cap,
-                 "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"serving\",\"engine\":\"%s\","
-                 "\"arrival\":\"%s\",\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,"
-                 "\"slo_ttft_s\":%.17g,\"slo_percentile\":%d,\"gpu_hour_usd\":%.17g,\"rows\":[",
-                 engine, o->n_rates ? "poisson" : "closed", selection,
-                 o->host_time ? "true" : "false", o->slo.tpot_s, o->slo.ttft_s, o->slo.percentile,
-                 o->gpu_hour_usd);
-    } else if (fmt == FMT_JSON) {
-        snprintf(header, cap,
-                 "{\"schema_version\":\"llmstep-sweep/1\",\"kind\":\"%s\",\"engine\":\"%s\","
-                 "\"selection\":\"%s\",\"host_time\":%s,\"slo_tpot_s\":%.17g,\"slo_ttft_s\":%.17g,"
-                 "\"gpu_hour_usd\":%.17g,\"rows\":[",
-                 sim_sweep_kind_name(o->kind), engine, selection, o->host_time ? "true" : "false",
-                 o->slo.tpot_s, o->slo.ttft_s, o->gpu_hour_usd);
     } else if (serving) {
         snprintf(header, cap, SERVING_TABLE_FMT, "model", "hardware", "tp", "conc", "rate/s",
                  "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90", "e2e_p50", "e2e_p90", "tok/s",
@@ -878,7 +850,9 @@ int cmd_sweep(int argc, char **argv)
         if (!sel.front || !sel.front_rows || !sel.tmp_rows || !sel.row_ids)
             rc = CLI_NUMERIC;
     }
-    if (rc == CLI_OK && cli_outbuf_init(&w.out, stdout, OUTBUF_BYTES) != 0)
+    if (fmt == FMT_JSON)
+        sim_jw_init_file(&w.jw, stdout, SIM_JW_COMPACT);
+    else if (rc == CLI_OK && cli_outbuf_init(&w.out, stdout, OUTBUF_BYTES) != 0)
         rc = CLI_NUMERIC;
     if (rc != CLI_OK) {
         cli_error("out of memory");
@@ -894,9 +868,16 @@ int cmd_sweep(int argc, char **argv)
     if (sel.overflow)
         cli_error("sweep: the Pareto frontier has more than %d points; only the first are kept",
                   PARETO_CAP);
-    if (fmt == FMT_JSON && !w.header)
-        w.out.len += (size_t)snprintf(w.out.buf + w.out.len, w.out.cap - w.out.len, "\n]}\n");
-    if (cli_outbuf_close(&w.out) != 0 && rc == CLI_OK) {
+    /* Once the header is out, the rows are closed even after a failure: the output is JSON. */
+    int failed = 0;
+    if (fmt == FMT_JSON && !w.header) {
+        sim_jw_array_end(&w.jw);
+        sim_jw_object_end(&w.jw);
+        failed = sim_jw_finish(&w.jw) != SIM_OK;
+    }
+    if (fmt == FMT_JSON)
+        sim_jw_free(&w.jw);
+    if ((cli_outbuf_close(&w.out) != 0 || failed) && rc == CLI_OK) {
         cli_error("sweep: writing the output failed");
         rc = CLI_BAD_INPUT;
     }

@@ -16,6 +16,18 @@ int cli_exit_of(sim_status st)
     return st == SIM_ENOMEM || st == SIM_EFIT ? CLI_NUMERIC : CLI_BAD_INPUT;
 }
 
+void cli_json_open(sim_jw *w) { sim_jw_init_file(w, stdout, SIM_JW_COMPACT); }
+
+int cli_json_close(sim_jw *w, const char *who)
+{
+    const sim_status st = sim_jw_finish(w);
+    sim_jw_free(w);
+    if (st == SIM_OK)
+        return CLI_OK;
+    cli_error("%s: writing the JSON output failed: %s", who, sim_strerror(st));
+    return cli_exit_of(st);
+}
+
 void cli_run_spec_init(cli_run_spec *spec)
 {
     memset(spec, 0, sizeof(*spec));

@@ -11,6 +11,7 @@
 #include "atomic_write.h"
 #include "err.h"
 #include "json_util.h"
+#include "json_writer.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -216,23 +217,21 @@ sim_status sim_calib_apply_figures(const sim_calib *c, const char *path, sim_hw 
     return SIM_OK;
 }
 
-static cJSON *strings(const char *const *v, int n)
+/* key: [the n strings v]. */
+static void strings(sim_jw *w, const char *key, const char *const *v, int n)
 {
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; a && i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
-    return a;
+    sim_jw_array_begin(w, key);
+    for (int i = 0; i < n; i++)
+        sim_jw_str(w, NULL, v[i]);
+    sim_jw_array_end(w);
 }
 
-/* Adds key: v; NaN allowed only when nan_ok (written as null). Returns 0 on a bad number. */
-static int add_num(cJSON *o, const char *key, double v, int nan_ok)
+/* Writes key: v (null when not finite); NaN is allowed only when nan_ok. Returns 0 on a bad
+ * number. */
+static int add_num(sim_jw *w, const char *key, double v, int nan_ok)
 {
-    if (isfinite(v)) {
-        sim_j_add_number(o, key, v);
-        return 1;
-    }
-    cJSON_AddNullToObject(o, key);
-    return nan_ok && isnan(v);
+    sim_jw_num(w, key, v);
+    return isfinite(v) || (nan_ok && isnan(v));
 }
 
 /* A number of the calibration file, for add_nums. */
@@ -242,22 +241,55 @@ typedef struct num_item {
     int nan_ok;
 } num_item;
 
-/* Adds the n numbers f[] with add_num (none when o is NULL); returns 0 on a bad number. */
-static int add_nums(cJSON *o, const num_item *f, size_t n)
+/* Writes the n numbers f[] with add_num, in an object at key when key is not NULL; returns 0
+ * on a bad number. */
+static int add_nums(sim_jw *w, const char *key, const num_item *f, size_t n)
 {
     int ok = 1;
-    for (size_t i = 0; o && i < n; i++)
-        ok &= add_num(o, f[i].key, f[i].v, f[i].nan_ok);
+    if (key)
+        sim_jw_object_begin(w, key);
+    for (size_t i = 0; i < n; i++)
+        ok &= add_num(w, f[i].key, f[i].v, f[i].nan_ok);
+    if (key)
+        sim_jw_object_end(w);
+    return ok;
+}
+
+/* The figure fit: "figures", "figure_domain" and "alpha_beta_only", "figure_fit". */
+static int write_figures(sim_jw *w, const sim_calib_out *c)
+{
+    int ok = 1;
+    if (c->n_figures > 0) {
+        sim_jw_object_begin(w, "figures");
+        for (int k = 0; k < c->n_figures; k++) {
+            const num_item fig[] = {{"value", c->fig_value[k], 0}, {"stderr", c->fig_stderr[k], 1}};
+            ok &= add_nums(w, sim_hw_field_key(c->fig_field[k]), fig, N(fig));
+        }
+        sim_jw_object_end(w);
+    }
+    if (c->n_figures > 0 && c->fig_domain) {
+        sim_jw_array_begin(w, "figure_domain");
+        for (int k = 0; k < SIM_MCLASS_COUNT; k++)
+            if ((c->fig_domain >> k) & 1u)
+                sim_jw_str(w, NULL, sim_model_class_name((sim_model_class)k));
+        sim_jw_array_end(w);
+        const num_item ab[] = {{"alpha", c->ab_alpha, 0}, {"beta_s", c->ab_beta_s, 0}};
+        ok &= add_nums(w, "alpha_beta_only", ab, N(ab));
+    }
+    if (c->fit_loss) {
+        sim_jw_object_begin(w, "figure_fit");
+        sim_jw_str(w, "loss", c->fit_loss);
+        sim_jw_object_begin(w, "undetermined");
+        for (int k = 0; k < c->n_held; k++)
+            sim_jw_str(w, sim_hw_field_key(c->held_field[k]), c->held_reason[k]);
+        sim_jw_object_end(w);
+        sim_jw_object_end(w);
+    }
     return ok;
 }
 
 sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_err *err)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o) {
-        sim_errf(err, "out of memory");
-        return SIM_ENOMEM;
-    }
     const num_item fitted[] = {{"alpha", c->alpha, 0},
                                {"beta_s", c->beta_s, 0},
                                {"alpha_stderr", c->alpha_stderr, 1},
@@ -271,81 +303,48 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
                             {"median_ape_pct", c->median_ape_pct, 0},
                             {"max_ape_pct", c->max_ape_pct, 0},
                             {"r2", c->r2, 1}};
-    int ok = 1;
-    cJSON_AddStringToObject(o, "schema", SIM_CALIB_SCHEMA);
-    cJSON_AddStringToObject(o, "hardware", c->hardware);
-    ok &= add_nums(o, fitted, N(fitted));
-    ok &= add_nums(cJSON_AddObjectToObject(o, "covariance"), cov, N(cov));
-    cJSON *b = cJSON_AddObjectToObject(o, "bounds");
-    ok &= add_nums(b, bounds, N(bounds));
-    if (b) {
-        cJSON_AddBoolToObject(b, "alpha_at_bound", c->alpha_at_bound);
-        cJSON_AddBoolToObject(b, "beta_at_bound", c->beta_at_bound);
-    }
-    sim_j_add_number(o, "n_rows", (double)c->n_rows);
-    ok &= add_nums(cJSON_AddObjectToObject(o, "fit"), fit, N(fit));
-    cJSON *t = cJSON_AddObjectToObject(o, "trained_on");
-    if (t) {
-        cJSON_AddItemToObject(t, "files", strings(c->files, c->n_files));
-        cJSON_AddItemToObject(t, "select", strings(c->select, c->n_select));
-        cJSON_AddItemToObject(t, "exclude", strings(c->exclude, c->n_exclude));
-        if (c->scheduler_rule)
-            cJSON_AddStringToObject(t, "scheduler_rule", c->scheduler_rule);
-    }
-    cJSON_AddStringToObject(o, "engine", c->engine);
-    cJSON_AddStringToObject(o, "roofline_mode", c->roofline_mode);
-    cJSON_AddStringToObject(o, "weighting", c->weighting);
-    cJSON_AddStringToObject(o, "command", c->command);
-    if (c->n_figures > 0) {
-        cJSON *fo = cJSON_AddObjectToObject(o, "figures");
-        for (int k = 0; fo && k < c->n_figures; k++) {
-            const num_item fig[] = {{"value", c->fig_value[k], 0}, {"stderr", c->fig_stderr[k], 1}};
-            ok &= add_nums(cJSON_AddObjectToObject(fo, sim_hw_field_key(c->fig_field[k])), fig,
-                           N(fig));
-        }
-    }
-    if (c->n_figures > 0 && c->fig_domain) {
-        cJSON *d = cJSON_AddArrayToObject(o, "figure_domain");
-        for (int k = 0; d && k < SIM_MCLASS_COUNT; k++)
-            if ((c->fig_domain >> k) & 1u)
-                cJSON_AddItemToArray(d,
-                                     cJSON_CreateString(sim_model_class_name((sim_model_class)k)));
-        const num_item ab[] = {{"alpha", c->ab_alpha, 0}, {"beta_s", c->ab_beta_s, 0}};
-        ok &= add_nums(cJSON_AddObjectToObject(o, "alpha_beta_only"), ab, N(ab));
-    }
-    if (c->fit_loss) {
-        cJSON *ff = cJSON_AddObjectToObject(o, "figure_fit");
-        if (ff) {
-            cJSON_AddStringToObject(ff, "loss", c->fit_loss);
-            cJSON *u = cJSON_AddObjectToObject(ff, "undetermined");
-            for (int k = 0; u && k < c->n_held; k++)
-                cJSON_AddStringToObject(u, sim_hw_field_key(c->held_field[k]), c->held_reason[k]);
-        }
-    }
+    /* cJSON_Print's layout, which the shipped calibrations/ files have. */
+    sim_jw w;
+    sim_jw_init_buffer(&w, SIM_JW_TABS);
+    sim_jw_object_begin(&w, NULL);
+    sim_jw_str(&w, "schema", SIM_CALIB_SCHEMA);
+    sim_jw_str(&w, "hardware", c->hardware);
+    int ok = add_nums(&w, NULL, fitted, N(fitted));
+    ok &= add_nums(&w, "covariance", cov, N(cov));
+    sim_jw_object_begin(&w, "bounds");
+    ok &= add_nums(&w, NULL, bounds, N(bounds));
+    sim_jw_bool(&w, "alpha_at_bound", c->alpha_at_bound);
+    sim_jw_bool(&w, "beta_at_bound", c->beta_at_bound);
+    sim_jw_object_end(&w);
+    sim_jw_num(&w, "n_rows", (double)c->n_rows);
+    ok &= add_nums(&w, "fit", fit, N(fit));
+    sim_jw_object_begin(&w, "trained_on");
+    strings(&w, "files", c->files, c->n_files);
+    strings(&w, "select", c->select, c->n_select);
+    strings(&w, "exclude", c->exclude, c->n_exclude);
+    if (c->scheduler_rule)
+        sim_jw_str(&w, "scheduler_rule", c->scheduler_rule);
+    sim_jw_object_end(&w);
+    sim_jw_str(&w, "engine", c->engine);
+    sim_jw_str(&w, "roofline_mode", c->roofline_mode);
+    sim_jw_str(&w, "weighting", c->weighting);
+    sim_jw_str(&w, "command", c->command);
+    ok &= write_figures(&w, c);
+    sim_jw_object_end(&w);
     if (!ok) {
-        cJSON_Delete(o);
+        sim_jw_free(&w);
         sim_errf(err, "%s: a fitted value is not finite; nothing written", path);
         return SIM_ERANGE;
     }
-    char *s = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!s) {
+    size_t n = 0;
+    char *text = sim_jw_finish(&w) == SIM_OK ? sim_jw_take(&w, &n) : NULL;
+    if (!text) {
+        sim_jw_free(&w);
         sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
-    size_t n = strlen(s);
-    char *text = malloc(n + 2);
-    sim_status st = SIM_ENOMEM;
-    if (text) {
-        memcpy(text, s, n);
-        text[n] = '\n';
-        text[n + 1] = '\0';
-        st = sim_write_atomic(path, text, n + 1, err);
-        free(text);
-    } else {
-        sim_errf(err, "out of memory");
-    }
-    cJSON_free(s);
+    sim_status st = sim_write_atomic(path, text, n, err);
+    free(text);
     return st;
 }
 

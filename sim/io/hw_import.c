@@ -18,6 +18,7 @@
 #include "hw_derive.h"
 #include "hw_json.h"
 #include "json_util.h"
+#include "json_writer.h"
 #include "model.h"
 
 /* ---- fits ---- */
@@ -617,7 +618,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
 {
     memset(res, 0, sizeof(*res));
     sim_hw *base = malloc(sizeof(*base)), *hw = malloc(sizeof(*hw));
-    char *buf = NULL, *text = NULL, *out = NULL;
+    char *buf = NULL, *out = NULL;
     cJSON *root = NULL;
     sim_status st = SIM_OK;
     if (!base || !hw) {
@@ -679,22 +680,25 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
         goto cleanup;
     sim_jctx ctx = {o->base_path, buf, NULL, "", 0, err};
     root = sim_json_parse(&ctx, len);
-    if (!root || !edit_tree(root, o, base, hw, res) || !(text = cJSON_Print(root))) {
+    if (!root || !edit_tree(root, o, base, hw, res)) {
         if (root)
             sim_errf(err, "out of memory building the profile");
         st = root ? SIM_ENOMEM : SIM_EPARSE;
         goto cleanup;
     }
-    /* End the file with a newline; cJSON_Print does not. */
-    size_t tl = strlen(text);
-    out = malloc(tl + 2);
+    /* cJSON_Print's layout (the profiles' own), through the writer of every output. */
+    sim_jw w;
+    sim_jw_init_buffer(&w, SIM_JW_TABS);
+    sim_j_write_tree(&w, NULL, root);
+    size_t tl = 0;
+    st = sim_jw_finish(&w);
+    out = st == SIM_OK ? sim_jw_take(&w, &tl) : NULL;
+    sim_jw_free(&w);
     if (!out) {
-        st = SIM_ENOMEM;
-        sim_errf(err, "out of memory");
+        st = st != SIM_OK ? st : SIM_ENOMEM;
+        sim_errf(err, "writing the profile: %s", sim_strerror(st));
         goto cleanup;
     }
-    memcpy(out, text, tl);
-    memcpy(out + tl, "\n", 2);
     /* The profile must pass the loader's own rules (its limits go beyond sim_hw_validate)
      * before it replaces anything: write it under a temporary name, load that, and only
      * then rename it into place; on failure nothing is left behind. */
@@ -705,7 +709,7 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
         st = SIM_EINVAL;
         goto cleanup;
     }
-    st = sim_write_atomic(tmp, out, tl + 1, err);
+    st = sim_write_atomic(tmp, out, tl, err);
     if (st != SIM_OK)
         goto cleanup;
     struct sim_err lerr;
@@ -732,7 +736,6 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
         st = SIM_EIO;
     }
 cleanup:
-    cJSON_free(text);
     free(out);
     cJSON_Delete(root);
     free(buf);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
+#include "json_writer.h"
 
 sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct sim_err *err)
 {
@@ -522,20 +523,16 @@ sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *use
     return st;
 }
 
-/* The shortest of %.15g, %.16g and %.17g that reads back as exactly v (%.17g always does):
- * the one way every JSON output of llmstep writes a number, so that two outputs of one value
- * agree to the bit (cJSON's own printer drops a last bit it deems within epsilon). */
+/* The one way every JSON output of llmstep writes a number (json_writer.h), so that two
+ * outputs of one value agree to the bit (cJSON's own printer drops a last bit it deems within
+ * epsilon). */
 int sim_j_format_number(char *buf, size_t cap, double v)
 {
-    if (!isfinite(v))
-        return snprintf(buf, cap, "null");
-    int n = 0;
-    for (int prec = 15; prec <= 17; prec++) {
-        n = snprintf(buf, cap, "%.*g", prec, v);
-        if (n < 0 || (size_t)n >= cap || strtod(buf, NULL) == v)
-            break;
-    }
-    return n;
+    char tmp[SIM_JW_NUMBER_MAX];
+    const size_t n = (size_t)(sim_jw_put_number(tmp, v) - tmp);
+    tmp[n] = '\0';
+    snprintf(buf, cap, "%s", tmp);
+    return (int)n;
 }
 
 cJSON *sim_j_add_number(cJSON *obj, const char *key, double v)
@@ -543,4 +540,34 @@ cJSON *sim_j_add_number(cJSON *obj, const char *key, double v)
     char buf[40];
     sim_j_format_number(buf, sizeof(buf), v);
     return cJSON_AddRawToObject(obj, key, buf);
+}
+
+void sim_j_write_tree(sim_jw *w, const char *key, const cJSON *item)
+{
+    if (cJSON_IsObject(item) || cJSON_IsArray(item)) {
+        const int object = cJSON_IsObject(item);
+        if (object)
+            sim_jw_object_begin(w, key);
+        else
+            sim_jw_array_begin(w, key);
+        for (const cJSON *c = item->child; c; c = c->next)
+            sim_j_write_tree(w, object ? c->string : NULL, c);
+        if (object)
+            sim_jw_object_end(w);
+        else
+            sim_jw_array_end(w);
+    } else if (cJSON_IsString(item)) {
+        sim_jw_str(w, key, item->valuestring);
+    } else if (cJSON_IsNumber(item)) {
+        sim_jw_num(w, key, item->valuedouble);
+    } else if (cJSON_IsRaw(item)) {
+        /* sim_j_add_number's text: a number that reads back exactly, or null. */
+        sim_jw_num(w, key,
+                   strcmp(item->valuestring, "null") == 0 ? (double)NAN
+                                                          : strtod(item->valuestring, NULL));
+    } else if (cJSON_IsBool(item)) {
+        sim_jw_bool(w, key, cJSON_IsTrue(item));
+    } else {
+        sim_jw_null(w, key);
+    }
 }

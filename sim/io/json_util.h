@@ -150,12 +150,19 @@ sim_status sim_j_check_keys(const sim_jctx *ctx, const struct cJSON *obj, const 
 /* Levenshtein distance between two short ASCII strings (capped at 64 characters). */
 int sim_j_edit_distance(const char *a, const char *b);
 
-/* A number as every JSON output of llmstep writes it: the shortest of %.15g, %.16g and %.17g
- * that reads back as exactly v; "null" when not finite. Returns snprintf's count. */
+/* A number as every JSON output of llmstep writes it (sim_jw_put_number, json_writer.h): the
+ * shortest of %.15g, %.16g and %.17g that reads back as exactly v; "null" when not finite.
+ * Returns snprintf's count (the length, even when cap cut it short). */
 int sim_j_format_number(char *buf, size_t cap, double v);
 
 /* Adds key: v to obj in that form (cJSON's own printer may drop the last bit). NULL when
  * out of memory. */
 struct cJSON *sim_j_add_number(struct cJSON *obj, const char *key, double v);
+
+/* Writes a cJSON tree (a document read and edited, such as `hw import`'s profile) through the
+ * JSON writer, key NULL for an array element or the top level: its numbers, parsed ones and
+ * sim_j_add_number's alike, in the one format of every output. */
+struct sim_jw;
+void sim_j_write_tree(struct sim_jw *w, const char *key, const struct cJSON *item);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * report_json.h - JSON output of `llmstep predict` (keys documented in
- * docs/cli.md). Every number is checked with isfinite() before it is written,
- * since cJSON would print NaN as null.
+ * docs/cli.md), written with the JSON writer of every output (json_writer.h). A
+ * number that is not finite fails the report (the writer would write it as null).
  */
 #ifndef SIM_REPORT_JSON_H
 #define SIM_REPORT_JSON_H
