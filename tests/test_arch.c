@@ -79,6 +79,9 @@ static void rows_match_published_architectures(void)
          SIM_VISION_LLAMA4},
         {"llama4_text", SIM_ATTN_GQA, 1, SIM_WINDOW_CHUNKED, 0, 0, 0, 0, 0, SIM_ACT_SILU,
          SIM_VISION_NONE},
+        /* HF configuration_minimax_m2.py, vLLM minimax_m2.py: q/k norms, MoE in every layer. */
+        {"minimax_m2", SIM_ATTN_GQA, 1, SIM_WINDOW_UNIFORM, 1, 0, 0, 0, 0, SIM_ACT_SILU,
+         SIM_VISION_NONE},
     };
     const size_t n = sizeof(cases) / sizeof(cases[0]);
     CHECK_INT(sim_arch_n_rows(), n);

@@ -74,7 +74,7 @@ static void bad_files_are_rejected_with_location(void)
         {"unknown model type", MODEL, "model_unknown_type.json", SIM_EINVAL,
          ":12:3: model_type: unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
          "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, gemma3, "
-         "gemma3_text, llama4, llama4_text, got "
+         "gemma3_text, llama4, llama4_text, minimax_m2, got "
          "'gpt_neox')"},
         /* An MLA config must give every latent-attention shape. */
         {"MLA model without qk_nope_head_dim", MODEL, "model_mla.json", SIM_EINVAL,

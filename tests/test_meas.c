@@ -216,6 +216,28 @@ static void serving_rows_load(void)
     sim_meas_set_free(&set);
 }
 
+/* A relative model path in a row is relative to the measurement file's folder
+ * (MEASUREMENTS.md, "model"), as a trace is; an id stays an id; --select model= matches what
+ * the row wrote. */
+static void model_paths_resolve_against_the_file(void)
+{
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    struct sim_err err = {{0}};
+    char path[1024];
+    if (load_checked(&set, meas_path(path, sizeof(path), "model_path.jsonl"), 2)) {
+        const sim_meas_row *r = &set.rows[0], *i = &set.rows[1];
+        CHECK_CONTAINS(r->model, "tests/data/meas/../quant/ct_nvfp4.json");
+        CHECK_STR(r->model_arg, "../quant/ct_nvfp4.json");
+        CHECK_STR(i->model, "llama-2-7b");
+        sim_meas_filter f;
+        CHECK_INT(sim_meas_filter_parse("model=../quant/ct_nvfp4.json", &f, &err), SIM_OK);
+        CHECK_INT(sim_meas_filter_match(&f, r), 1);
+        CHECK_INT(sim_meas_filter_match(&f, i), 0);
+    }
+    sim_meas_set_free(&set);
+}
+
 static void bad_rows_are_rejected_with_file_line_and_field(void)
 {
     static const struct {
@@ -657,6 +679,7 @@ static void scheduler_rule_applies_to_closed_loop_rows(void)
 int main(void)
 {
     serving_rows_load();
+    model_paths_resolve_against_the_file();
     scheduler_rule_applies_to_closed_loop_rows();
     documented_example_loads_with_defaults();
     step_prefill_and_scheduler_rows_load();

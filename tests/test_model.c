@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bundled.h"
+#include "model_json.h"
 #include "check.h"
 #include "model.h"
 #include "pipeline.h"
@@ -288,6 +289,49 @@ static void kv_bytes_per_token(void)
     }
 }
 
+/*
+ * MiniMax-M2.5 (../shared/data/hf-configs/minimax-m2.5.json; skipped without it): L 62,
+ * d 3072, 48 query and 8 KV heads of 128, 256 experts of 1536 (top 8), V 200064, untied.
+ * Per layer: q, k, v, o 3072 x (6144 + 2 x 1024) + 6144 x 3072 = 44,040,192; q/k norms
+ * 2 x 128 = 256; experts 256 x 3 x 3072 x 1536 = 3,623,878,656; router 3072 x 256 + 256
+ * biases = 786,688; two RMSNorms 6,144: 3,668,711,936 a layer, 227,460,140,032 for 62.
+ * Embedding and LM head 2 x 200064 x 3072 = 1,229,193,216; final norm 3072.
+ * Total 228,689,336,320: the model card's "230B total" (MiniMaxAI/MiniMax-M2.5) within 1%.
+ * Active: 62 x (44,040,192 + 256 + 8 x 14,155,776 + 786,688 + 6,144) + 1,229,193,216 + 3072
+ * = 11,030,124,544 (the card's "10B activated" leaves out the 0.61 B input embedding and
+ * rounds). The per-layer q/k norm of the config (qk_norm_type per_layer, one weight per
+ * element of the rank's q and k) has 6,912 more weights a layer than per-head norms: 0.0002%.
+ */
+static void minimax_m2_matches_hand_count(void)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/hf-configs/minimax-m2.5.json", SIM_SHARED_DATA);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("SKIP minimax_m2_matches_hand_count: %s not found (../shared/data absent)\n", path);
+        return;
+    }
+    fclose(f);
+    sim_model m;
+    struct sim_err err;
+    if (sim_model_load(path, "minimax-m2.5", &m, &err) != SIM_OK) {
+        CHECK_CONTAINS(err.msg, "(no error)");
+        return;
+    }
+    sim_param_count p;
+    sim_model_params(&m, &p);
+    CHECK_INT(m.arch, SIM_ARCH_MINIMAX_M2);
+    CHECK_INT(m.n_experts, 256);
+    CHECK_INT(m.n_experts_per_tok, 8);
+    CHECK_INT(m.d_ff_expert, 1536);
+    CHECK_INT(m.n_moe_layers, 62);
+    CHECK(m.qk_norm);
+    CHECK_INT(m.quant.method, SIM_QUANT_FP8);
+    CHECK_REL(p.total, 228689336320.0, 0.0);
+    CHECK_REL(p.total, 230e9, 0.01);
+    CHECK_REL(p.active_per_token, 11030124544.0, 0.0);
+}
+
 static void tp_legality(void)
 {
     sim_model m;
@@ -442,6 +486,7 @@ int main(void)
     large_models_match_published_counts();
     moe_with_explicit_head_dim();
     kv_bytes_per_token();
+    minimax_m2_matches_hand_count();
     tp_legality();
     weights_per_gpu();
     gemma3_and_llama4_match_published_counts();

@@ -116,6 +116,20 @@ static const sim_arch_traits rows[] = {
     GEMMA3_ROW("gemma3_text", SIM_VISION_NONE),
     LLAMA4_ROW("llama4", SIM_VISION_LLAMA4),
     LLAMA4_ROW("llama4_text", SIM_VISION_NONE),
+    /* MiniMax-M2 and M2.5 (HF MiniMaxM2Config, configuration_minimax_m2.py; vLLM
+     * minimax_m2.py MiniMaxM2ForCausalLM): full GQA attention in every layer with RMSNorms on
+     * q and k (qk_norm_type per_layer: one norm over all heads of the rank, the same elements
+     * as per-head norms), MoE in every layer with experts of intermediate_size and
+     * num_local_experts (as Mixtral), a sigmoid router with a correction bias
+     * (use_routing_bias), no shared expert; the MTP modules (use_mtp) run only under
+     * speculative decoding, which llmstep does not model. */
+    {.model_type = "minimax_m2",
+     .arch = SIM_ARCH_MINIMAX_M2,
+     .attn = SIM_ATTN_GQA,
+     .moe = SIM_MOE_EVERY_LAYER,
+     .window = SIM_WINDOW_UNIFORM,
+     .qk_norm = true,
+     .router_bias = true},
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

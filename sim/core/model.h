@@ -99,11 +99,12 @@ typedef enum sim_arch {
     SIM_ARCH_DEEPSEEK_V2 = 6,
     SIM_ARCH_DEEPSEEK_V3 = 7,
     SIM_ARCH_KIMI_K2 = 8,
-    SIM_ARCH_PHI3 = 9,     /* Phi-3, Phi-4: Llama's math with packed qkv_proj and gate_up_proj */
-    SIM_ARCH_GEMMA2 = 10,  /* Gemma-2: sliding window on every other layer, four norms a layer */
-    SIM_ARCH_GPT_OSS = 11, /* gpt-oss: MoE in every layer, alternating 128-token window, sinks */
-    SIM_ARCH_GEMMA3 = 12,  /* Gemma-3: 5 sliding-window layers then 1 global, q/k norms */
-    SIM_ARCH_LLAMA4 = 13,  /* Llama-4: MoE (+ shared expert), chunked attention, NoPE layers */
+    SIM_ARCH_PHI3 = 9,        /* Phi-3, Phi-4: Llama's math with packed qkv_proj and gate_up_proj */
+    SIM_ARCH_GEMMA2 = 10,     /* Gemma-2: sliding window on every other layer, four norms a layer */
+    SIM_ARCH_GPT_OSS = 11,    /* gpt-oss: MoE in every layer, alternating 128-token window, sinks */
+    SIM_ARCH_GEMMA3 = 12,     /* Gemma-3: 5 sliding-window layers then 1 global, q/k norms */
+    SIM_ARCH_LLAMA4 = 13,     /* Llama-4: MoE (+ shared expert), chunked attention, NoPE layers */
+    SIM_ARCH_MINIMAX_M2 = 14, /* MiniMax-M2/M2.5: MoE in every layer, full attention, q/k norms */
     SIM_ARCH_COUNT
 } sim_arch;
 

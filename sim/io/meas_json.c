@@ -343,6 +343,20 @@ static sim_status parse_workload(const sim_jctx *parent, const cJSON *obj, const
 }
 
 /* Fills r from one line's object. The file name and line are set by the caller. */
+/* r->model from r->model_arg: an id as written; a path (it has a '/') that is relative, against
+ * the measurement file's folder, as a trace is (MEASUREMENTS.md, "model"). */
+static sim_status resolve_model(const sim_jctx *ctx, sim_meas_row *r)
+{
+    const char *m = r->model_arg;
+    char dir[512] = "";
+    if (strchr(m, '/') && m[0] != '/')
+        dir_of(ctx->path, dir, sizeof(dir));
+    int n = snprintf(r->model, sizeof(r->model), "%s%s", dir, m);
+    if (n < 0 || (size_t)n >= sizeof(r->model))
+        return sim_j_fail(ctx, "model", "path too long once resolved against the file's folder");
+    return SIM_OK;
+}
+
 static sim_status parse_row(const sim_jctx *ctx, const cJSON *root, sim_meas_row *r)
 {
     if (!cJSON_IsObject(root))
@@ -365,7 +379,9 @@ static sim_status parse_row(const sim_jctx *ctx, const cJSON *root, sim_meas_row
     if (st == SIM_OK)
         st = get_str(ctx, root, "hardware", 1, r->hardware, sizeof(r->hardware));
     if (st == SIM_OK)
-        st = get_str(ctx, root, "model", 1, r->model, sizeof(r->model));
+        st = get_str(ctx, root, "model", 1, r->model_arg, sizeof(r->model_arg));
+    if (st == SIM_OK)
+        st = resolve_model(ctx, r);
     if (st == SIM_OK)
         st = sim_j_int(ctx, root, "tp", 1, 1, MEAS_TP_MAX, &r->tp, NULL);
     int present = 0;
@@ -638,7 +654,7 @@ static const struct {
     {"id", FT_STR, offsetof(sim_meas_row, id)},
     {"source", FT_STR, offsetof(sim_meas_row, source)},
     {"hardware", FT_STR, offsetof(sim_meas_row, hardware)},
-    {"model", FT_STR, offsetof(sim_meas_row, model)},
+    {"model", FT_STR, offsetof(sim_meas_row, model_arg)},
     {"tp", FT_INT, offsetof(sim_meas_row, tp)},
     {"dtype", FT_DTYPE, offsetof(sim_meas_row, dtype)},
     {"kv_dtype", FT_DTYPE, offsetof(sim_meas_row, kv_dtype)},

@@ -62,7 +62,9 @@ typedef struct sim_meas_row {
     char id[128];            /* unique across every file loaded into one set */
     char source[256];        /* where the number comes from */
     char hardware[256];      /* hardware profile id or path */
-    char model[256];         /* model id or path */
+    char model[256];         /* model id or path; a relative path resolved against the
+                                measurement file's folder (MEASUREMENTS.md) */
+    char model_arg[256];     /* "model" as the row writes it (what --select model= matches) */
     int64_t tp;              /* tensor-parallel degree, >= 1 */
     int64_t dp;              /* data-parallel ranks (run.data_parallel), default 1 */
     int ep;                  /* expert parallelism (run.expert_parallel), default 0 */

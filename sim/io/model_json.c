@@ -364,7 +364,10 @@ static enum excl_kind classify_excluded(const char *name)
 {
     if (has(name, "lm_head") || has(name, "embed") || has(name, "norm"))
         return EXCL_NONE;
-    if (has(name, "router") || has(name, "shared_expert_gate"))
+    /* The router, its gate, and the router's score-correction bias (DeepSeek-V3 and
+     * MiniMax-M2 e_score_correction_bias): 16-bit or fp32 already. */
+    if (has(name, "router") || has(name, "shared_expert_gate") ||
+        has(name, "e_score_correction_bias"))
         return EXCL_NONE;
     size_t n = strlen(name);
     if (n >= 4 && strcmp(name + n - 4, "gate") == 0) /* the MoE router: mlp.gate */
