@@ -23,16 +23,7 @@ static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int t
     sim_sched_cfg_unset(&x->in);
     x->in.max_model_len = max_model_len;
     CHECK(toy_resolve(x) == SIM_OK);
-    x->run = (sim_run_cfg){.tp = tp,
-                           .dtype = SIM_DTYPE_BF16,
-                           .kv_dtype = SIM_DTYPE_BF16,
-                           .mode = SIM_ROOFLINE_OP,
-                           .alpha = 1.0,
-                           .beta_s = 0.0,
-                           .gemm = SIM_GEMM_FLAT,
-                           .pp = 1,
-                           .dp = 1,
-                           .ep = 0};
+    x->run = sim_run_cfg_plain(tp, SIM_DTYPE_BF16);
     return 0;
 }
 
@@ -280,16 +271,7 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     CHECK(toy_resolve(&x) == SIM_OK);
     CHECK_INT(x.s.max_model_len, 131072);
     CHECK_INT(x.s.max_num_batched_tokens, 16384);
-    x.run = (sim_run_cfg){.tp = 1,
-                          .dtype = SIM_DTYPE_BF16,
-                          .kv_dtype = SIM_DTYPE_BF16,
-                          .mode = SIM_ROOFLINE_OP,
-                          .alpha = 1.0,
-                          .beta_s = 0.0,
-                          .gemm = SIM_GEMM_FLAT,
-                          .pp = 1,
-                          .dp = 1,
-                          .ep = 0};
+    x.run = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     sim_capacity c;
     sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_REL(c.mem.weights_bytes, 65248824960.0, 0.0);

@@ -62,16 +62,8 @@ static void test_refusals(void)
     CHECK_CONTAINS(err.msg, "--pp 0: expected 1 to 64");
     sim_hw hw;
     toy_hw(&hw, 1e11);
-    sim_run_cfg cfg = {.tp = 1,
-                       .dtype = SIM_DTYPE_FP16,
-                       .kv_dtype = SIM_DTYPE_FP16,
-                       .mode = SIM_ROOFLINE_OP,
-                       .alpha = 1.0,
-                       .beta_s = 0.0,
-                       .gemm = SIM_GEMM_FLAT,
-                       .pp = 5,
-                       .dp = 1,
-                       .ep = 0};
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
+    cfg.pp = 5;
     sim_step s = {1, {{1, 1, 10, 1}}};
     CHECK(sim_step_check(&m, &cfg, &s, &err) == SIM_EINVAL);
 }
@@ -90,16 +82,8 @@ static void test_stage_counts(void)
     toy_llama(&m, "toy4", &sh);
     sim_hw hw;
     toy_hw(&hw, 1e11);
-    const sim_run_cfg cfg = {.tp = 1,
-                             .dtype = SIM_DTYPE_FP16,
-                             .kv_dtype = SIM_DTYPE_FP16,
-                             .mode = SIM_ROOFLINE_OP,
-                             .alpha = 1.0,
-                             .beta_s = 0.0,
-                             .gemm = SIM_GEMM_FLAT,
-                             .pp = 2,
-                             .dp = 1,
-                             .ep = 0};
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
+    cfg.pp = 2;
     const sim_step s = {1, {{1, 1, 10, 1}}};
     sim_step_cost a, b;
     sim__step_stage_cost(&m, &hw, &cfg, 0, 2, 1, 0, &s, &a);
@@ -151,16 +135,8 @@ static void test_transfer(void)
     toy_llama(&m, "toy4", &sh);
     sim_hw hw;
     toy_hw(&hw, 1e11);
-    sim_run_cfg cfg = {.tp = 1,
-                       .dtype = SIM_DTYPE_FP16,
-                       .kv_dtype = SIM_DTYPE_FP16,
-                       .mode = SIM_ROOFLINE_OP,
-                       .alpha = 1.0,
-                       .beta_s = 0.0,
-                       .gemm = SIM_GEMM_FLAT,
-                       .pp = 2,
-                       .dp = 1,
-                       .ep = 0};
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
+    cfg.pp = 2;
     CHECK(!sim_pp_boundary_internode(&hw, 1, 0));
     CHECK_REL(sim_pp_transfer_s(&m, &hw, &cfg, 0, 1000.0), 68e-6, 1e-12);
     cfg.tp = 2;
@@ -253,16 +229,7 @@ static void test_405b(void)
     sim_sched_resolved s;
     struct sim_err err;
     CHECK(sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK);
-    sim_run_cfg run = {.tp = 8,
-                       .dtype = SIM_DTYPE_BF16,
-                       .kv_dtype = SIM_DTYPE_BF16,
-                       .mode = SIM_ROOFLINE_OP,
-                       .alpha = 1.0,
-                       .beta_s = 0.0,
-                       .gemm = SIM_GEMM_FLAT,
-                       .pp = 1,
-                       .dp = 1,
-                       .ep = 0};
+    sim_run_cfg run = sim_run_cfg_plain(8, SIM_DTYPE_BF16);
     sim_memory mem;
     sim_memory_compute(&(sim_setup){&e, &m, &hw, &run, &s}, &mem);
     CHECK(!mem.fits);

@@ -44,20 +44,6 @@ static int load_on_test_hw(const char *id, sim_model *m, sim_hw *hw)
     return load_model(id, m);
 }
 
-static sim_run_cfg cfg_of(int tp, sim_dtype dt)
-{
-    return (sim_run_cfg){.tp = tp,
-                         .dtype = dt,
-                         .kv_dtype = dt,
-                         .mode = SIM_ROOFLINE_OP,
-                         .alpha = 1.0,
-                         .beta_s = 0.0,
-                         .gemm = SIM_GEMM_FLAT,
-                         .pp = 1,
-                         .dp = 1,
-                         .ep = 0};
-}
-
 /*
  * Llama-2-7B, one sequence decoding at context 1024, fp16 (the acceptance case of issue 2).
  * d 4096, L 32, 32 heads of 128, F 11008, V 32000.
@@ -80,7 +66,7 @@ static void llama2_7b_decode_counts(void)
         return;
     sim_step s = {1, {{1, 1, 1024, 1}}};
     sim_step_cost c1, c2;
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     sim_step_cost_compute(&m, &hw, &cfg, &s, &c1);
     CHECK_REL(c1.ops[SIM_OP_QKV].flops, 3221225472.0, 0.0);
     CHECK_REL(c1.ops[SIM_OP_QKV].bytes, 3222274048.0, 0.0);
@@ -95,7 +81,7 @@ static void llama2_7b_decode_counts(void)
     CHECK_INT(c1.n_allreduce, 0);
     CHECK_REL(c1.comm_s, 0.0, 0.0);
 
-    cfg = cfg_of(2, SIM_DTYPE_FP16);
+    cfg = sim_run_cfg_plain(2, SIM_DTYPE_FP16);
     sim_step_cost_compute(&m, &hw, &cfg, &s, &c2);
     CHECK_REL(c2.ops[SIM_OP_QKV].flops, 3221225472.0 / 2.0, 0.0);
     CHECK_REL(c2.ops[SIM_OP_ATTN_DECODE].flops, 537395200.0 / 2.0, 0.0);
@@ -131,7 +117,7 @@ static void llama31_8b_prefill_counts(void)
     sim_step s = {1, {{1, 1024, 0, 1}}};
     for (int tp = 1; tp <= 2; tp++) {
         sim_step_cost c;
-        sim_run_cfg cfg = cfg_of(tp, SIM_DTYPE_BF16);
+        sim_run_cfg cfg = sim_run_cfg_plain(tp, SIM_DTYPE_BF16);
         sim_step_cost_compute(&m, &hw, &cfg, &s, &c);
         double k = 1.0 / tp;
         CHECK_REL(c.ops[SIM_OP_QKV].flops, 1649267441664.0 * k, 0.0);
@@ -163,14 +149,14 @@ static void mixtral_expert_counts(void)
     CHECK_REL(sim_moe_expected_experts(8, 2, 1), 2.0, 1e-15);
     CHECK_REL(sim_moe_expected_experts(8, 2, 4), 5.46875, 1e-15);
     sim_step_cost c;
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     sim_step dec = {1, {{1, 1, 1024, 1}}};
     sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
     CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 22548578304.0, 1e-15);
     CHECK_REL(c.ops[SIM_OP_MLP_GATE_UP].flops, 0.0, 0.0);
     sim_step pre = {1, {{1, 512, 0, 1}}};
     for (int tp = 1; tp <= 2; tp++) {
-        cfg = cfg_of(tp, SIM_DTYPE_BF16);
+        cfg = sim_run_cfg_plain(tp, SIM_DTYPE_BF16);
         sim_step_cost_compute(&m, &hw, &cfg, &pre, &c);
         CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].weight_bytes, 90194313216.0 / tp, 1e-15);
         CHECK_REL(c.ops[SIM_OP_MOE_EXPERTS].flops, 11547220901888.0 / tp, 1e-15);
@@ -209,7 +195,7 @@ static void monotone_in_tokens_and_context(void)
     if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
     for (int tp = 1; tp <= 4; tp *= 2) {
-        sim_run_cfg cfg = cfg_of(tp, SIM_DTYPE_BF16);
+        sim_run_cfg cfg = sim_run_cfg_plain(tp, SIM_DTYPE_BF16);
         for (size_t k = 0; k < sizeof(sweeps) / sizeof(sweeps[0]); k++) {
             double prev = 0.0;
             int ok = 1;
@@ -239,7 +225,7 @@ static void memory_bound_time_halves_with_double_bandwidth(void)
         return;
     hw2 = hw;
     hw2.v[SIM_HWF_BW_STREAM_COPY] *= 2.0;
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     sim_step s = {1, {{8, 1, 3000, 1}}};
     sim_step_cost a, b;
     sim_step_cost_compute(&m, &hw, &cfg, &s, &a);
@@ -259,7 +245,8 @@ static void mha_sharded_bytes_halve(void)
         return;
     sim_step s = {2, {{3, 1, 777, 1}, {1, 211, 0, 1}}};
     sim_step_cost c1, c2;
-    sim_run_cfg cfg1 = cfg_of(1, SIM_DTYPE_FP16), cfg2 = cfg_of(2, SIM_DTYPE_FP16);
+    sim_run_cfg cfg1 = sim_run_cfg_plain(1, SIM_DTYPE_FP16),
+                cfg2 = sim_run_cfg_plain(2, SIM_DTYPE_FP16);
     sim_step_cost_compute(&m, &hw, &cfg1, &s, &c1);
     sim_step_cost_compute(&m, &hw, &cfg2, &s, &c2);
     static const sim_op_kind sharded[] = {SIM_OP_QKV, SIM_OP_O_PROJ, SIM_OP_MLP_GATE_UP,
@@ -278,7 +265,7 @@ static void regime_flips_at_ridge(void)
     sim_hw hw;
     if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
         return;
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     double ridge = sim_hw_ridge_flops_per_byte(&hw, SIM_DTYPE_FP16);
     /* 523.7e12 x 0.763 / (2.04e12 x 0.917) = 213.6 FLOP/B. */
     CHECK_REL(ridge, 523.7e12 * 0.763 / (2.04e12 * 0.917), 1e-15);
@@ -305,7 +292,7 @@ static void step_mode_bounds(void)
     if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
     sim_step s = {2, {{1, 900, 0, 1}, {40, 1, 1500, 1}}};
-    sim_run_cfg op = cfg_of(2, SIM_DTYPE_BF16), st = op;
+    sim_run_cfg op = sim_run_cfg_plain(2, SIM_DTYPE_BF16), st = op;
     st.mode = SIM_ROOFLINE_STEP;
     sim_step_cost a, b;
     sim_step_cost_compute(&m, &hw, &op, &s, &a);
@@ -322,7 +309,7 @@ static void calibration_applies(void)
     if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
     sim_step s = {1, {{7, 1, 333, 1}}};
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     sim_step_cost a, b;
     sim_step_cost_compute(&m, &hw, &cfg, &s, &a);
     cfg.alpha = 1.173;
@@ -337,7 +324,7 @@ static void step_check_rejects_bad_steps(void)
     if (load_model("llama-2-7b", &m) != 0)
         return;
     struct sim_err err;
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     sim_step beyond = {1, {{1, 1, 4096, 1}}}; /* 4096 + 1 > max_position_embeddings 4096 */
     CHECK(sim_step_check(&m, &cfg, &beyond, &err) == SIM_ERANGE);
     CHECK_CONTAINS(err.msg, "exceeds max_position_embeddings = 4096");
@@ -358,7 +345,7 @@ static void sliding_window_caps_context(void)
     if (load_on_test_hw("mistral-7b", &m, &hw) != 0)
         return;
     CHECK_INT(m.sliding_window, 4096);
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     sim_step a = {1, {{1, 1, 8000, 1}}}, b = {1, {{1, 1, 20000, 1}}};
     sim_step_cost ca, cb;
     sim_step_cost_compute(&m, &hw, &cfg, &a, &ca);
@@ -490,7 +477,7 @@ static void decode_runs_sum_steps(void)
             test_hw(&hw);
             hw.v[SIM_HWF_PEAK_BF16] = hw.v[SIM_HWF_PEAK_FP16] = peaks[p];
             for (int mode = 0; mode < SIM_ROOFLINE_MODE_COUNT; mode++) {
-                sim_run_cfg cfg = cfg_of(2, SIM_DTYPE_BF16);
+                sim_run_cfg cfg = sim_run_cfg_plain(2, SIM_DTYPE_BF16);
                 cfg.mode = (sim_roofline_mode)mode;
                 cfg.alpha = 1.13;
                 cfg.beta_s = 2e-4;
@@ -534,7 +521,7 @@ static void decode_runs_sum_steps(void)
     sim_hw hw;
     if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
-    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     sim_step pf = {1, {{2, 300, 0, 1}}}, dec = {1, {{2, 1, 300, 1}}};
     sim_step_cost a = {0}, b;
     sim_step_cost_next(&m, &hw, &cfg, &pf, &a);
@@ -575,7 +562,7 @@ static void qwen2_max_window_layers(void)
     }
     CHECK_INT(m.sliding_window, 4096);
     CHECK_INT(m.full_attn_layers, 20);
-    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     const sim_step dec = {1, {{1, 1, 10000, 1}}};
     sim_step_cost c;
     sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
@@ -606,7 +593,7 @@ static void gqa_reuse_flag(void)
     sim_hw hw;
     if (load_on_test_hw("llama-3.1-8b", &m, &hw) != 0)
         return;
-    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     const sim_step dec = {1, {{1, 1, 1024, 1}}}, pf = {1, {{1, 512, 0, 1}}};
     sim_step_cost a, b, pa, pb;
     sim_step_cost_compute(&m, &hw, &cfg, &dec, &a);
@@ -649,7 +636,7 @@ static void paged_attention_kernel_choice(void)
     sim_hw hw;
     if (load_on_test_hw("mistral-7b", &m, &hw) != 0)
         return;
-    sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     const sim_decode_attn rule = {.paged = 1,
                                   .v1_max_seq_len = 8192,
                                   .v1_min_seq_heads = 512,
@@ -671,7 +658,7 @@ static void paged_attention_kernel_choice(void)
         {64, 2047, 0, 2, SIM_DECODE_PAGED_V1, 0.0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cfg = cfg_of(cases[i].tp, SIM_DTYPE_FP16);
+        cfg = sim_run_cfg_plain(cases[i].tp, SIM_DTYPE_FP16);
         cfg.decode = rule;
         cfg.decode.eager = cases[i].eager;
         const sim_step st = {1, {{cases[i].seqs, 1, cases[i].context, 1}}};
@@ -683,7 +670,7 @@ static void paged_attention_kernel_choice(void)
                       (double)cases[i].seqs * cases[i].bytes_per_seq, 1e-15);
     }
     /* Without the rule: the shared-KV kernel, V2's bytes. */
-    cfg = cfg_of(1, SIM_DTYPE_FP16);
+    cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     const sim_step st = {1, {{32, 1, 2047, 1}}};
     sim_step_cost c;
     sim_step_cost_compute(&m, &hw, &cfg, &st, &c);
@@ -716,7 +703,7 @@ static void small_m_gemm_class(void)
     sim_hw hw;
     if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
         return;
-    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_FP16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     const sim_step s64 = {1, {{64, 1, 100, 1}}}, s65 = {1, {{65, 1, 100, 1}}};
     sim_step_cost base, c;
     sim_step_cost_compute(&m, &hw, &cfg, &s64, &base);
@@ -765,7 +752,7 @@ static void mla_decode_and_prefill_counts(void)
     if (load_on_test_hw("deepseek-v3", &m, &hw) != 0)
         return;
     m.quant = (sim_quant){0};
-    const sim_run_cfg cfg = cfg_of(8, SIM_DTYPE_BF16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(8, SIM_DTYPE_BF16);
     sim_step_cost c;
     const sim_step dec = {1, {{4, 1, 1023, 1}}};
     sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
@@ -886,7 +873,7 @@ static void gemma2_interleaved_window(void)
     test_hw(&hw);
     if (load_model("gemma-2-27b", &m) != 0)
         return;
-    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     const sim_step dec = {1, {{1, 1, 6000, 1}}};
     sim_step_cost c;
     sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
@@ -948,7 +935,7 @@ static void llama4_chunked_attention(void)
     sim_hw hw;
     if (load_on_test_hw("llama-4-scout", &m, &hw) != 0)
         return;
-    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     const sim_step dec = {1, {{1, 1, 20000, 1}}};
     sim_step_cost c;
     sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
@@ -990,7 +977,7 @@ static void gemma3_local_and_global_layer(void)
     sim_hw hw;
     if (load_on_test_hw("gemma-3-27b", &m, &hw) != 0)
         return;
-    const sim_run_cfg cfg = cfg_of(1, SIM_DTYPE_BF16);
+    const sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     const sim_step dec = {1, {{1, 1, 3000, 1}}};
     const sim_step pre = {1, {{1, 2000, 0, 1}}};
     sim_step_cost c;
@@ -1049,7 +1036,7 @@ static void expert_and_data_parallel_counts(void)
         .n_gpus = 2, .latency_s = 4.7e-6, .bus_bw_bytes_per_s = 143e9, .prov = SIM_PROV_ESTIMATED};
     const sim_step pre = {1, {{1, 512, 0, 1}}};
     for (int ep = 0; ep <= 1; ep++) {
-        sim_run_cfg cfg = cfg_of(2, SIM_DTYPE_BF16);
+        sim_run_cfg cfg = sim_run_cfg_plain(2, SIM_DTYPE_BF16);
         cfg.dp = 2;
         cfg.ep = ep;
         sim_step_cost c;
@@ -1067,7 +1054,7 @@ static void expert_and_data_parallel_counts(void)
     }
     /* TP 8 with EP, dp 1: one whole expert a GPU; a 4-token decode touches 5.46875 of the 8
      * experts, 5.46875 / 8 of them per GPU: 32 x 0.68359375 x 352,321,536 bytes. */
-    sim_run_cfg cfg = cfg_of(8, SIM_DTYPE_BF16);
+    sim_run_cfg cfg = sim_run_cfg_plain(8, SIM_DTYPE_BF16);
     cfg.ep = 1;
     const sim_step dec = {1, {{4, 1, 1024, 1}}};
     sim_step_cost c;
@@ -1170,7 +1157,7 @@ static void moe_layout_refusals(void)
         sim_model m;
         if (load_model(cases[i].model, &m) != 0)
             continue;
-        sim_run_cfg cfg = cfg_of(cases[i].tp, SIM_DTYPE_BF16);
+        sim_run_cfg cfg = sim_run_cfg_plain(cases[i].tp, SIM_DTYPE_BF16);
         cfg.dp = cases[i].dp;
         cfg.ep = cases[i].ep;
         cfg.pp = cases[i].pp;
@@ -1181,7 +1168,7 @@ static void moe_layout_refusals(void)
     /* Dense models take --dp alone: replicas. */
     sim_model m;
     if (load_model("llama-3-8b", &m) == 0) {
-        sim_run_cfg cfg = cfg_of(2, SIM_DTYPE_BF16);
+        sim_run_cfg cfg = sim_run_cfg_plain(2, SIM_DTYPE_BF16);
         cfg.dp = 3;
         struct sim_err err;
         CHECK_INT(sim_moe_layout_check(&m, &cfg, &err), SIM_OK);

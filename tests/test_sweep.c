@@ -206,16 +206,9 @@ static void decode_point_figures_follow_from_the_step_time(void)
     sim_sched_cfg_unset(&in);
     sim_sched_resolved s;
     CHECK(sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK);
-    sim_run_cfg run = {.tp = 2,
-                       .dtype = SIM_DTYPE_FP16,
-                       .kv_dtype = SIM_DTYPE_FP16,
-                       .mode = SIM_ROOFLINE_OP,
-                       .alpha = 1.173,
-                       .beta_s = 4.21e-4,
-                       .gemm = SIM_GEMM_FLAT,
-                       .pp = 1,
-                       .dp = 1,
-                       .ep = 0};
+    sim_run_cfg run = sim_run_cfg_plain(2, SIM_DTYPE_FP16);
+    run.alpha = 1.173;
+    run.beta_s = 4.21e-4;
     sim_memory mem;
     sim_memory_compute(&(sim_setup){&e, &m, &hw, &run, &s}, &mem);
     sim_sweep_ctx c = {&m, &hw, &run, &e, &s, &mem, 1, 1};

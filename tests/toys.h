@@ -114,16 +114,7 @@ static inline void toy_setup_init(toy_setup *x, const sim_engine *e)
     toy_hw(&x->hw, 1e12);
     x->e = *e;
     sim_sched_cfg_unset(&x->in);
-    x->run = (sim_run_cfg){.tp = 1,
-                           .dtype = SIM_DTYPE_FP16,
-                           .kv_dtype = SIM_DTYPE_FP16,
-                           .mode = SIM_ROOFLINE_OP,
-                           .alpha = 1.0,
-                           .beta_s = 0.0,
-                           .gemm = SIM_GEMM_FLAT,
-                           .pp = 1,
-                           .dp = 1,
-                           .ep = 0};
+    x->run = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     x->err.msg[0] = '\0';
 }
 

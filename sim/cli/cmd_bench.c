@@ -125,16 +125,7 @@ int cmd_bench(int argc, char **argv)
     rc = cli_load_model_hw(model, hwname, &m, &hw, p1, p2, sizeof(p1));
     if (rc != CLI_OK)
         return rc;
-    sim_run_cfg cfg = {.tp = (int)tp,
-                       .dtype = m.dtype,
-                       .kv_dtype = m.dtype,
-                       .mode = SIM_ROOFLINE_OP,
-                       .alpha = 1.0,
-                       .beta_s = 0.0,
-                       .gemm = SIM_GEMM_FLAT,
-                       .pp = 1,
-                       .dp = 1,
-                       .ep = 0};
+    sim_run_cfg cfg = sim_run_cfg_plain((int)tp, m.dtype);
     struct sim_err err;
     sim_step probe = {1, {{256, 1, 8192, 1}}};
     if (sim_step_check(&m, &cfg, &probe, &err) != SIM_OK) {

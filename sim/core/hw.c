@@ -334,7 +334,6 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         {SIM_HWF_GEMM_EFF_FP16, 1e-3, 1.5},
         {SIM_HWF_GEMM_EFF_FP8, 1e-3, 1.5},
         {SIM_HWF_GEMM_EFF_SMALL_M, 1e-3, 1.5},
-        {SIM_HWF_GEMM_SMALL_M_ROWS, 0, 1e6},
         {SIM_HWF_ATTN_EFF, 1e-3, 1.5},
         {SIM_HWF_BW_FACTOR_WEIGHTS, 1e-3, 1.5},
         {SIM_HWF_BW_FACTOR_KV, 1e-3, 1.5},

@@ -537,17 +537,13 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     up->n_kernels = n_gemm + n_copy;
     /* Two rates in one operator: the compute time is the sum of each part at its own rate,
      * the fixed time that of each kernel kind. */
-    up->compute_s = up16 / x->gemm16_fps + upq / x->gemm_fps;
-    up->memory_s = n_gemm * hw->v[SIM_HWF_GEMM_FIXED] + n_copy * hw->v[SIM_HWF_ELEMWISE_FIXED] +
-                   up->bytes / (bw * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS]);
-    up->time_s = up->compute_s > up->memory_s ? up->compute_s : up->memory_s;
-    up->bound = up->compute_s > up->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+    retime(up, up16 / x->gemm16_fps + upq / x->gemm_fps,
+           n_gemm * hw->v[SIM_HWF_GEMM_FIXED] + n_copy * hw->v[SIM_HWF_ELEMWISE_FIXED] +
+               up->bytes / (bw * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS]));
     sim_op_cost *dec = &ops[SIM_OP_ATTN_DECODE];
     if (dec->bytes > 0.0) { /* the combine kernel: an elementwise fixed time per layer */
         dec->n_kernels = 2.0 * x->L;
-        dec->memory_s += x->L * hw->v[SIM_HWF_ELEMWISE_FIXED];
-        dec->time_s = dec->compute_s > dec->memory_s ? dec->compute_s : dec->memory_s;
-        dec->bound = dec->compute_s > dec->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
+        retime(dec, dec->compute_s, dec->memory_s + x->L * hw->v[SIM_HWF_ELEMWISE_FIXED]);
     }
 }
 

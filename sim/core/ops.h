@@ -115,6 +115,22 @@ typedef struct sim_run_cfg {
     sim_decode_attn decode; /* the engine's decode-attention kernel rule (zero: none) */
 } sim_run_cfg;
 
+/* A plain run on tp GPUs with weights and KV cache in dt: per-operator roofline, uncalibrated
+ * (alpha 1, beta_s 0), flat GEMMs, no PP, DP or EP, no engine decode rule. Callers set what
+ * differs. */
+static inline sim_run_cfg sim_run_cfg_plain(int tp, sim_dtype dt)
+{
+    return (sim_run_cfg){.tp = tp,
+                         .dtype = dt,
+                         .kv_dtype = dt,
+                         .mode = SIM_ROOFLINE_OP,
+                         .alpha = 1.0,
+                         .beta_s = 0.0,
+                         .gemm = SIM_GEMM_FLAT,
+                         .pp = 1,
+                         .dp = 1};
+}
+
 /* Operators, in execution order. XX(ENUM, "name", pattern) */
 #define SIM_OPS(XX)                                                                                \
     XX(EMBED, "embedding")                                                                         \

@@ -457,16 +457,9 @@ static double predict_mla(const sim_hw *hw, sim_gemm_model gm, const sim_model *
     m.n_moe_layers = 0; /* one layer: its MLP is not part of the module */
     if (s->dtype != SIM_DTYPE_FP8)
         m.quant = (sim_quant){0};
-    const sim_run_cfg cfg = {.tp = 1,
-                             .dtype = SIM_DTYPE_BF16,
-                             .kv_dtype = s->kv_bytes < 2.0 ? SIM_DTYPE_FP8 : SIM_DTYPE_BF16,
-                             .mode = SIM_ROOFLINE_OP,
-                             .alpha = 1.0,
-                             .beta_s = 0.0,
-                             .gemm = gm,
-                             .pp = 1,
-                             .dp = 1,
-                             .ep = 0};
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
+    cfg.kv_dtype = s->kv_bytes < 2.0 ? SIM_DTYPE_FP8 : SIM_DTYPE_BF16;
+    cfg.gemm = gm;
     const int decode = s->src == SIM_KSRC_AIC_MLA_GEN;
     const sim_step st = {
         1,
@@ -878,16 +871,8 @@ static int su_case(const sim_kval *kv, int g, const sim_model *m, int tp, int64_
         }
         meas[SIM_KVAL_CLASS_AR] = (2.0 * L + 1.0) * tr;
     }
-    sim_run_cfg cfg = {.tp = tp,
-                       .dtype = SIM_DTYPE_BF16,
-                       .kv_dtype = SIM_DTYPE_BF16,
-                       .mode = SIM_ROOFLINE_OP,
-                       .alpha = 1.0,
-                       .beta_s = 0.0,
-                       .gemm = kv->gemm,
-                       .pp = 1,
-                       .dp = 1,
-                       .ep = 0};
+    sim_run_cfg cfg = sim_run_cfg_plain(tp, SIM_DTYPE_BF16);
+    cfg.gemm = kv->gemm;
     sim_step st = {0};
     st.n_groups = 1;
     st.groups[0] = (sim_group){batch, 1, SIM_KVAL_SU_KEYS - 1, 1};
