@@ -669,6 +669,17 @@ static void paged_attention_kernel_choice(void)
             CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes,
                       (double)cases[i].seqs * cases[i].bytes_per_seq, 1e-15);
     }
+    /* Under pipeline stages the step reports the kernel its stages ran (each stage's choice
+     * depends on the step and the heads per GPU, not on its layers). */
+    cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
+    cfg.decode = rule;
+    cfg.pp = 2;
+    {
+        const sim_step st = {1, {{32, 1, 2047, 1}}};
+        sim_step_cost c;
+        sim_step_cost_compute(&m, &hw, &cfg, &st, &c);
+        CHECK_INT(c.decode_kernel, SIM_DECODE_PAGED_V1);
+    }
     /* Without the rule: the shared-KV kernel, V2's bytes. */
     cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
     const sim_step st = {1, {{32, 1, 2047, 1}}};
