@@ -61,6 +61,8 @@ BATTERY = [
     "predict --model llama-3.1-405b --tp 8 --pp 2 --decode 64x2048",
     "predict --model llama-3.1-70b --tp 4 --pp 2 --decode 64x2048",
     "predict --model {src}/tests/data/quant/ct_nvfp4.json --decode 16x1024 --prefill 1x1024",
+    "predict --model qwen3-30b-a3b --dtype fp8 --tp 2 --decode 64x1024 --prefill 1x2048",
+    "predict --model {src}/tests/data/quant/nvfp4_moe.json --decode 64x1024 --prefill 1x2048",
     "capacity --model llama-3.1-8b",
     "capacity --model llama-3.1-70b-fp8 --tp 4",
 ]

@@ -305,8 +305,10 @@ static void aic_moe_rows_rebuild_the_routing(void)
 {
     sim_kset set;
     sim_kset_init(&set);
-    /* The Marlin int4 row and the expert-parallel row are outside the filters. */
-    if (load_h100_aic("moe/moe_perf.csv", SIM_AIC_MOE, 0, &set, 3, 2)) {
+    /* The Marlin int4 row, the expert-parallel row and the MXFP4 row of an unnamed backend
+     * (vllm_mxfp4_moe) are outside the filters; block fp8, the named Marlin MXFP4 kernel and
+     * FlashInfer's NVFP4 one are kept, each its class. */
+    if (load_h100_aic("moe/moe_perf.csv", SIM_AIC_MOE, 0, &set, 6, 3)) {
         /* Balanced, 4 tokens x top-2 over 8 experts, stride ceil(8/2) = 4 <= 4 tokens: slot 0
          * sends token t to expert t, slot 1 to 4 + t; 8 experts with one row each, each padded
          * to BLOCK_SIZE_M 16 (4 tokens <= 8 experts): 128 rows. F per GPU 14336 / 8 = 1792. */
@@ -340,6 +342,18 @@ static void aic_moe_rows_rebuild_the_routing(void)
         CHECK_INT(counts[1], 7);
         CHECK_INT(counts[2], 19);
         CHECK_INT(counts[3], 71);
+        CHECK_INT(set.v[3].src, SIM_KSRC_AIC_MOE_FP8B_BAL);
+        CHECK_INT(set.v[3].moe_cls, SIM_MOE_CLASS_FP8_BLOCK);
+        CHECK_STR(sim_kfam_name(sim_ksrc_family(set.v[3].src)), "moe_fp8_block");
+        CHECK_INT(set.v[4].moe_cls, SIM_MOE_CLASS_MXFP4);
+        CHECK_STR(sim_kfam_name(sim_ksrc_family(set.v[4].src)), "moe_mxfp4");
+        /* 4 tokens x top-4 over 128 experts: stride 32 > 4 tokens, 16 distinct experts. */
+        CHECK_REL(set.v[4].touched, 16.0, 0.0);
+        CHECK_INT(set.v[5].moe_cls, SIM_MOE_CLASS_NVFP4);
+        /* The shape's weight bytes per class: 3 x 2880 x 2880 x 0.53125 (MXFP4). */
+        sim_moe_shape sh;
+        sim_ksample_moe_shape(&set.v[4], &sh);
+        CHECK_REL(sh.weight_bytes, 3.0 * 2880.0 * 2880.0 * 0.53125, 1e-15);
     }
     sim_kset_free(&set);
     struct sim_err err = {{0}};

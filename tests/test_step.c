@@ -829,7 +829,7 @@ static void fused_moe_hand_cases(void)
                         .f = 1792,
                         .weight_bytes = 44040192.0};
     sim_kernel_time k;
-    sim_fused_moe_time(&hw, SIM_DTYPE_BF16, &sh, &k);
+    sim_fused_moe_time(&hw, SIM_MOE_CLASS_16, &sh, &k);
     CHECK_REL(k.bytes, 352722944.0, 1e-15);
     CHECK_REL(k.flops, 352321536.0, 1e-15);
     CHECK_REL(k.memory_s, 250.45184e-6, 1e-12);
@@ -850,7 +850,7 @@ static void fused_moe_hand_cases(void)
                          .d = 4096,
                          .f = 1792,
                          .weight_bytes = 44040192.0};
-    sim_fused_moe_time(&hw, SIM_DTYPE_BF16, &sh, &k);
+    sim_fused_moe_time(&hw, SIM_MOE_CLASS_16, &sh, &k);
     CHECK_REL(k.compute_s, 808.527593472e-6, 1e-12);
     CHECK_REL(k.memory_s, 507.10208e-6, 1e-12);
     CHECK_REL(k.time_s, k.compute_s, 0.0);
@@ -862,9 +862,80 @@ static void fused_moe_hand_cases(void)
     CHECK_REL(sim_moe_padded_rows_random(8, 2, 4096, 64), 8444.0, 1e-15);
     /* No rows, no kernel. */
     sh.rows = sh.touched = sh.rows_padded = 0.0;
-    sim_fused_moe_time(&hw, SIM_DTYPE_BF16, &sh, &k);
+    sim_fused_moe_time(&hw, SIM_MOE_CLASS_16, &sh, &k);
     CHECK_INT(k.bound, SIM_BOUND_NONE);
     CHECK_REL(k.time_s, 0.0, 0.0);
+}
+
+/*
+ * MoE weight classes (hw.h, sim_moe_class). On test_hw (bf16 peak 523.7e12, fp8 1047.4e12, no
+ * fp4 peak, no MoE figures): every class's figures are defaults, MXFP4 the 16-bit set (a W4A16
+ * kernel) at the bf16 peak, block fp8 and NVFP4 the fp8 set at the fp8 peak (NVFP4 without an
+ * fp4 peak). With peak_fp4 2094.8e12 and NVFP4 figures of its own the NVFP4 class runs at the
+ * fp4 peak with them. Weight bytes per element (scales included): fp8 block 1 + 4/16384
+ * (one fp32 per 128 x 128), MXFP4 0.5 + 1/32 (one e8m0 per 32), NVFP4 0.5 + 1/16 (one e4m3
+ * per 16). A checkpoint's class: gpt-oss (quant_method mxfp4) mxfp4; DeepSeek-V3 (fp8,
+ * weight_block_size 128 x 128) fp8_block; Qwen3-30B-A3B bf16, or fp8 with --dtype fp8.
+ */
+static void moe_classes(void)
+{
+    sim_hw hw;
+    test_hw(&hw);
+    sim_moe_figs g16, g;
+    sim_hw_moe_figs(&hw, SIM_MOE_CLASS_16, &g16);
+    CHECK_REL(g16.peak_flops_per_s, 523.7e12, 0.0);
+    CHECK_REL(g16.weight_bytes, 2.0, 0.0);
+    sim_hw_moe_figs(&hw, SIM_MOE_CLASS_MXFP4, &g);
+    CHECK_REL(g.peak_flops_per_s, 523.7e12, 0.0);
+    CHECK_REL(g.eff_frac, g16.eff_frac, 0.0);
+    CHECK_REL(g.fixed_s, g16.fixed_s, 0.0);
+    CHECK_REL(g.bw_factor_frac, g16.bw_factor_frac, 0.0);
+    CHECK_REL(g.weight_bytes, 0.53125, 0.0);
+    sim_moe_figs g8;
+    sim_hw_moe_figs(&hw, SIM_MOE_CLASS_FP8, &g8);
+    CHECK_REL(g8.peak_flops_per_s, 1047.4e12, 0.0);
+    sim_hw_moe_figs(&hw, SIM_MOE_CLASS_FP8_BLOCK, &g);
+    CHECK_REL(g.peak_flops_per_s, 1047.4e12, 0.0);
+    CHECK_REL(g.eff_frac, g8.eff_frac, 0.0);
+    CHECK_REL(g.weight_bytes, 1.000244140625, 0.0);
+    sim_hw_moe_figs(&hw, SIM_MOE_CLASS_NVFP4, &g);
+    CHECK_REL(g.peak_flops_per_s, 1047.4e12, 0.0);
+    CHECK_REL(g.weight_bytes, 0.5625, 0.0);
+    hw.v[SIM_HWF_PEAK_FP4] = 2094.8e12;
+    hw.prov[SIM_HWF_PEAK_FP4] = SIM_PROV_DATASHEET;
+    hw.v[SIM_HWF_MOE_EFF_NVFP4] = 0.4;
+    hw.prov[SIM_HWF_MOE_EFF_NVFP4] = SIM_PROV_DERIVED;
+    sim_hw_moe_figs(&hw, SIM_MOE_CLASS_NVFP4, &g);
+    CHECK_REL(g.peak_flops_per_s, 2094.8e12, 0.0);
+    CHECK_REL(g.eff_frac, 0.4, 0.0);
+    CHECK_STR(sim_moe_class_name(SIM_MOE_CLASS_FP8_BLOCK), "fp8_block");
+    /* The same 4-token shape as fused_moe_hand_cases with MXFP4 weights (3 x 4096 x 1792 x
+     * 0.53125 = 11,698,176 B per expert): MXFP4 without figures of its own is timed as the
+     * 16-bit class, and its bytes count the packed weights. */
+    sim_moe_shape sh = {.tokens = 4,
+                        .rows = 8,
+                        .rows_padded = 128,
+                        .touched = 8,
+                        .d = 4096,
+                        .f = 1792,
+                        .weight_bytes = 11698176.0};
+    sim_kernel_time a, b;
+    sim_fused_moe_time(&hw, SIM_MOE_CLASS_MXFP4, &sh, &a);
+    sim_fused_moe_time(&hw, SIM_MOE_CLASS_16, &sh, &b);
+    CHECK_REL(a.time_s, b.time_s, 0.0);
+    CHECK_REL(a.bytes, 8.0 * 11698176.0 + (8.0 * (3.0 * 4096 + 6.0 * 1792) + 4.0 * 4096) * 2.0,
+              1e-15);
+    sim_model m;
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
+    if (load_model("gpt-oss-120b", &m) == 0)
+        CHECK_INT(sim_moe_class_of(&m, &cfg), SIM_MOE_CLASS_MXFP4);
+    if (load_model("deepseek-v3", &m) == 0)
+        CHECK_INT(sim_moe_class_of(&m, &cfg), SIM_MOE_CLASS_FP8_BLOCK);
+    if (load_model("qwen3-30b-a3b", &m) == 0) {
+        CHECK_INT(sim_moe_class_of(&m, &cfg), SIM_MOE_CLASS_16);
+        cfg.dtype = SIM_DTYPE_FP8;
+        CHECK_INT(sim_moe_class_of(&m, &cfg), SIM_MOE_CLASS_FP8);
+    }
 }
 
 /*
@@ -1192,6 +1263,7 @@ int main(void)
     llama2_7b_decode_counts();
     llama31_8b_prefill_counts();
     mixtral_expert_counts();
+    moe_classes();
     attention_pairs();
     monotone_in_tokens_and_context();
     memory_bound_time_halves_with_double_bandwidth();

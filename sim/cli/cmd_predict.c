@@ -33,6 +33,22 @@ static void decode_kernel_line(const sim_predict_report *r, const sim_step_cost 
     }
 }
 
+/* The fused-MoE kernel class the routed experts were timed with (hw.h, sim_moe_class), and
+ * whether the profile has that class's own figures or borrows another's. */
+static void moe_kernel_line(const sim_predict_report *r)
+{
+    if (r->m->n_experts <= 0 || r->m->n_moe_layers <= 0)
+        return;
+    const sim_moe_class cls = sim_moe_class_of(r->m, r->cfg);
+    char key[64];
+    snprintf(key, sizeof(key), "moe_gemm_eff%s%s_frac", cls == SIM_MOE_CLASS_16 ? "" : "_",
+             cls == SIM_MOE_CLASS_16 ? "" : sim_moe_class_name(cls));
+    const int f = sim_hw_field_find(key);
+    const int own = f >= 0 && r->hw->prov[f] != SIM_PROV_DEFAULT;
+    printf("  moe experts      %s fused-MoE kernel (%s figures of the profile)\n",
+           sim_moe_class_name(cls), own ? "its own" : "defaulted: another class's");
+}
+
 static const cli_help predict_help = {
     .head = "usage: llmstep predict --model ID|PATH --hw ID|PATH [options] STEP...\n"
             "\n"
@@ -134,6 +150,7 @@ static void print_table(const sim_predict_report *r)
     printf("  bound            %s   (arithmetic intensity %.1f FLOP/B, ridge point %.1f FLOP/B)\n",
            sim_bound_name(c->bound), ai, sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype));
     decode_kernel_line(r, c);
+    moe_kernel_line(r);
     fmt_bytes(b1, sizeof(b1), c->bytes);
     fmt_bytes(b2, sizeof(b2), r->weights_bytes_per_gpu);
     if (r->pp)

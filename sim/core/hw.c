@@ -58,6 +58,42 @@ int sim_hw_field_find(const char *key)
     return -1;
 }
 
+/* The five figures of each MoE class (hw.h, sim_moe_class): fixed time, weights factor,
+ * efficiency, r0, k0. */
+enum { MOE_FIXED, MOE_BW, MOE_EFF, MOE_R0, MOE_K0, MOE_NFIG };
+static const sim_hw_field moe_figs[SIM_MOE_CLASS_COUNT][MOE_NFIG] = {
+    [SIM_MOE_CLASS_16] = {SIM_HWF_MOE_FIXED, SIM_HWF_BW_FACTOR_MOE, SIM_HWF_MOE_EFF,
+                          SIM_HWF_MOE_ROWS_HALF, SIM_HWF_MOE_TILE_K},
+    [SIM_MOE_CLASS_FP8] = {SIM_HWF_MOE_FIXED_FP8, SIM_HWF_BW_FACTOR_MOE_FP8, SIM_HWF_MOE_EFF_FP8,
+                           SIM_HWF_MOE_ROWS_HALF_FP8, SIM_HWF_MOE_TILE_K_FP8},
+    [SIM_MOE_CLASS_FP8_BLOCK] = {SIM_HWF_MOE_FIXED_FP8_BLOCK, SIM_HWF_BW_FACTOR_MOE_FP8_BLOCK,
+                                 SIM_HWF_MOE_EFF_FP8_BLOCK, SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK,
+                                 SIM_HWF_MOE_TILE_K_FP8_BLOCK},
+    [SIM_MOE_CLASS_MXFP4] = {SIM_HWF_MOE_FIXED_MXFP4, SIM_HWF_BW_FACTOR_MOE_MXFP4,
+                             SIM_HWF_MOE_EFF_MXFP4, SIM_HWF_MOE_ROWS_HALF_MXFP4,
+                             SIM_HWF_MOE_TILE_K_MXFP4},
+    [SIM_MOE_CLASS_NVFP4] = {SIM_HWF_MOE_FIXED_NVFP4, SIM_HWF_BW_FACTOR_MOE_NVFP4,
+                             SIM_HWF_MOE_EFF_NVFP4, SIM_HWF_MOE_ROWS_HALF_NVFP4,
+                             SIM_HWF_MOE_TILE_K_NVFP4},
+};
+
+/* Which of the five MoE figures f is, or -1 for another figure. */
+static int moe_fig_role(sim_hw_field f)
+{
+    for (int c = 0; c < SIM_MOE_CLASS_COUNT; c++)
+        for (int k = 0; k < MOE_NFIG; k++)
+            if (moe_figs[c][k] == f)
+                return k;
+    return -1;
+}
+
+int sim_hw_field_zero_ok(sim_hw_field f)
+{
+    const int role = moe_fig_role(f);
+    return f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD || f == SIM_HWF_ATTN_PREFILL_SEQ_HALF ||
+           f == SIM_HWF_GEMM_SMALL_M_ROWS || role == MOE_R0 || role == MOE_K0;
+}
+
 int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, double *scale_out)
 {
     double lo = 0.0, hi, scale;
@@ -91,7 +127,20 @@ int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, doubl
         scale = 1e3;
         break;
     default:
-        return 0;
+        /* An MoE class's efficiency, weights factor and fixed time (r0 and k0 are not). */
+        switch (moe_fig_role(f)) {
+        case MOE_EFF:
+        case MOE_BW:
+            hi = 1.5;
+            scale = 0.1;
+            break;
+        case MOE_FIXED:
+            hi = 1e-3;
+            scale = 1e-5;
+            break;
+        default:
+            return 0;
+        }
     }
     *lo_out = lo;
     *hi_out = hi;
@@ -198,6 +247,29 @@ static const struct hw_default {
     {SIM_HWF_MOE_EFF_FP8, SIM_HWF_MOE_EFF, 1.0, "default: = moe_gemm_eff_frac"},
     {SIM_HWF_MOE_ROWS_HALF_FP8, SIM_HWF_MOE_ROWS_HALF, 1.0, "default: = moe_rows_half_tokens"},
     {SIM_HWF_MOE_TILE_K_FP8, SIM_HWF_MOE_TILE_K, 1.0, "default: = moe_tile_extra_k_elems"},
+    /* The other classes (hw.h, sim_moe_class): block fp8 and NVFP4 take the fp8 set, MXFP4
+     * the 16-bit set (a W4A16 kernel), until a table of their kernel gives them their own. */
+    {SIM_HWF_MOE_FIXED_FP8_BLOCK, SIM_HWF_MOE_FIXED_FP8, 1.0, "default: = moe_fixed_fp8_s"},
+    {SIM_HWF_BW_FACTOR_MOE_FP8_BLOCK, SIM_HWF_BW_FACTOR_MOE_FP8, 1.0,
+     "default: = bw_factor_moe_fp8_frac"},
+    {SIM_HWF_MOE_EFF_FP8_BLOCK, SIM_HWF_MOE_EFF_FP8, 1.0, "default: = moe_gemm_eff_fp8_frac"},
+    {SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK, SIM_HWF_MOE_ROWS_HALF_FP8, 1.0,
+     "default: = moe_rows_half_fp8_tokens"},
+    {SIM_HWF_MOE_TILE_K_FP8_BLOCK, SIM_HWF_MOE_TILE_K_FP8, 1.0,
+     "default: = moe_tile_extra_k_fp8_elems"},
+    {SIM_HWF_MOE_FIXED_MXFP4, SIM_HWF_MOE_FIXED, 1.0, "default: = moe_fixed_s"},
+    {SIM_HWF_BW_FACTOR_MOE_MXFP4, SIM_HWF_BW_FACTOR_MOE, 1.0, "default: = bw_factor_moe_frac"},
+    {SIM_HWF_MOE_EFF_MXFP4, SIM_HWF_MOE_EFF, 1.0, "default: = moe_gemm_eff_frac"},
+    {SIM_HWF_MOE_ROWS_HALF_MXFP4, SIM_HWF_MOE_ROWS_HALF, 1.0, "default: = moe_rows_half_tokens"},
+    {SIM_HWF_MOE_TILE_K_MXFP4, SIM_HWF_MOE_TILE_K, 1.0, "default: = moe_tile_extra_k_elems"},
+    {SIM_HWF_MOE_FIXED_NVFP4, SIM_HWF_MOE_FIXED_FP8, 1.0, "default: = moe_fixed_fp8_s"},
+    {SIM_HWF_BW_FACTOR_MOE_NVFP4, SIM_HWF_BW_FACTOR_MOE_FP8, 1.0,
+     "default: = bw_factor_moe_fp8_frac"},
+    {SIM_HWF_MOE_EFF_NVFP4, SIM_HWF_MOE_EFF_FP8, 1.0, "default: = moe_gemm_eff_fp8_frac"},
+    {SIM_HWF_MOE_ROWS_HALF_NVFP4, SIM_HWF_MOE_ROWS_HALF_FP8, 1.0,
+     "default: = moe_rows_half_fp8_tokens"},
+    {SIM_HWF_MOE_TILE_K_NVFP4, SIM_HWF_MOE_TILE_K_FP8, 1.0,
+     "default: = moe_tile_extra_k_fp8_elems"},
     {SIM_HWF_LINK_BW, SIM_HWF_COUNT, DEFAULT_LINK_BW_BYTES_PER_S,
      "default: PCIe Gen4 x16, 32e9 B/s per direction"},
     {SIM_HWF_N_GPUS_PER_NODE, SIM_HWF_COUNT, DEFAULT_GPUS_PER_NODE,
@@ -282,8 +354,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
                     f == SIM_HWF_ELEMWISE_FIXED || f == SIM_HWF_GEMM_FIXED_FP8 ||
                     f == SIM_HWF_GEMM_FIXED_FP8_BLOCK || f == SIM_HWF_GEMM_FIXED_FP4 ||
                     f == SIM_HWF_ATTN_DECODE_SEQ_HEAD || f == SIM_HWF_ATTN_PREFILL_FIXED ||
-                    f == SIM_HWF_MOE_FIXED || f == SIM_HWF_MOE_FIXED_FP8 ||
-                    f == SIM_HWF_INTERNODE_LATENCY;
+                    moe_fig_role((sim_hw_field)f) == MOE_FIXED || f == SIM_HWF_INTERNODE_LATENCY;
         /* A behaviour of the stack's decode kernel: 0 or 1. */
         if (f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD) {
             if (hw->v[f] != 0.0 && hw->v[f] != 1.0) {
@@ -293,9 +364,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
             continue;
         }
         /* A count of tokens (rows) or elements, 0 allowed, not a time. */
-        if (f == SIM_HWF_ATTN_PREFILL_SEQ_HALF || f == SIM_HWF_MOE_ROWS_HALF ||
-            f == SIM_HWF_MOE_ROWS_HALF_FP8 || f == SIM_HWF_MOE_TILE_K ||
-            f == SIM_HWF_MOE_TILE_K_FP8 || f == SIM_HWF_GEMM_SMALL_M_ROWS) {
+        if (sim_hw_field_zero_ok((sim_hw_field)f)) {
             if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || hw->v[f] > 1e6) {
                 sim_errf(err, "%s: must be a finite number in [0, 1e6]", field_keys[f]);
                 return SIM_ERANGE;
@@ -344,10 +413,6 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         {SIM_HWF_BW_FACTOR_WEIGHTS_FP8_BLOCK, 1e-3, 1.5},
         {SIM_HWF_GEMM_EFF_FP4, 1e-3, 1.5},
         {SIM_HWF_BW_FACTOR_WEIGHTS_FP4, 1e-3, 1.5},
-        {SIM_HWF_MOE_EFF, 1e-3, 1.5},
-        {SIM_HWF_MOE_EFF_FP8, 1e-3, 1.5},
-        {SIM_HWF_BW_FACTOR_MOE, 1e-3, 1.5},
-        {SIM_HWF_BW_FACTOR_MOE_FP8, 1e-3, 1.5},
         {SIM_HWF_N_SM, 1, 1e5},
         {SIM_HWF_L2, 1e3, 1e11},
         {SIM_HWF_N_GPUS_PER_NODE, 1, 4096},
@@ -362,6 +427,15 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
             return SIM_ERANGE;
         }
     }
+    /* Every MoE class's efficiency and weights factor: (0, 1.5]. */
+    for (int c = 0; c < SIM_MOE_CLASS_COUNT; c++)
+        for (int k = MOE_BW; k <= MOE_EFF; k++) {
+            const sim_hw_field f = moe_figs[c][k];
+            if (hw->prov[f] != SIM_PROV_ABSENT && !(hw->v[f] >= 1e-3 && hw->v[f] <= 1.5)) {
+                sim_errf(err, "%s: out of its physical range (docs/limits.md)", field_keys[f]);
+                return SIM_ERANGE;
+            }
+        }
     static const sim_hw_field fracs[] = {SIM_HWF_GEMM_EFF_FP16,
                                          SIM_HWF_GEMM_EFF_FP8,
                                          SIM_HWF_ATTN_EFF,
@@ -509,6 +583,42 @@ void sim_hw_gemm_figs(const sim_hw *hw, sim_gemm_kind kind, sim_gemm_figs *out)
     out->bw_factor_frac = hw->v[figs[k][1]];
     out->fixed_s = hw->v[figs[k][2]];
     out->weight_bytes = wbytes[k];
+}
+
+const char *sim_moe_class_name(sim_moe_class cls)
+{
+    static const char *const names[SIM_MOE_CLASS_COUNT] = {"bf16", "fp8", "fp8_block", "mxfp4",
+                                                           "nvfp4"};
+    return (unsigned)cls < SIM_MOE_CLASS_COUNT ? names[cls] : "?";
+}
+
+double sim_moe_class_weight_bytes(sim_moe_class cls)
+{
+    static const double wbytes[SIM_MOE_CLASS_COUNT] = {2.0, 1.0, 1.0 + 4.0 / 16384.0,
+                                                       0.5 + 1.0 / 32.0, 0.5 + 1.0 / 16.0};
+    return (unsigned)cls < SIM_MOE_CLASS_COUNT ? wbytes[cls] : 2.0;
+}
+
+void sim_hw_moe_figs(const sim_hw *hw, sim_moe_class cls, sim_moe_figs *out)
+{
+    const sim_moe_class c = (unsigned)cls < SIM_MOE_CLASS_COUNT ? cls : SIM_MOE_CLASS_16;
+    const int has8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
+    const int has4 = has8 && hw->prov[SIM_HWF_PEAK_FP4] != SIM_PROV_ABSENT;
+    const sim_hw_field *f = moe_figs[c];
+    const int fp8_math =
+        c == SIM_MOE_CLASS_FP8 || c == SIM_MOE_CLASS_FP8_BLOCK || c == SIM_MOE_CLASS_NVFP4;
+    double peak = hw->v[SIM_HWF_PEAK_BF16];
+    if (c == SIM_MOE_CLASS_NVFP4 && has4)
+        peak = hw->v[SIM_HWF_PEAK_FP4];
+    else if (fp8_math && has8)
+        peak = hw->v[SIM_HWF_PEAK_FP8];
+    out->peak_flops_per_s = peak;
+    out->eff_frac = hw->v[f[MOE_EFF]];
+    out->rows_half = hw->v[f[MOE_R0]];
+    out->tile_k = hw->v[f[MOE_K0]];
+    out->fixed_s = hw->v[f[MOE_FIXED]];
+    out->bw_factor_frac = hw->v[f[MOE_BW]];
+    out->weight_bytes = sim_moe_class_weight_bytes(c);
 }
 
 double sim_allreduce_entry_time_s(const sim_allreduce *a, int n, double bytes)

@@ -27,10 +27,12 @@
  *   prefill attention = max(attn_prefill_fixed_s + flops / (peak x attn_eff) x (1 + s0 / s),
  *                      attn_fixed_s + bytes / (copy x mixed)), s0 = attn_prefill_seq_half_tokens
  *                      (FlashAttention's rate ramps with the prompt length s)
- *   fused MoE        = max(moe_fixed[_fp8]_s + bytes / (copy x bw_factor_moe[_fp8]_frac),
+ *   fused MoE        = max(moe_fixed[_<cls>]_s + bytes / (copy x bw_factor_moe[_<cls>]_frac),
  *                      2 R [3 d F (1 + r0 / r_e) + k0 (2 F + d)] / (peak x moe_gemm_eff)),
  *                      R padded rows, r_e = R / touched experts, r0 = moe_rows_half_tokens,
- *                      k0 = moe_tile_extra_k_elems (kernels.h, sim_fused_moe_time)
+ *                      k0 = moe_tile_extra_k_elems (kernels.h, sim_fused_moe_time); one set
+ *                      per expert weight class (sim_moe_class: bf16, fp8, fp8_block, mxfp4,
+ *                      nvfp4), each the kernel vLLM runs for that class
  *   all-reduce time  = latency_s + 2 (n-1)/n x bytes / bus_bw_bytes_per_s within a node;
  *                      across k nodes of g GPUs, the intra-node all-reduce of g GPUs plus a
  *                      ring among the k nodes on bytes / g per GPU over its own NIC:
@@ -94,6 +96,21 @@
     XX(MOE_EFF_FP8, "moe_gemm_eff_fp8_frac", 0)                                                    \
     XX(MOE_ROWS_HALF_FP8, "moe_rows_half_fp8_tokens", 0)                                           \
     XX(MOE_TILE_K_FP8, "moe_tile_extra_k_fp8_elems", 0)                                            \
+    XX(MOE_FIXED_FP8_BLOCK, "moe_fixed_fp8_block_s", 0)                                            \
+    XX(BW_FACTOR_MOE_FP8_BLOCK, "bw_factor_moe_fp8_block_frac", 0)                                 \
+    XX(MOE_EFF_FP8_BLOCK, "moe_gemm_eff_fp8_block_frac", 0)                                        \
+    XX(MOE_ROWS_HALF_FP8_BLOCK, "moe_rows_half_fp8_block_tokens", 0)                               \
+    XX(MOE_TILE_K_FP8_BLOCK, "moe_tile_extra_k_fp8_block_elems", 0)                                \
+    XX(MOE_FIXED_MXFP4, "moe_fixed_mxfp4_s", 0)                                                    \
+    XX(BW_FACTOR_MOE_MXFP4, "bw_factor_moe_mxfp4_frac", 0)                                         \
+    XX(MOE_EFF_MXFP4, "moe_gemm_eff_mxfp4_frac", 0)                                                \
+    XX(MOE_ROWS_HALF_MXFP4, "moe_rows_half_mxfp4_tokens", 0)                                       \
+    XX(MOE_TILE_K_MXFP4, "moe_tile_extra_k_mxfp4_elems", 0)                                        \
+    XX(MOE_FIXED_NVFP4, "moe_fixed_nvfp4_s", 0)                                                    \
+    XX(BW_FACTOR_MOE_NVFP4, "bw_factor_moe_nvfp4_frac", 0)                                         \
+    XX(MOE_EFF_NVFP4, "moe_gemm_eff_nvfp4_frac", 0)                                                \
+    XX(MOE_ROWS_HALF_NVFP4, "moe_rows_half_nvfp4_tokens", 0)                                       \
+    XX(MOE_TILE_K_NVFP4, "moe_tile_extra_k_nvfp4_elems", 0)                                        \
     XX(LINK_BW, "link_bw_per_dir_bytes_per_s", 0)                                                  \
     XX(N_SM, "n_sm", 1)                                                                            \
     XX(L2, "l2_bytes", 1)                                                                          \
@@ -221,6 +238,54 @@ void sim_hw_gemm_figs(const sim_hw *hw, sim_gemm_kind kind, sim_gemm_figs *out /
 /* "bf16", "fp8", "fp8_block", "fp4". */
 const char *sim_gemm_kind_name(sim_gemm_kind kind);
 
+/*
+ * The fused-MoE kernels an MoE layer's routed experts can run, by the checkpoint's expert
+ * weights (docs/model.md, "Fused MoE"), each with its own five figures:
+ *   16         bf16/fp16 experts, and weight-only int4/int8 (AWQ, GPTQ): vLLM's Triton
+ *              fused_experts (moe_fixed_s, bw_factor_moe_frac, moe_gemm_eff_frac,
+ *              moe_rows_half_tokens, moe_tile_extra_k_elems)
+ *   fp8        per-tensor fp8 w8a8 (the same kernel; the _fp8 figures)
+ *   fp8_block  fp8 with 128 x 128 weight blocks (fused_experts w8a8 block; _fp8_block)
+ *   mxfp4      MXFP4 experts (gpt-oss): vLLM's Mxfp4MoEMethod backends, W4A16 (Marlin or
+ *              triton_kernels on Hopper) or FlashInfer TRT-LLM on Blackwell (_mxfp4)
+ *   nvfp4      NVFP4 experts: FlashInfer TRT-LLM fp4 MoE (_nvfp4)
+ * A class without figures of its own takes the nearest one's (hw.c defaults: fp8_block and
+ * nvfp4 from fp8, mxfp4 from 16).
+ */
+typedef enum sim_moe_class {
+    SIM_MOE_CLASS_16 = 0,
+    SIM_MOE_CLASS_FP8 = 1,
+    SIM_MOE_CLASS_FP8_BLOCK = 2,
+    SIM_MOE_CLASS_MXFP4 = 3,
+    SIM_MOE_CLASS_NVFP4 = 4,
+    SIM_MOE_CLASS_COUNT
+} sim_moe_class;
+
+/* The figures of one MoE class on a profile (sim_hw_moe_figs). */
+typedef struct sim_moe_figs {
+    double peak_flops_per_s; /* the peak the efficiency is relative to */
+    double eff_frac;         /* moe_gemm_eff: asymptotic grouped-GEMM efficiency */
+    double rows_half;        /* r0: rows per expert at half the asymptote */
+    double tile_k;           /* k0: extra K-elements of work per output tile */
+    double fixed_s;          /* the call's fixed time */
+    double bw_factor_frac;   /* the experts' weight-streaming rate / STREAM copy */
+    double weight_bytes;     /* bytes per expert weight element, scales included */
+} sim_moe_figs;
+
+/*
+ * Figures of class cls on hw. Peaks: bf16 for 16 and mxfp4 (W4A16 math; on Blackwell the
+ * efficiency is relative to it too), fp8 for fp8 and fp8_block (bf16 without fp8 units),
+ * fp4 for nvfp4 (fp8, then bf16, without). Weight bytes per element: 2, 1, 1 + 4/16384,
+ * 0.5 + 1/32 (an e8m0 scale per 32), 0.5 + 1/16 (an e4m3 scale per 16).
+ */
+void sim_hw_moe_figs(const sim_hw *hw, sim_moe_class cls, sim_moe_figs *out /* OUT */);
+
+/* Bytes per expert weight element of class cls, scales included (as sim_moe_figs). */
+double sim_moe_class_weight_bytes(sim_moe_class cls);
+
+/* "bf16", "fp8", "fp8_block", "mxfp4", "nvfp4". */
+const char *sim_moe_class_name(sim_moe_class cls);
+
 /* JSON key of a figure ("bw_stream_copy_bytes_per_s"). */
 const char *sim_hw_field_key(sim_hw_field f);
 
@@ -236,6 +301,11 @@ int sim_hw_field_find(const char *key);
  * figure that is not fitted continuously (datasheet peaks, capacities, counts, the 0/1 flag).
  */
 int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, double *scale_out);
+
+/* 1 when the figure may be 0 in a profile: the 0/1 flag, and the counts of rows or
+ * elements (attn_prefill_seq_half_tokens, gemm_small_m_rows, each MoE class's r0 and k0)
+ * whose 0 means "no such effect". Every other figure must be > 0. */
+int sim_hw_field_zero_ok(sim_hw_field f);
 
 /* 1 when the figure must be present in a profile. */
 int sim_hw_field_required(sim_hw_field f);

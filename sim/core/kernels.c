@@ -269,10 +269,9 @@ double sim_moe_padded_rows_random(double n_experts, double topk, double tokens, 
     return a > b ? a : b;
 }
 
-void sim_fused_moe_time(const sim_hw *hw, sim_dtype dtype, const sim_moe_shape *s,
+void sim_fused_moe_time(const sim_hw *hw, sim_moe_class cls, const sim_moe_shape *s,
                         sim_kernel_time *out)
 {
-    const int fp8 = dtype == SIM_DTYPE_FP8;
     const double hb = 2.0, d = s->d, f = s->f;
     out->flops = 2.0 * s->rows * 3.0 * d * f;
     out->bytes =
@@ -282,15 +281,13 @@ void sim_fused_moe_time(const sim_hw *hw, sim_dtype dtype, const sim_moe_shape *
         out->bound = SIM_BOUND_NONE;
         return;
     }
-    const double eff = hw->v[fp8 ? SIM_HWF_MOE_EFF_FP8 : SIM_HWF_MOE_EFF];
-    const double r0 = hw->v[fp8 ? SIM_HWF_MOE_ROWS_HALF_FP8 : SIM_HWF_MOE_ROWS_HALF];
-    const double k0 = hw->v[fp8 ? SIM_HWF_MOE_TILE_K_FP8 : SIM_HWF_MOE_TILE_K];
+    sim_moe_figs g;
+    sim_hw_moe_figs(hw, cls, &g);
     const double re = s->rows_padded / s->touched;
-    const double work = 2.0 * s->rows_padded * (3.0 * d * f * (1.0 + r0 / re) + k0 * (2.0 * f + d));
-    out->compute_s = work / (sim_hw_peak_flops_per_s(hw, dtype) * eff);
-    out->memory_s = hw->v[fp8 ? SIM_HWF_MOE_FIXED_FP8 : SIM_HWF_MOE_FIXED] +
-                    out->bytes / (hw->v[SIM_HWF_BW_STREAM_COPY] *
-                                  hw->v[fp8 ? SIM_HWF_BW_FACTOR_MOE_FP8 : SIM_HWF_BW_FACTOR_MOE]);
+    const double work =
+        2.0 * s->rows_padded * (3.0 * d * f * (1.0 + g.rows_half / re) + g.tile_k * (2.0 * f + d));
+    out->compute_s = work / (g.peak_flops_per_s * g.eff_frac);
+    out->memory_s = g.fixed_s + out->bytes / (hw->v[SIM_HWF_BW_STREAM_COPY] * g.bw_factor_frac);
     out->bound = out->compute_s > out->memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
     out->time_s = out->compute_s > out->memory_s ? out->compute_s : out->memory_s;
 }

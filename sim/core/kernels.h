@@ -138,8 +138,10 @@ void sim_attn_prefill_time(const sim_hw *hw, double batch, double seq, double he
  * with R = rows_padded, r_e = R / touched (rows of a touched expert), r0 =
  * moe_rows_half_tokens (the grouped GEMM's rate ramps with the rows an expert gets),
  * k0 = moe_tile_extra_k_elems (work per output tile that does not scale with the
- * K-loop: prologue, epilogue, routing-weight scaling), each figure the _fp8 one for fp8
- * weights. flops (OUT) are the unpadded 2 rows x 3 d F.
+ * K-loop: prologue, epilogue, routing-weight scaling), each figure that of the experts'
+ * weight class cls (hw.h, sim_hw_moe_figs: its peak and its five figures; the same form for
+ * the MXFP4 and NVFP4 kernels, with their own figures). flops (OUT) are the unpadded
+ * 2 rows x 3 d F.
  */
 typedef struct sim_moe_shape {
     double tokens;       /* tokens entering the layer */
@@ -170,7 +172,7 @@ double sim_moe_block_m(double tokens, double n_experts);
  */
 double sim_moe_padded_rows_random(double n_experts, double topk, double tokens, double block_m);
 
-void sim_fused_moe_time(const sim_hw *hw, sim_dtype dtype, const sim_moe_shape *s,
+void sim_fused_moe_time(const sim_hw *hw, sim_moe_class cls, const sim_moe_shape *s,
                         sim_kernel_time *out /* OUT */);
 
 /* One all-reduce of bytes among n GPUs (n >= 2): latency + 2 (n-1)/n bytes / bus_bw within

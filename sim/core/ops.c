@@ -194,6 +194,28 @@ static sim_gemm_kind gemm_kind(const sim_model *m, const sim_run_cfg *cfg)
     return SIM_GEMM_KIND_16;
 }
 
+sim_moe_class sim_moe_class_of(const sim_model *m, const sim_run_cfg *cfg)
+{
+    if (m->quant.method == SIM_QUANT_NONE)
+        return cfg->dtype == SIM_DTYPE_FP8 ? SIM_MOE_CLASS_FP8 : SIM_MOE_CLASS_16;
+    if (m->quant.mlp_excluded)
+        return SIM_MOE_CLASS_16;
+    if (m->quant.method == SIM_QUANT_MXFP4)
+        return SIM_MOE_CLASS_MXFP4;
+    switch (m->quant.math) {
+    case SIM_GEMM_MATH_FP8:
+        return m->quant.block_n > 0 ? SIM_MOE_CLASS_FP8_BLOCK : SIM_MOE_CLASS_FP8;
+    case SIM_GEMM_MATH_INT8:
+        return SIM_MOE_CLASS_FP8;
+    case SIM_GEMM_MATH_FP4:
+        return SIM_MOE_CLASS_NVFP4;
+    case SIM_GEMM_MATH_16:
+    case SIM_GEMM_MATH_COUNT:
+        break;
+    }
+    return SIM_MOE_CLASS_16;
+}
+
 /* A GEMM's compute ceiling, FLOP/s: fps, times the output's tile and wave quantization with
  * the tile-wave model, or for per-tensor fp8 on a profile with a gemm_fp8_dispatch table the
  * dispatched kernel's (kernels.h; the same as sim_gemm_time). */
@@ -794,7 +816,7 @@ static void count_lm_head_and_kernels(other_ctx *c)
 }
 
 /* The fused-MoE time of the routed experts, per MoE layer times the MoE layers. */
-static void time_moe_experts(const other_ctx *c, sim_dtype gd)
+static void time_moe_experts(const other_ctx *c)
 {
     const sim_model *m = c->m;
     const double N = c->N, G = c->G, E_gpu = c->E_gpu, n_moe = c->n_moe;
@@ -814,7 +836,7 @@ static void time_moe_experts(const other_ctx *c, sim_dtype gd)
         .weight_bytes = c->wbs.experts / (n_moe * E_gpu),
     };
     sim_kernel_time kt;
-    sim_fused_moe_time(c->hw, gd, &sh, &kt);
+    sim_fused_moe_time(c->hw, sim_moe_class_of(m, c->cfg), &sh, &kt);
     sim_op_cost *op = &c->ops[SIM_OP_MOE_EXPERTS];
     op->compute_s = n_moe * kt.compute_s;
     op->memory_s = n_moe * kt.memory_s;
@@ -880,7 +902,7 @@ static void time_other_ops(const other_ctx *c)
     time_op(&ops[SIM_OP_MOE_ROUTER], GEMM_FPS(q_mlp, T, (double)m->n_experts), GEMM_BW(q_mlp),
             GEMM_FX(q_mlp));
     if (n_moe > 0.0 && ops[SIM_OP_MOE_EXPERTS].bytes > 0.0)
-        time_moe_experts(c, gd);
+        time_moe_experts(c);
     if (q_attn) {
         add_quant(&ops[SIM_OP_QKV], L, sim_gemm_act_quant_s(hw, kind, T, d));
         if (x->mla && m->q_lora_rank > 0) /* q_b: its own GEMM on the q latent */

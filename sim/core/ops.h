@@ -115,6 +115,12 @@ typedef struct sim_run_cfg {
     sim_decode_attn decode; /* the engine's decode-attention kernel rule (zero: none) */
 } sim_run_cfg;
 
+/* The fused-MoE kernel class the routed experts run (hw.h, sim_moe_class), from the
+ * checkpoint's expert weights: MXFP4 (gpt-oss) mxfp4, NVFP4 nvfp4, fp8 with weight blocks
+ * fp8_block, other fp8 and int8 W8A8 (and --dtype fp8) fp8; 16-bit and weight-only int4/int8
+ * checkpoints, and checkpoints that leave the experts unquantized, bf16. */
+sim_moe_class sim_moe_class_of(const sim_model *m, const sim_run_cfg *cfg);
+
 /* A plain run on tp GPUs with weights and KV cache in dt: per-operator roofline, uncalibrated
  * (alpha 1, beta_s 0), flat GEMMs, no PP, DP or EP, no engine decode rule. Callers set what
  * differs. */

@@ -649,70 +649,123 @@ cleanup:
  *     moe_tile_extra_k_elems = c / a.
  * Both by relative least squares.
  */
-static sim_status derive_moe_class(const char *path, const sim_kset *set, int fp8, double *x,
-                                   double *t, sim_hw *hw, sim_derive_result *r)
+static sim_status derive_moe_class(const char *path, const sim_kset *set, sim_moe_class cls,
+                                   double *x, double *t, sim_hw *hw, sim_derive_result *r)
 {
-    const char *cls = fp8 ? "fp8 (per-tensor)" : "bfloat16";
+    /* The class's five figures, in the order of sim_hw_moe_figs (hw.c). */
+    static const sim_hw_field figs[SIM_MOE_CLASS_COUNT][5] = {
+        [SIM_MOE_CLASS_16] = {SIM_HWF_MOE_FIXED, SIM_HWF_BW_FACTOR_MOE, SIM_HWF_MOE_EFF,
+                              SIM_HWF_MOE_ROWS_HALF, SIM_HWF_MOE_TILE_K},
+        [SIM_MOE_CLASS_FP8] = {SIM_HWF_MOE_FIXED_FP8, SIM_HWF_BW_FACTOR_MOE_FP8,
+                               SIM_HWF_MOE_EFF_FP8, SIM_HWF_MOE_ROWS_HALF_FP8,
+                               SIM_HWF_MOE_TILE_K_FP8},
+        [SIM_MOE_CLASS_FP8_BLOCK] = {SIM_HWF_MOE_FIXED_FP8_BLOCK, SIM_HWF_BW_FACTOR_MOE_FP8_BLOCK,
+                                     SIM_HWF_MOE_EFF_FP8_BLOCK, SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK,
+                                     SIM_HWF_MOE_TILE_K_FP8_BLOCK},
+        [SIM_MOE_CLASS_MXFP4] = {SIM_HWF_MOE_FIXED_MXFP4, SIM_HWF_BW_FACTOR_MOE_MXFP4,
+                                 SIM_HWF_MOE_EFF_MXFP4, SIM_HWF_MOE_ROWS_HALF_MXFP4,
+                                 SIM_HWF_MOE_TILE_K_MXFP4},
+        [SIM_MOE_CLASS_NVFP4] = {SIM_HWF_MOE_FIXED_NVFP4, SIM_HWF_BW_FACTOR_MOE_NVFP4,
+                                 SIM_HWF_MOE_EFF_NVFP4, SIM_HWF_MOE_ROWS_HALF_NVFP4,
+                                 SIM_HWF_MOE_TILE_K_NVFP4},
+    };
+    static const char *const names[SIM_MOE_CLASS_COUNT] = {"bfloat16", "fp8 (per-tensor)",
+                                                           "fp8_block", "w4a16_mxfp4", "nvfp4"};
+    const char *cname = names[cls];
+    const sim_hw_field *fg = figs[cls];
     const double copy = hw->v[SIM_HWF_BW_STREAM_COPY], l2 = hw->v[SIM_HWF_L2];
-    const sim_dtype dt = fp8 ? SIM_DTYPE_FP8 : SIM_DTYPE_BF16;
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++) {
         const sim_ksample *s = &set->v[i];
-        if (s->dtype != dt || sim_moe_fit_role(s, l2) != 1)
+        if (s->moe_cls != cls || sim_moe_fit_role(s, l2) != 1)
             continue;
         sim_moe_shape sh;
         sim_kernel_time kt;
         sim_ksample_moe_shape(s, &sh);
-        sim_fused_moe_time(hw, dt, &sh, &kt);
+        sim_fused_moe_time(hw, cls, &sh, &kt);
         x[2 * n] = 1.0;
         x[2 * n + 1] = kt.bytes;
         t[n++] = s->measured_s;
     }
+    if (n == 0)
+        return SIM_OK; /* the table has no rows of this class: its figures are kept */
     double c[3], mape;
     if (n < 2 || sim_fit_rel_multi(x, t, n, 2, c, &mape) != SIM_OK || !(c[1] > 0.0) || c[0] < 0.0 ||
         1.0 / (c[1] * copy) > 1.5) {
         dnote(r,
               "%s: %s: no usable memory fit over %zu rows with tokens <= 16 and weights >= 2 x "
               "L2; moe memory figures kept",
-              path, cls, n);
+              path, cname, n);
     } else {
-        set_fig(hw, r, fp8 ? SIM_HWF_MOE_FIXED_FP8 : SIM_HWF_MOE_FIXED, c[0],
+        set_fig(hw, r, fg[0], c[0],
                 "%s: intercept of t = t0 + bytes/(copy f), relative least squares over %zu %s "
                 "rows with tokens <= 16 and touched weights >= 2 x L2 (MAPE %.1f%%), %s %s",
-                path, n, cls, 100.0 * mape, r->framework, r->version);
-        set_fig(hw, r, fp8 ? SIM_HWF_BW_FACTOR_MOE_FP8 : SIM_HWF_BW_FACTOR_MOE, 1.0 / (c[1] * copy),
+                path, n, cname, 100.0 * mape, r->framework, r->version);
+        set_fig(hw, r, fg[1], 1.0 / (c[1] * copy),
                 "%s: slope of the same fit, 1/(slope copy) with copy %.4g B/s (%zu %s rows)", path,
-                copy, n, cls);
+                copy, n, cname);
     }
-    n = 0;
-    for (size_t i = 0; i < set->n; i++) {
-        const sim_ksample *s = &set->v[i];
-        if (s->dtype != dt || sim_moe_fit_role(s, l2) != 2)
+    sim_moe_figs g;
+    sim_hw_moe_figs(hw, cls, &g);
+    const double peak = g.peak_flops_per_s;
+    /* The three terms (W, W / r_e, K), then without a term whose coefficient came out
+     * negative (a kernel without that effect): the first subset whose coefficients are all
+     * >= 0 with an efficiency <= 1 (no kernel beats the peak). */
+    static const int masks[] = {7, 5, 3, 1};
+    int used = 0;
+    double cc[3] = {0.0, 0.0, 0.0};
+    for (size_t mi = 0; mi < sizeof(masks) / sizeof(masks[0]) && !used; mi++) {
+        const int mask = masks[mi];
+        int k = 0;
+        for (int b = 0; b < 3; b++)
+            k += (mask >> b) & 1;
+        n = 0;
+        for (size_t i = 0; i < set->n; i++) {
+            const sim_ksample *s = &set->v[i];
+            if (s->moe_cls != cls || sim_moe_fit_role(s, l2) != 2)
+                continue;
+            const double w = 6.0 * s->rows_padded * s->k * s->n;
+            const double terms[3] = {w, w * s->touched / s->rows_padded,
+                                     2.0 * s->rows_padded * (2.0 * s->n + s->k)};
+            int j = 0;
+            for (int b = 0; b < 3; b++)
+                if ((mask >> b) & 1)
+                    x[(size_t)k * n + (size_t)j++] = terms[b];
+            t[n++] = s->measured_s;
+        }
+        if ((size_t)k > n || sim_fit_rel_multi(x, t, n, k, c, &mape) != SIM_OK)
             continue;
-        const double w = 6.0 * s->rows_padded * s->k * s->n;
-        x[3 * n] = w;
-        x[3 * n + 1] = w * s->touched / s->rows_padded;
-        x[3 * n + 2] = 2.0 * s->rows_padded * (2.0 * s->n + s->k);
-        t[n++] = s->measured_s;
+        int j = 0, ok = 1;
+        for (int b = 0; b < 3; b++) {
+            cc[b] = (mask >> b) & 1 ? c[j++] : 0.0;
+            ok &= cc[b] >= 0.0;
+        }
+        used = ok && cc[0] > 0.0 && 1.0 / (cc[0] * peak) <= 1.0 ? mask : 0;
     }
-    if (n < 3 || sim_fit_rel_multi(x, t, n, 3, c, &mape) != SIM_OK || !(c[0] > 0.0) || c[1] < 0.0 ||
-        c[2] < 0.0 || 1.0 / (c[0] * sim_hw_peak_flops_per_s(hw, dt)) > 1.5) {
+    if (!used) {
         dnote(r,
               "%s: %s: no usable compute fit over %zu rows with tokens >= 4096; moe compute "
               "figures kept",
-              path, cls, n);
+              path, cname, n);
         return SIM_OK;
     }
-    const double peak = sim_hw_peak_flops_per_s(hw, dt);
-    set_fig(hw, r, fp8 ? SIM_HWF_MOE_EFF_FP8 : SIM_HWF_MOE_EFF, 1.0 / (c[0] * peak),
+    c[0] = cc[0];
+    c[1] = cc[1];
+    c[2] = cc[2];
+    set_fig(hw, r, fg[2], 1.0 / (c[0] * peak),
             "%s: t = (W (1 + r0/r_e) + k0 K)/(peak eff), W = 6 R d F, K = 2 R (2F + d), R padded "
             "rows, r_e = R/touched; relative least squares over %zu %s rows with tokens >= 4096 "
-            "(MAPE %.1f%%), %s %s",
-            path, n, cls, 100.0 * mape, r->framework, r->version);
-    set_fig(hw, r, fp8 ? SIM_HWF_MOE_ROWS_HALF_FP8 : SIM_HWF_MOE_ROWS_HALF, c[1] / c[0],
-            "%s: r0 of the same fit (%zu %s rows with tokens >= 4096)", path, n, cls);
-    set_fig(hw, r, fp8 ? SIM_HWF_MOE_TILE_K_FP8 : SIM_HWF_MOE_TILE_K, c[2] / c[0],
-            "%s: k0 of the same fit (%zu %s rows with tokens >= 4096)", path, n, cls);
+            "(MAPE %.1f%%%s), %s %s",
+            path, n, cname, 100.0 * mape,
+            used == 7   ? ""
+            : used == 5 ? "; r0 held at 0, the full fit's was negative"
+            : used == 3 ? "; k0 held at 0, the full fit's was negative"
+                        : "; r0 and k0 held at 0, the full fit's were negative",
+            r->framework, r->version);
+    set_fig(hw, r, fg[3], c[1] / c[0], "%s: r0 of the same fit (%zu %s rows with tokens >= 4096)",
+            path, n, cname);
+    set_fig(hw, r, fg[4], c[2] / c[0], "%s: k0 of the same fit (%zu %s rows with tokens >= 4096)",
+            path, n, cname);
     return SIM_OK;
 }
 
@@ -724,12 +777,14 @@ static sim_status derive_moe(const char *path, sim_hw *hw, sim_derive_result *r,
     sim_status st = load_table(path, SIM_AIC_MOE, NULL, r->device, &set, err);
     double *x = row_scratch(&set, 3, sizeof(*x), path, &st, err);
     double *t = row_scratch(&set, 1, sizeof(*t), path, &st, err);
-    for (int fp8 = 0; fp8 <= 1 && st == SIM_OK; fp8++) {
-        if (fp8 && hw->prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT) {
-            dnote(r, "%s: no fp8 peak in the base profile; fp8 rows not used", path);
+    for (int cls = 0; cls < SIM_MOE_CLASS_COUNT && st == SIM_OK; cls++) {
+        if (cls != SIM_MOE_CLASS_16 && cls != SIM_MOE_CLASS_MXFP4 &&
+            hw->prov[SIM_HWF_PEAK_FP8] == SIM_PROV_ABSENT) {
+            dnote(r, "%s: no fp8 peak in the base profile; %s rows not used", path,
+                  sim_moe_class_name((sim_moe_class)cls));
             continue;
         }
-        st = derive_moe_class(path, &set, fp8, x, t, hw, r);
+        st = derive_moe_class(path, &set, (sim_moe_class)cls, x, t, hw, r);
     }
     free(x);
     free(t);

@@ -254,8 +254,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
         int status, present;
         st = sim_j_figure(ctx, root, sim_hw_field_key((sim_hw_field)f),
                           sim_hw_field_required((sim_hw_field)f), -HUGE_VAL, HUGE_VAL,
-                          f != SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD /* a 0/1 flag */, &hw->v[f],
-                          &status, hw->src[f], sizeof(hw->src[f]), &present);
+                          !sim_hw_field_zero_ok((sim_hw_field)f), &hw->v[f], &status, hw->src[f],
+                          sizeof(hw->src[f]), &present);
         if (st != SIM_OK)
             return st;
         if (present)

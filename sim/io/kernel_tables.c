@@ -320,10 +320,24 @@ static sim_status mla_row(const sim_csv *c, const int *col, int decode, sim_ksam
     return SIM_OK;
 }
 
-/* Fused-MoE kernels of the Triton path (kernel_tables.h): vLLM 0.14-0.19 and 0.24 names. */
-static const char *const moe_kernels[] = {"vllm_fused_moe",
-                                          "vllm_unquantizedfusedmoe_triton_tritonexperts",
-                                          "vllm_modeloptfp8moe_triton_tritonexperts"};
+/* The fused-MoE kernels taken (kernel_tables.h), vLLM 0.14-0.19 and 0.24 names: the Triton
+ * fused_experts path under any of its names, its class from moe_dtype; and two kernels of
+ * their own class. Not taken: 0.19's "vllm_mxfp4_moe" rows, which time whichever MXFP4
+ * backend vLLM auto-selected (Marlin, triton_kernels, FlashInfer) without naming it, so they
+ * describe no one kernel; 0.24 names the Marlin one. */
+static const char *const moe_triton[] = {
+    "vllm_fused_moe", "vllm_unquantizedfusedmoe_triton_tritonexperts",
+    "vllm_modeloptfp8moe_triton_tritonexperts", "vllm_fp8moe_triton_tritonexperts"};
+static const struct {
+    const char *kernel, *dtype; /* kernel NULL: any of moe_triton */
+    sim_moe_class cls;
+} moe_kernels[] = {
+    {NULL, "bfloat16", SIM_MOE_CLASS_16},
+    {NULL, "fp8", SIM_MOE_CLASS_FP8},
+    {NULL, "fp8_block", SIM_MOE_CLASS_FP8_BLOCK},
+    {"vllm_gptossmxfp4moe_marlin_marlinexperts", "w4a16_mxfp4", SIM_MOE_CLASS_MXFP4},
+    {"vllm_flashinfer_trtllm_moe_fp4", "nvfp4", SIM_MOE_CLASS_NVFP4},
+};
 
 enum { E_DEV, E_SRC, E_DTYPE, E_TOK, E_D, E_F, E_TOPK, E_E, E_TP, E_EP, E_DIST, E_LAT, E_NCOL };
 static const char *const moe_cols[] = {
@@ -390,7 +404,8 @@ int64_t sim_moe_routing_counts(int64_t tokens, int64_t n_experts, int64_t topk, 
 int sim_moe_fit_role(const sim_ksample *s, double l2_bytes)
 {
     const sim_kfam f = sim_ksrc_family(s->src);
-    if (f != SIM_KFAM_MOE && f != SIM_KFAM_MOE_FP8)
+    if (f != SIM_KFAM_MOE && f != SIM_KFAM_MOE_FP8 && f != SIM_KFAM_MOE_FP8_BLOCK &&
+        f != SIM_KFAM_MOE_MXFP4 && f != SIM_KFAM_MOE_NVFP4)
         return 0;
     sim_moe_shape sh;
     sim_ksample_moe_shape(s, &sh);
@@ -408,7 +423,7 @@ void sim_ksample_moe_shape(const sim_ksample *s, sim_moe_shape *out)
         .touched = s->touched,
         .d = s->k,
         .f = s->n,
-        .weight_bytes = 3.0 * s->k * s->n * sim_dtype_bytes(s->dtype),
+        .weight_bytes = 3.0 * s->k * s->n * sim_moe_class_weight_bytes(s->moe_cls),
     };
 }
 
@@ -419,11 +434,14 @@ static sim_status moe_row(const sim_csv *c, const int *col, int64_t *counts, dou
     int64_t tok, d, f, k, e, tp, ep;
     double lat, alpha = 0.0;
     *keep = 0;
-    int kernel_ok = 0;
-    for (size_t i = 0; i < sizeof(moe_kernels) / sizeof(moe_kernels[0]); i++)
-        kernel_ok |= field_is(c, col[E_SRC], moe_kernels[i]);
-    const int fp8 = field_is(c, col[E_DTYPE], "fp8");
-    if (!kernel_ok || !(fp8 || field_is(c, col[E_DTYPE], "bfloat16")))
+    int triton = 0, cls = -1;
+    for (size_t i = 0; i < sizeof(moe_triton) / sizeof(moe_triton[0]); i++)
+        triton |= field_is(c, col[E_SRC], moe_triton[i]);
+    for (size_t i = 0; i < sizeof(moe_kernels) / sizeof(moe_kernels[0]) && cls < 0; i++)
+        if ((moe_kernels[i].kernel ? field_is(c, col[E_SRC], moe_kernels[i].kernel) : triton) &&
+            field_is(c, col[E_DTYPE], moe_kernels[i].dtype))
+            cls = (int)moe_kernels[i].cls;
+    if (cls < 0)
         return SIM_OK;
     const int_col shape[] = {{col[E_TOK], 1, MAX_DIM, &tok},
                              {col[E_D], 1, MAX_DIM, &d},
@@ -457,9 +475,16 @@ static sim_status moe_row(const sim_csv *c, const int *col, int64_t *counts, dou
     if (ep != 1 || f % tp != 0)
         return SIM_OK; /* expert parallelism is not modelled */
     *keep = 1;
-    s->src = fp8 ? (alpha > 0.0 ? SIM_KSRC_AIC_MOE_FP8_PL : SIM_KSRC_AIC_MOE_FP8_BAL)
-                 : (alpha > 0.0 ? SIM_KSRC_AIC_MOE_PL : SIM_KSRC_AIC_MOE_BAL);
-    s->dtype = fp8 ? SIM_DTYPE_FP8 : SIM_DTYPE_BF16;
+    static const sim_ksrc srcs[SIM_MOE_CLASS_COUNT][2] = {
+        [SIM_MOE_CLASS_16] = {SIM_KSRC_AIC_MOE_BAL, SIM_KSRC_AIC_MOE_PL},
+        [SIM_MOE_CLASS_FP8] = {SIM_KSRC_AIC_MOE_FP8_BAL, SIM_KSRC_AIC_MOE_FP8_PL},
+        [SIM_MOE_CLASS_FP8_BLOCK] = {SIM_KSRC_AIC_MOE_FP8B_BAL, SIM_KSRC_AIC_MOE_FP8B_PL},
+        [SIM_MOE_CLASS_MXFP4] = {SIM_KSRC_AIC_MOE_MXFP4_BAL, SIM_KSRC_AIC_MOE_MXFP4_PL},
+        [SIM_MOE_CLASS_NVFP4] = {SIM_KSRC_AIC_MOE_NVFP4_BAL, SIM_KSRC_AIC_MOE_NVFP4_PL},
+    };
+    s->src = srcs[cls][alpha > 0.0];
+    s->moe_cls = (sim_moe_class)cls;
+    s->dtype = cls == SIM_MOE_CLASS_16 ? SIM_DTYPE_BF16 : SIM_DTYPE_FP8;
     s->m = (double)tok;
     s->k = (double)d;
     s->n = (double)(f / tp);

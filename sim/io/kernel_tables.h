@@ -77,7 +77,10 @@
     XX(MLA_PREFILL, "mla_prefill")                                                                 \
     XX(MLA_DECODE, "mla_decode")                                                                   \
     XX(MOE, "moe")                                                                                 \
-    XX(MOE_FP8, "moe_fp8")
+    XX(MOE_FP8, "moe_fp8")                                                                         \
+    XX(MOE_FP8_BLOCK, "moe_fp8_block")                                                             \
+    XX(MOE_MXFP4, "moe_mxfp4")                                                                     \
+    XX(MOE_NVFP4, "moe_nvfp4")
 
 typedef enum sim_kfam {
 #define XX(e, name) SIM_KFAM_##e,
@@ -107,7 +110,13 @@ typedef enum sim_kfam {
     XX(AIC_MOE_BAL, "aic:moe_perf:balanced", MOE)                                                  \
     XX(AIC_MOE_PL, "aic:moe_perf:power_law", MOE)                                                  \
     XX(AIC_MOE_FP8_BAL, "aic:moe_perf:fp8:balanced", MOE_FP8)                                      \
-    XX(AIC_MOE_FP8_PL, "aic:moe_perf:fp8:power_law", MOE_FP8)
+    XX(AIC_MOE_FP8_PL, "aic:moe_perf:fp8:power_law", MOE_FP8)                                      \
+    XX(AIC_MOE_FP8B_BAL, "aic:moe_perf:fp8_block:balanced", MOE_FP8_BLOCK)                         \
+    XX(AIC_MOE_FP8B_PL, "aic:moe_perf:fp8_block:power_law", MOE_FP8_BLOCK)                         \
+    XX(AIC_MOE_MXFP4_BAL, "aic:moe_perf:w4a16_mxfp4:balanced", MOE_MXFP4)                          \
+    XX(AIC_MOE_MXFP4_PL, "aic:moe_perf:w4a16_mxfp4:power_law", MOE_MXFP4)                          \
+    XX(AIC_MOE_NVFP4_BAL, "aic:moe_perf:nvfp4:balanced", MOE_NVFP4)                                \
+    XX(AIC_MOE_NVFP4_PL, "aic:moe_perf:nvfp4:power_law", MOE_NVFP4)
 
 typedef enum sim_ksrc {
 #define XX(e, name, fam) SIM_KSRC_##e,
@@ -150,9 +159,10 @@ typedef struct sim_ksample {
     int64_t line;      /* line of the row in its file */
     /* fused MoE (m = tokens, k = hidden size, n = expert intermediate size / TP, n_gpus = TP): */
     double topk, n_experts;
-    double touched;     /* experts that receive rows */
-    double rows_padded; /* sum of each touched expert's rows padded to vLLM's BLOCK_SIZE_M */
-    double alpha;       /* power-law exponent of the routing (0: balanced) */
+    double touched;        /* experts that receive rows */
+    double rows_padded;    /* sum of each touched expert's rows padded to vLLM's BLOCK_SIZE_M */
+    double alpha;          /* power-law exponent of the routing (0: balanced) */
+    sim_moe_class moe_cls; /* the experts' weight class (hw.h) */
 } sim_ksample;
 
 /* A growable array of samples, owned by the caller. */

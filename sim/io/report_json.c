@@ -121,6 +121,10 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     num(&w, "ridge_point_flops_per_byte", sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype), &bad);
     sim_jw_str(&w, "bound", sim_bound_name(c->bound));
     sim_jw_str(&w, "decode_kernel", sim_decode_kernel_name(c->decode_kernel));
+    if (r->m->n_experts > 0 && r->m->n_moe_layers > 0)
+        sim_jw_str(&w, "moe_kernel", sim_moe_class_name(sim_moe_class_of(r->m, r->cfg)));
+    else
+        sim_jw_null(&w, "moe_kernel");
     num(&w, "alpha", r->cfg->alpha, &bad);
     num(&w, "beta_s", r->cfg->beta_s, &bad);
     sim_jw_bool(&w, "calibrated", r->calib_path != NULL);

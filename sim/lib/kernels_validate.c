@@ -522,11 +522,16 @@ static double predict(const sim_hw *hw, sim_gemm_model gm, const sim_model *mla,
         *floor_s = kt.flops / sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16);
         return kt.time_s;
     case SIM_KFAM_MOE:
-    case SIM_KFAM_MOE_FP8: {
+    case SIM_KFAM_MOE_FP8:
+    case SIM_KFAM_MOE_FP8_BLOCK:
+    case SIM_KFAM_MOE_MXFP4:
+    case SIM_KFAM_MOE_NVFP4: {
         sim_moe_shape sh;
+        sim_moe_figs g;
         sim_ksample_moe_shape(s, &sh);
-        sim_fused_moe_time(hw, s->dtype, &sh, &kt);
-        *floor_s = kt.flops / sim_hw_peak_flops_per_s(hw, s->dtype);
+        sim_fused_moe_time(hw, s->moe_cls, &sh, &kt);
+        sim_hw_moe_figs(hw, s->moe_cls, &g);
+        *floor_s = kt.flops / g.peak_flops_per_s;
         *bytes = sh.touched * sh.weight_bytes;
         return kt.time_s;
     }
@@ -652,14 +657,16 @@ static int add_groups(struct sim_kval_data *d, int n_gpu)
             rc |= add(d, SIM_KVAL_SEC_FAMILY, f, SIM_KVAL_ALL, SIM_KVAL_ALL, SIM_KVAL_ALL);
     }
     static const sim_kfam l2_fams[] = {
-        SIM_KFAM_GEMM,     SIM_KFAM_GEMM_FP8,    SIM_KFAM_GEMM_FP8_BLOCK,
-        SIM_KFAM_GEMM_FP4, SIM_KFAM_ATTN_DECODE, SIM_KFAM_ATTN_DECODE_FP8KV,
-        SIM_KFAM_MOE,      SIM_KFAM_MOE_FP8};
+        SIM_KFAM_GEMM,      SIM_KFAM_GEMM_FP8,    SIM_KFAM_GEMM_FP8_BLOCK,
+        SIM_KFAM_GEMM_FP4,  SIM_KFAM_ATTN_DECODE, SIM_KFAM_ATTN_DECODE_FP8KV,
+        SIM_KFAM_MOE,       SIM_KFAM_MOE_FP8,     SIM_KFAM_MOE_FP8_BLOCK,
+        SIM_KFAM_MOE_MXFP4, SIM_KFAM_MOE_NVFP4};
     for (size_t i = 0; i < sizeof(l2_fams) / sizeof(l2_fams[0]); i++)
         for (int g = 0; g < n_gpu; g++)
             rc |= add(d, SIM_KVAL_SEC_BEYOND_L2, (int)l2_fams[i], g, SIM_KVAL_BEYOND_L2,
                       SIM_KVAL_ALL);
-    static const sim_kfam moe_fams[] = {SIM_KFAM_MOE, SIM_KFAM_MOE_FP8};
+    static const sim_kfam moe_fams[] = {SIM_KFAM_MOE, SIM_KFAM_MOE_FP8, SIM_KFAM_MOE_FP8_BLOCK,
+                                        SIM_KFAM_MOE_MXFP4, SIM_KFAM_MOE_NVFP4};
     for (size_t i = 0; i < sizeof(moe_fams) / sizeof(moe_fams[0]); i++)
         for (int g = 0; g < n_gpu; g++) {
             rc |=
