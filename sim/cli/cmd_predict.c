@@ -40,11 +40,7 @@ static void moe_kernel_line(const sim_predict_report *r)
     if (r->m->n_experts <= 0 || r->m->n_moe_layers <= 0)
         return;
     const sim_moe_class cls = sim_moe_class_of(r->m, r->cfg);
-    char key[64];
-    snprintf(key, sizeof(key), "moe_gemm_eff%s%s_frac", cls == SIM_MOE_CLASS_16 ? "" : "_",
-             cls == SIM_MOE_CLASS_16 ? "" : sim_moe_class_name(cls));
-    const int f = sim_hw_field_find(key);
-    const int own = f >= 0 && r->hw->prov[f] != SIM_PROV_DEFAULT;
+    const int own = r->hw->prov[sim_hw_moe_field(cls, SIM_MOE_FIG_EFF)] != SIM_PROV_DEFAULT;
     printf("  moe experts      %s fused-MoE kernel (%s figures of the profile)\n",
            sim_moe_class_name(cls), own ? "its own" : "defaulted: another class's");
 }

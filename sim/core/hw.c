@@ -60,8 +60,7 @@ int sim_hw_field_find(const char *key)
 
 /* The five figures of each MoE class (hw.h, sim_moe_class): fixed time, weights factor,
  * efficiency, r0, k0. */
-enum { MOE_FIXED, MOE_BW, MOE_EFF, MOE_R0, MOE_K0, MOE_NFIG };
-static const sim_hw_field moe_figs[SIM_MOE_CLASS_COUNT][MOE_NFIG] = {
+static const sim_hw_field moe_figs[SIM_MOE_CLASS_COUNT][SIM_MOE_FIG_COUNT] = {
     [SIM_MOE_CLASS_16] = {SIM_HWF_MOE_FIXED, SIM_HWF_BW_FACTOR_MOE, SIM_HWF_MOE_EFF,
                           SIM_HWF_MOE_ROWS_HALF, SIM_HWF_MOE_TILE_K},
     [SIM_MOE_CLASS_FP8] = {SIM_HWF_MOE_FIXED_FP8, SIM_HWF_BW_FACTOR_MOE_FP8, SIM_HWF_MOE_EFF_FP8,
@@ -77,11 +76,17 @@ static const sim_hw_field moe_figs[SIM_MOE_CLASS_COUNT][MOE_NFIG] = {
                              SIM_HWF_MOE_TILE_K_NVFP4},
 };
 
+sim_hw_field sim_hw_moe_field(sim_moe_class cls, sim_moe_fig k)
+{
+    assert((unsigned)cls < SIM_MOE_CLASS_COUNT && (unsigned)k < SIM_MOE_FIG_COUNT);
+    return moe_figs[cls][k];
+}
+
 /* Which of the five MoE figures f is, or -1 for another figure. */
 static int moe_fig_role(sim_hw_field f)
 {
     for (int c = 0; c < SIM_MOE_CLASS_COUNT; c++)
-        for (int k = 0; k < MOE_NFIG; k++)
+        for (int k = 0; k < SIM_MOE_FIG_COUNT; k++)
             if (moe_figs[c][k] == f)
                 return k;
     return -1;
@@ -91,7 +96,7 @@ int sim_hw_field_zero_ok(sim_hw_field f)
 {
     const int role = moe_fig_role(f);
     return f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD || f == SIM_HWF_ATTN_PREFILL_SEQ_HALF ||
-           f == SIM_HWF_GEMM_SMALL_M_ROWS || role == MOE_R0 || role == MOE_K0;
+           f == SIM_HWF_GEMM_SMALL_M_ROWS || role == SIM_MOE_FIG_R0 || role == SIM_MOE_FIG_K0;
 }
 
 int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, double *scale_out)
@@ -129,12 +134,12 @@ int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, doubl
     default:
         /* An MoE class's efficiency, weights factor and fixed time (r0 and k0 are not). */
         switch (moe_fig_role(f)) {
-        case MOE_EFF:
-        case MOE_BW:
+        case SIM_MOE_FIG_EFF:
+        case SIM_MOE_FIG_BW:
             hi = 1.5;
             scale = 0.1;
             break;
-        case MOE_FIXED:
+        case SIM_MOE_FIG_FIXED:
             hi = 1e-3;
             scale = 1e-5;
             break;
@@ -354,7 +359,8 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
                     f == SIM_HWF_ELEMWISE_FIXED || f == SIM_HWF_GEMM_FIXED_FP8 ||
                     f == SIM_HWF_GEMM_FIXED_FP8_BLOCK || f == SIM_HWF_GEMM_FIXED_FP4 ||
                     f == SIM_HWF_ATTN_DECODE_SEQ_HEAD || f == SIM_HWF_ATTN_PREFILL_FIXED ||
-                    moe_fig_role((sim_hw_field)f) == MOE_FIXED || f == SIM_HWF_INTERNODE_LATENCY;
+                    moe_fig_role((sim_hw_field)f) == SIM_MOE_FIG_FIXED ||
+                    f == SIM_HWF_INTERNODE_LATENCY;
         /* A behaviour of the stack's decode kernel: 0 or 1. */
         if (f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD) {
             if (hw->v[f] != 0.0 && hw->v[f] != 1.0) {
@@ -429,7 +435,7 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
     }
     /* Every MoE class's efficiency and weights factor: (0, 1.5]. */
     for (int c = 0; c < SIM_MOE_CLASS_COUNT; c++)
-        for (int k = MOE_BW; k <= MOE_EFF; k++) {
+        for (int k = SIM_MOE_FIG_BW; k <= SIM_MOE_FIG_EFF; k++) {
             const sim_hw_field f = moe_figs[c][k];
             if (hw->prov[f] != SIM_PROV_ABSENT && !(hw->v[f] >= 1e-3 && hw->v[f] <= 1.5)) {
                 sim_errf(err, "%s: out of its physical range (docs/limits.md)", field_keys[f]);
@@ -613,11 +619,11 @@ void sim_hw_moe_figs(const sim_hw *hw, sim_moe_class cls, sim_moe_figs *out)
     else if (fp8_math && has8)
         peak = hw->v[SIM_HWF_PEAK_FP8];
     out->peak_flops_per_s = peak;
-    out->eff_frac = hw->v[f[MOE_EFF]];
-    out->rows_half = hw->v[f[MOE_R0]];
-    out->tile_k = hw->v[f[MOE_K0]];
-    out->fixed_s = hw->v[f[MOE_FIXED]];
-    out->bw_factor_frac = hw->v[f[MOE_BW]];
+    out->eff_frac = hw->v[f[SIM_MOE_FIG_EFF]];
+    out->rows_half = hw->v[f[SIM_MOE_FIG_R0]];
+    out->tile_k = hw->v[f[SIM_MOE_FIG_K0]];
+    out->fixed_s = hw->v[f[SIM_MOE_FIG_FIXED]];
+    out->bw_factor_frac = hw->v[f[SIM_MOE_FIG_BW]];
     out->weight_bytes = sim_moe_class_weight_bytes(c);
 }
 

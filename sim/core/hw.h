@@ -280,6 +280,19 @@ typedef struct sim_moe_figs {
  */
 void sim_hw_moe_figs(const sim_hw *hw, sim_moe_class cls, sim_moe_figs *out /* OUT */);
 
+/* The five figures of an MoE class, in the order sim_hw_moe_field takes them. */
+typedef enum sim_moe_fig {
+    SIM_MOE_FIG_FIXED = 0, /* moe_fixed[_<cls>]_s */
+    SIM_MOE_FIG_BW = 1,    /* bw_factor_moe[_<cls>]_frac */
+    SIM_MOE_FIG_EFF = 2,   /* moe_gemm_eff[_<cls>]_frac */
+    SIM_MOE_FIG_R0 = 3,    /* moe_rows_half[_<cls>]_tokens */
+    SIM_MOE_FIG_K0 = 4,    /* moe_tile_extra_k[_<cls>]_elems */
+    SIM_MOE_FIG_COUNT
+} sim_moe_fig;
+
+/* The profile figure that is figure k of class cls. */
+sim_hw_field sim_hw_moe_field(sim_moe_class cls, sim_moe_fig k);
+
 /* Bytes per expert weight element of class cls, scales included (as sim_moe_figs). */
 double sim_moe_class_weight_bytes(sim_moe_class cls);
 

@@ -652,27 +652,12 @@ cleanup:
 static sim_status derive_moe_class(const char *path, const sim_kset *set, sim_moe_class cls,
                                    double *x, double *t, sim_hw *hw, sim_derive_result *r)
 {
-    /* The class's five figures, in the order of sim_hw_moe_figs (hw.c). */
-    static const sim_hw_field figs[SIM_MOE_CLASS_COUNT][5] = {
-        [SIM_MOE_CLASS_16] = {SIM_HWF_MOE_FIXED, SIM_HWF_BW_FACTOR_MOE, SIM_HWF_MOE_EFF,
-                              SIM_HWF_MOE_ROWS_HALF, SIM_HWF_MOE_TILE_K},
-        [SIM_MOE_CLASS_FP8] = {SIM_HWF_MOE_FIXED_FP8, SIM_HWF_BW_FACTOR_MOE_FP8,
-                               SIM_HWF_MOE_EFF_FP8, SIM_HWF_MOE_ROWS_HALF_FP8,
-                               SIM_HWF_MOE_TILE_K_FP8},
-        [SIM_MOE_CLASS_FP8_BLOCK] = {SIM_HWF_MOE_FIXED_FP8_BLOCK, SIM_HWF_BW_FACTOR_MOE_FP8_BLOCK,
-                                     SIM_HWF_MOE_EFF_FP8_BLOCK, SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK,
-                                     SIM_HWF_MOE_TILE_K_FP8_BLOCK},
-        [SIM_MOE_CLASS_MXFP4] = {SIM_HWF_MOE_FIXED_MXFP4, SIM_HWF_BW_FACTOR_MOE_MXFP4,
-                                 SIM_HWF_MOE_EFF_MXFP4, SIM_HWF_MOE_ROWS_HALF_MXFP4,
-                                 SIM_HWF_MOE_TILE_K_MXFP4},
-        [SIM_MOE_CLASS_NVFP4] = {SIM_HWF_MOE_FIXED_NVFP4, SIM_HWF_BW_FACTOR_MOE_NVFP4,
-                                 SIM_HWF_MOE_EFF_NVFP4, SIM_HWF_MOE_ROWS_HALF_NVFP4,
-                                 SIM_HWF_MOE_TILE_K_NVFP4},
-    };
     static const char *const names[SIM_MOE_CLASS_COUNT] = {"bfloat16", "fp8 (per-tensor)",
                                                            "fp8_block", "w4a16_mxfp4", "nvfp4"};
     const char *cname = names[cls];
-    const sim_hw_field *fg = figs[cls];
+    sim_hw_field fg[SIM_MOE_FIG_COUNT];
+    for (int k = 0; k < SIM_MOE_FIG_COUNT; k++)
+        fg[k] = sim_hw_moe_field(cls, (sim_moe_fig)k);
     const double copy = hw->v[SIM_HWF_BW_STREAM_COPY], l2 = hw->v[SIM_HWF_L2];
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++) {
@@ -697,11 +682,11 @@ static sim_status derive_moe_class(const char *path, const sim_kset *set, sim_mo
               "L2; moe memory figures kept",
               path, cname, n);
     } else {
-        set_fig(hw, r, fg[0], c[0],
+        set_fig(hw, r, fg[SIM_MOE_FIG_FIXED], c[0],
                 "%s: intercept of t = t0 + bytes/(copy f), relative least squares over %zu %s "
                 "rows with tokens <= 16 and touched weights >= 2 x L2 (MAPE %.1f%%), %s %s",
                 path, n, cname, 100.0 * mape, r->framework, r->version);
-        set_fig(hw, r, fg[1], 1.0 / (c[1] * copy),
+        set_fig(hw, r, fg[SIM_MOE_FIG_BW], 1.0 / (c[1] * copy),
                 "%s: slope of the same fit, 1/(slope copy) with copy %.4g B/s (%zu %s rows)", path,
                 copy, n, cname);
     }
@@ -752,7 +737,7 @@ static sim_status derive_moe_class(const char *path, const sim_kset *set, sim_mo
     c[0] = cc[0];
     c[1] = cc[1];
     c[2] = cc[2];
-    set_fig(hw, r, fg[2], 1.0 / (c[0] * peak),
+    set_fig(hw, r, fg[SIM_MOE_FIG_EFF], 1.0 / (c[0] * peak),
             "%s: t = (W (1 + r0/r_e) + k0 K)/(peak eff), W = 6 R d F, K = 2 R (2F + d), R padded "
             "rows, r_e = R/touched; relative least squares over %zu %s rows with tokens >= 4096 "
             "(MAPE %.1f%%%s), %s %s",
@@ -762,10 +747,10 @@ static sim_status derive_moe_class(const char *path, const sim_kset *set, sim_mo
             : used == 3 ? "; k0 held at 0, the full fit's was negative"
                         : "; r0 and k0 held at 0, the full fit's were negative",
             r->framework, r->version);
-    set_fig(hw, r, fg[3], c[1] / c[0], "%s: r0 of the same fit (%zu %s rows with tokens >= 4096)",
-            path, n, cname);
-    set_fig(hw, r, fg[4], c[2] / c[0], "%s: k0 of the same fit (%zu %s rows with tokens >= 4096)",
-            path, n, cname);
+    set_fig(hw, r, fg[SIM_MOE_FIG_R0], c[1] / c[0],
+            "%s: r0 of the same fit (%zu %s rows with tokens >= 4096)", path, n, cname);
+    set_fig(hw, r, fg[SIM_MOE_FIG_K0], c[2] / c[0],
+            "%s: k0 of the same fit (%zu %s rows with tokens >= 4096)", path, n, cname);
     return SIM_OK;
 }
 
