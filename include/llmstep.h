@@ -47,7 +47,7 @@ extern "C" {
 #define LLMSTEP_VERSION_MINOR 5
 #define LLMSTEP_VERSION_PATCH 0
 #define LLMSTEP_VERSION       "0.5.0"
-#define LLMSTEP_ABI_VERSION   3
+#define LLMSTEP_ABI_VERSION   4
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
 #define LLMSTEP_API __attribute__((visibility("default")))
@@ -172,6 +172,10 @@ typedef struct llmstep_deploy_spec {
     int64_t pp;
     int64_t dp;
     int ep;
+    /* V1 async scheduling (the next step's host work overlaps the GPU, step = max of the two):
+     * -1 the engine version's default (on from vLLM 0.14), 0 off, 1 on (--async-scheduling).
+     * ABI 4. */
+    int async_scheduling;
 } llmstep_deploy_spec;
 
 LLMSTEP_API void llmstep_deploy_spec_init(llmstep_deploy_spec *spec /* OUT */);
@@ -463,6 +467,7 @@ typedef struct llmstep_sweep_spec {
     /* Serving: each point simulated with seeds seed .. seed + n_seeds - 1 (0 or 1: one), as
      * `llmstep sweep --seeds N`: mean statistics, the SLO judged on the worst seed. ABI 3. */
     int64_t n_seeds;
+    int async_scheduling; /* as in llmstep_deploy_spec: -1 default, 0 off, 1 on. ABI 4. */
 } llmstep_sweep_spec;
 
 LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);

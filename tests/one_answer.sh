@@ -111,6 +111,63 @@ grep -q '^llama-3.1-70b-fp8 .* ct-w8a8-fp8-tensor bf16 ' "$tmp/m" && ok || bad "
 "$bin" serve --model llama-3.1-8b-fp8 --hw h100-sxm --concurrency 2 --prompt-tokens 64 \
     --output-tokens 4 >"$tmp/h" || bad "serve fp8 exit $?"
 expect "serve header" "$(head -n 1 "$tmp/h")" \
-    "llmstep serve: llama-3.1-8b-fp8 on h100-sxm, TP 1, ct-w8a8-fp8-tensor weights, bf16 KV cache, engine vllm-v1 (server defaults)"
+    "llmstep serve: llama-3.1-8b-fp8 on h100-sxm, TP 1, ct-w8a8-fp8-tensor weights, bf16 KV cache, engine vllm-v1 (server defaults, async scheduling)"
+
+# 8. A measurement row's run object is the run: run.async_scheduling false on a 0.18 row
+#    (engine vllm-v1, async by default) predicts what serve --async-scheduling off does, and
+#    differs from the engine's default (host time added to every step instead of hidden).
+wl8="--model llama-3.1-8b --hw h100-sxm --concurrency 8 --prompt-tokens 512 --output-tokens 64 --num-requests 80 --warmup-requests 0 --range-ratio 0.1"
+for a in off on; do
+    # shellcheck disable=SC2086
+    "$bin" serve $wl8 --async-scheduling $a --format json >"$tmp/as_$a.json" ||
+        bad "serve --async-scheduling $a exit $?"
+done
+expect "serve JSON async_scheduling" "$(sed -n 's/.*"async_scheduling":\([a-z]*\).*/\1/p' "$tmp/as_off.json")" false
+for a in false true; do
+    printf '%s\n' "{\"id\":\"as\",\"source\":\"t\",\"hardware\":\"h100-sxm\",\"model\":\"llama-3.1-8b\",\"tp\":1,\"engine\":\"vllm\",\"engine_version\":\"0.18.0\",\"kind\":\"serving\",\"metric\":\"ttft_mean\",\"workload\":{\"arrival\":\"closed\",\"concurrency\":8,\"prompt_tokens\":512,\"output_tokens\":64,\"num_requests\":80,\"warmup_requests\":0,\"range_ratio\":0.1},\"measured_s\":0.05,\"run\":{\"async_scheduling\":$a}}" \
+        >"$tmp/as_$a.jsonl"
+    "$bin" validate --measurements "$tmp/as_$a.jsonl" --format json >"$tmp/v_$a.json" ||
+        bad "validate async $a exit $?"
+done
+ttft_mean() { sed -n 's/.*"ttft_s":{"mean":\([-0-9.eE+]*\).*/\1/p' "$1" | awk '{ printf "%.17g\n", $1 }'; }
+expect "row async false = serve --async-scheduling off" "$(jnum predicted_s "$tmp/v_false.json")" \
+    "$(ttft_mean "$tmp/as_off.json")"
+expect "row async true = serve --async-scheduling on" "$(jnum predicted_s "$tmp/v_true.json")" \
+    "$(ttft_mean "$tmp/as_on.json")"
+[ "$(ttft_mean "$tmp/as_off.json")" != "$(ttft_mean "$tmp/as_on.json")" ] && ok ||
+    bad "async on and off give the same TTFT"
+# The V0 engine has no async scheduling: refused, naming the setting.
+"$bin" serve $wl8 --engine vllm-v0 --async-scheduling on >"$tmp/o" 2>"$tmp/e"
+expect "V0 async exit" "$?" 1
+grep -q "async_scheduling: the V0 engine has no async scheduling" "$tmp/e" && ok ||
+    bad "V0 async message: $(cat "$tmp/e")"
+
+# 9. Rows whose run.assumed names a field the prediction uses are reported apart and not
+#    fitted; run keys the simulation does not follow are counted (tests/data/meas/run_keys.jsonl:
+#    rk-b32's assumed names tp; rk-b64's names only the image, which no prediction uses).
+rk=tests/data/meas/run_keys.jsonl
+"$bin" validate --measurements $rk --format json >"$tmp/rk.json" 2>"$tmp/rk.err" ||
+    bad "validate run keys exit $?"
+expect "rows in the errors" "$(jnum n_rows "$tmp/rk.json")" 2
+grep -q '"assumed_rows":{"n_rows":1,' "$tmp/rk.json" && ok || bad "assumed_rows: $(cat "$tmp/rk.json")"
+grep -q '"assumed":"tp (data parallel not expressible)"' "$tmp/rk.json" && ok || bad "assumed text"
+for k in '"key":"cudagraph_mode=PIECEWISE","n_rows":2' '"key":"env.VLLM_FLOAT32_MATMUL_PRECISION=high","n_rows":1' '"key":"prefix_caching=true","n_rows":1'; do
+    grep -q "$k" "$tmp/rk.json" && ok || bad "unmodelled $k"
+done
+grep -q 'VLLM_MOE_USE_DEEP_GEMM' "$tmp/rk.json" && bad "DEEP_GEMM=0 is what the figures time" || ok
+"$bin" validate --measurements $rk --keep-assumed --format json >"$tmp/rk_all.json" ||
+    bad "validate --keep-assumed exit $?"
+expect "--keep-assumed rows" "$(jnum n_rows "$tmp/rk_all.json")" 3
+# The set-aside row is predicted as it is when kept (uncalibrated both times).
+aside_pred() { sed -n 's/.*"id":"rk-b32"[^}]*"predicted_s":\([-0-9.eE+]*\).*/\1/p' "$1" | awk '{ printf "%.17g\n", $1 }'; }
+expect "set-aside prediction" "$(aside_pred "$tmp/rk.json")" "$(aside_pred "$tmp/rk_all.json")"
+"$bin" calibrate --measurements $rk --out "$tmp/rk_cal.json" >/dev/null 2>"$tmp/rk_cal.err" ||
+    bad "calibrate run keys exit $?"
+cal_rows() { sed -n 's/.*"n_rows":[[:space:]]*\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+expect "calibrate fits the 2 rows" "$(cal_rows "$tmp/rk_cal.json")" 2
+grep -q "1 row(s) set aside, not fitted" "$tmp/rk_cal.err" && ok || bad "calibrate note: $(cat "$tmp/rk_cal.err")"
+"$bin" calibrate --measurements $rk --keep-assumed --out "$tmp/rk_cal3.json" >/dev/null 2>&1 ||
+    bad "calibrate --keep-assumed exit $?"
+expect "calibrate --keep-assumed fits 3" "$(cal_rows "$tmp/rk_cal3.json")" 3
 
 summary one_answer

@@ -676,8 +676,122 @@ static void scheduler_rule_applies_to_closed_loop_rows(void)
     sim_meas_set_free(&set);
 }
 
+
+/* One serving row (H100, TP 2, closed loop) with the given "run" object, loaded from text. */
+static sim_status load_run(sim_meas_set *set, const char *run, struct sim_err *err)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "{\"id\":\"r\",\"source\":\"t\",\"hardware\":\"h100-sxm\",\"model\":\"m\",\"tp\":2,"
+             "\"engine\":\"vllm\",\"engine_version\":\"0.18.0\",\"kind\":\"serving\","
+             "\"metric\":\"tpot_mean\",\"workload\":{\"arrival\":\"closed\",\"concurrency\":4,"
+             "\"prompt_tokens\":100,\"output_tokens\":10},\"measured_s\":0.01,\"run\":%s}\n",
+             run);
+    return sim_meas_load_text("run.jsonl", text, strlen(text), set, err);
+}
+
+/* MEASUREMENTS.md "run": the keys the simulation takes change the row (async_scheduling into
+ * the scheduler settings, cudagraph_mode NONE = enforce_eager, expert_parallel and
+ * data_parallel into the layout); the others with meaning are listed as unmodelled, each
+ * once and in the order of the object; provenance keys are ignored; run.assumed entries
+ * naming a field the prediction uses are kept, others dropped. */
+static void run_object_is_taken_or_reported(void)
+{
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    struct sim_err err = {{0}};
+    sim_status st = load_run(
+        &set,
+        "{\"image\":\"x\",\"async_scheduling\":false,\"prefix_caching\":true,"
+        "\"cudagraph_mode\":\"PIECEWISE\",\"compilation_config\":"
+        "\"{\\\"cudagraph_mode\\\":\\\"PIECEWISE\\\",\\\"pass_config\\\":{\\\"fuse_allreduce_rms\\\":"
+        "true,\\\"eliminate_noops\\\":true}}\",\"max_cudagraph_capture_size\":\"2048\","
+        "\"attention_backend\":\"vllm default (auto-selected)\",\"env\":{\"VLLM_MOE_USE_DEEP_GEMM\":"
+        "\"0\",\"VLLM_MXFP4_USE_MARLIN\":\"1\"},\"expert_parallel\":true,\"data_parallel\":2,"
+        "\"ep_size\":4,\"assumed\":[\"source_config (commit guessed)\",\"tp (data parallel not "
+        "expressible)\",\"run.env\"],\"defaults\":[\"kv_dtype\"]}",
+        &err);
+    if (st != SIM_OK)
+        printf("%s\n", err.msg);
+    CHECK_INT(st, SIM_OK);
+    if (set.n == 1) {
+        const sim_meas_row *r = &set.rows[0];
+        CHECK_INT(r->sched.async_scheduling, 0);
+        CHECK_INT(r->sched.enforce_eager, -1);
+        CHECK_INT(r->ep, 1);
+        CHECK_INT(r->dp, 2);
+        /* ep_size 4 = TP 2 x DP 2: consistent, not listed. */
+        CHECK_STR(r->unmodelled,
+                  "prefix_caching=true; cudagraph_mode=PIECEWISE; "
+                  "compilation_config.pass_config.fuse_allreduce_rms=true; "
+                  "max_cudagraph_capture_size=2048; env.VLLM_MXFP4_USE_MARLIN=1");
+        CHECK_STR(r->assumed, "tp (data parallel not expressible); run.env");
+    }
+    /* Set aside: the row moves, in order, and the set keeps the others. */
+    sim_meas_set aside;
+    sim_meas_set_init(&aside);
+    CHECK_INT(load_run(&set, "{\"cudagraph_mode\":\"NONE\",\"ep_size\":2}", &err), SIM_EINVAL);
+    size_t moved = 9;
+    CHECK_INT(sim_meas_set_aside_assumed(&set, &aside, &moved), SIM_OK);
+    CHECK_INT(moved, 1);
+    CHECK_INT(set.n, 0);
+    CHECK_INT(aside.n, 1);
+    sim_meas_set_free(&set);
+    sim_meas_set_free(&aside);
+
+    /* NONE runs eagerly; ep_size 2 without expert parallelism contradicts the layout (1). */
+    sim_meas_set_init(&set);
+    st = load_run(&set, "{\"cudagraph_mode\":\"NONE\",\"ep_size\":2,\"prefix_caching\":false}",
+                  &err);
+    CHECK_INT(st, SIM_OK);
+    if (set.n == 1) {
+        CHECK_INT(set.rows[0].sched.enforce_eager, 1);
+        CHECK_INT(set.rows[0].sched.async_scheduling, -1);
+        CHECK_STR(set.rows[0].unmodelled, "ep_size=2 (the layout gives 1)");
+        CHECK_STR(set.rows[0].assumed, "");
+    }
+    sim_meas_set_free(&set);
+
+    /* Bad values: one message naming the field. */
+    static const struct {
+        const char *run, *want;
+    } bad[] = {
+        {"{\"cudagraph_mode\":\"FULLY\"}", "run.cudagraph_mode: unknown cudagraph_mode"},
+        {"{\"compilation_config\":\"{nope\"}", "run.compilation_config: not a JSON object"},
+        {"{\"compilation_config\":\"{\\\"cudagraph_mode\\\":\\\"SOME\\\"}\"}",
+         "run.compilation_config: unknown cudagraph_mode"},
+        {"{\"max_cudagraph_capture_size\":\"20x\"}", "run.max_cudagraph_capture_size: expected"},
+        {"{\"max_cudagraph_capture_size\":0}", "run.max_cudagraph_capture_size: expected"},
+        {"{\"async_scheduling\":\"yes\"}", "run.async_scheduling"},
+        {"{\"env\":{\"A\":1}}", "run.env: A: wrong type"},
+        {"{\"env\":[]}", "run.env: wrong type"},
+        {"{\"assumed\":\"tp\"}", "run.assumed: wrong type"},
+        {"{\"defaults\":[1]}", "run.defaults: wrong type"},
+    };
+    for (size_t i = 0; i < N(bad); i++) {
+        sim_meas_set_init(&set);
+        err.msg[0] = '\0';
+        CHECK(load_run(&set, bad[i].run, &err) != SIM_OK);
+        CHECK_CONTAINS(err.msg, bad[i].want);
+        CHECK_CONTAINS(err.msg, "run.jsonl:1:");
+        CHECK_INT(set.n, 0);
+        sim_meas_set_free(&set);
+    }
+    /* A scheduler object saying enforce_eager false contradicts cudagraph_mode NONE. */
+    sim_meas_set_init(&set);
+    const char *text =
+        "{\"id\":\"r\",\"source\":\"t\",\"hardware\":\"h\",\"model\":\"m\",\"tp\":1,"
+        "\"kind\":\"offline_batch\",\"batch\":1,\"prompt_tokens\":10,\"output_tokens\":10,"
+        "\"measured_s\":0.01,"
+        "\"scheduler\":{\"enforce_eager\":false},\"run\":{\"cudagraph_mode\":\"NONE\"}}\n";
+    CHECK(sim_meas_load_text("run.jsonl", text, strlen(text), &set, &err) != SIM_OK);
+    CHECK_CONTAINS(err.msg, "contradicts scheduler.enforce_eager");
+    sim_meas_set_free(&set);
+}
+
 int main(void)
 {
+    run_object_is_taken_or_reported();
     serving_rows_load();
     model_paths_resolve_against_the_file();
     scheduler_rule_applies_to_closed_loop_rows();

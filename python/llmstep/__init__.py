@@ -138,17 +138,18 @@ class Context:
                kv_dtype=None, usage=None, max_num_seqs=None, max_num_batched_tokens=None,
                max_model_len=None, block_size=None, gpu_memory_utilization=None,
                chunked_prefill=None, roofline="op", gemm="flat", ignore_memory=False,
-               pp=1, dp=1, ep=False):
+               pp=1, dp=1, ep=False, async_scheduling=None):
         """A model on a GPU type at tensor-parallel degree ``tp`` with an engine (default
         ``vllm-v1``, or the calibration's). ``usage`` is "llm" (offline, the default of the
         LLM class) or "server" (the OpenAI server's defaults). Scheduler settings left None
         take the engine's defaults for the version and GPU, as vLLM does. ``pp`` pipeline
         stages, ``dp`` data-parallel ranks and ``ep`` expert parallelism as the CLI's --pp,
-        --dp, --ep (step, batch and serve deal the load to the DP ranks and time the busiest)."""
+        --dp, --ep (step, batch and serve deal the load to the DP ranks and time the busiest).
+        ``async_scheduling`` True/False as --async-scheduling on/off (None: the engine's)."""
         return Deployment(self, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                           max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                           gpu_memory_utilization, chunked_prefill, roofline, gemm,
-                          ignore_memory, pp, dp, ep)
+                          ignore_memory, pp, dp, ep, async_scheduling)
 
     # ---- configuration sweeps ----
 
@@ -161,7 +162,7 @@ class Context:
               slo_tpot_s=0.0, slo_percentile=90, gpu_hour_usd=0.0, usage=None,
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
               block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
-              pp=None, dp=None, ep=False, seeds=None, best=False):
+              pp=None, dp=None, ep=False, seeds=None, best=False, async_scheduling=None):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -253,6 +254,7 @@ class Context:
         spec.block_size = int(block_size or 0)
         spec.gpu_memory_utilization_frac = float(gpu_memory_utilization or 0.0)
         spec.chunked_prefill = {None: -1, False: 0, True: 1}[chunked_prefill]
+        spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
         n = _lib.lib.llmstep_sweep_size(ctypes.byref(spec))
         rows = (_lib.SweepRow * max(n, 1))()
         got = ctypes.c_size_t(0)
@@ -428,7 +430,7 @@ class Deployment:
     def __init__(self, ctx, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                  max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                  gpu_memory_utilization, chunked_prefill, roofline, gemm, ignore_memory,
-                 pp=1, dp=1, ep=False):
+                 pp=1, dp=1, ep=False, async_scheduling=None):
         self._ctx = ctx  # keeps the loaded files alive
         spec = _lib.DeploySpec()
         _lib.lib.llmstep_deploy_spec_init(ctypes.byref(spec))
@@ -449,6 +451,7 @@ class Deployment:
                                f"{gpu_memory_utilization}")
             spec.gpu_memory_utilization_frac = float(gpu_memory_utilization)
         spec.chunked_prefill = -1 if chunked_prefill is None else int(bool(chunked_prefill))
+        spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
         usages = {None: -1, "llm": 0, "server": 1}
         if usage not in usages:
             raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")

@@ -12,7 +12,7 @@ import ctypes.util
 import os
 import subprocess
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -78,7 +78,8 @@ class DeploySpec(ctypes.Structure):
                 ("max_num_batched_tokens", i64), ("max_model_len", i64), ("block_size", i64),
                 ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
                 ("usage", cint), ("roofline_step", cint), ("gemm_tile_wave", cint),
-                ("ignore_memory", cint), ("pp", i64), ("dp", i64), ("ep", cint)]
+                ("ignore_memory", cint), ("pp", i64), ("dp", i64), ("ep", cint),
+                ("async_scheduling", cint)]
 
 
 class DeployInfo(ctypes.Structure):
@@ -159,7 +160,8 @@ class SweepSpec(ctypes.Structure):
                 ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
                 ("usage", cint), ("pp", ctypes.POINTER(i64)), ("n_pp", ctypes.c_size_t),
                 ("dp", ctypes.POINTER(i64)), ("n_dp", ctypes.c_size_t), ("ep", cint),
-                ("eps", ctypes.POINTER(cint)), ("n_ep", ctypes.c_size_t), ("n_seeds", i64)]
+                ("eps", ctypes.POINTER(cint)), ("n_ep", ctypes.c_size_t), ("n_seeds", i64),
+                ("async_scheduling", cint)]
 
 
 class SweepRow(ctypes.Structure):

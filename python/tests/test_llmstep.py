@@ -51,6 +51,22 @@ def test_serve_matches_the_cli(ctx, workload, cli_args):
         assert got[key] == want[key], key
 
 
+@pytest.mark.parametrize("flag,value", [("off", False), ("on", True)])
+def test_async_scheduling_matches_the_cli(ctx, flag, value):
+    """async_scheduling=False/True gives what `llmstep serve --async-scheduling off/on` prints
+    (the engine vllm-v1 schedules asynchronously by default; off adds the host time)."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    want = cli_json("serve", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--concurrency", "8",
+                    "--prompt-tokens", "512", "--output-tokens", "64", "--async-scheduling",
+                    flag)
+    assert want["async_scheduling"] is value
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server", async_scheduling=value)
+    got = d.serve(concurrency=8, prompt_tokens=512, output_tokens=64)
+    for key in ("ttft_s", "tpot_s"):
+        assert got[key]["mean"] == pytest.approx(want[key]["mean"], rel=1e-9), key
+
+
 @pytest.mark.parametrize("loads,kind,percentile", [
     ([1, 8, 64], "concurrency", 90),
     ([2.0, 20.0], "request-rate", 50),

@@ -258,11 +258,14 @@ int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s)
             return -1;
         return 0;
     }
-    if (strcmp(name, "chunked-prefill") == 0) {
+    int *onoff = strcmp(name, "chunked-prefill") == 0    ? &s->enable_chunked_prefill
+                 : strcmp(name, "async-scheduling") == 0 ? &s->async_scheduling
+                                                         : NULL;
+    if (onoff) {
         if (strcmp(arg, "on") == 0)
-            s->enable_chunked_prefill = 1;
+            *onoff = 1;
         else if (strcmp(arg, "off") == 0)
-            s->enable_chunked_prefill = 0;
+            *onoff = 0;
         else
             return -1;
         return 0;

@@ -30,6 +30,7 @@ typedef struct meas_opts {
     sim_meas_figspec figs;
     int self_check;         /* calibrate --self-check: fit from a profile with the figures reset */
     const char *sched_rule; /* --scheduler-rule: engine arguments of rows without their own */
+    int keep_assumed;       /* --keep-assumed: rows whose run.assumed matters stay in */
     /* engine, engine_given (--engine overrides the engine that rows name by engine_version),
      * mode, gemm, no_host and the fit options */
     sim_meas_opts p;
@@ -75,6 +76,9 @@ static const meas_line calibrate_lines[] = {
      "                          max_num_seqs N, max_num_batched_tokens N + L + 1500 and\n"
      "                          max_model_len L + O + 1500 for N clients, L prompt and O output\n"
      "                          tokens; docs/serving.md)\n"},
+    {"keep-assumed",
+     "  --keep-assumed          also fit rows whose run.assumed names a field the prediction\n"
+     "                          uses (by default they are set aside and reported, not fitted)\n"},
     {"roofline", "  --roofline op|step      roofline mode (default op)\n"},
     {"gemm", "  --gemm flat|tile-wave   GEMM compute ceiling model (default flat)\n"},
     {"format", "  --format table|json     report format on stdout (default table)\n"},
@@ -143,6 +147,10 @@ static const meas_line validate_lines[] = {
     {"fit",
      "  --fit LIST, --loss L    with --holdout: each fold fits these figures too (as calibrate)\n"
      "  A calibration's fitted figures (\"figures\") replace the profile's before predicting.\n"},
+    {"keep-assumed",
+     "  --keep-assumed          count rows whose run.assumed names a field the prediction uses\n"
+     "                          (by default they are predicted and reported apart, with the\n"
+     "                          calibration given or uncalibrated, and not in the errors above)\n"},
     {"format", "  --format table|json     default table; json prints the MEASUREMENTS.md object\n"},
 };
 
@@ -151,7 +159,8 @@ static const meas_usage validate_usage = {
              "\n"
              "Predicts every selected row and reports MAPE, median APE, max APE and R^2, with the\n"
              "errors grouped by model, TP, batch and kind, and a per-row table. Without\n"
-             "--calibration, alpha = 1 and beta_s = 0.\n"
+             "--calibration, alpha = 1 and beta_s = 0. Keys of a row's \"run\" object that the\n"
+             "simulation does not follow are counted and listed (MEASUREMENTS.md, \"run\").\n"
              "\n"
              "Options:\n",
      .tail = ""},
@@ -235,6 +244,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
         CLI_CUSTOM("loss", parse_loss, &o->loss),
         CLI_FLAG("self-check", &o->self_check),
         CLI_STR("scheduler-rule", &o->sched_rule),
+        CLI_FLAG("keep-assumed", &o->keep_assumed),
     };
     _Static_assert(sizeof(base) / sizeof(base[0]) <= CLI_OPTS_MAX, "order_by_usage's placed[]");
     cli_opt t[CLI_N(base)];
@@ -275,8 +285,9 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
     return CLI_OK;
 }
 
-/* Loads every file and applies the selection. */
-static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set)
+/* Loads every file and applies the selection; rows whose run.assumed matters go to aside
+ * (NULL: they stay) unless --keep-assumed. */
+static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set, sim_meas_set *aside)
 {
     char who[32];
     snprintf(who, sizeof(who), "%s: ", cmd);
@@ -294,6 +305,26 @@ static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set)
         return CLI_USAGE;
     }
     sim_meas_apply_sched_rule(set, rule);
+    size_t moved = 0;
+    if (aside && !o->keep_assumed &&
+        sim_meas_set_aside_assumed(set, aside, &moved) != SIM_OK) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    if (moved > 0 && set->n == 0) {
+        cli_error("%s: every selected row has run.assumed naming a field the prediction uses "
+                  "(%s:%d: %s: %s); --keep-assumed takes them",
+                  cmd, aside->rows[0].file, aside->rows[0].line, aside->rows[0].id,
+                  aside->rows[0].assumed);
+        return CLI_BAD_INPUT;
+    }
+    if (moved > 0 && strcmp(cmd, "calibrate") == 0) /* validate reports them in its output */
+        fprintf(stderr,
+                "llmstep %s: note: %zu row(s) set aside, not %s: run.assumed names a field the "
+                "prediction uses (first: %s:%d: %s: %s); --keep-assumed takes them\n",
+                cmd, moved, "fitted",
+                aside->rows[0].file, aside->rows[0].line, aside->rows[0].id,
+                aside->rows[0].assumed);
     return CLI_OK;
 }
 
@@ -764,11 +795,12 @@ int cmd_calibrate(int argc, char **argv)
         cli_error("calibrate: --self-check fits figures: give --fit profile (or a list)");
         return CLI_USAGE;
     }
-    sim_meas_set set;
+    sim_meas_set set, aside;
     sim_meas_set_init(&set);
+    sim_meas_set_init(&aside);
     sim_meas_pred mp = {0};
     sim_cache *cache = NULL;
-    rc = load_rows(&o, "calibrate", &set);
+    rc = load_rows(&o, "calibrate", &set, &aside);
     if (rc == CLI_OK)
         rc = check_one_hardware(&set, "calibrate");
     if (rc == CLI_OK && set.n < 2) {
@@ -823,6 +855,7 @@ int cmd_calibrate(int argc, char **argv)
     sim_meas_pred_free(&mp);
     sim_cache_free(cache);
     sim_meas_set_free(&set);
+    sim_meas_set_free(&aside);
     return rc;
 }
 
@@ -893,11 +926,138 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
                (long long)g[k].preempted_rows);
 }
 
+/* Rows set aside because their run.assumed matters, predicted apart. */
+typedef struct aside_report {
+    const sim_meas_set *set;
+    const double *pred; /* NULL when set is empty */
+    sim_metrics mt;
+} aside_report;
+
+#define MAX_UNMODELLED 64
+
+/* The described-but-unmodelled run keys of the rows (sim_meas_row.unmodelled), each with the
+ * number of rows that carry it, in order of first appearance: a table, or the array
+ * "unmodelled_run_keys" of the JSON object when w is not NULL (nothing when no row has one). */
+static void print_unmodelled(const sim_meas_set *set, const sim_meas_set *aside, sim_jw *w)
+{
+    static struct {
+        char key[160];
+        size_t n;
+    } k[MAX_UNMODELLED];
+    int nk = 0;
+    size_t rows = 0, more = 0;
+    for (int s = 0; s < 2; s++) {
+        const sim_meas_set *x = s ? aside : set;
+        for (size_t i = 0; x && i < x->n; i++) {
+            const char *p = x->rows[i].unmodelled;
+            rows += p[0] != '\0';
+            while (*p) {
+                const char *e = strstr(p, "; ");
+                size_t len = e ? (size_t)(e - p) : strlen(p);
+                char item[160];
+                snprintf(item, sizeof(item), "%.*s", (int)len, p);
+                int j = 0;
+                while (j < nk && strcmp(k[j].key, item) != 0)
+                    j++;
+                if (j == nk && nk < MAX_UNMODELLED) {
+                    snprintf(k[nk].key, sizeof(k[nk].key), "%s", item);
+                    k[nk++].n = 0;
+                }
+                if (j < nk)
+                    k[j].n++;
+                else
+                    more++;
+                p += len;
+                if (*p)
+                    p += 2;
+            }
+        }
+    }
+    if (w) {
+        if (nk == 0)
+            return;
+        sim_jw_array_begin(w, "unmodelled_run_keys");
+        for (int j = 0; j < nk; j++) {
+            sim_jw_object_begin(w, NULL);
+            sim_jw_str(w, "key", k[j].key);
+            sim_jw_uint(w, "n_rows", k[j].n);
+            sim_jw_object_end(w);
+        }
+        sim_jw_array_end(w);
+        return;
+    }
+    if (nk == 0)
+        return;
+    printf("\n  run keys described but not modelled (%zu rows; MEASUREMENTS.md \"run\"):\n", rows);
+    for (int j = 0; j < nk; j++)
+        printf("  %-64s %6zu rows\n", k[j].key, k[j].n);
+    if (more)
+        printf("  (%zu more keys not listed)\n", more);
+}
+
+/* The rows set aside: a table, or the object "assumed_rows" when w is not NULL. */
+static void print_aside(const aside_report *a, sim_jw *w)
+{
+    const sim_meas_set *s = a->set;
+    if (!s || s->n == 0)
+        return;
+    if (w) {
+        sim_jw_object_begin(w, "assumed_rows");
+        sim_jw_uint(w, "n_rows", a->mt.n);
+        sim_jw_num(w, "mape_pct", a->mt.mape_pct);
+        sim_jw_num(w, "median_ape_pct", a->mt.median_ape_pct);
+        sim_jw_num(w, "max_ape_pct", a->mt.max_ape_pct);
+        sim_jw_array_begin(w, "rows");
+        for (size_t i = 0; i < s->n; i++) {
+            const double m = s->rows[i].measured_s;
+            sim_jw_object_begin(w, NULL);
+            sim_jw_str(w, "id", s->rows[i].id);
+            sim_jw_str(w, "assumed", s->rows[i].assumed);
+            sim_jw_num(w, "measured_s", m);
+            sim_jw_num(w, "predicted_s", a->pred[i]);
+            sim_jw_num(w, "ape_pct", fabs(a->pred[i] - m) / m * 100.0);
+            sim_jw_object_end(w);
+        }
+        sim_jw_array_end(w);
+        sim_jw_object_end(w);
+        return;
+    }
+    printf("\n  set aside (run.assumed names a field the prediction uses; not in the errors "
+           "above):\n  %zu rows   MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%\n",
+           a->mt.n, a->mt.mape_pct, a->mt.median_ape_pct, a->mt.max_ape_pct);
+    for (size_t i = 0; i < s->n; i++) {
+        const double m = s->rows[i].measured_s;
+        printf("  %-48s %12.5g %12.5g %8.2f  assumed: %s\n", s->rows[i].id, m, a->pred[i],
+               fabs(a->pred[i] - m) / m * 100.0, s->rows[i].assumed);
+    }
+}
+
+/* The row's unmodelled run keys as a JSON array "unmodelled" (nothing when none). */
+static void row_unmodelled_json(sim_jw *w, const sim_meas_row *r)
+{
+    const char *p = r->unmodelled;
+    if (!*p)
+        return;
+    sim_jw_array_begin(w, "unmodelled");
+    while (*p) {
+        const char *e = strstr(p, "; ");
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char item[160];
+        snprintf(item, sizeof(item), "%.*s", (int)len, p);
+        sim_jw_str(w, NULL, item);
+        p += len;
+        if (*p)
+            p += 2;
+    }
+    sim_jw_array_end(w);
+}
+
 /* The validation as one JSON object: errors, rows, groups, holdout folds. */
 static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
                                  const sim_meas_pred *mp, const double *pred, const double *meas,
                                  const sim_metrics *mt, const sim_meas_fold *folds, int n_folds,
-                                 double alpha, double beta, const char *const *fields, int n_fields)
+                                 double alpha, double beta, const char *const *fields, int n_fields,
+                                 const aside_report *aside)
 {
     sim_jw w;
     cli_json_open(&w);
@@ -919,9 +1079,12 @@ static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
         sim_jw_num(&w, "measured_s", meas[i]);
         sim_jw_num(&w, "predicted_s", pred[i]);
         sim_jw_num(&w, "ape_pct", fabs(pred[i] - meas[i]) / meas[i] * 100.0);
+        row_unmodelled_json(&w, &set->rows[i]);
         sim_jw_object_end(&w);
     }
     sim_jw_array_end(&w);
+    print_unmodelled(set, aside->set, &w);
+    print_aside(aside, &w);
     sim_jw_object_begin(&w, "groups");
     for (int f = 0; f < n_fields; f++)
         print_groups(fields[f], set, mp->p, pred, &w);
@@ -949,7 +1112,8 @@ static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
 /* Prints the validation: errors, holdout folds, groups, rows. Returns the exit code. */
 static int print_validation(const meas_opts *o, const sim_meas_set *set, const sim_meas_pred *mp,
                             const double *pred, const double *meas, const sim_metrics *mt,
-                            const sim_meas_fold *folds, int n_folds, double alpha, double beta)
+                            const sim_meas_fold *folds, int n_folds, double alpha, double beta,
+                            const aside_report *aside)
 {
     /* Serving rows are grouped by statistic and clients instead of batch and kind. */
     int serving = 0;
@@ -962,7 +1126,7 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
     const int n_fields = 5;
     if (strcmp(o->format, "json") == 0)
         return print_validation_json(o, set, mp, pred, meas, mt, folds, n_folds, alpha, beta,
-                                     fields, n_fields);
+                                     fields, n_fields, aside);
     printf("llmstep validate: %zu rows", mt->n);
     if (o->holdout)
         printf(", leave-one-%s-out (each group predicted by a fit on the others)\n", o->holdout);
@@ -983,6 +1147,8 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
         print_groups(fields[f], set, mp->p, pred, NULL);
     printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
            "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
+    print_unmodelled(set, aside->set, NULL);
+    print_aside(aside, NULL);
     printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
     for (size_t i = 0; i < set->n; i++)
         printf("  %-48s %12.5g %12.5g %8.2f\n", set->rows[i].id, meas[i], pred[i],
@@ -1044,15 +1210,16 @@ int cmd_validate(int argc, char **argv)
         rc = validate_usage_check(&o);
     if (rc != CLI_OK || done)
         return rc;
-    sim_meas_set set;
+    sim_meas_set set, aside;
     sim_meas_set_init(&set);
-    sim_meas_pred mp = {0};
+    sim_meas_set_init(&aside);
+    sim_meas_pred mp = {0}, amp = {0};
     sim_cache *cache = NULL;
-    double *pred = NULL, *meas = NULL, *scratch = NULL;
+    double *pred = NULL, *meas = NULL, *scratch = NULL, *apred = NULL;
     double alpha = 1.0, beta = 0.0;
     sim_calib cal;
     sim_hw *cal_hw = NULL;
-    rc = load_rows(&o, "validate", &set);
+    rc = load_rows(&o, "validate", &set, &aside);
     if (rc == CLI_OK && o.calibration) {
         rc = check_one_hardware(&set, "validate");
         if (rc == CLI_OK)
@@ -1119,8 +1286,43 @@ int cmd_validate(int argc, char **argv)
         cli_error("validate: the errors are not finite numbers");
         rc = CLI_NUMERIC;
     }
+    /* The rows set aside: predicted as the others (with the calibration, else uncalibrated;
+     * holdout folds fit no alpha for them) and reported apart. */
+    aside_report ar = {.set = &aside};
+    if (rc == CLI_OK && aside.n > 0) {
+        struct sim_err err;
+        sim_status st = sim_meas_predict_all(&o.p, &aside, cache, &amp, &err);
+        if (st != SIM_OK)
+            rc = meas_fail(st, &err);
+        double *ameas = NULL, *ascratch = NULL;
+        if (rc == CLI_OK) {
+            apred = malloc(aside.n * sizeof(double));
+            ameas = malloc(aside.n * sizeof(double));
+            ascratch = malloc(aside.n * sizeof(double));
+            if (!apred || !ameas || !ascratch) {
+                cli_error("out of memory");
+                rc = CLI_NUMERIC;
+            }
+        }
+        const double a = o.holdout ? 1.0 : alpha, b = o.holdout ? 0.0 : beta;
+        for (size_t i = 0; rc == CLI_OK && i < aside.n; i++) {
+            ameas[i] = aside.rows[i].measured_s;
+            rc = amp.other[i] ? predict_row(&amp, i, cal.ab_alpha, cal.ab_beta_s, &apred[i])
+                              : predict_row(&amp, i, a, b, &apred[i]);
+        }
+        if (rc == CLI_OK && sim_metrics_compute(apred, ameas, aside.n, ascratch, &ar.mt) != SIM_OK) {
+            cli_error("validate: metrics could not be computed");
+            rc = CLI_NUMERIC;
+        }
+        ar.pred = apred;
+        free(ameas);
+        free(ascratch);
+    }
     if (rc == CLI_OK)
-        rc = print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta);
+        rc = print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta, &ar);
+    sim_meas_pred_free(&amp);
+    free(apred);
+    sim_meas_set_free(&aside);
     sim_meas_pred_free(&mp);
     sim_cache_free(cache);
     free(pred);

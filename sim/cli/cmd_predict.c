@@ -381,6 +381,9 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
         CLI_SCHED_H(
             "gpu-memory-utilization", &a->sched_cfg,
             "  --gpu-memory-utilization F  for the memory check (default: the engine's, 0.9)\n"),
+        CLI_SCHED_H("async-scheduling", &a->sched_cfg,
+                    "  --async-scheduling on|off  V1: step = max(GPU, host) instead of their sum\n"
+                    "                        (default: the engine's; on from vLLM 0.14)\n"),
         CLI_FLAG_H(
             "ignore-memory", &a->ignore_memory,
             "  --ignore-memory       predict even when the engine would not start (weights,\n"

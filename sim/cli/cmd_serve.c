@@ -201,6 +201,9 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
             "gpu-memory-utilization", sc,
             "  --gpu-memory-utilization F, --block-size N   override the engine's defaults\n"),
         {.name = "block-size", .kind = CLI_OPT_SCHED, .dst = sc},
+        CLI_SCHED_H("async-scheduling", sc,
+                    "  --async-scheduling on|off     V1: the next step's host work overlaps the GPU\n"
+                    "                                (default: the engine's; on from vLLM 0.14)\n"),
         CLI_FLAG_H("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv,
                    "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole "
                    "context\n"),
@@ -323,6 +326,7 @@ static int print_json(const serve_args *a, const cli_run *run, const cli_serve *
     sim_jw_int(&w, "block_size", s->block_size);
     sim_jw_num(&w, "gpu_memory_utilization_frac", s->gpu_memory_utilization);
     sim_jw_str(&w, "usage", sim_usage_name(s->usage));
+    sim_jw_bool(&w, "async_scheduling", s->async_scheduling);
     sim_jw_object_end(&w);
     return cli_json_close(&w, "serve");
 }
@@ -332,10 +336,11 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
 {
     const sim_sched_resolved *s = &run->sched;
     char lay[48];
-    printf("llmstep serve: %s on %s, %s, %s weights, %s KV cache, engine %s (%s defaults)\n",
+    printf("llmstep serve: %s on %s, %s, %s weights, %s KV cache, engine %s (%s defaults%s)\n",
            run->model.id, run->hw.id, cli_layout_name(&run->cfg, lay, sizeof(lay)),
            cli_weight_format(&run->model, &run->cfg), sim_dtype_name(run->cfg.kv_dtype),
-           run->engine.id, sim_usage_name(s->usage));
+           run->engine.id, sim_usage_name(s->usage),
+           s->async_scheduling ? ", async scheduling" : "");
     if (a->trace)
         printf("workload: trace %s, %lld requests\n", a->trace, (long long)st->n_requests);
     else if (a->wl.arrival == SIM_ARRIVAL_CLOSED)

@@ -578,6 +578,9 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
         CLI_SCHED("max-model-len", &o->sched),
         CLI_SCHED("gpu-memory-utilization", &o->sched),
         CLI_SCHED("max-num-batched-tokens", &o->sched),
+        CLI_SCHED_H("async-scheduling", &o->sched,
+                    "  --async-scheduling on|off  V1: the next step's host work overlaps the GPU\n"
+                    "                             (default: the engine's; on from vLLM 0.14)\n"),
         CLI_FLAG_H("no-host-time", &a->no_host,
                    "  --no-host-time             leave out the engine's host time per step\n"),
         CLI_STR_H("format", &a->format, "  --format csv|json|table    default csv\n"),

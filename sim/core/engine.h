@@ -58,6 +58,7 @@ typedef struct sim_sched_cfg {
     int enforce_eager;             /* 0/1, or -1: no CUDA graphs (eager launches) */
     int usage;                     /* sim_usage, or -1: SIM_USAGE_LLM */
     int disable_hybrid_kv;         /* 0/1, or -1 (= 0): vLLM V1 disable_hybrid_kv_cache_manager */
+    int async_scheduling;          /* 0/1, or -1: the engine's default (V1 --async-scheduling) */
 } sim_sched_cfg;
 
 /* All fields unset (-1). */
@@ -122,6 +123,7 @@ typedef struct sim_sched_resolved {
     sim_usage usage;
     int disable_hybrid_kv; /* 1: windowed layers keep the whole context (vLLM V1
                               disable_hybrid_kv_cache_manager; the V0 engine always) */
+    int async_scheduling;  /* 1: host work overlaps the GPU (sim_engine.async_scheduling) */
 } sim_sched_resolved;
 
 /* Most steps one simulation (offline batch or serving run) may take before it stops with an
@@ -141,7 +143,8 @@ static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_reso
  * (vLLM V0 SchedulerConfig), chunked_batched_tokens with it. V1: chunked prefill
  * on; max_num_seqs and max_num_batched_tokens from the usage context and the
  * GPU's CUDA-reported memory (sim_engine.default_*). Fails with a message when a
- * given value is out of range.
+ * given value is out of range. async_scheduling: the setting, else the engine's default;
+ * the V0 engine has none (asking for it is an error).
  */
 sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                              const sim_sched_cfg *in, sim_sched_resolved *out /* OUT */,

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,8 +192,169 @@ static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, sim_mea
     return SIM_OK;
 }
 
-/* The row's `run` object (MEASUREMENTS.md): the layout keys the simulation takes
- * (expert_parallel, data_parallel); every other key is provenance and is not checked. */
+/* Appends "item" to the row's list of described but unmodelled run keys ("; " between items);
+ * a list that would overflow ends with "; ...". */
+static void add_unmodelled(sim_meas_row *r, const char *fmt, ...)
+{
+    char item[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(item, sizeof(item), fmt, ap);
+    va_end(ap);
+    size_t n = strlen(r->unmodelled), k = strlen(item);
+    const char *sep = n ? "; " : "";
+    if (n + strlen(sep) + k + 6 >= sizeof(r->unmodelled)) {
+        if (n + 6 < sizeof(r->unmodelled) && !strstr(r->unmodelled, "; ..."))
+            strcat(r->unmodelled, "; ...");
+        return;
+    }
+    strcat(r->unmodelled, sep);
+    strcat(r->unmodelled, item);
+}
+
+/* vLLM's CUDAGraphMode names (vllm/config/compilation.py, 0.11 and later). */
+static const char *const cudagraph_modes[] = {"NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY",
+                                              "FULL_AND_PIECEWISE"};
+
+/* A cudagraph_mode value (from run.cudagraph_mode or the compilation_config JSON): NONE runs
+ * every step eagerly (enforce_eager); FULL_AND_PIECEWISE, the default since vLLM 0.11 (PR
+ * #25444), is what the step model's fixed time per kernel stands for; the others replay
+ * other parts of a step in graphs, which the step model does not distinguish. */
+static sim_status take_cudagraph_mode(const sim_jctx *ctx, const char *key, const char *mode,
+                                      sim_meas_row *r)
+{
+    size_t i = 0;
+    while (i < N(cudagraph_modes) && strcmp(mode, cudagraph_modes[i]) != 0)
+        i++;
+    if (i == N(cudagraph_modes))
+        return sim_j_fail(ctx, key,
+                          "unknown cudagraph_mode (expected NONE, PIECEWISE, FULL, "
+                          "FULL_DECODE_ONLY or FULL_AND_PIECEWISE, got '%s')",
+                          mode);
+    if (i == 0) {
+        if (r->sched.enforce_eager == 0)
+            return sim_j_fail(ctx, key,
+                              "NONE contradicts scheduler.enforce_eager false (no CUDA graphs "
+                              "means eager)");
+        r->sched.enforce_eager = 1;
+    } else if (r->sched.enforce_eager == 1) {
+        return sim_j_fail(ctx, key, "%s contradicts scheduler.enforce_eager true", mode);
+    } else if (i != N(cudagraph_modes) - 1 && !strstr(r->unmodelled, "cudagraph_mode=")) {
+        add_unmodelled(r, "cudagraph_mode=%s", mode);
+    }
+    return SIM_OK;
+}
+
+/* run.compilation_config: the JSON text the run passed to --compilation-config. Its
+ * cudagraph_mode is taken as run.cudagraph_mode; pass_config's eliminate_noops removes no
+ * kernel; every other pass turned on, and every other key, is reported unmodelled. */
+static sim_status take_compilation_config(const sim_jctx *ctx, const char *text,
+                                          sim_meas_row *r)
+{
+    cJSON *cc = cJSON_Parse(text);
+    if (!cc || !cJSON_IsObject(cc)) {
+        cJSON_Delete(cc);
+        return sim_j_fail(ctx, "compilation_config", "not a JSON object in a string");
+    }
+    sim_status st = SIM_OK;
+    for (const cJSON *k = cc->child; k && st == SIM_OK; k = k->next) {
+        if (strcmp(k->string, "cudagraph_mode") == 0 && cJSON_IsString(k)) {
+            st = take_cudagraph_mode(ctx, "compilation_config", k->valuestring, r);
+        } else if (strcmp(k->string, "pass_config") == 0 && cJSON_IsObject(k)) {
+            for (const cJSON *p = k->child; p; p = p->next)
+                if (cJSON_IsTrue(p) && strcmp(p->string, "eliminate_noops") != 0)
+                    add_unmodelled(r, "compilation_config.pass_config.%.64s=true", p->string);
+        } else {
+            add_unmodelled(r, "compilation_config.%.64s", k->string);
+        }
+    }
+    cJSON_Delete(cc);
+    return st;
+}
+
+/* Environment variables whose value selects what the profile's figures time: the fused-MoE
+ * figures of fp8 experts come from vLLM's Triton kernel (docs/model.md, "Fused MoE"), the
+ * kernel these values force (vllm/envs.py; fused_moe/fp8 backend selection). */
+static const struct {
+    const char *key, *value;
+} env_modelled[] = {{"VLLM_MOE_USE_DEEP_GEMM", "0"}, {"VLLM_USE_FLASHINFER_MOE_FP8", "0"}};
+
+static sim_status take_env(const sim_jctx *ctx, const cJSON *env, sim_meas_row *r)
+{
+    if (!cJSON_IsObject(env))
+        return sim_j_fail(ctx, "env", "wrong type (expected an object of strings)");
+    for (const cJSON *v = env->child; v; v = v->next) {
+        if (!cJSON_IsString(v))
+            return sim_j_fail(ctx, "env", "%.64s: wrong type (expected a string)", v->string);
+        int known = 0;
+        for (size_t i = 0; i < N(env_modelled); i++)
+            known |= strcmp(v->string, env_modelled[i].key) == 0 &&
+                     strcmp(v->valuestring, env_modelled[i].value) == 0;
+        if (!known)
+            add_unmodelled(r, "env.%.64s=%.32s", v->string, v->valuestring);
+    }
+    return SIM_OK;
+}
+
+/* 1 when an entry of run.assumed names a field the prediction uses: its leading name
+ * (letters, digits, '_' and '.', an optional "run." dropped) is a row field, a workload or
+ * scheduler field, or a run key with meaning (MEASUREMENTS.md). */
+static int assumed_material(const char *entry)
+{
+    char name[64];
+    size_t n = 0;
+    while (entry[n] && n + 1 < sizeof(name) &&
+           (entry[n] == '_' || entry[n] == '.' || (entry[n] >= 'a' && entry[n] <= 'z') ||
+            (entry[n] >= 'A' && entry[n] <= 'Z') || (entry[n] >= '0' && entry[n] <= '9'))) {
+        name[n] = entry[n];
+        n++;
+    }
+    name[n] = '\0';
+    const char *f = strncmp(name, "run.", 4) == 0 ? name + 4 : name;
+    static const char *const fields[] = {
+        "hardware",       "model",          "tp",          "dtype",
+        "kv_dtype",       "engine",         "engine_version", "kind",
+        "measured_s",     "batch",          "prompt_tokens",  "output_tokens",
+        "context_tokens", "groups",         "metric",         "workload",
+        "scheduler",      "concurrency",    "num_requests",   "range_ratio",
+        "warmup_requests", "rate_per_s",    "burstiness",     "arrival",
+        "trace",          "prefix_caching", "async_scheduling", "cudagraph_mode",
+        "max_cudagraph_capture_size", "compilation_config", "expert_parallel",
+        "data_parallel",  "ep_size",        "attention_backend", "env"};
+    for (size_t i = 0; i < N(fields); i++) {
+        size_t k = strlen(fields[i]);
+        if (strncmp(f, fields[i], k) == 0 && (f[k] == '\0' || f[k] == '.'))
+            return 1;
+    }
+    return 0;
+}
+
+/* A list of strings at key (absent: nothing); each string that passes keep (NULL: none) is
+ * appended to out, "; " between them. */
+static sim_status take_strings(const sim_jctx *ctx, const cJSON *obj, const char *key,
+                               int (*keep)(const char *), char *out, size_t cap)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!a || cJSON_IsNull(a))
+        return SIM_OK;
+    if (!cJSON_IsArray(a))
+        return sim_j_fail(ctx, key, "wrong type (expected a list of strings)");
+    for (const cJSON *e = a->child; e; e = e->next) {
+        if (!cJSON_IsString(e))
+            return sim_j_fail(ctx, key, "wrong type (expected a list of strings)");
+        if (!keep || !keep(e->valuestring))
+            continue;
+        size_t n = strlen(out);
+        snprintf(out + n, cap - n, "%s%s", n ? "; " : "", e->valuestring);
+    }
+    return SIM_OK;
+}
+
+/* The row's `run` object (MEASUREMENTS.md). Taken into the simulation: expert_parallel,
+ * data_parallel, async_scheduling (scheduler setting), cudagraph_mode NONE (enforce_eager);
+ * checked: ep_size against the layout. Keys with meaning the simulation does not follow are
+ * listed in r->unmodelled; material entries of run.assumed in r->assumed. Every other key is
+ * provenance and is not checked. */
 static sim_status parse_run(const sim_jctx *parent, const cJSON *obj, sim_meas_row *r)
 {
     if (!cJSON_IsObject(obj))
@@ -203,6 +365,61 @@ static sim_status parse_run(const sim_jctx *parent, const cJSON *obj, sim_meas_r
     sim_status st = sim_j_bool(&ctx, obj, "expert_parallel", 0, &r->ep, NULL);
     if (st == SIM_OK)
         st = sim_j_int(&ctx, obj, "data_parallel", 0, 1, 1024, &r->dp, NULL);
+    int v = -1, present = 0;
+    if (st == SIM_OK)
+        st = sim_j_bool(&ctx, obj, "async_scheduling", 0, &v, &present);
+    if (st == SIM_OK && present)
+        r->sched.async_scheduling = v;
+    if (st == SIM_OK)
+        st = sim_j_bool(&ctx, obj, "prefix_caching", 0, &v, &present);
+    /* Prefix caching reuses blocks of prompts that share a prefix; none is simulated. */
+    if (st == SIM_OK && present && v)
+        add_unmodelled(r, "prefix_caching=true");
+    char s[512];
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, obj, "cudagraph_mode", 0, s, sizeof(s), &present);
+    if (st == SIM_OK && present)
+        st = take_cudagraph_mode(&ctx, "cudagraph_mode", s, r);
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, obj, "compilation_config", 0, s, sizeof(s), &present);
+    if (st == SIM_OK && present)
+        st = take_compilation_config(&ctx, s, r);
+    /* An integer, or its decimal digits in a string (as the rows of some files carry it). */
+    const cJSON *cap = cJSON_GetObjectItemCaseSensitive(obj, "max_cudagraph_capture_size");
+    if (st == SIM_OK && cap && !cJSON_IsNull(cap)) {
+        char *end = NULL;
+        double x = cJSON_IsNumber(cap)   ? cap->valuedouble
+                   : cJSON_IsString(cap) ? strtod(cap->valuestring, &end)
+                                         : -1.0;
+        if (!(x >= 1.0 && x <= 1e6 && x == floor(x)) || (end && *end))
+            return sim_j_fail(&ctx, "max_cudagraph_capture_size",
+                              "expected an integer from 1 to 1000000");
+        /* Steps of more tokens run eagerly; the step model does not tell the two apart. */
+        add_unmodelled(r, "max_cudagraph_capture_size=%.0f", x);
+    }
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, obj, "attention_backend", 0, s, sizeof(s), &present);
+    /* "vllm default (auto-selected)": the backend the step model times for that version. */
+    if (st == SIM_OK && present && strncmp(s, "vllm default", 12) != 0 && strcmp(s, "auto") != 0)
+        add_unmodelled(r, "attention_backend=%.64s", s);
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(obj, "env");
+    if (st == SIM_OK && env && !cJSON_IsNull(env))
+        st = take_env(&ctx, env, r);
+    int64_t ep_size = 0;
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "ep_size", 0, 1, 1 << 20, &ep_size, &present);
+    /* vLLM's expert group is the TP x DP ranks with expert parallelism, else each expert is
+     * split over TP (ep_size 1). */
+    const int64_t want = r->ep ? r->tp * r->dp : 1;
+    if (st == SIM_OK && present && r->tp > 0 && ep_size != want)
+        add_unmodelled(r, "ep_size=%lld (the layout gives %lld)", (long long)ep_size,
+                       (long long)want);
+    if (st == SIM_OK)
+        st = take_strings(&ctx, obj, "assumed", assumed_material, r->assumed,
+                          sizeof(r->assumed));
+    char ignored[8] = "";
+    if (st == SIM_OK)
+        st = take_strings(&ctx, obj, "defaults", NULL, ignored, sizeof(ignored));
     return st;
 }
 
@@ -891,4 +1108,35 @@ size_t sim_meas_select(sim_meas_set *set, const sim_meas_filter *sel, size_t n_s
     }
     set->n = kept;
     return kept;
+}
+
+sim_status sim_meas_set_aside_assumed(sim_meas_set *set, sim_meas_set *aside, size_t *moved)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        n += set->rows[i].assumed[0] != '\0';
+    if (moved)
+        *moved = 0;
+    if (n == 0)
+        return SIM_OK;
+    const size_t base = aside->n;
+    for (size_t k = 0; k < n; k++) {
+        if (reserve_one(aside) != SIM_OK) {
+            aside->n = base;
+            return SIM_ENOMEM;
+        }
+        aside->n++; /* reserve_one grows for the next row only */
+    }
+    aside->n = base;
+    size_t kept = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (set->rows[i].assumed[0])
+            aside->rows[aside->n++] = set->rows[i];
+        else
+            set->rows[kept++] = set->rows[i];
+    }
+    set->n = kept;
+    if (moved)
+        *moved = n;
+    return SIM_OK;
 }

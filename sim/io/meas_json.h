@@ -89,6 +89,11 @@ typedef struct sim_meas_row {
     char trace[1024]; /* trace file, resolved against the measurement file's folder */
     char file[256];   /* file the row came from (truncated when longer) */
     int line;         /* 1-based line in that file */
+    /* From the row's "run" object: the keys with meaning (MEASUREMENTS.md) the simulation does
+     * not follow, as "key=value" items joined by "; " ("" when none), and the entries of
+     * run.assumed that name a field the prediction uses (same form). */
+    char unmodelled[512];
+    char assumed[256];
 } sim_meas_row;
 
 /* A growable array of rows. Caller-owned: sim_meas_set_init, then sim_meas_set_free. */
@@ -172,5 +177,14 @@ int sim_meas_filter_match(const sim_meas_filter *f, const sim_meas_row *r);
  */
 size_t sim_meas_select(sim_meas_set *set, const sim_meas_filter *sel, size_t n_sel,
                        const sim_meas_filter *exc, size_t n_exc);
+
+/*
+ * Moves the rows whose run.assumed names a field the prediction uses (assumed not empty)
+ * from set to the end of aside, keeping both in order: such rows are reported apart and not
+ * fitted (MEASUREMENTS.md, "run"). *moved (may be NULL) gets how many moved. SIM_ENOMEM
+ * leaves both sets as they were.
+ */
+sim_status sim_meas_set_aside_assumed(sim_meas_set *set, sim_meas_set *aside,
+                                      size_t *moved /* OUT */);
 
 #endif

@@ -608,6 +608,9 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         sim_errf(err, "%s: %s", d->model_path, e2.msg);
         return st;
     }
+    /* The run's choice (--async-scheduling, a row's run.async_scheduling) replaces the engine
+     * version's default in the deployment's copy, which every step and serving path reads. */
+    d->e.async_scheduling = d->s.async_scheduling;
     sim_decode_attn_resolve(&d->e, d->m, &d->s, &d->cfg.decode);
     const sim_setup su = sim_deployment_setup(d);
     sim_memory_compute(&su, &d->mem);

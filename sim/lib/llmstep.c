@@ -184,6 +184,7 @@ void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
     spec->tp = 1;
     spec->chunked_prefill = -1;
     spec->usage = -1;
+    spec->async_scheduling = -1;
 }
 
 /* The scheduler options of spec as the core takes them (unset = -1). */
@@ -191,13 +192,13 @@ void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
 typedef struct sched_fields {
     int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
     double gpu_memory_utilization_frac;
-    int chunked_prefill, usage;
+    int chunked_prefill, usage, async_scheduling;
 } sched_fields;
 
 #define SCHED_FIELDS_OF(spec)                                                                      \
     ((sched_fields){(spec)->max_num_seqs, (spec)->max_num_batched_tokens, (spec)->max_model_len,   \
                     (spec)->block_size, (spec)->gpu_memory_utilization_frac,                       \
-                    (spec)->chunked_prefill, (spec)->usage})
+                    (spec)->chunked_prefill, (spec)->usage, (spec)->async_scheduling})
 
 static llmstep_status sched_of(const sched_fields *spec, sim_sched_cfg *c, llmstep_error *err)
 {
@@ -232,6 +233,10 @@ static llmstep_status sched_of(const sched_fields *spec, sim_sched_cfg *c, llmst
         return fail(err, SIM_EINVAL, "usage: expected -1, 0 (llm) or 1 (server), got %d",
                     spec->usage);
     c->usage = spec->usage < 0 ? -1 : spec->usage == 0 ? SIM_USAGE_LLM : SIM_USAGE_SERVER;
+    if (spec->async_scheduling < -1 || spec->async_scheduling > 1)
+        return fail(err, SIM_EINVAL, "async_scheduling: expected -1, 0 or 1, got %d",
+                    spec->async_scheduling);
+    c->async_scheduling = spec->async_scheduling;
     return LLMSTEP_OK;
 }
 
@@ -626,6 +631,7 @@ void llmstep_sweep_spec_init(llmstep_sweep_spec *spec)
     spec->kind = LLMSTEP_SWEEP_DECODE;
     spec->chunked_prefill = -1;
     spec->usage = -1;
+    spec->async_scheduling = -1;
     spec->range_ratio = -1.0; /* the default spread, as `llmstep sweep` */
 }
 
