@@ -19,3 +19,7 @@ endif()
 # One deployment, one answer: the issue's examples, each answered alike by every command.
 sim_script_test(one_answer one_answer.sh ARGS $<TARGET_FILE:llmstep> ${CMAKE_SOURCE_DIR})
 sim_script_test(decode_kernel decode_kernel.sh ARGS $<TARGET_FILE:llmstep>)
+
+# KV-cache capacity against the sizes vLLM logged at start-up, each with its source
+# (tests/kv_logs.txt; docs/engine.md, "Checked against vLLM's logs").
+sim_script_test(kv_logs kv_logs.sh ARGS $<TARGET_FILE:llmstep> ${CMAKE_SOURCE_DIR})

@@ -171,7 +171,7 @@ expect "serving table" "$(wc -l <"$tmp/serve.txt" | tr -d ' ')" 3
 "$bin" capacity --model llama-3.1-70b --hw h100-sxm --tp 2 --max-model-len 8192 --format json --engine vllm-v0 \
     >"$tmp/cap.json" || bad "capacity exit $?"
 for k in '"weights_bytes_per_gpu":70555025408' '"kv_bytes_per_token_per_gpu":163840' \
-    '"kv_capacity_tokens":23840' '"max_seqs_at_context":5' '"fits":true' '"smallest_tp_that_fits":2'; do
+    '"kv_capacity_tokens":15392' '"max_seqs_at_context":3' '"fits":true' '"smallest_tp_that_fits":2'; do
     if grep -qF "$k" "$tmp/cap.json"; then ok; else bad "capacity json lacks $k"; fi
 done
 "$bin" capacity --model llama-3.1-70b --hw h100-sxm --tp all --format json >"$tmp/capall.json" ||

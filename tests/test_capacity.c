@@ -88,13 +88,13 @@ static void weights_and_kv_per_gpu_match_hand_derivation(void)
  *   usable      = 85,899,345,920 x 0.9                                   = 77,309,411,328
  *   activations = 8192 tokens x (2 x 8192 + 3 x 28672/2) x 2 + 256 x 128256 x 8
  *               = 973,078,528 + 262,668,288                              =  1,235,746,816
- *   reserve     = 1 GiB + 0.5 GiB (tp > 1)                               =  1,610,612,736
- *   KV budget   = 77,309,411,328 - 70,555,025,408 - 1,235,746,816 - 1,610,612,736
- *                                                                        =  3,908,026,368
- *   blocks      = floor(3,908,026,368 / (16 x 163,840)) = floor(1490.8)  = 1490
- *   tokens      = 1490 x 16 = 23,840 >= 8192: fits
- *   sequences at 4096 tokens = floor(1490 / 256) = 5; at 4097: floor(1490 / 257) = 5;
- *   at 1000: floor(1490 / 63) = 23; at 8193 (> max_model_len): 0
+ *   reserve     = 1 GiB + 1,922,000,000 (tp > 1, the measured 1.79 GiB)  =  2,995,741,824
+ *   KV budget   = 77,309,411,328 - 70,555,025,408 - 1,235,746,816 - 2,995,741,824
+ *                                                                        =  2,522,897,280
+ *   blocks      = floor(2,522,897,280 / (16 x 163,840)) = floor(962.4)   = 962
+ *   tokens      = 962 x 16 = 15,392 >= 8192: fits
+ *   sequences at 4096 tokens = floor(962 / 256) = 3; at 4097: floor(962 / 257) = 3;
+ *   at 1000: floor(962 / 63) = 15; at 8193 (> max_model_len): 0
  */
 static void llama70b_tp2_capacity_matches_hand_derivation(void)
 {
@@ -105,19 +105,19 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_REL(c.mem.usable_bytes, 77309411328.0, 1e-15);
     CHECK_REL(c.mem.activation_bytes, 1235746816.0, 0.0);
-    CHECK_REL(c.mem.reserve_bytes, 1610612736.0, 0.0);
-    CHECK_REL(c.mem.kv_budget_bytes, 3908026368.0, 1e-12);
-    CHECK_INT(c.mem.kv_blocks, 1490);
-    CHECK_INT(c.mem.kv_capacity_tokens, 23840);
+    CHECK_REL(c.mem.reserve_bytes, 2995741824.0, 0.0);
+    CHECK_REL(c.mem.kv_budget_bytes, 2522897280.0, 1e-12);
+    CHECK_INT(c.mem.kv_blocks, 962);
+    CHECK_INT(c.mem.kv_capacity_tokens, 15392);
     CHECK_INT(c.fits, 1);
     CHECK_INT(c.blocks_per_seq, 256);
-    CHECK_INT(c.max_seqs_at_context, 5);
-    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 4097), 5);
-    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 1000), 23);
+    CHECK_INT(c.max_seqs_at_context, 3);
+    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 4097), 3);
+    CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 1000), 15);
     CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 8193), 0);
     /* Short contexts are capped by max_num_seqs (256): 1490 blocks hold 1490 one-block seqs. */
     CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 16), 256);
-    /* The default max_model_len (131072) does not fit in 23,840 tokens: the engine refuses. */
+    /* The default max_model_len (131072) does not fit in 15,392 tokens: the engine refuses. */
     sim_sched_cfg_unset(&x.in);
     CHECK(toy_resolve(&x) == SIM_OK);
     sim_capacity_compute(toy_su(&x), 4096, &c);

@@ -11,12 +11,12 @@ import numpy as np
 import llmstep
 
 model, hw = "llama-3.1-70b", "h100-sxm"
-contexts = np.array([512, 1024, 2048, 4096, 8192, 16000])
+contexts = np.array([512, 1024, 2048, 4096, 8000])
 rows = []
 for tp in (2, 4, 8):
     # The model's 131072-token limit does not fit at TP 2 (the error says so and how far it
-    # would go); serve at most 16384 tokens per conversation everywhere.
-    d = llmstep.deploy(model, hw, tp=tp, usage="server", max_model_len=16384)
+    # would go: 10528 tokens); serve at most 8192 tokens per conversation everywhere.
+    d = llmstep.deploy(model, hw, tp=tp, usage="server", max_model_len=8192)
     info = d.info
     # A decode step at context C writes token C + 1: the sequences that hold C + 1 tokens.
     seqs = np.array([d.capacity(int(c) + 1)["max_seqs_at_context"] for c in contexts])

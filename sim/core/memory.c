@@ -48,7 +48,7 @@ void sim_memory_compute(const sim_setup *su, sim_memory *out)
     out->activation_bytes = activation_peak_bytes(m, run, s);
     out->reserve_bytes =
         e->reserve_bytes +
-        (run->tp > 1 || run->pp > 1 || run->dp > 1 ? e->reserve_tp_bytes : 0.0); /* NCCL groups */
+        (run->tp > 1 || run->dp > 1 ? e->reserve_tp_bytes : 0.0); /* TP/DP NCCL groups */
     if (e->kind == SIM_SCHED_V1 && !s->enforce_eager)
         out->reserve_bytes += e->cudagraph_bytes;
     out->kv_bytes_per_token = sim_model_kv_bytes_per_token(m, run->tp, run->kv_dtype);
