@@ -611,6 +611,46 @@ static void pipeline_batches_in_flight(void)
     CHECK_CONTAINS(x.err.msg, "--pp 3");
 }
 
+/*
+ * Preemption with a batch in flight (pp 2): blocks of 4 tokens, 5 blocks (4 usable: one is the
+ * null block), budget 8 tokens; A (prompt 8, output 2) and B (prompt 8, output 6) arrive at 0.
+ *   batch 1: A's prompt (2 blocks; 2 free). batch 2, while 1 is in flight: B's prompt (0 free).
+ *   batch 1 back: A samples its first token. Schedule: A needs a third block, none is free;
+ *     the last running request, B, is in flight, so A itself is preempted (vLLM: the popped
+ *     request is the one being scheduled, which is then not scheduled). 2 blocks free.
+ *   batch 2 back: B samples. B's tokens 9 to 13 run one a batch (the 9th takes a third block,
+ *     1 free; the 13th the fourth, 0 free); A waits meanwhile: the 7 or 8 tokens it would
+ *     recompute need 2 blocks. B is done with its 6th token (4 free).
+ *   A recomputes 8 of its 9 tokens, then the 9th, and samples its second token.
+ * One preemption (A's), nine batches: 8, 8, then B's five single tokens, then A's 8 and 1.
+ * Before the fix A, preempted, was also given a block it kept while waiting: B then found no
+ * block for its 13th token and was preempted too.
+ */
+static void pipeline_preempts_the_request_being_scheduled(void)
+{
+    toy_setup x;
+    make_setup(&x, 256, 8, 16, 0);
+    x.m.n_layers = 2; /* a layer a stage */
+    x.run.pp = 2;
+    toy_set_blocks(&x, 5);
+    sim_request req[2] = {{.prompt_tokens = 8, .output_tokens = 2},
+                          {.prompt_tokens = 8, .output_tokens = 6}};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, req, 2, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.kv_blocks, 5);
+    CHECK_INT(r.preemptions, 1);
+    CHECK_INT(req[0].n_preemptions, 1);
+    CHECK_INT(req[1].n_preemptions, 0);
+    CHECK_INT(r.n_steps, 9);
+    CHECK_INT(r.recomputed_tokens, 8);
+    static const int64_t tokens[9] = {8, 8, 1, 1, 1, 1, 1, 8, 1};
+    CHECK_INT(seen.n, 9);
+    for (int i = 0; i < 9 && i < seen.n; i++)
+        CHECK_INT(seen.s[i].n_tokens, tokens[i]);
+    CHECK(req[1].finish_s < req[0].finish_s); /* B leaves before A gets its second token */
+}
+
 static void sum_walls(void *ctx, const sim_serve_step *st) { *(double *)ctx += st->wall_s; }
 
 /* A closed loop through two stages obeys Little's law (throughput = concurrency / mean E2E), and
@@ -729,6 +769,7 @@ static void windowed_credit_avoids_preemption(void)
 
 int main(void)
 {
+    pipeline_preempts_the_request_being_scheduled();
     pipeline_batches_in_flight();
     pipeline_closed_loop();
     budget_split_between_decodes_and_a_chunk();

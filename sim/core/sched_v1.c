@@ -204,10 +204,13 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         if (want <= 0)
             continue;
         int64_t need = blocks_needed(x, r, r->computed + want);
+        /* vLLM: preempt from the end until the request fits, or until it is itself the one
+         * preempted (compared by id: preempt_last shifts the requests after the victim, so
+         * with batches in flight behind it running[i] is then another request). */
+        const int32_t self = running[i];
         int ok = 1;
         while (need > x->free_blocks) {
-            int32_t victim = preempt_last(x);
-            if (victim == running[i] || x->n_running <= i) {
+            if (preempt_last(x) == self) {
                 ok = 0;
                 break;
             }
