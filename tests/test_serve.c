@@ -71,7 +71,7 @@ static sim_status serve(toy_setup *x, sim_request *req, int64_t n, int64_t conc,
     static int32_t queue[1024], running[1024];
     static sim_itl_entry itl[4096];
     sim_workload w = {req, n, conc};
-    sim_serve_scratch scr = {queue, running, itl, 4096};
+    sim_serve_scratch scr = {queue, running, itl, 4096, 0};
     sim_status st = sim_serve_simulate(toy_su(x), &w, &scr, record, seen, r, &x->err);
     if (st != SIM_OK)
         printf("serve: %s\n", x->err.msg);
@@ -319,7 +319,7 @@ static void closed_loop_obeys_littles_law(void)
     static sim_itl_entry itl[2200 * 30];
     static double scratch[2200];
     sim_workload w = {req, 2200, 16};
-    sim_serve_scratch scr = {queue, running, itl, 2200 * 30};
+    sim_serve_scratch scr = {queue, running, itl, 2200 * 30, 0};
     sim_serve_result r;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, NULL, NULL, &r, &x.err), SIM_OK);
     sim_serve_stats st;
@@ -334,6 +334,99 @@ static void closed_loop_obeys_littles_law(void)
             if (req[j].finish_s == req[i].arrival_s)
                 arrivals_at_finish++;
     CHECK(arrivals_at_finish > 0);
+}
+
+/*
+ * Decode runs (sched_v1.c decode_run) price stretches of identical decode steps without the
+ * scheduler; they must change nothing. On 300 random workloads (closed loops and Poisson or
+ * bursty open loops; short and long prompts, so chunked prefill; tight KV pools, so
+ * preemption; small max_num_seqs, so a waiting queue; with and without async scheduling)
+ * every request's times and every counter equal the step-by-step run's (exact_steps), bit
+ * for bit, and so do the ITL entries. (Data-parallel ranks run this same function; pipeline
+ * stages step every batch.)
+ */
+/* splitmix64: the next of a sequence of random 64-bit numbers. */
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void decode_runs_equal_stepping(void)
+{
+    static sim_request a[400], b[400];
+    static int32_t queue[401], running[400];
+    static sim_itl_entry itl_a[400 * 160], itl_b[400 * 160];
+    uint64_t g = 12345;
+    int n_cases = 0, with_preemption = 0, with_queue = 0;
+    for (int t = 0; t < 300; t++) {
+        toy_setup x;
+        const int64_t seqs = 2 + (int64_t)(next_u64(&g) % 40);
+        const int64_t budget = 16 + (int64_t)(next_u64(&g) % 200);
+        make_setup(&x, seqs, budget, 400, 0); /* prompts <= 224, outputs <= 112 tokens */
+        x.e.async_scheduling = (int)(next_u64(&g) & 1);
+        /* 101 blocks of 4 tokens hold one max_model_len request: a tight pool preempts. */
+        const int tight = next_u64(&g) % 2 == 0;
+        toy_set_blocks(&x, tight ? 101 + (int64_t)(next_u64(&g) % 100) : 4000);
+        const int closed = (int)(next_u64(&g) & 1);
+        const int64_t n = 50 + (int64_t)(next_u64(&g) % 300);
+        const int64_t conc = closed ? 1 + (int64_t)(next_u64(&g) % 48) : 0;
+        const double rate = 5.0 + (double)(next_u64(&g) % 400);
+        const double burst = next_u64(&g) % 2 ? 1.0 : 0.3;
+        const int64_t prompt = 4 + (int64_t)(next_u64(&g) % 120);
+        const int64_t out = 2 + (int64_t)(next_u64(&g) % 60);
+        const double range = (double)(next_u64(&g) % 9) / 10.0;
+        sim_workload_spec spec = {closed ? SIM_ARRIVAL_CLOSED : SIM_ARRIVAL_POISSON,
+                                  conc,
+                                  closed ? 0.0 : rate,
+                                  burst,
+                                  prompt,
+                                  out,
+                                  range,
+                                  n,
+                                  0,
+                                  next_u64(&g)};
+        sim_workload_generate(&spec, a, n);
+        for (int64_t i = 0; i < n; i++)
+            b[i] = a[i];
+        sim_serve_scratch fast = {queue, running, itl_a, 400 * 160, 0};
+        sim_serve_scratch exact = {queue, running, itl_b, 400 * 160, 1};
+        sim_serve_result ra, rb;
+        sim_status sa = sim_serve_simulate(toy_su(&x), &(sim_workload){a, n, conc}, &fast, NULL,
+                                           NULL, &ra, &x.err);
+        sim_status sb = sim_serve_simulate(toy_su(&x), &(sim_workload){b, n, conc}, &exact, NULL,
+                                           NULL, &rb, &x.err);
+        CHECK_INT(sa, sb);
+        if (sa != SIM_OK || sb != SIM_OK)
+            continue;
+        n_cases++;
+        with_preemption += rb.preemptions > 0;
+        with_queue += rb.queue_peak > 0;
+        CHECK_INT(ra.n_steps, rb.n_steps);
+        CHECK_INT(ra.preemptions, rb.preemptions);
+        CHECK_INT(ra.recomputed_tokens, rb.recomputed_tokens);
+        CHECK_INT(ra.peak_kv_blocks, rb.peak_kv_blocks);
+        CHECK_INT(ra.queue_peak, rb.queue_peak);
+        CHECK_INT(ra.running_peak, rb.running_peak);
+        CHECK_INT(ra.n_prefill_steps, rb.n_prefill_steps);
+        CHECK_INT(ra.n_itl, rb.n_itl);
+        CHECK(ra.end_s == rb.end_s && ra.busy_s == rb.busy_s && ra.prefill_s == rb.prefill_s &&
+              ra.roofline_sum_s == rb.roofline_sum_s && ra.host_sum_s == rb.host_sum_s);
+        int same = 1;
+        for (int64_t i = 0; i < n; i++)
+            same &= a[i].first_token_s == b[i].first_token_s && a[i].finish_s == b[i].finish_s &&
+                    a[i].arrival_s == b[i].arrival_s && a[i].n_preemptions == b[i].n_preemptions;
+        for (int64_t i = 0; i < ra.n_itl && i < rb.n_itl; i++)
+            same &= itl_a[i].itl_s == itl_b[i].itl_s && itl_a[i].count == itl_b[i].count;
+        CHECK(same);
+    }
+    printf("  decode runs: %d workloads compared, %d with preemption, %d with a queue\n",
+           n_cases, with_preemption, with_queue);
+    CHECK(n_cases > 250);
+    CHECK(with_preemption > 20);
+    CHECK(with_queue > 100);
 }
 
 /*
@@ -473,7 +566,7 @@ static void bad_workloads_refused(void)
     toy_setup x;
     make_setup(&x, 256, 2048, 100, 0);
     static int32_t queue[3], running[2];
-    sim_serve_scratch scr = {queue, running, NULL, 0};
+    sim_serve_scratch scr = {queue, running, NULL, 0, 0};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         sim_request req[2] = {
             {.arrival_s = 1.0, .prompt_tokens = 8, .output_tokens = cases[i].output_1},
@@ -605,7 +698,7 @@ static void pipeline_batches_in_flight(void)
     /* More stages than layers: refused, not simulated. */
     x.run.pp = 3;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &(sim_workload){req, 2, 0},
-                                 &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0},
+                                 &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0, 0},
                                  NULL, NULL, &r, &x.err),
               SIM_EINVAL);
     CHECK_CONTAINS(x.err.msg, "--pp 3");
@@ -670,7 +763,7 @@ static void pipeline_closed_loop(void)
     static sim_itl_entry itl[1100 * 30];
     static double scratch[1100];
     sim_workload w = {req, 1100, 16};
-    sim_serve_scratch scr = {queue, running, itl, 1100 * 30};
+    sim_serve_scratch scr = {queue, running, itl, 1100 * 30, 0};
     sim_serve_result r;
     double latencies = 0.0;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, sum_walls, &latencies, &r, &x.err), SIM_OK);
@@ -769,6 +862,7 @@ static void windowed_credit_avoids_preemption(void)
 
 int main(void)
 {
+    decode_runs_equal_stepping();
     pipeline_preempts_the_request_being_scheduled();
     pipeline_batches_in_flight();
     pipeline_closed_loop();

@@ -99,6 +99,7 @@ typedef struct serve_args {
     const char *trace, *format, *timeline;
     double slo_ttft_s, slo_tpot_s;
     int have_conc, have_rate;
+    int exact_steps; /* --exact-steps: every step through the scheduler */
 } serve_args;
 
 static int parse_args(int argc, char **argv, serve_args *a, int *done)
@@ -213,6 +214,10 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         CLI_STR_H(
             "timeline", &a->timeline,
             "  --timeline FILE.csv           per-step time, batch, tokens, KV use and queue\n"),
+        CLI_FLAG_H("exact-steps", &a->exact_steps,
+                   "  --exact-steps                 schedule every step (by default stretches of\n"
+                   "                                identical decode steps are priced without the\n"
+                   "                                scheduler: the same numbers, faster)\n"),
         CLI_ROOFLINE_H("roofline", &a->spec.mode,
                        "  --roofline op|step, --gemm flat|tile-wave   as for predict\n"),
         {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &a->spec.gemm},
@@ -405,6 +410,7 @@ int cmd_serve(int argc, char **argv)
     rc = cli_run_open(&a.spec, &run);
     if (rc == CLI_OK)
         rc = cli_serve_prepare(&sv, &a.wl, a.trace);
+    sv.exact_steps = a.exact_steps;
     sim_serve_result r;
     sim_serve_stats st;
     if (rc == CLI_OK)

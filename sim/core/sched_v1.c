@@ -502,6 +502,95 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
     return end_run(x);
 }
 
+/*
+ * A decode run (docs/model.md, "Decode runs"; the V1 counterpart of sched_v0.c's): after a step
+ * in which every running request decoded one token, none was admitted, preempted or finished,
+ * the next steps are the same step with every context one larger, until a request would take
+ * its last token, an arrival would reach the scheduler, or the KV blocks could run short. Such
+ * steps change nothing the scheduler looks at: admission stays refused for the same reason
+ * (the queue's front, the budget and max_num_seqs do not change, and the free blocks only
+ * fall). So they are priced here without schedule() and finish_step(): each step's cost by
+ * the same sim_step_cost_next call on the same groups, its statistics by count_step, one ITL
+ * entry per step as finish_step makes, and the requests' tokens, blocks and last token time
+ * updated once at the end. The results are those of stepping (tests/test_serve.c compares
+ * them with scr->exact_steps on random workloads). Without an observer only (the timeline
+ * records the KV blocks of every step), and with full-attention KV groups only.
+ * Returns SIM_OK, or the step limit's error; *prev_cost and the clock are advanced.
+ */
+static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cost *c,
+                             double *sched_s, struct sim_err *err)
+{
+    const sim_workload *w = x->w;
+    const sim_engine *e = x->su.engine;
+    const sim_run_cfg *run = x->su.run;
+    const int64_t bs = x->su.sched->block_size, n = x->n_running;
+    const int64_t groups = x->kv->n_full_groups;
+    sim_request *req = w->req;
+    const int32_t *running = x->scr->running;
+    /* Steps before a request samples its last token (that step finishes it: stepped). */
+    int64_t k_max = INT64_MAX, ctx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const sim_request *r = &req[running[i]];
+        const int64_t left = r->output_tokens - r->generated - 1;
+        if (left < k_max)
+            k_max = left;
+        ctx += r->computed;
+    }
+    /* Each request starts at most ceil(k / bs) blocks in k steps: a run of
+     * bs x floor(free / (n x groups)) steps cannot leave a request without one. */
+    const int64_t per_block = n * groups;
+    const int64_t k_blocks = per_block > 0 ? x->free_blocks / per_block * bs : INT64_MAX;
+    if (k_blocks < k_max)
+        k_max = k_blocks;
+    int64_t k = 0;
+    sim_serve_scratch *scr = x->scr;
+    sim_status st = SIM_OK;
+    for (; k < k_max && st == SIM_OK; k++) {
+        /* An arrival the scheduler would see ends the run (admit_arrivals' test). */
+        if (w->concurrency > 0 ? x->next_admit < x->next_arrival &&
+                                     req[x->next_admit].arrival_s < *sched_s
+                               : x->next_arrival < w->n_requests &&
+                                     req[x->next_arrival].arrival_s <= *sched_s)
+            break;
+        /* The decodes as schedule() groups them: contexts summing to the exact total. */
+        sim_step stp = {0};
+        const int64_t q = ctx / n, rem = ctx % n;
+        if (n - rem > 0)
+            sim_step_add_group(&stp, n - rem, 1, q, 1);
+        if (rem > 0)
+            sim_step_add_group(&stp, rem, 1, q + 1, 1);
+        sim_step_cost_next(x->su.model, x->su.hw, run, &stp, c);
+        const double host = sim_engine_host_s(e, run->tp, c->seqs);
+        const double wall = sim_engine_step_wall_s(e, c->step_s, host);
+        x->step_preempted = 0;
+        count_step(x, mem, c, host, wall, wall, n, 0, 0, NULL, NULL);
+        const double t_end = x->now_s + wall;
+        if (scr->itl && x->out->n_itl < scr->itl_cap)
+            scr->itl[x->out->n_itl++] = (sim_itl_entry){wall, (double)n};
+        *sched_s = e->async_scheduling ? x->now_s : t_end;
+        x->now_s = t_end;
+        ctx += n;
+        st = check_step_limit(x, err);
+    }
+    if (k == 0)
+        return st;
+    int64_t taken = 0;
+    for (int64_t i = 0; i < n; i++) {
+        sim_request *r = &req[running[i]];
+        r->computed += k;
+        r->generated += k;
+        r->last_token_s = x->now_s;
+        const int64_t blocks = groups * ((r->computed + bs - 1) / bs);
+        taken += blocks - r->blocks;
+        r->blocks = blocks;
+    }
+    x->free_blocks -= taken;
+    /* The blocks in use only grew along the run: its last step holds the peak. */
+    if (x->pool_blocks - x->free_blocks > x->out->peak_kv_blocks)
+        x->out->peak_kv_blocks = x->pool_blocks - x->free_blocks;
+    return st;
+}
+
 sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_serve_scratch *scr,
                               sim_serve_observer obs, void *obs_ctx, sim_serve_result *out,
                               struct sim_err *err)
@@ -556,7 +645,16 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     /* When the step about to be simulated was scheduled (admit_arrivals): when the previous
      * one ended, or with async scheduling when it started; after an idle wait, at the arrival. */
     double sched_s = x.now_s;
+    /* The previous step was a decode of every running request that admitted, preempted and
+     * finished nothing: a decode run may follow (decode_run). */
+    int runnable = 0;
+    const int runs = !scr->exact_steps && !obs && mem.kv.n_window_groups == 0;
     while (x.done < w->n_requests) {
+        if (runnable) {
+            if ((st = decode_run(&x, &mem, &c, &sched_s, err)) != SIM_OK)
+                return st;
+            runnable = 0;
+        }
         admit_arrivals(&x, sched_s, 0);
         if (x.n_running == 0 && x.q_len == 0) {
             if (!wait_for_arrival(&x))
@@ -566,15 +664,19 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         }
         sim_step stp = {0};
         int64_t n_pf_seqs, n_pf_tokens;
+        const int64_t n_before = x.n_running;
         int64_t n_sched = schedule(&x, &stp, &n_pf_seqs, &n_pf_tokens);
         if (n_sched == 0 || stp.n_groups == 0)
             return stuck(&x, err);
+        const int all_decoded = n_pf_seqs == 0 && x.step_preempted == 0 &&
+                                x.n_running == n_before && n_sched == n_before;
         sim_step_cost_next(m, hw, run, &stp, &c);
         const double host = sim_engine_host_s(e, run->tp, c.seqs);
         const double wall = sim_engine_step_wall_s(e, c.step_s, host);
         count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
         const double t_end = x.now_s + wall;
         finish_step(&x, t_end, wall, x.batch, x.now_s);
+        runnable = runs && all_decoded && x.n_running == n_before;
         sched_s = e->async_scheduling ? x.now_s : t_end;
         x.now_s = t_end;
         if ((st = check_step_limit(&x, err)) != SIM_OK)

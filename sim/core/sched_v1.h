@@ -49,6 +49,9 @@ typedef struct sim_serve_scratch {
     int32_t *running;
     sim_itl_entry *itl;
     int64_t itl_cap;
+    /* 0 (default): stretches of identical decode steps are priced without the scheduler
+     * (decode_run in sched_v1.c; the same numbers); 1: every step through the scheduler. */
+    int exact_steps;
 } sim_serve_scratch;
 
 /* What one step did, for timelines. */

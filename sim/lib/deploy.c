@@ -727,7 +727,8 @@ static sim_status serve_rank(const sim_setup *su, sim_served *sv, sim_request *s
         return SIM_OK;
     }
     sim_workload w = {sub, n, conc};
-    sim_serve_scratch scr = {sv->queue, sv->running, sv->itl + itl_used, sv->itl_cap - itl_used};
+    sim_serve_scratch scr = {sv->queue, sv->running, sv->itl + itl_used, sv->itl_cap - itl_used,
+                             sv->exact_steps};
     sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, err);
     for (int64_t i = rank, k = 0; rc == SIM_OK && i < sv->n; i += n_ranks)
         sv->req[i] = sub[k++];
@@ -743,7 +744,7 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
     struct sim_err e2;
     if (cfg->dp <= 1) {
         sim_workload w = {sv->req, sv->n, sv->concurrency};
-        sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap};
+        sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap, sv->exact_steps};
         sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, &e2);
         if (rc != SIM_OK)
             sim_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);

@@ -241,6 +241,7 @@ typedef struct sim_served {
     sim_itl_entry *itl;
     int64_t itl_cap;
     double *scratch;
+    int exact_steps; /* 1: every step through the scheduler (sim_serve_scratch.exact_steps) */
 } sim_served;
 
 /*

@@ -325,7 +325,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         static sim_itl_entry itl[64 * 64];
         static double scratch[64];
         sim_workload w = {req, n, 0};
-        sim_serve_scratch scr = {q, run, itl, 64 * 64};
+        sim_serve_scratch scr = {q, run, itl, 64 * 64, 0};
         sim_serve_result r;
         if (sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK &&
             sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s}, &w, &scr, NULL, NULL, &r,
@@ -334,6 +334,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             REQUIRE(sim_serve_stats_compute(req, n, itl, r.n_itl, 0.0, 0.0, scratch, &st) ==
                     SIM_OK);
             REQUIRE(isfinite(st.ttft_s.p99) && isfinite(st.e2e_s.mean) && st.ttft_s.mean >= 0.0);
+            /* Decode runs price what stepping prices: every step through the scheduler gives
+             * the same requests' times and the same run. */
+            static sim_request again[64];
+            static sim_itl_entry itl2[64 * 64];
+            for (int64_t i = 0; i < n; i++)
+                again[i] = req[i];
+            sim_serve_scratch exact = {q, run, itl2, 64 * 64, 1};
+            sim_serve_result r2;
+            REQUIRE(sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s},
+                                       &(sim_workload){again, n, 0}, &exact, NULL, NULL, &r2,
+                                       &err) == SIM_OK);
+            REQUIRE(r2.n_steps == r.n_steps && r2.preemptions == r.preemptions &&
+                    r2.end_s == r.end_s && r2.n_itl == r.n_itl &&
+                    r2.peak_kv_blocks == r.peak_kv_blocks);
+            for (int64_t i = 0; i < n; i++)
+                REQUIRE(again[i].first_token_s == req[i].first_token_s &&
+                        again[i].finish_s == req[i].finish_s);
         }
     }
     free(req);
