@@ -1,7 +1,7 @@
 # Tests of capacity planning, sweeps and plots (issue 5).
 # Included from tests/CMakeLists.txt, which sets SIM_TEST_DATA and SIM_SHARED_DATA.
 include(${CMAKE_CURRENT_LIST_DIR}/helpers.cmake)
-sim_unit_test(test_capacity LIBS simio simcore)
+sim_unit_test(test_capacity LIBS simlib simcalib simio simcore)
 
 # The CLI's number formatter is tested with the core, against snprintf.
 sim_unit_test(test_sweep LIBS simio simcore SOURCES ${CMAKE_SOURCE_DIR}/sim/cli/fastfmt.c

@@ -11,6 +11,7 @@
 #include "bundled.h"
 #include "capacity.h"
 #include "check.h"
+#include "deploy.h"
 #include "toys.h"
 
 /* model on the H100 SXM profile with the vllm-v0 engine, the scheduler resolved at
@@ -344,8 +345,80 @@ static void mixtral_dp_ep_weights_match_hand_derivation(void)
     }
 }
 
+/*
+ * The longest max_model_len the engine starts with (sim_deploy_largest_len, which bisects
+ * ranges where the engine's defaults do not change) is the one trying every candidate finds:
+ * the model's limit, then every multiple of the block size below it, longest first, the first
+ * at which the memory budget fits. Models on GPUs where the answer lies below the limit,
+ * both engines (V0's chunked-prefill switch at 32768 makes the budget not monotonic),
+ * several TPs and block sizes; the limits are cut to 40960 so the scan stays quick.
+ */
+static void largest_len_equals_scan(void)
+{
+    static const struct {
+        const char *model, *hw, *engine;
+        int tp;
+        int64_t block, max_pos;
+    } cases[] = {
+        {"llama-3.1-70b", "h100-sxm", "vllm-v0", 2, 16, 40960},
+        {"llama-3.1-70b", "h100-sxm", "vllm-v1", 2, 16, 40960},
+        {"llama-3.1-70b", "a100-sxm-80gb", "vllm-v0", 2, 16, 40960},
+        {"llama-3.1-70b-awq", "l40s", "vllm-v1", 1, 16, 40960},
+        {"llama-3.1-70b-fp8", "h100-sxm", "vllm-v0", 1, 16, 40960},
+        {"llama-3.1-70b-fp8", "h100-sxm", "vllm-v1", 1, 32, 40960},
+        {"llama-3.1-8b", "rtx-4090", "vllm-v1", 1, 16, 40960},
+        {"llama-3.1-8b", "l4", "vllm-v0", 1, 16, 40960},
+        {"qwen3-32b", "h100-sxm", "vllm-v0", 1, 16, 40960},
+        {"qwen3-32b", "h100-sxm", "vllm-v1", 1, 16, 40960},
+        {"qwen3-32b", "rtx-4090", "vllm-v1", 4, 16, 40960},
+        {"mixtral-8x7b", "h100-sxm", "vllm-v1", 2, 16, 32768},
+        {"gemma-2-27b", "rtx-4090", "vllm-v1", 4, 16, 8192},
+        {"gpt-oss-120b", "h100-sxm", "vllm-v1", 1, 16, 40960},
+        {"llama-3.1-8b", "rtx-4090", "vllm-v0", 1, 1, 40960},
+    };
+    int below = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        static toy_setup x;
+        sim_hw hw;
+        if (load_model(cases[i].model, &x.m) != 0 || load_hw(cases[i].hw, &hw) != 0 ||
+            load_engine(cases[i].engine, &x.e) != 0)
+            continue;
+        x.hw = hw;
+        if (cases[i].max_pos < x.m.max_pos)
+            x.m.max_pos = cases[i].max_pos;
+        sim_sched_cfg_unset(&x.in);
+        x.in.block_size = cases[i].block;
+        CHECK(toy_resolve(&x) == SIM_OK);
+        x.run = sim_run_cfg_plain(cases[i].tp, x.m.dtype);
+        const sim_setup *su = toy_su(&x);
+        int64_t want = 0;
+        for (int64_t len = x.m.max_pos; len >= 1 && !want;) {
+            sim_sched_cfg c = x.in;
+            c.max_model_len = len;
+            sim_sched_resolved r;
+            struct sim_err err;
+            sim_setup at = *su;
+            at.sched = &r;
+            sim_memory mem;
+            if (sim_sched_resolve(&x.e, &x.m, &x.hw, &c, &r, &err) == SIM_OK) {
+                sim_memory_compute(&at, &mem);
+                if (mem.fits)
+                    want = len;
+            }
+            len = len % cases[i].block ? len - len % cases[i].block : len - cases[i].block;
+        }
+        const int64_t got = sim_deploy_largest_len(su, &x.in);
+        printf("  %s on %s, %s, TP %d, blocks of %lld: %lld\n", cases[i].model, cases[i].hw,
+               cases[i].engine, cases[i].tp, (long long)cases[i].block, (long long)got);
+        CHECK_INT(got, want);
+        below += want > 0 && want < x.m.max_pos;
+    }
+    CHECK(below >= 6); /* the cases test a search, not the limit alone */
+}
+
 int main(void)
 {
+    largest_len_equals_scan();
     mixtral_dp_ep_weights_match_hand_derivation();
     weights_and_kv_per_gpu_match_hand_derivation();
     llama70b_tp2_capacity_matches_hand_derivation();

@@ -245,23 +245,55 @@ int sim_deploy_smallest_layout(const sim_setup *su, int64_t *tp_out, int64_t *pp
     return 0;
 }
 
+/* Whether the engine starts at max_model_len len (the other settings of sc). */
+static int fits_at(const sim_setup *su, const sim_sched_cfg *sc, int64_t len)
+{
+    sim_sched_cfg c = *sc;
+    c.max_model_len = len;
+    sim_sched_resolved r;
+    struct sim_err err;
+    return sim_sched_resolve(su->engine, su->model, su->hw, &c, &r, &err) == SIM_OK &&
+           fits_with(su, NULL, &r);
+}
+
 int64_t sim_deploy_largest_len(const sim_setup *su, const sim_sched_cfg *sc)
 {
     const sim_engine *e = su->engine;
-    const sim_model *m = su->model;
-    const sim_hw *hw = su->hw;
-    const sim_sched_resolved *s = su->sched;
-    /* Not monotonic in general (a long max_model_len turns chunked prefill on, which shrinks
-     * the activation peak), so every multiple of block_size is tried, longest first: a few
-     * thousand memory budgets, well under a millisecond. */
-    sim_sched_cfg c = *sc;
-    for (int64_t len = m->max_pos; len >= 1;) {
-        c.max_model_len = len;
-        sim_sched_resolved r;
-        struct sim_err err;
-        if (sim_sched_resolve(e, m, hw, &c, &r, &err) == SIM_OK && fits_with(su, NULL, &r))
-            return len;
-        len = len % s->block_size ? len - len % s->block_size : len - s->block_size;
+    const int64_t bs = su->sched->block_size, top = su->model->max_pos;
+    /* The candidates are the model's limit and every multiple of block_size below it. Between
+     * the lengths where the engine's defaults change (V0: chunked prefill turns on above
+     * chunked_auto_above_len, shrinking the activation peak; the token budget follows
+     * max_model_len above min_batched_tokens) a longer max_model_len needs as many KV blocks
+     * and activations or more, so the engine starts up to some length and not beyond: each
+     * such range is bisected, longest range first (tests/test_capacity.c checks this against
+     * trying every candidate). A max_position_embeddings of 1e9 takes some 60 budgets. */
+    int64_t cuts[4] = {top, e->chunked_auto_above_len, e->min_batched_tokens, 0};
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            if (cuts[j] > cuts[i]) {
+                const int64_t t = cuts[i];
+                cuts[i] = cuts[j];
+                cuts[j] = t;
+            }
+    for (int i = 0; i + 1 < 4; i++) {
+        const int64_t hi = cuts[i] < top ? cuts[i] : top, lo = cuts[i + 1]; /* range (lo, hi] */
+        if (hi <= lo)
+            continue;
+        /* The candidates in (lo, hi]: hi itself when it is the model's limit, else multiples
+         * of bs; k indexes the multiples k x bs. */
+        if (hi == top && fits_at(su, sc, top))
+            return top;
+        int64_t k_hi = (hi == top ? hi - 1 : hi) / bs, k_lo = lo / bs + 1;
+        if (k_hi < k_lo || !fits_at(su, sc, k_lo * bs))
+            continue;
+        while (k_lo < k_hi) { /* k_lo fits; the largest fitting k in [k_lo, k_hi] */
+            const int64_t mid = k_lo + (k_hi - k_lo + 1) / 2;
+            if (fits_at(su, sc, mid * bs))
+                k_lo = mid;
+            else
+                k_hi = mid - 1;
+        }
+        return k_lo * bs;
     }
     return 0;
 }
