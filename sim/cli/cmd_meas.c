@@ -398,6 +398,17 @@ static int write_calibration(const meas_opts *o, int argc, char **argv, const ch
     return CLI_OK;
 }
 
+/* R^2 as the tables print it: undefined (NaN) when every measured time is the same, which a
+ * table says in words (JSON prints null). */
+static const char *r2_str(double r2, char *buf, size_t cap)
+{
+    if (isnan(r2))
+        snprintf(buf, cap, "undefined (the measured times are all equal)");
+    else
+        snprintf(buf, cap, "%.4f", r2);
+    return buf;
+}
+
 static int print_calibration(const meas_opts *o, const char *hardware, const char *engine,
                              const sim_fit_result *res)
 {
@@ -428,8 +439,10 @@ static int print_calibration(const meas_opts *o, const char *hardware, const cha
            res->alpha_at_bound ? "   (at a bound)" : "");
     printf("  beta_s  %.6g s +/- %.2g s%s\n", res->beta_s, res->beta_stderr_s,
            res->beta_at_bound ? "   (at a bound)" : "");
-    printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %.4f\n",
-           res->fit.mape_pct, res->fit.median_ape_pct, res->fit.max_ape_pct, res->fit.r2);
+    char r2[64];
+    printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %s\n",
+           res->fit.mape_pct, res->fit.median_ape_pct, res->fit.max_ape_pct,
+           r2_str(res->fit.r2, r2, sizeof(r2)));
     printf("  wrote   %s\n", o->out);
     return CLI_OK;
 }
@@ -1134,8 +1147,9 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
         printf(", alpha %.6g, beta_s %.6g s (%s)\n", alpha, beta, o->calibration);
     else
         printf(", uncalibrated (alpha = 1, beta_s = 0)\n");
-    printf("  MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%   R^2 %.4f\n", mt->mape_pct,
-           mt->median_ape_pct, mt->max_ape_pct, mt->r2);
+    char r2[64];
+    printf("  MAPE %.2f%%   median APE %.2f%%   max APE %.2f%%   R^2 %s\n", mt->mape_pct,
+           mt->median_ape_pct, mt->max_ape_pct, r2_str(mt->r2, r2, sizeof(r2)));
     if (o->holdout) {
         printf("\n  held-out %-10s %6s %10s %12s %8s\n", o->holdout, "rows", "alpha", "beta_ms",
                "MAPE%");

@@ -302,6 +302,16 @@ sim_status sim_j_str(const sim_jctx *ctx, const cJSON *obj, const char *key, int
     if (n + 1 > cap)
         return sim_j_fail(ctx, key, "string too long (expected at most %zu characters, got %zu)",
                           cap - 1, n);
+    /* Strings the tools print (ids, names, sources, paths): no control characters, which a
+     * terminal would act on (an ESC starts an escape sequence). */
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char ch = (unsigned char)v->valuestring[i];
+        if (ch < 0x20 || ch == 0x7f)
+            return sim_j_fail(ctx, key,
+                              "control character U+%04X at position %zu (expected printable "
+                              "text)",
+                              ch, i + 1);
+    }
     memcpy(out, v->valuestring, n + 1);
     return SIM_OK;
 }
