@@ -676,7 +676,6 @@ static void scheduler_rule_applies_to_closed_loop_rows(void)
     sim_meas_set_free(&set);
 }
 
-
 /* One serving row (H100, TP 2, closed loop) with the given "run" object, loaded from text. */
 static sim_status load_run(sim_meas_set *set, const char *run, struct sim_err *err)
 {
@@ -704,9 +703,11 @@ static void run_object_is_taken_or_reported(void)
         &set,
         "{\"image\":\"x\",\"async_scheduling\":false,\"prefix_caching\":true,"
         "\"cudagraph_mode\":\"PIECEWISE\",\"compilation_config\":"
-        "\"{\\\"cudagraph_mode\\\":\\\"PIECEWISE\\\",\\\"pass_config\\\":{\\\"fuse_allreduce_rms\\\":"
+        "\"{\\\"cudagraph_mode\\\":\\\"PIECEWISE\\\",\\\"pass_config\\\":{\\\"fuse_allreduce_"
+        "rms\\\":"
         "true,\\\"eliminate_noops\\\":true}}\",\"max_cudagraph_capture_size\":\"2048\","
-        "\"attention_backend\":\"vllm default (auto-selected)\",\"env\":{\"VLLM_MOE_USE_DEEP_GEMM\":"
+        "\"attention_backend\":\"vllm default "
+        "(auto-selected)\",\"env\":{\"VLLM_MOE_USE_DEEP_GEMM\":"
         "\"0\",\"VLLM_MXFP4_USE_MARLIN\":\"1\"},\"expert_parallel\":true,\"data_parallel\":2,"
         "\"ep_size\":4,\"assumed\":[\"source_config (commit guessed)\",\"tp (data parallel not "
         "expressible)\",\"run.env\"],\"defaults\":[\"kv_dtype\"]}",
@@ -721,10 +722,9 @@ static void run_object_is_taken_or_reported(void)
         CHECK_INT(r->ep, 1);
         CHECK_INT(r->dp, 2);
         /* ep_size 4 = TP 2 x DP 2: consistent, not listed. */
-        CHECK_STR(r->unmodelled,
-                  "prefix_caching=true; cudagraph_mode=PIECEWISE; "
-                  "compilation_config.pass_config.fuse_allreduce_rms=true; "
-                  "max_cudagraph_capture_size=2048; env.VLLM_MXFP4_USE_MARLIN=1");
+        CHECK_STR(r->unmodelled, "prefix_caching=true; cudagraph_mode=PIECEWISE; "
+                                 "compilation_config.pass_config.fuse_allreduce_rms=true; "
+                                 "max_cudagraph_capture_size=2048; env.VLLM_MXFP4_USE_MARLIN=1");
         CHECK_STR(r->assumed, "tp (data parallel not expressible); run.env");
     }
     /* Set aside: the row moves, in order, and the set keeps the others. */

@@ -422,8 +422,8 @@ static void decode_runs_equal_stepping(void)
             same &= itl_a[i].itl_s == itl_b[i].itl_s && itl_a[i].count == itl_b[i].count;
         CHECK(same);
     }
-    printf("  decode runs: %d workloads compared, %d with preemption, %d with a queue\n",
-           n_cases, with_preemption, with_queue);
+    printf("  decode runs: %d workloads compared, %d with preemption, %d with a queue\n", n_cases,
+           with_preemption, with_queue);
     CHECK(n_cases > 250);
     CHECK(with_preemption > 20);
     CHECK(with_queue > 100);

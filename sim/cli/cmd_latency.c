@@ -207,9 +207,10 @@ int cmd_latency(int argc, char **argv)
         CLI_FLAG_H("disable-hybrid-kv-cache-manager", &spec.sched.disable_hybrid_kv,
                    "  --disable-hybrid-kv-cache-manager   V1: sliding-window layers keep the whole "
                    "context\n"),
-        CLI_SCHED_H("async-scheduling", &spec.sched,
-                    "  --async-scheduling on|off     V1: the next step's host work overlaps the GPU\n"
-                    "                                (default: the engine's; on from vLLM 0.14)\n"),
+        CLI_SCHED_H(
+            "async-scheduling", &spec.sched,
+            "  --async-scheduling on|off     V1: the next step's host work overlaps the GPU\n"
+            "                                (default: the engine's; on from vLLM 0.14)\n"),
         CLI_SCHED_H("chunked-prefill", &spec.sched,
                     "  --chunked-prefill on|off      V0 only (V1 always chunks): default on when\n"
                     "                                max_model_len > 32768\n"),

@@ -306,8 +306,7 @@ static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set, sim
     }
     sim_meas_apply_sched_rule(set, rule);
     size_t moved = 0;
-    if (aside && !o->keep_assumed &&
-        sim_meas_set_aside_assumed(set, aside, &moved) != SIM_OK) {
+    if (aside && !o->keep_assumed && sim_meas_set_aside_assumed(set, aside, &moved) != SIM_OK) {
         cli_error("out of memory");
         return CLI_NUMERIC;
     }
@@ -322,8 +321,7 @@ static int load_rows(const meas_opts *o, const char *cmd, sim_meas_set *set, sim
         fprintf(stderr,
                 "llmstep %s: note: %zu row(s) set aside, not %s: run.assumed names a field the "
                 "prediction uses (first: %s:%d: %s: %s); --keep-assumed takes them\n",
-                cmd, moved, "fitted",
-                aside->rows[0].file, aside->rows[0].line, aside->rows[0].id,
+                cmd, moved, "fitted", aside->rows[0].file, aside->rows[0].line, aside->rows[0].id,
                 aside->rows[0].assumed);
     return CLI_OK;
 }
@@ -440,9 +438,8 @@ static int print_calibration(const meas_opts *o, const char *hardware, const cha
     printf("  beta_s  %.6g s +/- %.2g s%s\n", res->beta_s, res->beta_stderr_s,
            res->beta_at_bound ? "   (at a bound)" : "");
     char r2[64];
-    printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %s\n",
-           res->fit.mape_pct, res->fit.median_ape_pct, res->fit.max_ape_pct,
-           r2_str(res->fit.r2, r2, sizeof(r2)));
+    printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %s\n", res->fit.mape_pct,
+           res->fit.median_ape_pct, res->fit.max_ape_pct, r2_str(res->fit.r2, r2, sizeof(r2)));
     printf("  wrote   %s\n", o->out);
     return CLI_OK;
 }
@@ -1324,7 +1321,8 @@ int cmd_validate(int argc, char **argv)
             rc = amp.other[i] ? predict_row(&amp, i, cal.ab_alpha, cal.ab_beta_s, &apred[i])
                               : predict_row(&amp, i, a, b, &apred[i]);
         }
-        if (rc == CLI_OK && sim_metrics_compute(apred, ameas, aside.n, ascratch, &ar.mt) != SIM_OK) {
+        if (rc == CLI_OK &&
+            sim_metrics_compute(apred, ameas, aside.n, ascratch, &ar.mt) != SIM_OK) {
             cli_error("validate: metrics could not be computed");
             rc = CLI_NUMERIC;
         }

@@ -202,9 +202,10 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
             "gpu-memory-utilization", sc,
             "  --gpu-memory-utilization F, --block-size N   override the engine's defaults\n"),
         {.name = "block-size", .kind = CLI_OPT_SCHED, .dst = sc},
-        CLI_SCHED_H("async-scheduling", sc,
-                    "  --async-scheduling on|off     V1: the next step's host work overlaps the GPU\n"
-                    "                                (default: the engine's; on from vLLM 0.14)\n"),
+        CLI_SCHED_H(
+            "async-scheduling", sc,
+            "  --async-scheduling on|off     V1: the next step's host work overlaps the GPU\n"
+            "                                (default: the engine's; on from vLLM 0.14)\n"),
         CLI_FLAG_H("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv,
                    "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole "
                    "context\n"),

@@ -70,8 +70,8 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
     out->max_model_len = in->max_model_len > 0 ? in->max_model_len : m->max_pos;
     out->enforce_eager = in->enforce_eager > 0;
     out->disable_hybrid_kv = in->disable_hybrid_kv > 0;
-    out->async_scheduling = in->async_scheduling >= 0 ? in->async_scheduling > 0
-                                                      : e->async_scheduling != 0;
+    out->async_scheduling =
+        in->async_scheduling >= 0 ? in->async_scheduling > 0 : e->async_scheduling != 0;
     if (out->async_scheduling && e->kind != SIM_SCHED_V1) {
         sim_errf(err, "async_scheduling: the V0 engine has no async scheduling (vLLM V1 only)");
         return SIM_EINVAL;

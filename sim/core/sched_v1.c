@@ -547,10 +547,9 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
     sim_status st = SIM_OK;
     for (; k < k_max && st == SIM_OK; k++) {
         /* An arrival the scheduler would see ends the run (admit_arrivals' test). */
-        if (w->concurrency > 0 ? x->next_admit < x->next_arrival &&
-                                     req[x->next_admit].arrival_s < *sched_s
-                               : x->next_arrival < w->n_requests &&
-                                     req[x->next_arrival].arrival_s <= *sched_s)
+        if (w->concurrency > 0
+                ? x->next_admit < x->next_arrival && req[x->next_admit].arrival_s < *sched_s
+                : x->next_arrival < w->n_requests && req[x->next_arrival].arrival_s <= *sched_s)
             break;
         /* The decodes as schedule() groups them: contexts summing to the exact total. */
         sim_step stp = {0};

@@ -248,8 +248,7 @@ static sim_status take_cudagraph_mode(const sim_jctx *ctx, const char *key, cons
 /* run.compilation_config: the JSON text the run passed to --compilation-config. Its
  * cudagraph_mode is taken as run.cudagraph_mode; pass_config's eliminate_noops removes no
  * kernel; every other pass turned on, and every other key, is reported unmodelled. */
-static sim_status take_compilation_config(const sim_jctx *ctx, const char *text,
-                                          sim_meas_row *r)
+static sim_status take_compilation_config(const sim_jctx *ctx, const char *text, sim_meas_row *r)
 {
     cJSON *cc = cJSON_Parse(text);
     if (!cc || !cJSON_IsObject(cc)) {
@@ -311,16 +310,41 @@ static int assumed_material(const char *entry)
     }
     name[n] = '\0';
     const char *f = strncmp(name, "run.", 4) == 0 ? name + 4 : name;
-    static const char *const fields[] = {
-        "hardware",       "model",          "tp",          "dtype",
-        "kv_dtype",       "engine",         "engine_version", "kind",
-        "measured_s",     "batch",          "prompt_tokens",  "output_tokens",
-        "context_tokens", "groups",         "metric",         "workload",
-        "scheduler",      "concurrency",    "num_requests",   "range_ratio",
-        "warmup_requests", "rate_per_s",    "burstiness",     "arrival",
-        "trace",          "prefix_caching", "async_scheduling", "cudagraph_mode",
-        "max_cudagraph_capture_size", "compilation_config", "expert_parallel",
-        "data_parallel",  "ep_size",        "attention_backend", "env"};
+    static const char *const fields[] = {"hardware",
+                                         "model",
+                                         "tp",
+                                         "dtype",
+                                         "kv_dtype",
+                                         "engine",
+                                         "engine_version",
+                                         "kind",
+                                         "measured_s",
+                                         "batch",
+                                         "prompt_tokens",
+                                         "output_tokens",
+                                         "context_tokens",
+                                         "groups",
+                                         "metric",
+                                         "workload",
+                                         "scheduler",
+                                         "concurrency",
+                                         "num_requests",
+                                         "range_ratio",
+                                         "warmup_requests",
+                                         "rate_per_s",
+                                         "burstiness",
+                                         "arrival",
+                                         "trace",
+                                         "prefix_caching",
+                                         "async_scheduling",
+                                         "cudagraph_mode",
+                                         "max_cudagraph_capture_size",
+                                         "compilation_config",
+                                         "expert_parallel",
+                                         "data_parallel",
+                                         "ep_size",
+                                         "attention_backend",
+                                         "env"};
     for (size_t i = 0; i < N(fields); i++) {
         size_t k = strlen(fields[i]);
         if (strncmp(f, fields[i], k) == 0 && (f[k] == '\0' || f[k] == '.'))
@@ -415,8 +439,7 @@ static sim_status parse_run(const sim_jctx *parent, const cJSON *obj, sim_meas_r
         add_unmodelled(r, "ep_size=%lld (the layout gives %lld)", (long long)ep_size,
                        (long long)want);
     if (st == SIM_OK)
-        st = take_strings(&ctx, obj, "assumed", assumed_material, r->assumed,
-                          sizeof(r->assumed));
+        st = take_strings(&ctx, obj, "assumed", assumed_material, r->assumed, sizeof(r->assumed));
     char ignored[8] = "";
     if (st == SIM_OK)
         st = take_strings(&ctx, obj, "defaults", NULL, ignored, sizeof(ignored));
