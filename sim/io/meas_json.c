@@ -195,6 +195,8 @@ static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, sim_mea
 /* Appends "item" to the row's list of described but unmodelled run keys ("; " between items);
  * a list that would overflow ends with "; ...". */
 static void add_unmodelled(sim_meas_row *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_unmodelled(sim_meas_row *r, const char *fmt, ...)
 {
     char item[160];
     va_list ap;
