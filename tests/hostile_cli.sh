@@ -51,5 +51,25 @@ refuse "calibration onto a FIFO" 1 "not a regular file" calibrate \
     --measurements "$(dirname "$0")/../measurements/example.jsonl" --select hardware=h100-sxm \
     --out "$tmp/fifo"
 [ -p "$tmp/fifo" ] && ok || bad "the FIFO was replaced"
+# The temporary is a fresh name (mkstemp, O_EXCL): a file planted at the old predictable name
+# <out>.tmp.<pid> is never written through; the replaced file keeps its permissions; a new one
+# gets 0666 less the umask; nothing is left beside it.
+ex="$(dirname "$0")/../measurements/example.jsonl"
+echo old >"$tmp/cal.json"
+chmod 640 "$tmp/cal.json"
+"$bin" calibrate --measurements "$ex" --select hardware=h100-sxm --out "$tmp/cal.json" \
+    >/dev/null 2>&1 || bad "calibrate --out an existing file exit $?"
+expect "replaced file keeps mode 640" "$(stat -c %a "$tmp/cal.json")" 640
+grep -q '"alpha"' "$tmp/cal.json" && ok || bad "the calibration was not written"
+(umask 077 && "$bin" calibrate --measurements "$ex" --select hardware=h100-sxm \
+    --out "$tmp/new.json" >/dev/null 2>&1) || bad "calibrate --out a new file exit $?"
+expect "new file mode under umask 077" "$(stat -c %a "$tmp/new.json")" 600
+expect "no temporary left" "$(ls "$tmp" | grep -c '\.tmp\.')" 0
+echo victim >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/cal2.json.tmp.$$"
+"$bin" calibrate --measurements "$ex" --select hardware=h100-sxm --out "$tmp/cal2.json" \
+    >/dev/null 2>&1 || bad "calibrate next to a planted link exit $?"
+expect "planted link's target untouched" "$(cat "$tmp/victim")" victim
+[ -f "$tmp/cal2.json" ] && [ ! -L "$tmp/cal2.json" ] && ok || bad "cal2.json is not a regular file"
 
 summary hostile_cli
