@@ -593,9 +593,9 @@ static sim_status fill_result(fctx *c, const double *x, double s, const cov_out 
     return SIM_OK;
 }
 
-sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fig_param *par,
-                           sim_fig_pred_fn fn, void *user, const sim_fig_opts *o,
-                           sim_fig_result *out, struct sim_err *err)
+static sim_status fit_figures(size_t n, const double *meas, size_t nf, const sim_fig_param *par,
+                              sim_fig_pred_fn fn, void *user, const sim_fig_opts *o,
+                              sim_fig_result *out, struct sim_err *err)
 {
     *out = (sim_fig_result){0};
     sim_fig_opts def;
@@ -606,7 +606,6 @@ sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fi
     sim_status st = check_in(n, meas, nf, par, o, err);
     if (st != SIM_OK)
         return st;
-    gsl_set_error_handler_off();
     fctx c = {0};
     c.n = n;
     c.nf = nf;
@@ -664,5 +663,17 @@ sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fi
     free(buf);
     if (st != SIM_OK)
         *out = (sim_fig_result){0};
+    return st;
+}
+
+/* GSL keeps one error handler per process, whose default aborts: it is off while this fit runs
+ * (every GSL status is checked) and the caller's is restored after. */
+sim_status sim_fit_figures(size_t n, const double *meas, size_t nf, const sim_fig_param *par,
+                           sim_fig_pred_fn fn, void *user, const sim_fig_opts *o,
+                           sim_fig_result *out, struct sim_err *err)
+{
+    gsl_error_handler_t *prev = gsl_set_error_handler_off();
+    sim_status st = fit_figures(n, meas, nf, par, fn, user, o, out, err);
+    gsl_set_error_handler(prev);
     return st;
 }

@@ -219,8 +219,8 @@ static void fit_on_boundary(const sim_fit_row *rows, size_t n, const sim_fit_opt
     out->beta_stderr_s = sqrt(out->cov_beta_beta);
 }
 
-sim_status sim_fit_alpha_beta(const sim_fit_row *rows, size_t n, const sim_fit_opts *o,
-                              sim_fit_result *out, struct sim_err *err)
+static sim_status fit_alpha_beta(const sim_fit_row *rows, size_t n, const sim_fit_opts *o,
+                                 sim_fit_result *out, struct sim_err *err)
 {
     sim_status st = SIM_OK;
     gsl_matrix *X = NULL, *cov = NULL;
@@ -230,8 +230,6 @@ sim_status sim_fit_alpha_beta(const sim_fit_row *rows, size_t n, const sim_fit_o
     sim_fit_opts defaults;
 
     assert(out);
-    /* GSL's default handler aborts the process; every status is checked here. */
-    gsl_set_error_handler_off();
     *out = (sim_fit_result){0};
     if (!o) {
         sim_fit_opts_default(&defaults);
@@ -347,5 +345,16 @@ cleanup:
     gsl_vector_free(y);
     gsl_matrix_free(cov);
     gsl_matrix_free(X);
+    return st;
+}
+
+/* GSL keeps one error handler per process, whose default aborts: it is off while this fit runs
+ * (every GSL status is checked) and the caller's is restored after. */
+sim_status sim_fit_alpha_beta(const sim_fit_row *rows, size_t n, const sim_fit_opts *o,
+                              sim_fit_result *out, struct sim_err *err)
+{
+    gsl_error_handler_t *prev = gsl_set_error_handler_off();
+    sim_status st = fit_alpha_beta(rows, n, o, out, err);
+    gsl_set_error_handler(prev);
     return st;
 }

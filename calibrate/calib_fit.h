@@ -20,8 +20,8 @@
  * falls outside the box the constrained one lies on its boundary; it is the best
  * of the four edge optima, each a clamped 1-D least-squares solution.
  *
- * This is the only module that includes the GSL headers. It turns GSL's default abort-on-
- * error handler off (gsl_set_error_handler_off) on every call and reports GSL
+ * This is the only module that includes the GSL headers. Each fit turns GSL's default abort-on-
+ * error handler off while it runs and puts the caller's back when it returns, and reports GSL
  * failures as SIM_EFIT with gsl_strerror's text.
  */
 #ifndef SIM_CALIB_FIT_H

@@ -69,9 +69,9 @@ static int df_cb(const gsl_vector *x, void *params, gsl_matrix *J)
     return rc;
 }
 
-sim_status sim_fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn fn, void *user,
-                                 const sim_fit_opts *o, double alpha0, double beta0,
-                                 sim_fit_result *out, struct sim_err *err)
+static sim_status fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn fn, void *user,
+                                    const sim_fit_opts *o, double alpha0, double beta0,
+                                    sim_fit_result *out, struct sim_err *err)
 {
     *out = (sim_fit_result){0};
     sim_fit_opts def;
@@ -89,7 +89,6 @@ sim_status sim_fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn f
             sim_errf(err, "row %zu: measured_s must be finite and > 0 (got %.17g)", i, meas[i]);
             return SIM_EINVAL;
         }
-    gsl_set_error_handler_off();
     nl_ctx c = {n, meas, fn, user, o, 0};
     gsl_multifit_nlinear_fdf fdf = {f_cb, df_cb, NULL, n, 2, &c, 0, 0, 0};
     gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
@@ -160,5 +159,17 @@ cleanup:
     free(scratch);
     if (st != SIM_OK)
         *out = (sim_fit_result){0};
+    return st;
+}
+
+/* GSL keeps one error handler per process, whose default aborts: it is off while this fit runs
+ * (every GSL status is checked) and the caller's is restored after. */
+sim_status sim_fit_alpha_beta_nl(size_t n, const double *meas, sim_fit_pred_fn fn, void *user,
+                                 const sim_fit_opts *o, double alpha0, double beta0,
+                                 sim_fit_result *out, struct sim_err *err)
+{
+    gsl_error_handler_t *prev = gsl_set_error_handler_off();
+    sim_status st = fit_alpha_beta_nl(n, meas, fn, user, o, alpha0, beta0, out, err);
+    gsl_set_error_handler(prev);
     return st;
 }

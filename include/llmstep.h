@@ -19,12 +19,18 @@
  *  - Ownership: a context owns the models, profiles, engines and calibrations it loads (the
  *    const pointers stay valid until llmstep_ctx_free) and loads each file once however many
  *    times it is named. A deployment is the caller's: llmstep_deploy_free releases it.
- *    Strings returned by the library are owned by the object they come from.
- *  - Thread-safety: no global state. A context may be used by one thread at a time (its
- *    cache changes as files load). A deployment's const functions (llmstep_step,
- *    llmstep_step_grid, llmstep_capacity, llmstep_deploy_get_info) may run in many threads
- *    at once; llmstep_batch and llmstep_serve use the deployment's scratch, so one thread
- *    at a time per deployment. Different deployments are independent.
+ *    Strings returned by the library are owned by the object they come from. A deployment
+ *    refers to the context's loaded files: free it before llmstep_ctx_free (using it after
+ *    is undefined). Getters and initializers accept NULL: a NULL object gives "" or 0 and a
+ *    NULL output is not written; the functions that return a status refuse NULL with
+ *    LLMSTEP_EINVAL.
+ *  - Thread-safety: no global state of the library's own. GSL keeps one error handler per
+ *    process: while a fit runs (llmstep_calibrate, llmstep_holdout, llmstep_validate with a
+ *    fit) it is off, and the caller's is put back when the call returns. A context may be
+ *    used by one thread at a time (its cache changes as files load). A deployment's const
+ *    functions (llmstep_step, llmstep_step_grid, llmstep_capacity, llmstep_deploy_get_info)
+ *    may run in many threads at once; llmstep_batch and llmstep_serve use the deployment's
+ *    scratch, so one thread at a time per deployment. Different deployments are independent.
  *  - Data: ids ("llama-3.1-8b", "h100-sxm", "vllm-v1") resolve to <data_dir>/models,
  *    hwprofiles, engines and calibrations; a name containing '/' or ending in ".json" is
  *    a path.

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "check.h"
 #include "llmstep.h"
 
@@ -570,6 +572,66 @@ static void scheduler_rule(void)
     CHECK_CONTAINS(err.message, "engine-defaults or aic-benchmark");
 }
 
+/* Every getter and initializer is defined for NULL (llmstep.h): "" or 0, nothing written. */
+static void null_arguments(void)
+{
+    CHECK_STR(llmstep_ctx_data_dir(NULL), "");
+    CHECK_INT(llmstep_ctx_n_loaded(NULL), 0);
+    llmstep_model_get_info(NULL, NULL);
+    llmstep_model_info mi;
+    mi.n_layers = 7;
+    llmstep_model_get_info(NULL, &mi);
+    CHECK_INT(mi.n_layers, 0);
+    CHECK_STR(llmstep_hw_id(NULL), "");
+    CHECK_STR(llmstep_engine_id(NULL), "");
+    CHECK_STR(llmstep_calibration_hw_id(NULL), "");
+    double a = 5.0, b = 5.0;
+    llmstep_calibration_get(NULL, &a, &b);
+    CHECK(a == 0.0 && b == 0.0);
+    llmstep_calibration_get(NULL, NULL, NULL);
+    llmstep_deploy_spec_init(NULL);
+    llmstep_deploy_get_info(NULL, NULL);
+    llmstep_deploy_info di;
+    di.tp = 9;
+    llmstep_deploy_get_info(NULL, &di);
+    CHECK_INT(di.tp, 0);
+    llmstep_workload_init(NULL);
+    CHECK_INT(llmstep_meets_slo(NULL, 1.0, 1.0, 90), 0);
+    llmstep_sweep_spec_init(NULL);
+    CHECK_INT(llmstep_sweep_size(NULL), 0);
+    CHECK_INT(llmstep_sweep_best(NULL, 3), -1);
+    llmstep_meas_spec_init(NULL);
+    llmstep_ctx_free(NULL);
+    llmstep_deploy_free(NULL);
+}
+
+static int host_handler_calls;
+static void host_gsl_handler(const char *reason, const char *file, int line, int gsl_errno)
+{
+    (void)reason, (void)file, (void)line, (void)gsl_errno;
+    host_handler_calls++;
+}
+
+/* A fit leaves the host program's GSL error handler as it found it ("no global state"). */
+static void gsl_handler_restored(void)
+{
+    gsl_set_error_handler(host_gsl_handler);
+    const char *files[] = {SIM_SOURCE_DIR "/measurements/example.jsonl"};
+    const char *sel[] = {"hardware=h100-sxm"};
+    llmstep_meas_spec spec;
+    llmstep_meas_spec_init(&spec);
+    spec.files = files;
+    spec.n_files = 1;
+    spec.select = sel;
+    spec.n_select = 1;
+    llmstep_fit fit;
+    llmstep_error err;
+    CHECK_INT(llmstep_calibrate(ctx, &spec, &fit, &err), LLMSTEP_OK);
+    gsl_error_handler_t *now = gsl_set_error_handler(NULL);
+    CHECK(now == host_gsl_handler);
+    CHECK_INT(host_handler_calls, 0);
+}
+
 int main(void)
 {
     llmstep_error err;
@@ -590,6 +652,8 @@ int main(void)
             on_h100_8b[i](d);
         llmstep_deploy_free(d);
     }
+    null_arguments();
+    gsl_handler_restored();
     measurements();
     rows_in_memory_and_calibration_file();
     scheduler_rule();

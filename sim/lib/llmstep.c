@@ -117,9 +117,13 @@ void llmstep_ctx_free(llmstep_ctx *ctx)
     free(ctx);
 }
 
-const char *llmstep_ctx_data_dir(const llmstep_ctx *ctx) { return sim_cache_data_dir(ctx->cache); }
+/* Getters and initializers are defined for NULL (llmstep.h): "" or 0 out, nothing written. */
+const char *llmstep_ctx_data_dir(const llmstep_ctx *ctx)
+{
+    return ctx ? sim_cache_data_dir(ctx->cache) : "";
+}
 
-size_t llmstep_ctx_n_loaded(const llmstep_ctx *ctx) { return sim_cache_size(ctx->cache); }
+size_t llmstep_ctx_n_loaded(const llmstep_ctx *ctx) { return ctx ? sim_cache_size(ctx->cache) : 0; }
 
 static llmstep_status loaded(sim_status st, const struct sim_err *e, llmstep_error *err)
 {
@@ -149,8 +153,12 @@ LOADER(llmstep_calibration_load, llmstep_calibration, sim_calib, sim_cache_calib
 
 void llmstep_model_get_info(const llmstep_model *mm, llmstep_model_info *out)
 {
-    const sim_model *m = MODEL(mm);
+    if (!out)
+        return;
     memset(out, 0, sizeof(*out));
+    if (!mm)
+        return;
+    const sim_model *m = MODEL(mm);
     snprintf(out->id, sizeof(out->id), "%s", m->id);
     out->n_layers = m->n_layers;
     out->d_model = m->d_model;
@@ -166,20 +174,27 @@ void llmstep_model_get_info(const llmstep_model *mm, llmstep_model_info *out)
     out->kv_bytes_per_token_16bit = sim_model_kv_bytes_per_token(m, 1, SIM_DTYPE_BF16);
 }
 
-const char *llmstep_hw_id(const llmstep_hw *hw) { return HW(hw)->id; }
+const char *llmstep_hw_id(const llmstep_hw *hw) { return hw ? HW(hw)->id : ""; }
 
-const char *llmstep_engine_id(const llmstep_engine *e) { return ENGINE(e)->id; }
+const char *llmstep_engine_id(const llmstep_engine *e) { return e ? ENGINE(e)->id : ""; }
 
-const char *llmstep_calibration_hw_id(const llmstep_calibration *c) { return CALIB(c)->hardware; }
+const char *llmstep_calibration_hw_id(const llmstep_calibration *c)
+{
+    return c ? CALIB(c)->hardware : "";
+}
 
 void llmstep_calibration_get(const llmstep_calibration *c, double *alpha, double *beta_s)
 {
-    *alpha = CALIB(c)->alpha;
-    *beta_s = CALIB(c)->beta_s;
+    if (alpha)
+        *alpha = c ? CALIB(c)->alpha : 0.0;
+    if (beta_s)
+        *beta_s = c ? CALIB(c)->beta_s : 0.0;
 }
 
 void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
 {
+    if (!spec)
+        return;
     memset(spec, 0, sizeof(*spec));
     spec->tp = 1;
     spec->chunked_prefill = -1;
@@ -310,7 +325,11 @@ void llmstep_deploy_free(llmstep_deploy *d)
 
 void llmstep_deploy_get_info(const llmstep_deploy *d, llmstep_deploy_info *out)
 {
+    if (!out)
+        return;
     memset(out, 0, sizeof(*out));
+    if (!d)
+        return;
     snprintf(out->model_id, sizeof(out->model_id), "%s", d->d.m->id);
     snprintf(out->hw_id, sizeof(out->hw_id), "%s", d->d.hw->id);
     snprintf(out->engine_id, sizeof(out->engine_id), "%s", d->d.e.id);
@@ -466,6 +485,8 @@ llmstep_status llmstep_batch(llmstep_deploy *d, int64_t batch, int64_t prompt_to
 
 void llmstep_workload_init(llmstep_workload *w)
 {
+    if (!w)
+        return;
     memset(w, 0, sizeof(*w));
     w->arrival = LLMSTEP_ARRIVAL_CLOSED;
     w->concurrency = 1;
@@ -569,6 +590,8 @@ llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
 int llmstep_meets_slo(const llmstep_serve_result *r, double slo_ttft_s, double slo_tpot_s,
                       int percentile)
 {
+    if (!r)
+        return 0;
     /* The rule and percentile of `llmstep sweep --kind serving` (sweep.h). */
     const sim_dist ttft = {r->ttft_s.mean, r->ttft_s.p50, r->ttft_s.p90, r->ttft_s.p99};
     const sim_dist tpot = {r->tpot_s.mean, r->tpot_s.p50, r->tpot_s.p90, r->tpot_s.p99};
@@ -627,6 +650,8 @@ llmstep_status llmstep_serve_sweep(llmstep_deploy *d, const llmstep_workload *w,
 
 void llmstep_sweep_spec_init(llmstep_sweep_spec *spec)
 {
+    if (!spec)
+        return;
     memset(spec, 0, sizeof(*spec));
     spec->kind = LLMSTEP_SWEEP_DECODE;
     spec->chunked_prefill = -1;
@@ -911,6 +936,8 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
 
 void llmstep_meas_spec_init(llmstep_meas_spec *spec)
 {
+    if (!spec)
+        return;
     memset(spec, 0, sizeof(*spec));
     sim_fit_opts f;
     sim_fit_opts_default(&f);
