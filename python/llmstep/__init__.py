@@ -16,6 +16,7 @@ names the file, line and field at fault.
 
 import ctypes
 import json
+import operator
 import os
 
 from . import _lib
@@ -48,6 +49,27 @@ def _as_array(structs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.ctypeslib.as_array(structs)
+
+
+def _int(v, name, lo=-(1 << 63), hi=(1 << 63) - 1):
+    """An integer argument for the C library, never silently changed: a bool, an int, a NumPy
+    integer or an integral float; TypeError for anything else (2.9, "3"), OverflowError
+    outside [lo, hi] (the C type's range: a Python int would wrap modulo 2**64)."""
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise TypeError(f"{name}: expected an integer, got {v!r}")
+        v = int(v)
+    else:
+        try:
+            v = operator.index(v)
+        except TypeError:
+            raise TypeError(f"{name}: expected an integer, got {v!r}") from None
+    if not lo <= v <= hi:
+        raise OverflowError(f"{name}: {v} is outside {lo}..{hi}")
+    return v
+
+
+_C_INT = (-(1 << 31), (1 << 31) - 1)
 
 
 def _range_ratio(r):
@@ -215,7 +237,7 @@ class Context:
         if dp is not None:
             spec.dp, spec.n_dp = i64v(dp)
         if isinstance(ep, (list, tuple, np.ndarray)):
-            e = (ctypes.c_int * max(len(ep), 1))(*[int(x) for x in ep])
+            e = (ctypes.c_int * max(len(ep), 1))(*[_int(x, "ep", 0, 1) for x in ep])
             keep.append(e)
             spec.eps, spec.n_ep = e, len(ep)
         else:
@@ -224,18 +246,18 @@ class Context:
             deterministic = request_rate is None and range_ratio == 0
             seeds = (_lib.lib.llmstep_sweep_planning_seeds()
                      if best and serving and not deterministic else 1)
-        spec.n_seeds = int(seeds)
+        spec.n_seeds = _int(seeds, "seeds")
         spec.batch, spec.n_batch = i64v(batch)
         if kind in ("decode", "prefill"):
             spec.context, spec.n_context = i64v(context)
-        spec.prompt_tokens = int(prompt_tokens or 0)
-        spec.output_tokens = int(output_tokens or 0)
+        spec.prompt_tokens = _int(prompt_tokens or 0, "prompt_tokens")
+        spec.output_tokens = _int(output_tokens or 0, "output_tokens")
         if request_rate is not None:
             r = np.ascontiguousarray(request_rate, dtype=np.float64).ravel()
             keep.append(r)
             spec.rates, spec.n_rates = r.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), r.size
-        spec.num_requests, spec.range_ratio = int(num_requests), _range_ratio(range_ratio)
-        spec.burstiness, spec.seed = float(burstiness), int(seed)
+        spec.num_requests, spec.range_ratio = _int(num_requests, "num_requests"), _range_ratio(range_ratio)
+        spec.burstiness, spec.seed = float(burstiness), _int(seed, "seed", 0, (1 << 64) - 1)
         for name, val in (("calibration", calibration), ("engine", engine), ("dtype", dtype),
                           ("kv_dtype", kv_dtype)):
             b = _enc(val)
@@ -243,15 +265,16 @@ class Context:
             setattr(spec, name, b)
         spec.no_host = int(bool(no_host))
         spec.slo_ttft_s, spec.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
-        spec.slo_percentile, spec.gpu_hour_usd = int(slo_percentile), float(gpu_hour_usd)
+        spec.slo_percentile, spec.gpu_hour_usd = (_int(slo_percentile, "slo_percentile", *_C_INT),
+                                                  float(gpu_hour_usd))
         usages = {None: -1, "llm": 0, "server": 1}
         if usage not in usages:
             raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")
         spec.usage = usages[usage]
-        spec.max_num_seqs = int(max_num_seqs or 0)
-        spec.max_num_batched_tokens = int(max_num_batched_tokens or 0)
-        spec.max_model_len = int(max_model_len or 0)
-        spec.block_size = int(block_size or 0)
+        spec.max_num_seqs = _int(max_num_seqs or 0, "max_num_seqs")
+        spec.max_num_batched_tokens = _int(max_num_batched_tokens or 0, "max_num_batched_tokens")
+        spec.max_model_len = _int(max_model_len or 0, "max_model_len")
+        spec.block_size = _int(block_size or 0, "block_size")
         spec.gpu_memory_utilization_frac = float(gpu_memory_utilization or 0.0)
         spec.chunked_prefill = {None: -1, False: 0, True: 1}[chunked_prefill]
         spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
@@ -437,14 +460,14 @@ class Deployment:
         self._keep = [_enc(x) for x in (model, hw, engine, calibration, dtype, kv_dtype)]
         (spec.model, spec.hw, spec.engine, spec.calibration, spec.dtype,
          spec.kv_dtype) = self._keep
-        spec.tp = int(tp)
+        spec.tp = _int(tp, "tp")
         for name, v in (("max_num_seqs", max_num_seqs),
                         ("max_num_batched_tokens", max_num_batched_tokens),
                         ("max_model_len", max_model_len), ("block_size", block_size)):
             if v is not None:
-                if int(v) < 1:
+                if _int(v, name) < 1:
                     raise Error(3, f"{name}: expected >= 1, got {v}")
-                setattr(spec, name, int(v))
+                setattr(spec, name, _int(v, name))
         if gpu_memory_utilization is not None:
             if not 0.0 < float(gpu_memory_utilization) <= 1.0:
                 raise Error(3, f"gpu_memory_utilization: expected 0 < u <= 1, got "
@@ -461,7 +484,7 @@ class Deployment:
         spec.roofline_step = int(roofline == "step")
         spec.gemm_tile_wave = int(gemm == "tile-wave")
         spec.ignore_memory = int(bool(ignore_memory))
-        spec.pp, spec.dp, spec.ep = int(pp), int(dp), int(bool(ep))
+        spec.pp, spec.dp, spec.ep = _int(pp, "pp"), _int(dp, "dp"), int(bool(ep))
         self._h = ctypes.c_void_p()
         err = _lib.Error()
         _check(_lib.lib.llmstep_deploy_open(ctx._h, ctypes.byref(spec), ctypes.byref(self._h),
@@ -490,7 +513,8 @@ class Deployment:
         arr = (_lib.Group * max(n, 1))()
         for i, g in enumerate(groups):
             emits = g[3] if len(g) > 3 else 1
-            arr[i] = _lib.Group(int(g[0]), int(g[1]), int(g[2]), int(bool(emits)))
+            arr[i] = _lib.Group(_int(g[0], "count"), _int(g[1], "new_tokens"),
+                                _int(g[2], "context_tokens"), int(bool(emits)))
         res = _lib.StepResult()
         err = _lib.Error()
         op_arr = (_lib.Op * _lib.MAX_OPS)() if ops else None
@@ -528,7 +552,7 @@ class Deployment:
         """How many sequences holding ``context_tokens`` tokens each run at once."""
         res = _lib.CapacityResult()
         err = _lib.Error()
-        _check(_lib.lib.llmstep_capacity(self._h, int(context_tokens), ctypes.byref(res),
+        _check(_lib.lib.llmstep_capacity(self._h, _int(context_tokens, "context_tokens"), ctypes.byref(res),
                                          ctypes.byref(err)), err)
         d = _struct_dict(res)
         d["fits"] = bool(d["fits"])
@@ -538,8 +562,8 @@ class Deployment:
         """An offline batch (the LLM class's generate()): latency_s and its parts."""
         res = _lib.BatchResult()
         err = _lib.Error()
-        _check(_lib.lib.llmstep_batch(self._h, int(batch), int(prompt_tokens),
-                                      int(output_tokens), ctypes.byref(res),
+        _check(_lib.lib.llmstep_batch(self._h, _int(batch, "batch"), _int(prompt_tokens, "prompt_tokens"),
+                                      _int(output_tokens, "output_tokens"), ctypes.byref(res),
                                       ctypes.byref(err)), err)
         return _struct_dict(res)
 
@@ -549,11 +573,13 @@ class Deployment:
         w = _lib.Workload()
         _lib.lib.llmstep_workload_init(ctypes.byref(w))
         w.arrival = arrival
-        w.prompt_tokens, w.output_tokens = int(prompt_tokens), int(output_tokens)
+        w.prompt_tokens = _int(prompt_tokens, "prompt_tokens")
+        w.output_tokens = _int(output_tokens, "output_tokens")
         w.burstiness, w.range_ratio = float(burstiness), _range_ratio(range_ratio)
-        w.num_requests = int(num_requests)
-        w.warmup_requests = -1 if warmup_requests is None else int(warmup_requests)
-        w.seed = int(seed)
+        w.num_requests = _int(num_requests, "num_requests")
+        w.warmup_requests = -1 if warmup_requests is None else _int(warmup_requests,
+                                                                       "warmup_requests")
+        w.seed = _int(seed, "seed", 0, (1 << 64) - 1)
         w.slo_ttft_s, w.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
         return w
 
@@ -574,7 +600,7 @@ class Deployment:
                            num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s)
         trace_b = None
         if concurrency is not None:
-            w.concurrency = int(concurrency)
+            w.concurrency = _int(concurrency, "concurrency")
         elif request_rate is not None:
             w.rate_per_s = float(request_rate)
         else:
@@ -612,7 +638,7 @@ class Deployment:
         err = _lib.Error()
         _check(_lib.lib.llmstep_serve_sweep(
             self._h, ctypes.byref(w), loads.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), n,
-            int(slo_percentile), res, meets.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), None,
+            _int(slo_percentile, "slo_percentile", *_C_INT), res, meets.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), None,
             None, ctypes.byref(err)), err)
         arr = _as_array(res)[:n]
         out = {"load": loads.copy()}

@@ -220,6 +220,23 @@ def test_errors_name_the_problem(ctx):
         d.serve(concurrency=0)
 
 
+def test_numbers_are_never_silently_changed(ctx):
+    """Integers reach the C library as given or not at all (issue 27): a fractional tp is a
+    TypeError (it was truncated to 2), 2**64 + 100 an OverflowError (it wrapped to 100)."""
+    with pytest.raises(TypeError, match="tp: expected an integer"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", tp=2.9)
+    with pytest.raises(TypeError, match="tp: expected an integer"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", tp="2")
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", tp=2.0)  # an integral float is that integer
+    assert d.info["tp"] == 2
+    with pytest.raises(OverflowError, match="context_tokens"):
+        d.capacity(2**64 + 100)
+    with pytest.raises(OverflowError, match="seed"):
+        d.serve(concurrency=4, seed=-1)
+    import numpy as np
+    assert d.capacity(np.int64(1000))["max_seqs_at_context"] > 0
+
+
 def test_to_frame():
     pd = pytest.importorskip("pandas")
     d = llmstep.deploy("llama-3.1-8b", "h100-sxm", usage="server")
