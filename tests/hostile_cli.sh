@@ -72,4 +72,14 @@ ln -s "$tmp/victim" "$tmp/cal2.json.tmp.$$"
 expect "planted link's target untouched" "$(cat "$tmp/victim")" victim
 [ -f "$tmp/cal2.json" ] && [ ! -L "$tmp/cal2.json" ] && ok || bad "cal2.json is not a regular file"
 
+# calibrate --fit on rows where leaving a model out leaves one row: the calibration is written
+# (alpha/beta only), the check says why it did not run, no other command's message (issue 27).
+"$bin" calibrate --measurements "$(dirname "$0")/data/meas/fit_one_row_fold.jsonl" --fit profile \
+    --out "$tmp/fold.json" >"$tmp/fold.out" 2>"$tmp/fold.err"
+expect "fit with a one-row fold exit" "$?" 0
+[ -f "$tmp/fold.json" ] && ok || bad "no calibration written"
+grep -q "leaves 1 row, fewer than the 3 a figure fit needs" "$tmp/fold.out" && ok ||
+    bad "the check's reason: $(cat "$tmp/fold.out")"
+grep -q "validate --holdout" "$tmp/fold.out" "$tmp/fold.err" && bad "another command's message" || ok
+
 summary hostile_cli

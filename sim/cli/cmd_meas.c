@@ -474,8 +474,28 @@ static int holdout_mape(const meas_opts *o, sim_meas_pred *mp, const char *field
     return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
 }
 
+/* The fewest rows left when the rows of one value of field are left out (the rows a holdout
+ * fold fits on), and that value (in buf). */
+static size_t fewest_left(const sim_meas_set *set, const char *field, char *buf, size_t cap)
+{
+    size_t fewest = set->n;
+    char vb[64], wb[64];
+    for (size_t i = 0; i < set->n; i++) {
+        const char *v = sim_meas_group_field(&set->rows[i], field, vb, sizeof(vb));
+        size_t in = 0;
+        for (size_t j = 0; j < set->n; j++)
+            in += strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) == 0;
+        if (set->n - in < fewest) {
+            fewest = set->n - in;
+            snprintf(buf, cap, "%s", v);
+        }
+    }
+    return fewest;
+}
+
 /* calibrate --fit: the figure fit on every row (its alpha and beta_s replace res's), and the
- * held-out comparison with alpha/beta only, by model and by TP when the rows span two. */
+ * held-out comparison with alpha/beta only, by model and by TP when the rows span two and
+ * each fold keeps the 2 rows a fit needs (else a note says why it is left out). */
 static int calibrate_figures(const meas_opts *o, const sim_meas_set *set, sim_meas_pred *mp,
                              sim_fit_result *res, sim_meas_figfit **ffp, fig_holdout *hold,
                              int *n_hold)
@@ -504,6 +524,15 @@ static int calibrate_figures(const meas_opts *o, const sim_meas_set *set, sim_me
     for (int k = 0; k < 2; k++) {
         if (sim_meas_count_values(set, NULL, fields[k]) < 2)
             continue;
+        char v[64] = "";
+        const size_t left = fewest_left(set, fields[k], v, sizeof(v));
+        if (left < 2) {
+            fprintf(stderr,
+                    "llmstep calibrate: note: no held-out comparison by %s: leaving out %s=%s "
+                    "leaves %zu row%s to fit (2 needed)\n",
+                    fields[k], fields[k], v, left, left == 1 ? "" : "s");
+            continue;
+        }
         fig_holdout *h = &hold[(*n_hold)++];
         h->field = fields[k];
         int rc = holdout_mape(o, mp, fields[k], NULL, &h->n_folds, &h->ab_mape_pct);
