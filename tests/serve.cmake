@@ -14,6 +14,9 @@ sim_script_test(accuracy_serving accuracy_serving.sh SKIPPABLE
 if(NOT SIM_SANITIZE)
   sim_script_test(calibrations_reproducible calibrations.sh SKIPPABLE
     ARGS $<TARGET_FILE:llmstep> ${CMAKE_SOURCE_DIR})
+  # The work limit is reached after seconds of simulation, several times longer under the
+  # sanitizers (the same code path runs there in every serving test).
+  sim_script_test(work_limit work_limit.sh ARGS $<TARGET_FILE:llmstep>)
 endif()
 
 # One deployment, one answer: the issue's examples, each answered alike by every command.

@@ -130,6 +130,13 @@ typedef struct sim_sched_resolved {
  * error: about 10 s of simulation (docs/limits.md). */
 #define SIM_SIM_MAX_STEPS INT64_C(10000000)
 
+/* Most work one serving simulation may do, in operations: a step costs the requests it
+ * schedules plus SIM_SIM_STAGE_WORK for each pipeline stage it prices (one without --pp),
+ * so a limit on steps alone does not let a 64-stage pipeline run for minutes (about 10 s of
+ * simulation either way; docs/limits.md). */
+#define SIM_SIM_STAGE_WORK 32
+#define SIM_SIM_MAX_WORK (SIM_SIM_MAX_STEPS * SIM_SIM_STAGE_WORK)
+
 /* 1 when the V1 hybrid KV-cache manager credits windowed layers in this run. */
 static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_resolved *s)
 {

@@ -26,6 +26,7 @@ typedef struct serve_state {
     int64_t done;
     int64_t step_preempted;
     int64_t batch; /* id of the batch being scheduled (pipeline stages: batches in flight) */
+    int64_t work;  /* operations so far (SIM_SIM_MAX_WORK) */
 } serve_state;
 
 static void q_push_back(serve_state *x, int32_t id)
@@ -357,9 +358,18 @@ static sim_status check_workload(const sim_workload *w, const sim_sched_resolved
     return SIM_OK;
 }
 
-/* The step limit (docs/limits.md): SIM_ERANGE once out->n_steps reaches it. */
+/* The step and work limits (docs/limits.md): SIM_ERANGE once out->n_steps or the work
+ * reaches its limit. */
 static sim_status check_step_limit(const serve_state *x, struct sim_err *err)
 {
+    if (x->work >= SIM_SIM_MAX_WORK) {
+        sim_errf(err,
+                 "scheduler: more than %lld operations in %lld steps (%lld of %lld requests "
+                 "done); the simulation stops there (docs/limits.md)",
+                 (long long)SIM_SIM_MAX_WORK, (long long)x->out->n_steps, (long long)x->done,
+                 (long long)x->w->n_requests);
+        return SIM_ERANGE;
+    }
     if (x->out->n_steps < SIM_SERVE_MAX_STEPS)
         return SIM_OK;
     sim_errf(err,
@@ -406,6 +416,7 @@ static void count_step(serve_state *x, const sim_memory *mem, const sim_step_cos
     if (x->n_running > out->running_peak)
         out->running_peak = x->n_running;
     out->n_steps++;
+    x->work += n_sched + SIM_SIM_STAGE_WORK * (x->su.run->pp > 1 ? x->su.run->pp : 1);
     out->roofline_sum_s += c->roofline_s;
     out->host_sum_s += host;
     out->busy_s += busy;
