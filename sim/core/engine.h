@@ -135,7 +135,7 @@ typedef struct sim_sched_resolved {
  * so a limit on steps alone does not let a 64-stage pipeline run for minutes (about 10 s of
  * simulation either way; docs/limits.md). */
 #define SIM_SIM_STAGE_WORK 32
-#define SIM_SIM_MAX_WORK (SIM_SIM_MAX_STEPS * SIM_SIM_STAGE_WORK)
+#define SIM_SIM_MAX_WORK   (SIM_SIM_MAX_STEPS * SIM_SIM_STAGE_WORK)
 
 /* 1 when the V1 hybrid KV-cache manager credits windowed layers in this run. */
 static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_resolved *s)
