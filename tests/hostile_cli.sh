@@ -72,6 +72,17 @@ ln -s "$tmp/victim" "$tmp/cal2.json.tmp.$$"
 expect "planted link's target untouched" "$(cat "$tmp/victim")" victim
 [ -f "$tmp/cal2.json" ] && [ ! -L "$tmp/cal2.json" ] && ok || bad "cal2.json is not a regular file"
 
+# A kernel table of 1.2 million rows in a 270 kB gzip stops at 64 MiB decompressed (it was read
+# whole: 20 M rows took 4.3 GB; issue 27).
+mkdir "$tmp/tables"
+awk 'BEGIN { print "framework,version,device,op_name,kernel_source,gemm_dtype,m,n,k,latency";
+             for (i = 0; i < 1200000; i++)
+                 print "VLLM,0.19.0,NVIDIA H100 80GB HBM3,gemm,default,float16,1,1,1,0.001" }' |
+    gzip -9 >"$tmp/tables/gemm_perf.csv.gz"
+refuse "a table bomb" 1 "more than 64 MiB (decompressed); not a kernel table" \
+    hw import --base h100-sxm --name x --tables "$tmp/tables" --out "$tmp/never.json"
+[ ! -e "$tmp/never.json" ] && ok || bad "a profile was written from the table bomb"
+
 # calibrate --fit on rows where leaving a model out leaves one row: the calibration is written
 # (alpha/beta only), the check says why it did not run, no other command's message (issue 27).
 "$bin" calibrate --measurements "$(dirname "$0")/data/meas/fit_one_row_fold.jsonl" --fit profile \

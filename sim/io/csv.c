@@ -11,12 +11,17 @@
 /* A line longer than this is not a kernel table (the widest, vidur mlp.csv, is ~1.2 kB). */
 #define CSV_MAX_LINE_BYTES ((size_t)16 << 20)
 #define CSV_MAX_COLUMNS    4096
+/* A whole table, decompressed, as the other importers' inputs (docs/limits.md): the largest
+ * shipped table (aic-vllm gemm_perf, 115k rows) is about 17 MB; the rows a reader's caller
+ * keeps grow with it, so a small gzip of millions of rows stops here. */
+#define CSV_MAX_TABLE_BYTES ((size_t)64 << 20)
 
 struct sim_csv {
     sim_textin *in;
     char *hdr_buf; /* the header line, split in place */
     char **hdr;    /* n_cols names, pointing into hdr_buf */
     char **fields; /* n_cols fields of the current row, pointing into the reader's line */
+    size_t bytes;  /* of the lines read so far (CSV_MAX_TABLE_BYTES) */
     int n_cols;
 };
 
@@ -139,6 +144,12 @@ sim_status sim_csv_next(sim_csv *c, int *has_row, struct sim_err *err)
         return st;
     const char *path = sim_csv_path(c);
     const long long at = (long long)sim_csv_line(c);
+    c->bytes += strlen(line) + 1;
+    if (c->bytes > CSV_MAX_TABLE_BYTES) {
+        sim_errf(err, "%s:%lld: more than %zu MiB (decompressed); not a kernel table", path, at,
+                 CSV_MAX_TABLE_BYTES >> 20);
+        return SIM_EPARSE;
+    }
     if (!line[0]) {
         sim_errf(err, "%s:%lld: empty line (expected %d fields)", path, at, c->n_cols);
         return SIM_EPARSE;
