@@ -435,6 +435,64 @@ static void decode_runs_equal_stepping(void)
  * {0.01, 0.01, 0.01, 0.02}: p50 (position 1.5) = 0.01, p90 (2.7) = 0.01 + 0.7 x 0.01 =
  * 0.017, mean 0.0125.
  */
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The statistics sort in place without the C library (serve_stats.c); on large random sets,
+ * sorted, reversed and with many equal values, the percentiles equal those of a qsort-sorted
+ * copy read the numpy way (rank p/100 x (n - 1), linear between neighbours), exactly, and an
+ * ITL run-length list gives the percentiles of its expansion.
+ */
+static void percentiles_of_large_sets(void)
+{
+    enum { N = 5000 };
+    static sim_request req[N];
+    static double scratch[N], ref[N];
+    static sim_itl_entry itl[N];
+    static double expanded[N * 3];
+    uint64_t g = 99;
+    for (int shape = 0; shape < 4; shape++) {
+        int64_t n_exp = 0;
+        for (int i = 0; i < N; i++) {
+            double ttft;
+            if (shape == 0)
+                ttft = (double)(next_u64(&g) % 1000000) * 1e-6;
+            else if (shape == 1)
+                ttft = (double)i * 1e-3;
+            else if (shape == 2)
+                ttft = (double)(N - i) * 1e-3;
+            else
+                ttft = (double)(next_u64(&g) % 7) * 0.01; /* many equal values */
+            req[i] = (sim_request){.arrival_s = 0.0,
+                                   .prompt_tokens = 1,
+                                   .output_tokens = 2,
+                                   .first_token_s = ttft,
+                                   .finish_s = ttft + 1.0,
+                                   .generated = 2};
+            ref[i] = ttft;
+            const double c = (double)(1 + next_u64(&g) % 3);
+            itl[i] = (sim_itl_entry){shape == 3 ? ttft : (double)(next_u64(&g) % 5000) * 1e-5, c};
+            for (int k = 0; k < (int)c; k++)
+                expanded[n_exp++] = itl[i].itl_s;
+        }
+        sim_serve_stats st;
+        CHECK_INT(sim_serve_stats_compute(req, N, itl, N, 0.0, 0.0, scratch, &st), SIM_OK);
+        qsort(ref, N, sizeof(double), cmp_dbl);
+        qsort(expanded, (size_t)n_exp, sizeof(double), cmp_dbl);
+        CHECK(st.ttft_s.p50 == sim_percentile_sorted(ref, N, 50.0));
+        CHECK(st.ttft_s.p90 == sim_percentile_sorted(ref, N, 90.0));
+        CHECK(st.ttft_s.p99 == sim_percentile_sorted(ref, N, 99.0));
+        for (int i = 1; i < N; i++)
+            CHECK(itl[i - 1].itl_s <= itl[i].itl_s);
+        CHECK_REL(st.itl_s.p50, sim_percentile_sorted(expanded, n_exp, 50.0), 1e-12);
+        CHECK_REL(st.itl_s.p99, sim_percentile_sorted(expanded, n_exp, 99.0), 1e-12);
+    }
+}
+
 static void percentiles_on_hand_made_sets(void)
 {
     const double v[4] = {1, 2, 3, 4};
@@ -862,6 +920,7 @@ static void windowed_credit_avoids_preemption(void)
 
 int main(void)
 {
+    percentiles_of_large_sets();
     decode_runs_equal_stepping();
     pipeline_preempts_the_request_being_scheduled();
     pipeline_batches_in_flight();

@@ -20,17 +20,83 @@ double sim_percentile_sorted(const double *v, int64_t n, double p)
     return v[lo] + f * (v[lo + 1] - v[lo]);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+/*
+ * In-place ascending sort by a double key: quicksort with a median-of-three pivot, insertion
+ * sort below 16 elements, heapsort past 2 log2(n) levels (introsort), so O(n log n) at worst,
+ * with no allocation (the core's rule; qsort allocates) and no call per comparison. Equal keys
+ * may end in any order: the percentiles read keys only (and an ITL entry's count at a key
+ * counts the same wherever it lies among equal keys). The keys are finite.
+ */
+#define DEFINE_SORT(NAME, T, KEY)                                                                  \
+    static void NAME##_swap(T *a, int64_t i, int64_t j)                                            \
+    {                                                                                              \
+        T t = a[i];                                                                                \
+        a[i] = a[j];                                                                               \
+        a[j] = t;                                                                                  \
+    }                                                                                              \
+    static void NAME##_sift(T *a, int64_t i, int64_t n)                                            \
+    {                                                                                              \
+        for (;;) {                                                                                 \
+            int64_t c = 2 * i + 1;                                                                 \
+            if (c >= n)                                                                            \
+                return;                                                                            \
+            if (c + 1 < n && KEY(a[c]) < KEY(a[c + 1]))                                            \
+                c++;                                                                               \
+            if (!(KEY(a[i]) < KEY(a[c])))                                                          \
+                return;                                                                            \
+            NAME##_swap(a, i, c);                                                                  \
+            i = c;                                                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_intro(T *a, int64_t n, int depth)                                           \
+    {                                                                                              \
+        while (n > 16) {                                                                           \
+            if (depth-- == 0) {                                                                    \
+                for (int64_t i = n / 2 - 1; i >= 0; i--)                                           \
+                    NAME##_sift(a, i, n);                                                          \
+                for (int64_t e = n - 1; e > 0; e--) {                                              \
+                    NAME##_swap(a, 0, e);                                                          \
+                    NAME##_sift(a, 0, e);                                                          \
+                }                                                                                  \
+                return;                                                                            \
+            }                                                                                      \
+            const int64_t m = n / 2;                                                               \
+            if (KEY(a[m]) < KEY(a[0]))                                                             \
+                NAME##_swap(a, 0, m);                                                              \
+            if (KEY(a[n - 1]) < KEY(a[0]))                                                         \
+                NAME##_swap(a, 0, n - 1);                                                          \
+            if (KEY(a[n - 1]) < KEY(a[m]))                                                         \
+                NAME##_swap(a, m, n - 1);                                                          \
+            const double pivot = KEY(a[m]);                                                        \
+            int64_t i = 0, j = n - 1;                                                              \
+            for (;;) { /* Hoare partition: a[0..j] <= pivot <= a[j+1..n) */                        \
+                while (KEY(a[i]) < pivot)                                                          \
+                    i++;                                                                           \
+                while (pivot < KEY(a[j]))                                                          \
+                    j--;                                                                           \
+                if (i >= j)                                                                        \
+                    break;                                                                         \
+                NAME##_swap(a, i++, j--);                                                          \
+            }                                                                                      \
+            NAME##_intro(a + j + 1, n - j - 1, depth);                                             \
+            n = j + 1;                                                                             \
+        }                                                                                          \
+        for (int64_t i = 1; i < n; i++)                                                            \
+            for (int64_t j = i; j > 0 && KEY(a[j]) < KEY(a[j - 1]); j--)                           \
+                NAME##_swap(a, j, j - 1);                                                          \
+    }                                                                                              \
+    static void NAME(T *a, int64_t n)                                                              \
+    {                                                                                              \
+        int depth = 0;                                                                             \
+        for (int64_t k = n; k > 1; k >>= 1)                                                        \
+            depth += 2;                                                                            \
+        NAME##_intro(a, n, depth);                                                                 \
+    }
 
-static int cmp_itl(const void *a, const void *b)
-{
-    double x = ((const sim_itl_entry *)a)->itl_s, y = ((const sim_itl_entry *)b)->itl_s;
-    return (x > y) - (x < y);
-}
+#define KEY_DOUBLE(x) (x)
+#define KEY_ITL(x)    ((x).itl_s)
+DEFINE_SORT(sort_doubles, double, KEY_DOUBLE)
+DEFINE_SORT(sort_itl, sim_itl_entry, KEY_ITL)
 
 /* Mean and percentiles of v[0..n) (sorted in place). */
 static sim_dist dist_of(double *v, int64_t n)
@@ -41,7 +107,7 @@ static sim_dist dist_of(double *v, int64_t n)
     double sum = 0.0;
     for (int64_t i = 0; i < n; i++)
         sum += v[i];
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    sort_doubles(v, n);
     d.mean = sum / (double)n;
     d.p50 = sim_percentile_sorted(v, n, 50.0);
     d.p90 = sim_percentile_sorted(v, n, 90.0);
@@ -112,7 +178,7 @@ sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_en
             total += itl[i].count;
             sum += itl[i].count * itl[i].itl_s;
         }
-        qsort(itl, (size_t)n_itl, sizeof(*itl), cmp_itl);
+        sort_itl(itl, n_itl);
         out->itl_s.mean = sum / total;
         out->itl_s.p50 = itl_percentile(itl, n_itl, total, 50.0);
         out->itl_s.p90 = itl_percentile(itl, n_itl, total, 90.0);
