@@ -474,25 +474,6 @@ static int holdout_mape(const meas_opts *o, sim_meas_pred *mp, const char *field
     return st == SIM_OK ? CLI_OK : meas_fail(st, &err);
 }
 
-/* The fewest rows left when the rows of one value of field are left out (the rows a holdout
- * fold fits on), and that value (in buf). */
-static size_t fewest_left(const sim_meas_set *set, const char *field, char *buf, size_t cap)
-{
-    size_t fewest = set->n;
-    char vb[64], wb[64];
-    for (size_t i = 0; i < set->n; i++) {
-        const char *v = sim_meas_group_field(&set->rows[i], field, vb, sizeof(vb));
-        size_t in = 0;
-        for (size_t j = 0; j < set->n; j++)
-            in += strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) == 0;
-        if (set->n - in < fewest) {
-            fewest = set->n - in;
-            snprintf(buf, cap, "%s", v);
-        }
-    }
-    return fewest;
-}
-
 /* calibrate --fit: the figure fit on every row (its alpha and beta_s replace res's), and the
  * held-out comparison with alpha/beta only, by model and by TP when the rows span two and
  * each fold keeps the 2 rows a fit needs (else a note says why it is left out). */
@@ -525,7 +506,7 @@ static int calibrate_figures(const meas_opts *o, const sim_meas_set *set, sim_me
         if (sim_meas_count_values(set, NULL, fields[k]) < 2)
             continue;
         char v[64] = "";
-        const size_t left = fewest_left(set, fields[k], v, sizeof(v));
+        const size_t left = sim_meas_fewest_left(set, NULL, fields[k], v, sizeof(v));
         if (left < 2) {
             fprintf(stderr,
                     "llmstep calibrate: note: no held-out comparison by %s: leaving out %s=%s "
@@ -974,6 +955,21 @@ typedef struct aside_report {
 
 #define MAX_UNMODELLED 64
 
+/* The next item of a "; "-joined list (sim_meas_row.unmodelled) into item, and *p past it;
+ * 0 at the end of the list. */
+static int next_item(const char **p, char *item, size_t cap)
+{
+    if (!**p)
+        return 0;
+    const char *e = strstr(*p, "; ");
+    const size_t len = e ? (size_t)(e - *p) : strlen(*p);
+    snprintf(item, cap, "%.*s", (int)len, *p);
+    *p += len;
+    if (**p)
+        *p += 2;
+    return 1;
+}
+
 /* The described-but-unmodelled run keys of the rows (sim_meas_row.unmodelled), each with the
  * number of rows that carry it, in order of first appearance: a table, or the array
  * "unmodelled_run_keys" of the JSON object when w is not NULL (nothing when no row has one). */
@@ -990,11 +986,8 @@ static void print_unmodelled(const sim_meas_set *set, const sim_meas_set *aside,
         for (size_t i = 0; x && i < x->n; i++) {
             const char *p = x->rows[i].unmodelled;
             rows += p[0] != '\0';
-            while (*p) {
-                const char *e = strstr(p, "; ");
-                size_t len = e ? (size_t)(e - p) : strlen(p);
-                char item[160];
-                snprintf(item, sizeof(item), "%.*s", (int)len, p);
+            char item[160];
+            while (next_item(&p, item, sizeof(item))) {
                 int j = 0;
                 while (j < nk && strcmp(k[j].key, item) != 0)
                     j++;
@@ -1006,9 +999,6 @@ static void print_unmodelled(const sim_meas_set *set, const sim_meas_set *aside,
                     k[j].n++;
                 else
                     more++;
-                p += len;
-                if (*p)
-                    p += 2;
             }
         }
     }
@@ -1078,16 +1068,9 @@ static void row_unmodelled_json(sim_jw *w, const sim_meas_row *r)
     if (!*p)
         return;
     sim_jw_array_begin(w, "unmodelled");
-    while (*p) {
-        const char *e = strstr(p, "; ");
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char item[160];
-        snprintf(item, sizeof(item), "%.*s", (int)len, p);
+    char item[160];
+    while (next_item(&p, item, sizeof(item)))
         sim_jw_str(w, NULL, item);
-        p += len;
-        if (*p)
-            p += 2;
-    }
     sim_jw_array_end(w);
 }
 

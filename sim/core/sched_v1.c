@@ -171,6 +171,19 @@ static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int6
     sim_step_add_group(st, 1, r->sched, r->computed, emits);
 }
 
+/* n decodes whose contexts sum to ctx, as at most two groups of consecutive contexts (the
+ * exact total): how schedule() and decode_run() both put decodes into a step. */
+static void add_decodes(sim_step *st, int64_t n, int64_t ctx)
+{
+    if (n <= 0)
+        return;
+    const int64_t q = ctx / n, rem = ctx % n;
+    if (n - rem > 0)
+        sim_step_add_group(st, n - rem, 1, q, 1);
+    if (rem > 0)
+        sim_step_add_group(st, rem, 1, q + 1, 1);
+}
+
 /* Puts want tokens of request r, with the need blocks they take, into this step's batch. */
 static void take(serve_state *x, sim_request *r, int64_t need, int64_t want, int64_t *budget)
 {
@@ -265,14 +278,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         }
         add_to_step(x, st, r, &dec_n, &dec_ctx);
     }
-    /* The decodes as at most two groups whose contexts sum to the exact total. */
-    if (dec_n > 0) {
-        int64_t q = dec_ctx / dec_n, rem = dec_ctx % dec_n;
-        if (dec_n - rem > 0)
-            sim_step_add_group(st, dec_n - rem, 1, q, 1);
-        if (rem > 0)
-            sim_step_add_group(st, rem, 1, q + 1, 1);
-    }
+    add_decodes(st, dec_n, dec_ctx);
     return n_sched;
 }
 
@@ -562,13 +568,8 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
                 ? x->next_admit < x->next_arrival && req[x->next_admit].arrival_s < *sched_s
                 : x->next_arrival < w->n_requests && req[x->next_arrival].arrival_s <= *sched_s)
             break;
-        /* The decodes as schedule() groups them: contexts summing to the exact total. */
         sim_step stp = {0};
-        const int64_t q = ctx / n, rem = ctx % n;
-        if (n - rem > 0)
-            sim_step_add_group(&stp, n - rem, 1, q, 1);
-        if (rem > 0)
-            sim_step_add_group(&stp, rem, 1, q + 1, 1);
+        add_decodes(&stp, n, ctx);
         sim_step_cost_next(x->su.model, x->su.hw, run, &stp, c);
         const double host = sim_engine_host_s(e, run->tp, c->seqs);
         const double wall = sim_engine_step_wall_s(e, c->step_s, host);

@@ -343,32 +343,6 @@ static int figures_win(double ab_pct, double fig_pct, double se_pct, int folds_l
  * one model at one TP, which nothing can be held out of, keep no figures: a set that cannot
  * be checked is not kept.
  */
-/* Among the rows of mask (NULL: all), the fewest left when the rows of one value of field are
- * left out (what a holdout fold fits on), and that value (in buf). */
-static size_t fewest_left(const sim_meas_set *set, const unsigned char *mask, const char *field,
-                          char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < set->n; i++)
-        n += !mask || mask[i];
-    size_t fewest = n;
-    char vb[64], wb[64];
-    for (size_t i = 0; i < set->n; i++) {
-        if (mask && !mask[i])
-            continue;
-        const char *v = sim_meas_group_field(&set->rows[i], field, vb, sizeof(vb));
-        size_t in = 0;
-        for (size_t j = 0; j < set->n; j++)
-            in += (!mask || mask[j]) &&
-                  strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) == 0;
-        if (n - in < fewest) {
-            fewest = n - in;
-            snprintf(buf, cap, "%s", v);
-        }
-    }
-    return fewest;
-}
-
 static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
                                  const unsigned char *mask, const sim_hw *base,
                                  const sim_meas_figspec *whole, sim_meas_figfit *out,
@@ -389,7 +363,7 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
     }
     /* Each fold fits figures, alpha and beta_s on the rows it keeps: a figure fit needs 3. */
     char v[64] = "";
-    const size_t left = fewest_left(set, mask, field, v, sizeof(v));
+    const size_t left = sim_meas_fewest_left(set, mask, field, v, sizeof(v));
     if (left < 3) {
         snprintf(out->check_field, sizeof(out->check_field), "%s", field);
         out->check_folds = (int)n_groups;

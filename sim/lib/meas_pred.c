@@ -434,6 +434,32 @@ sim_status sim_meas_check_one_hw(const sim_meas_set *set, const char *cmd, struc
     return SIM_OK;
 }
 
+/* Among the rows of mask (NULL: all), the fewest left when the rows of one value of field are
+ * left out (what a holdout fold fits on), and that value (in buf). */
+size_t sim_meas_fewest_left(const sim_meas_set *set, const unsigned char *mask, const char *field,
+                            char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        n += !mask || mask[i];
+    size_t fewest = n;
+    char vb[64], wb[64];
+    for (size_t i = 0; i < set->n; i++) {
+        if (mask && !mask[i])
+            continue;
+        const char *v = sim_meas_group_field(&set->rows[i], field, vb, sizeof(vb));
+        size_t in = 0;
+        for (size_t j = 0; j < set->n; j++)
+            in += (!mask || mask[j]) &&
+                  strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) == 0;
+        if (n - in < fewest) {
+            fewest = n - in;
+            snprintf(buf, cap, "%s", v);
+        }
+    }
+    return fewest;
+}
+
 int64_t sim_meas_count_values(const sim_meas_set *set, const unsigned char *mask, const char *field)
 {
     char a[64], b[64];

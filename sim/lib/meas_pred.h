@@ -207,6 +207,11 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
                                struct sim_err *err);
 
 /* Distinct values of a sim_meas_group_field among the rows whose mask is set (NULL: all). */
+/* Among the rows of mask (NULL: all), the fewest left when the rows of one value of field are
+ * left out (what a holdout fold fits on), and that value (in buf). */
+size_t sim_meas_fewest_left(const sim_meas_set *set, const unsigned char *mask, const char *field,
+                            char *buf, size_t cap);
+
 int64_t sim_meas_count_values(const sim_meas_set *set, const unsigned char *mask,
                               const char *field);
 
