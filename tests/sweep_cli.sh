@@ -156,6 +156,28 @@ expect "serving best none" "$(cat "$tmp/sbest.err")" \
     --prompt-tokens 256 --output-tokens 32 --num-requests 50 >"$tmp/rate.csv" || bad "rate exit $?"
 expect "open loop rows" "$(tail -n +2 "$tmp/rate.csv" | cut -d, -f5,6,9,28 | tr '\n' ' ')" \
     ",2.000000,50,ok ,4.000000,50,ok ,8.000000,50,ok "
+# --jobs: the points simulated on several threads give the same rows in the same order as one
+# thread (each simulation is a pure function of its point), byte for byte: closed loop over
+# models with a no_memory block, several seeds and --best, open loop, JSON.
+for args in "--model llama-3.1-8b,qwen3-32b --tp 1,2 --concurrency 1:16 --slo-ttft-ms 100 \
+    --slo-tpot-ms 12" "--model llama-3.1-8b --tp 1,2 --concurrency 1:16 --seeds 3 --format json" \
+    "--model llama-3.1-8b --tp 1,2 --concurrency 1:16 --slo-ttft-ms 100 --slo-tpot-ms 12 --best \
+    --seeds 4" "--model llama-2-7b --tp 1,2 --request-rate 2:8 --num-requests 50"; do
+    for j in 1 2 5; do
+        # shellcheck disable=SC2086
+        "$bin" sweep --kind serving --hw h100-sxm $args --prompt-tokens 512 --output-tokens 64 \
+            --jobs $j >"$tmp/jobs$j.out" 2>&1 || bad "--jobs $j exit $? ($args)"
+    done
+    if [ -s "$tmp/jobs1.out" ] && cmp -s "$tmp/jobs1.out" "$tmp/jobs2.out" &&
+        cmp -s "$tmp/jobs1.out" "$tmp/jobs5.out"; then ok; else bad "--jobs changes the rows ($args)"; fi
+done
+"$bin" sweep --kind serving --model llama-3.1-8b --hw h100-sxm --tp 1 --concurrency 1 \
+    --prompt-tokens 512 --output-tokens 64 --jobs 0 >/dev/null 2>"$tmp/j0.err"
+expect "--jobs 0 exit" "$?" 2
+"$bin" sweep --model llama-3.1-8b --hw h100-sxm --tp 1 --batch 1 --jobs 2 >/dev/null 2>"$tmp/jd.err"
+expect "--jobs on decode exit" "$?" 2
+expect "--jobs on decode message" "$(cat "$tmp/jd.err")" \
+    "llmstep: sweep: --jobs belongs to --kind serving"
 "$bin" sweep --kind serving --model llama-2-7b --hw h100-sxm --tp 1 --concurrency 2 \
     --prompt-tokens 4000 --output-tokens 97 >"$tmp/long.csv" || bad "too long exit $?"
 expect "serving too long" "$(tail -n 1 "$tmp/long.csv" | cut -d, -f27,28)" "false,too_long"

@@ -53,6 +53,7 @@ int cli_bench_repeat(int (*fn)(void *ctx), void *ctx, int reps, cli_bench_times 
 static const cli_help bench_help = {
     .head = "usage: llmstep bench [--model ID] [--hw ID] [--tp N] [--n COUNT] [--sweep]\n"
             "       llmstep bench --serve [--trace FILE.jsonl]\n"
+            "       llmstep bench --serve-grid\n"
             "       llmstep bench --validate [--measurements FILE.jsonl]\n\n",
     .tail = "\n"
             "Times COUNT (default 4000000) decode-step predictions on one core, with\n"
@@ -63,7 +64,7 @@ static const cli_help bench_help = {
 
 int cmd_bench(int argc, char **argv)
 {
-    int sweep = 0, serve = 0, validate = 0;
+    int sweep = 0, serve = 0, validate = 0, grid = 0;
     const char *trace = NULL, *meas = NULL;
     const char *model = "llama-3.1-8b", *hwname = "h100-sxm";
     int64_t tp = 1, n = 4000000;
@@ -76,6 +77,15 @@ int cmd_bench(int argc, char **argv)
                    "LLMServingSim RTX 4090 trace, or --trace FILE; without either, 300\n"
                    "generated Poisson requests at 10/s; target under 5 ms). Prints medians of\n"
                    "the thread's CPU time (judged against the targets) and of wall time.\n"),
+        {.name = "serve-grid",
+         .kind = CLI_OPT_FLAG,
+         .dst = &grid,
+         .heading = "\n",
+         .help = "--serve-grid: times the 990-point serving grid of `llmstep sweep --kind\n"
+                 "serving` (TP 2,4,8 x 11 concurrencies 1..256 x 5 prompt lengths 128..4096 x\n"
+                 "6 output lengths 32..1024) for Llama-3.1-8B and Qwen3-32B on h100-sxm, on one\n"
+                 "thread and with --jobs at the online cores; prints CPU and wall time and\n"
+                 "checks that both give the same rows.\n"},
         {.name = "validate",
          .kind = CLI_OPT_FLAG,
          .dst = &validate,
@@ -101,8 +111,8 @@ int cmd_bench(int argc, char **argv)
     int done, rc = cli_opts_parse_help("bench", argc, argv, t, CLI_N(t), &bench_help, &done, NULL);
     if (rc != CLI_OK || done)
         return rc;
-    if (sweep + serve + validate > 1) {
-        cli_error("bench: give one of --sweep, --serve and --validate");
+    if (sweep + serve + validate + grid > 1) {
+        cli_error("bench: give one of --sweep, --serve, --serve-grid and --validate");
         return CLI_USAGE;
     }
     if (meas && !validate) {
@@ -117,6 +127,8 @@ int cmd_bench(int argc, char **argv)
         return cli_bench_sweep(model, hwname);
     if (serve)
         return cli_bench_serve(trace);
+    if (grid)
+        return cli_bench_serve_grid();
     if (validate)
         return cli_bench_validate(meas);
     sim_model m;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opts.h"
 #include "sweep_cli.h"
@@ -423,14 +424,15 @@ typedef struct sweep_args {
     int best, pareto, no_host, ep;
     double slo_tpot_s, slo_ttft_s;
     /* options of --kind serving only, given or not, in the order of serving_names */
-    int serving_seen[8];
+    int serving_seen[9];
+    int64_t jobs;
     enum sweep_select select;
     enum sweep_format fmt;
 } sweep_args;
 
-static const char *const serving_names[8] = {"concurrency",  "request-rate", "slo-percentile",
+static const char *const serving_names[9] = {"concurrency",  "request-rate", "slo-percentile",
                                              "num-requests", "range-ratio",  "burstiness",
-                                             "seed",         "seeds"};
+                                             "seed",         "seeds",        "jobs"};
 
 static int parse_slo_pct(const char *arg, void *dst, char *msg, size_t cap)
 {
@@ -547,6 +549,10 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
             "                             TPOT percentiles and their ranges over the seeds\n"
             "                             (default 20 with --best or --pareto unless the workload\n"
             "                             is deterministic, else 1)\n"),
+        CLI_I64_SEEN_H(
+            "jobs", &a->jobs, 1, SIM_SWEEP_MAX_JOBS, &sv[8],
+            "  --jobs N                   serving: simulate N points at a time on N threads\n"
+            "                             (default: the online cores); same rows, same order\n"),
         CLI_STR_H("gpu-hour-usd", &a->price_spec,
                   "  --gpu-hour-usd P[,P..]     USD per GPU-hour, one for all or one per --hw: "
                   "adds the cost\n"
@@ -662,7 +668,7 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
                   "serving (decode and prefill take --context)");
         return CLI_USAGE;
     }
-    for (int i = 0; !serving && i < 8; i++)
+    for (int i = 0; !serving && i < 9; i++)
         if (a->serving_seen[i]) {
             cli_error("sweep: --%s belongs to --kind serving", serving_names[i]);
             return CLI_USAGE;
@@ -674,6 +680,13 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
             a->select != SEL_ALL && (a->rate_spec || sim_workload_range_ratio(o->range_ratio) > 0.0)
                 ? SIM_SWEEP_PLANNING_SEEDS
                 : 1;
+    if (serving) {
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        o->jobs = a->serving_seen[8]           ? (int)a->jobs
+                  : cores > SIM_SWEEP_MAX_JOBS ? SIM_SWEEP_MAX_JOBS
+                  : cores > 1                  ? (int)cores
+                                               : 1;
+    }
     if (serving && (a->batch_spec || a->ctx_spec)) {
         cli_error("sweep: --kind serving takes --concurrency LIST or --request-rate LIST, not "
                   "--%s",

@@ -95,6 +95,11 @@ int cli_bench_repeat(int (*fn)(void *ctx), void *ctx, int reps, cli_bench_times 
 /* `llmstep bench --sweep`: evaluation and CSV rates of the sweep (bench_sweep.c). */
 int cli_bench_sweep(const char *model, const char *hw);
 
+/* `llmstep bench --serve-grid`: the 990-point serving grid of issue 26 (Llama-3.1-8B and
+ * Qwen3-32B on h100-sxm), on one thread and on every online core, with a check that both give
+ * the same rows (bench_sweep.c). */
+int cli_bench_serve_grid(void);
+
 /* `llmstep bench --serve`: time to simulate a 10,000-request closed loop and a 300-request
  * trace (trace: a JSON Lines file, or NULL for the shared LLMServingSim one) (bench_serve.c). */
 int cli_bench_serve(const char *trace);

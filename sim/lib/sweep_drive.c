@@ -6,6 +6,8 @@
 #include "sweep_drive.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,17 +143,156 @@ static int layout_ok(const block_in *x, const sim_run_cfg *cfg)
 }
 
 /*
+ * Serving points simulated on several threads (sim_sweep_opts.jobs): each worker takes the next
+ * point not yet taken. The points share the block's deployment and each TP's memory budget,
+ * both read only; every simulation allocates its own workload and scratch (sim_served_prepare),
+ * so the threads share nothing they write but the counter.
+ */
+typedef struct serving_batch {
+    const block_in *x;
+    const sim_setup *su; /* per TP */
+    size_t n_load;       /* points per TP: point p is load p % n_load at TP p / n_load */
+    sim_workload_spec *specs;
+    sim_sweep_row *rows;
+    sim_status *status;
+    struct sim_err *errs;
+    size_t *order; /* the points by decreasing load: the longest simulations start first */
+    size_t n;
+    atomic_size_t next;
+} serving_batch;
+
+static void *serving_worker(void *arg)
+{
+    serving_batch *b = arg;
+    for (size_t j; (j = atomic_fetch_add(&b->next, 1)) < b->n;) {
+        const size_t p = b->order[j];
+        if (b->rows[p].status == SIM_SWEEP_OK)
+            b->status[p] =
+                serve_point(b->x, &b->su[p / b->n_load], &b->specs[p], &b->rows[p], &b->errs[p]);
+    }
+    return NULL;
+}
+
+/* Simulates the points of b on up to jobs threads (the calling one among them); returns when
+ * all are done. Threads that cannot be started leave their share to the others. */
+static void serving_batch_run(serving_batch *b, int jobs)
+{
+    pthread_t tid[SIM_SWEEP_MAX_JOBS];
+    int started = 0;
+    for (int j = 1; j < jobs && (size_t)j < b->n; j++) {
+        if (pthread_create(&tid[started], NULL, serving_worker, b) != 0)
+            break;
+        started++;
+    }
+    serving_worker(b);
+    for (int j = 0; j < started; j++)
+        pthread_join(tid[j], NULL);
+}
+
+/* A serving point's clients or rate: what its work grows with. */
+static double serving_load(const sim_sweep_opts *o, size_t k)
+{
+    return o->n_rates > 0 ? o->rates[k] : (double)o->axes.batch[k];
+}
+
+/*
  * The serving points of one block: TP outermost, then concurrency (closed loop) or request
  * rate (open loop). Each point that can start is one serving simulation; the others keep
- * their status.
+ * their status. Sets *done when it ran them (jobs > 1 and memory for the batch), else leaves
+ * them to serving_points.
+ *
+ * With jobs > 1 all the block's points are simulated together, then handed to the sink in
+ * the same order as one by one: the rows are the same (each simulation is a pure function of
+ * its point), and so is the first error (the earliest point's; the rows before it are
+ * written).
+ */
+static sim_status serving_points_jobs(const block_in *x, const sim_run_cfg *cfg, int jobs,
+                                      int *done, struct sim_err *err)
+{
+    const sim_sweep_opts *o = x->o;
+    const int open_loop = o->n_rates > 0;
+    const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch, n_tp = o->axes.n_tp;
+    const size_t n = n_load * n_tp;
+    serving_batch b = {.x = x, .n_load = n_load, .n = n};
+    sim_run_cfg *cfgs = malloc(n_tp * sizeof(*cfgs));
+    sim_setup *sus = malloc(n_tp * sizeof(*sus));
+    sim_memory *mems = malloc(n_tp * sizeof(*mems));
+    b.specs = malloc(n * sizeof(*b.specs));
+    b.rows = malloc(n * sizeof(*b.rows));
+    b.status = malloc(n * sizeof(*b.status));
+    b.errs = malloc(n * sizeof(*b.errs));
+    b.order = malloc(n * sizeof(*b.order));
+    *done = cfgs && sus && mems && b.specs && b.rows && b.status && b.errs && b.order;
+    sim_status s = SIM_OK;
+    if (*done) {
+        b.su = sus;
+        for (size_t t = 0; t < n_tp; t++) {
+            cfgs[t] = *cfg;
+            cfgs[t].tp = (int)o->axes.tp[t];
+            sus[t] = x->su;
+            sus[t].run = &cfgs[t];
+            mems[t] = (sim_memory){0};
+            sim_sweep_ctx c = {x->su.model, x->su.hw, &cfgs[t],     x->su.engine,
+                               x->su.sched, &mems[t], o->host_time, 0};
+            c.tp_ok = layout_ok(x, &cfgs[t]);
+            if (c.tp_ok)
+                sim_memory_compute(&sus[t], &mems[t]);
+            for (size_t k = 0; k < n_load; k++) {
+                const size_t p = t * n_load + k;
+                b.specs[p] = serving_spec(o, open_loop, k);
+                sim_sweep_serving_init(&c, open_loop ? -1 : b.specs[p].concurrency,
+                                       open_loop ? b.specs[p].rate_per_s : (double)NAN,
+                                       b.specs[p].prompt_tokens, b.specs[p].output_tokens,
+                                       &b.rows[p]);
+                b.status[p] = SIM_OK;
+            }
+        }
+        /* Insertion sort by load, largest first (stable: TP order among equal loads). */
+        for (size_t p = 0; p < n; p++) {
+            const double load = serving_load(o, p % n_load);
+            size_t j = p;
+            for (; j > 0 && serving_load(o, b.order[j - 1] % n_load) < load; j--)
+                b.order[j] = b.order[j - 1];
+            b.order[j] = p;
+        }
+        atomic_store(&b.next, 0);
+        serving_batch_run(&b, jobs);
+        for (size_t p = 0; p < n; p++) {
+            if (b.status[p] != SIM_OK) {
+                *err = b.errs[p];
+                s = b.status[p];
+                break;
+            }
+            sim_sweep_finish(&b.rows[p], &o->slo, x->price);
+            if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &b.rows[p])) != 0)
+                break;
+        }
+    }
+    free(cfgs), free(sus), free(mems);
+    free(b.specs), free(b.rows), free(b.status), free(b.errs), free(b.order);
+    return s;
+}
+
+/*
+ * The serving points of one block, one after the other (or through serving_points_jobs): TP
+ * outermost, then concurrency (closed loop) or request rate (open loop). Each point that can
+ * start is one serving simulation; the others keep their status.
  */
 static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim_err *err)
 {
     const sim_sweep_opts *o = x->o;
-    sim_setup at = x->su; /* the block's deployment at each TP */
-    at.run = cfg;
+    const int jobs =
+        o->jobs < 1 ? 1 : (o->jobs > SIM_SWEEP_MAX_JOBS ? SIM_SWEEP_MAX_JOBS : o->jobs);
     const int open_loop = o->n_rates > 0;
     const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch;
+    if (jobs > 1 && n_load * o->axes.n_tp > 1) {
+        int done;
+        const sim_status s = serving_points_jobs(x, cfg, jobs, &done, err);
+        if (done)
+            return s; /* else out of memory for the batch: one by one */
+    }
+    sim_setup at = x->su; /* the block's deployment at each TP */
+    at.run = cfg;
     for (size_t t = 0; t < o->axes.n_tp; t++) {
         cfg->tp = (int)o->axes.tp[t];
         sim_memory mem = {0};

@@ -58,7 +58,12 @@ typedef struct sim_sweep_opts {
     double gpu_hour_usd;                         /* <= 0: no price */
     double gpu_hour_usd_hw[SIM_SWEEP_MAX_NAMES]; /* per hws[i] when > 0; else gpu_hour_usd */
     int host_time; /* 1: add the engine's host time per step (default) */
+    /* Serving: threads that simulate a TP's points together (0 or 1: one, the caller's; at
+     * most SIM_SWEEP_MAX_JOBS). The rows and their order do not depend on it. */
+    int jobs;
 } sim_sweep_opts;
+
+#define SIM_SWEEP_MAX_JOBS 256
 
 /* The values an axis of a sweep may take (`llmstep sweep` and llmstep_sweep): TP 1 to
  * SIM_SWEEP_MAX_TP; batch (serving: concurrency) 1 to sim_sweep_batch_max(kind); context
