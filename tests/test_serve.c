@@ -71,7 +71,7 @@ static sim_status serve(toy_setup *x, sim_request *req, int64_t n, int64_t conc,
     static int32_t queue[1024], running[1024];
     static sim_itl_entry itl[4096];
     sim_workload w = {req, n, conc};
-    sim_serve_scratch scr = {queue, running, itl, 4096, 0};
+    sim_serve_scratch scr = {queue, running, itl, 4096, 0, NULL};
     sim_status st = sim_serve_simulate(toy_su(x), &w, &scr, record, seen, r, &x->err);
     if (st != SIM_OK)
         printf("serve: %s\n", x->err.msg);
@@ -319,7 +319,7 @@ static void closed_loop_obeys_littles_law(void)
     static sim_itl_entry itl[2200 * 30];
     static double scratch[2200];
     sim_workload w = {req, 2200, 16};
-    sim_serve_scratch scr = {queue, running, itl, 2200 * 30, 0};
+    sim_serve_scratch scr = {queue, running, itl, 2200 * 30, 0, NULL};
     sim_serve_result r;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, NULL, NULL, &r, &x.err), SIM_OK);
     sim_serve_stats st;
@@ -356,9 +356,9 @@ static uint64_t next_u64(uint64_t *s)
 
 static void decode_runs_equal_stepping(void)
 {
-    static sim_request a[400], b[400];
-    static int32_t queue[401], running[400];
-    static sim_itl_entry itl_a[400 * 160], itl_b[400 * 160];
+    static sim_request a[400], b[400], c[400];
+    static int32_t queue[401], running[400], heap[400];
+    static sim_itl_entry itl_a[400 * 160], itl_b[400 * 160], itl_c[400 * 160];
     uint64_t g = 12345;
     int n_cases = 0, with_preemption = 0, with_queue = 0;
     for (int t = 0; t < 300; t++) {
@@ -390,17 +390,30 @@ static void decode_runs_equal_stepping(void)
                                   next_u64(&g)};
         sim_workload_generate(&spec, a, n);
         for (int64_t i = 0; i < n; i++)
-            b[i] = a[i];
-        sim_serve_scratch fast = {queue, running, itl_a, 400 * 160, 0};
-        sim_serve_scratch exact = {queue, running, itl_b, 400 * 160, 1};
-        sim_serve_result ra, rb;
+            b[i] = c[i] = a[i];
+        /* a: decode runs and the decode aggregate (sched_v1.c); c: decode runs only. */
+        sim_serve_scratch fast = {queue, running, itl_a, 400 * 160, 0, heap};
+        sim_serve_scratch exact = {queue, running, itl_b, 400 * 160, 1, NULL};
+        sim_serve_scratch runs = {queue, running, itl_c, 400 * 160, 0, NULL};
+        sim_serve_result ra, rb, rc;
         sim_status sa = sim_serve_simulate(toy_su(&x), &(sim_workload){a, n, conc}, &fast, NULL,
                                            NULL, &ra, &x.err);
         sim_status sb = sim_serve_simulate(toy_su(&x), &(sim_workload){b, n, conc}, &exact, NULL,
                                            NULL, &rb, &x.err);
+        sim_status sc = sim_serve_simulate(toy_su(&x), &(sim_workload){c, n, conc}, &runs, NULL,
+                                           NULL, &rc, &x.err);
         CHECK_INT(sa, sb);
-        if (sa != SIM_OK || sb != SIM_OK)
+        CHECK_INT(sc, sb);
+        if (sa != SIM_OK || sb != SIM_OK || sc != SIM_OK)
             continue;
+        CHECK_INT(rc.n_steps, rb.n_steps);
+        CHECK_INT(rc.n_itl, rb.n_itl);
+        CHECK(rc.end_s == rb.end_s && rc.roofline_sum_s == rb.roofline_sum_s);
+        int same_c = 1;
+        for (int64_t i = 0; i < n; i++)
+            same_c &= c[i].first_token_s == b[i].first_token_s && c[i].finish_s == b[i].finish_s &&
+                      c[i].arrival_s == b[i].arrival_s && c[i].n_preemptions == b[i].n_preemptions;
+        CHECK(same_c);
         n_cases++;
         with_preemption += rb.preemptions > 0;
         with_queue += rb.queue_peak > 0;
@@ -624,7 +637,7 @@ static void bad_workloads_refused(void)
     toy_setup x;
     make_setup(&x, 256, 2048, 100, 0);
     static int32_t queue[3], running[2];
-    sim_serve_scratch scr = {queue, running, NULL, 0, 0};
+    sim_serve_scratch scr = {queue, running, NULL, 0, 0, NULL};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         sim_request req[2] = {
             {.arrival_s = 1.0, .prompt_tokens = 8, .output_tokens = cases[i].output_1},
@@ -755,10 +768,11 @@ static void pipeline_batches_in_flight(void)
         CHECK_REL(seen.s[1].start_s, h, 1e-12);
     /* More stages than layers: refused, not simulated. */
     x.run.pp = 3;
-    CHECK_INT(sim_serve_simulate(toy_su(&x), &(sim_workload){req, 2, 0},
-                                 &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0, 0},
-                                 NULL, NULL, &r, &x.err),
-              SIM_EINVAL);
+    CHECK_INT(
+        sim_serve_simulate(toy_su(&x), &(sim_workload){req, 2, 0},
+                           &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0, 0, NULL},
+                           NULL, NULL, &r, &x.err),
+        SIM_EINVAL);
     CHECK_CONTAINS(x.err.msg, "--pp 3");
 }
 
@@ -821,7 +835,7 @@ static void pipeline_closed_loop(void)
     static sim_itl_entry itl[1100 * 30];
     static double scratch[1100];
     sim_workload w = {req, 1100, 16};
-    sim_serve_scratch scr = {queue, running, itl, 1100 * 30, 0};
+    sim_serve_scratch scr = {queue, running, itl, 1100 * 30, 0, NULL};
     sim_serve_result r;
     double latencies = 0.0;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, sum_walls, &latencies, &r, &x.err), SIM_OK);

@@ -7,7 +7,7 @@
 int cli_serve_prepare(cli_serve *sv, const sim_workload_spec *spec, const char *trace_path)
 {
     struct sim_err err;
-    sim_status st = sim_served_prepare(sv, spec, trace_path, &err);
+    sim_status st = sim_served_prepare(sv, spec, trace_path, 1, &err);
     if (st != SIM_OK) {
         cli_error("%s", err.msg);
         return cli_exit_of(st);

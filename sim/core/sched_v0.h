@@ -67,6 +67,7 @@ typedef struct sim_batch_work {
     sim_request req[SIM_BATCH_MAX_SEQS];
     int32_t v1_queue[SIM_BATCH_MAX_SEQS + 1];
     int32_t v1_running[SIM_BATCH_MAX_SEQS];
+    int32_t v1_heap[SIM_BATCH_MAX_SEQS]; /* the decode aggregate's (sim_serve_scratch.agg_heap) */
 } sim_batch_work;
 
 /*

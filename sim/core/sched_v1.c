@@ -10,6 +10,9 @@
 #include "memory.h"
 #include "pipeline.h"
 
+/* Largest block size the decode aggregate counts blocks for (its phase table). */
+#define SIM_AGG_MAX_BLOCK_SIZE 256
+
 /* Everything one simulation carries between steps. */
 typedef struct serve_state {
     sim_setup su; /* the run's inputs (setup.h) */
@@ -27,7 +30,19 @@ typedef struct serve_state {
     int64_t step_preempted;
     int64_t batch; /* id of the batch being scheduled (pipeline stages: batches in flight) */
     int64_t work;  /* operations so far (SIM_SIM_MAX_WORK) */
+    /* The decode aggregate ("Decode aggregate" below): running[0 .. dlen) holds its nd members
+     * in running order and the holes finished ones left; the explicit requests (the tail)
+     * follow, n_running - nd of them. A member's computed and generated are stored minus kd. */
+    int agg;                            /* 1: this simulation may aggregate */
+    int64_t dlen, nd, kd, sumc;         /* sumc: the members' computed tokens, summed */
+    int64_t groups, bs;                 /* full-attention KV groups, block size */
+    int64_t heap_n;                     /* members in scr->agg_heap, by finish_key */
+    int64_t ph[SIM_AGG_MAX_BLOCK_SIZE]; /* members by stored computed mod bs */
 } serve_state;
+
+/* The explicit requests of the running list: after the aggregate's region. */
+static int32_t *tail(const serve_state *x) { return x->scr->running + x->dlen; }
+static int64_t n_tail(const serve_state *x) { return x->n_running - x->nd; }
 
 static void q_push_back(serve_state *x, int32_t id)
 {
@@ -111,12 +126,13 @@ static int in_flight(const serve_state *x, const sim_request *r)
  * flight, of the last one not in flight (at least the request being scheduled is not). */
 static int32_t preempt_last(serve_state *x)
 {
-    int32_t *running = x->scr->running;
-    int64_t j = x->n_running - 1;
+    int32_t *running = tail(x);
+    const int64_t n = n_tail(x);
+    int64_t j = n - 1;
     while (j > 0 && in_flight(x, &x->w->req[running[j]]))
         j--;
     int32_t id = running[j];
-    for (int64_t k = j; k + 1 < x->n_running; k++)
+    for (int64_t k = j; k + 1 < n; k++)
         running[k] = running[k + 1];
     x->n_running--;
     sim_request *r = &x->w->req[id];
@@ -195,6 +211,160 @@ static void take(serve_state *x, sim_request *r, int64_t need, int64_t want, int
 }
 
 /*
+ * Decode aggregate (issue 26; docs/engine.md, "Decode aggregate"). At high concurrency the
+ * batch changes every step (a request finishes, another is admitted), so decode runs are short,
+ * yet most running requests just decode: each step they take one token, a block when theirs are
+ * full, sample one token, and leave when it is their last. Requests at the head of the running
+ * list that do only that are carried as one aggregate: their number nd, their summed context
+ * sumc, a count of them per block phase (ph) and a heap of when each finishes. A step then
+ * costs the explicit requests behind them plus the members that finish, not all running
+ * requests. The aggregate heads the list, so vLLM's scheduler would reach its members first
+ * and preempt them last: while the budget holds nd tokens and the free blocks hold the blocks
+ * they start (agg_fits), no member can be refused or preempted (a request behind them preempts
+ * from the end and never past itself). Otherwise, and before anything that reads the members
+ * one by one, agg_flush writes them back. The numbers are those of scheduling each request
+ * (tests/test_serve.c compares them with exact_steps on random workloads).
+ */
+
+/* The phase whose members start a block this step: actual computed = stored + kd = 0 mod bs. */
+static int64_t agg_phase(const serve_state *x) { return (x->bs - x->kd % x->bs) % x->bs; }
+
+/* When a member's last token is sampled: at the end of the aggregate step after which kd
+ * reaches output_tokens - stored generated. */
+static int64_t finish_key(const sim_request *r) { return r->output_tokens - r->generated; }
+
+static int heap_less(const serve_state *x, int32_t a, int32_t b)
+{
+    return finish_key(&x->w->req[a]) < finish_key(&x->w->req[b]);
+}
+
+static void heap_push(serve_state *x, int32_t id)
+{
+    int32_t *h = x->scr->agg_heap;
+    int64_t i = x->heap_n++;
+    while (i > 0 && heap_less(x, id, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = id;
+}
+
+static int32_t heap_pop(serve_state *x)
+{
+    int32_t *h = x->scr->agg_heap;
+    const int32_t top = h[0], last = h[--x->heap_n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= x->heap_n)
+            break;
+        if (c + 1 < x->heap_n && heap_less(x, h[c + 1], h[c]))
+            c++;
+        if (!heap_less(x, h[c], last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (x->heap_n > 0)
+        h[i] = last;
+    return top;
+}
+
+static int64_t mod_bs(const serve_state *x, int64_t v) { return ((v % x->bs) + x->bs) % x->bs; }
+
+/* KV blocks a request holds for computed tokens (full-attention groups only). */
+static int64_t held_blocks(const serve_state *x, int64_t computed)
+{
+    return x->groups * ((computed + x->bs - 1) / x->bs);
+}
+
+/* The budget and the free blocks hold every member this step (else agg_flush first). */
+static int agg_fits(const serve_state *x)
+{
+    return x->nd <= x->su.sched->max_num_batched_tokens &&
+           x->groups * x->ph[agg_phase(x)] <= x->free_blocks;
+}
+
+/* After a step that ended at t: every member computed and sampled a token; those for which it
+ * was the last finish (finish_step's rules) and leave a hole. Returns the members' ITL tokens
+ * (each sampled its previous token at the end of the previous step). */
+static double agg_finish(serve_state *x, double t)
+{
+    const double same = (double)x->nd;
+    x->kd++;
+    x->sumc += x->nd;
+    sim_request *req = x->w->req;
+    while (x->heap_n > 0 && finish_key(&req[x->scr->agg_heap[0]]) <= x->kd) {
+        sim_request *r = &req[heap_pop(x)];
+        x->ph[mod_bs(x, r->computed)]--;
+        r->computed += x->kd;
+        r->generated += x->kd;
+        x->sumc -= r->computed;
+        x->nd--;
+        x->n_running--;
+        r->last_token_s = t;
+        r->finish_s = t;
+        x->free_blocks += held_blocks(x, r->computed);
+        r->blocks = 0;
+        r->sched = -1; /* a hole in the aggregate's region */
+        x->done++;
+        send_next(x, t);
+    }
+    return same;
+}
+
+/* After a step that ended at t: the explicit requests at the tail's head that have just sampled
+ * a token and will only decode join the aggregate. */
+static void agg_join(serve_state *x, double t)
+{
+    sim_request *req = x->w->req;
+    while (n_tail(x) > 0) {
+        sim_request *r = &req[x->scr->running[x->dlen]];
+        if (!(r->sched == 0 && r->generated >= 1 && r->generated < r->output_tokens &&
+              r->computed >= r->prompt_tokens &&
+              r->computed + 1 == r->prompt_tokens + r->generated && r->last_token_s == t &&
+              r->blocks == held_blocks(x, r->computed)))
+            return;
+        x->sumc += r->computed;
+        r->computed -= x->kd;
+        r->generated -= x->kd;
+        x->ph[mod_bs(x, r->computed)]++;
+        heap_push(x, x->scr->running[x->dlen]);
+        x->nd++;
+        x->dlen++;
+    }
+}
+
+/* Writes the members back as explicit requests, in running order (their last token came at
+ * the end of the previous step, last_s), and closes the holes. */
+static void agg_flush(serve_state *x, double last_s)
+{
+    if (x->dlen == 0)
+        return;
+    sim_request *req = x->w->req;
+    int32_t *running = x->scr->running;
+    int64_t k = 0;
+    for (int64_t i = 0; i < x->dlen; i++) {
+        sim_request *r = &req[running[i]];
+        if (r->sched == -1) {
+            r->sched = 0;
+            continue;
+        }
+        r->computed += x->kd;
+        r->generated += x->kd;
+        r->blocks = held_blocks(x, r->computed);
+        r->last_token_s = last_s;
+        running[k++] = running[i];
+    }
+    const int64_t nt = n_tail(x);
+    for (int64_t i = 0; i < nt; i++)
+        running[k + i] = running[x->dlen + i];
+    for (int64_t p = 0; p < x->bs; p++)
+        x->ph[p] = 0;
+    x->dlen = x->nd = x->sumc = x->heap_n = 0;
+}
+
+/*
  * Schedules one step (sched_v1.h) into st. Returns the number of requests scheduled; the
  * scheduled ones have sched > 0.
  */
@@ -203,12 +373,22 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
 {
     const sim_sched_resolved *s = x->su.sched;
     sim_request *req = x->w->req;
-    int32_t *running = x->scr->running;
+    int32_t *running = tail(x);
     int64_t budget = s->max_num_batched_tokens;
     int64_t dec_n = 0, dec_ctx = 0, n_sched = 0;
     x->step_preempted = 0;
 
-    for (int64_t i = 0; i < x->n_running && budget > 0; i++) {
+    /* The aggregate first, as it heads the running list: one token each, and a block each for
+     * those whose blocks are full (agg_fits has checked that the budget and the free blocks
+     * hold them all, so none is preempted). */
+    if (x->nd > 0) {
+        x->free_blocks -= x->groups * x->ph[agg_phase(x)];
+        budget -= x->nd;
+        n_sched += x->nd;
+        dec_n += x->nd;
+        dec_ctx += x->sumc;
+    }
+    for (int64_t i = 0; i < n_tail(x) && budget > 0; i++) {
         sim_request *r = &req[running[i]];
         if (in_flight(x, r)) /* vLLM: num_new_tokens == 0 until its batch comes back */
             continue;
@@ -257,7 +437,8 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
                 break;
         }
         q_pop_front(x);
-        running[x->n_running++] = id;
+        running[n_tail(x)] = id;
+        x->n_running++;
         if (r->generated > 0)
             x->out->recomputed_tokens += r->prompt_tokens + r->generated - 1;
         take(x, r, need, want, &budget);
@@ -266,7 +447,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
 
     *n_prefill_seqs = 0;
     *n_prefill_tokens = 0;
-    for (int64_t i = 0; i < x->n_running; i++) {
+    for (int64_t i = 0; i < n_tail(x); i++) {
         const sim_request *r = &req[running[i]];
         if (r->sched <= 0 || r->batch != x->batch)
             continue;
@@ -290,11 +471,14 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
 static void finish_step(serve_state *x, double t, double wall_s, int64_t batch, double prev_end)
 {
     sim_request *req = x->w->req;
-    int32_t *running = x->scr->running;
+    int32_t *running = tail(x);
     sim_serve_scratch *scr = x->scr;
     double same = 0.0; /* tokens whose previous token came at the end of the previous step */
+    if (x->nd > 0)
+        same += agg_finish(x, t);
     int64_t k = 0;
-    for (int64_t i = 0; i < x->n_running; i++) {
+    const int64_t n = n_tail(x);
+    for (int64_t i = 0; i < n; i++) {
         int32_t id = running[i];
         sim_request *r = &req[id];
         if (r->sched > 0 && r->batch == batch) {
@@ -324,7 +508,7 @@ static void finish_step(serve_state *x, double t, double wall_s, int64_t batch, 
         }
         running[k++] = id;
     }
-    x->n_running = k;
+    x->n_running = x->nd + k;
     if (same > 0.0 && scr->itl && x->out->n_itl < scr->itl_cap)
         scr->itl[x->out->n_itl++] = (sim_itl_entry){wall_s, same};
 }
@@ -543,10 +727,13 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
     const int64_t bs = x->su.sched->block_size, n = x->n_running;
     const int64_t groups = x->kv->n_full_groups;
     sim_request *req = w->req;
-    const int32_t *running = x->scr->running;
-    /* Steps before a request samples its last token (that step finishes it: stepped). */
-    int64_t k_max = INT64_MAX, ctx = 0;
-    for (int64_t i = 0; i < n; i++) {
+    const int32_t *running = tail(x);
+    const int64_t nt = n_tail(x);
+    /* Steps before a request samples its last token (that step finishes it: stepped); the
+     * aggregate's first to finish is its heap's top. */
+    int64_t k_max = x->heap_n > 0 ? finish_key(&req[x->scr->agg_heap[0]]) - x->kd - 1 : INT64_MAX;
+    int64_t ctx = x->sumc;
+    for (int64_t i = 0; i < nt; i++) {
         const sim_request *r = &req[running[i]];
         const int64_t left = r->output_tokens - r->generated - 1;
         if (left < k_max)
@@ -586,7 +773,7 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
     if (k == 0)
         return st;
     int64_t taken = 0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < nt; i++) {
         sim_request *r = &req[running[i]];
         r->computed += k;
         r->generated += k;
@@ -595,6 +782,18 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
         taken += blocks - r->blocks;
         r->blocks = blocks;
     }
+    /* The aggregate's members: one block each time their computed tokens reach a multiple of
+     * bs, i.e. at run step j when (phase + kd + j) mod bs = 0; their last token time stays the
+     * end of the previous step, now the run's last. */
+    for (int64_t p = 0; x->nd > 0 && p < bs; p++) {
+        if (x->ph[p] == 0)
+            continue;
+        const int64_t j0 = (bs - (p + x->kd) % bs) % bs;
+        if (j0 < k)
+            taken += x->ph[p] * groups * ((k - 1 - j0) / bs + 1);
+    }
+    x->kd += k;
+    x->sumc += x->nd * k;
     x->free_blocks -= taken;
     /* The blocks in use only grew along the run: its last step holds the peak. */
     if (x->pool_blocks - x->free_blocks > x->out->peak_kv_blocks)
@@ -660,6 +859,12 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
      * finished nothing: a decode run may follow (decode_run). */
     int runnable = 0;
     const int runs = !scr->exact_steps && !obs && mem.kv.n_window_groups == 0;
+    /* The decode aggregate: with decode runs, a block size its phase table holds, and no
+     * context clamped at the window (add_to_step: every layer windowed). */
+    x.agg = runs && scr->agg_heap && s->block_size <= SIM_AGG_MAX_BLOCK_SIZE &&
+            !(m->full_attn_layers == 0 && m->sliding_window > 0);
+    x.groups = mem.kv.n_full_groups;
+    x.bs = s->block_size;
     while (x.done < w->n_requests) {
         if (runnable) {
             if ((st = decode_run(&x, &mem, &c, &sched_s, err)) != SIM_OK)
@@ -673,6 +878,8 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
             sched_s = x.now_s;
             continue; /* idle: the next request has reached the engine */
         }
+        if (x.nd > 0 && !agg_fits(&x))
+            agg_flush(&x, x.now_s);
         sim_step stp = {0};
         int64_t n_pf_seqs, n_pf_tokens;
         const int64_t n_before = x.n_running;
@@ -687,6 +894,8 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
         const double t_end = x.now_s + wall;
         finish_step(&x, t_end, wall, x.batch, x.now_s);
+        if (x.agg)
+            agg_join(&x, t_end);
         runnable = runs && all_decoded && x.n_running == n_before;
         sched_s = e->async_scheduling ? x.now_s : t_end;
         x.now_s = t_end;

@@ -52,6 +52,11 @@ typedef struct sim_serve_scratch {
     /* 0 (default): stretches of identical decode steps are priced without the scheduler
      * (decode_run in sched_v1.c; the same numbers); 1: every step through the scheduler. */
     int exact_steps;
+    /* Optional room for n_requests ids (NULL: none): the decoding requests at the head of the
+     * running list are then carried as one aggregate (their count, summed context and when each
+     * finishes, a heap here) instead of one by one each step; the same numbers (sched_v1.c,
+     * "Decode aggregate"). Off with exact_steps. */
+    int32_t *agg_heap;
 } sim_serve_scratch;
 
 /* What one step did, for timelines. */

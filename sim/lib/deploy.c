@@ -703,7 +703,7 @@ sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const ch
 }
 
 sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, const char *trace_path,
-                              struct sim_err *err)
+                              int with_itl, struct sim_err *err)
 {
     memset(sv, 0, sizeof(*sv));
     if (spec->arrival == SIM_ARRIVAL_TRACE) {
@@ -726,13 +726,14 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
         w.range_ratio = sim_workload_range_ratio(spec->range_ratio);
         sim_workload_generate(&w, sv->req, sv->n);
     }
-    for (int64_t i = 0; i < sv->n; i++)
+    for (int64_t i = 0; with_itl && i < sv->n; i++)
         sv->itl_cap += sv->req[i].output_tokens;
     sv->queue = malloc((size_t)(sv->n + 1) * sizeof(*sv->queue));
     sv->running = malloc((size_t)sv->n * sizeof(*sv->running));
-    sv->itl = malloc((size_t)sv->itl_cap * sizeof(*sv->itl));
+    sv->agg_heap = malloc((size_t)sv->n * sizeof(*sv->agg_heap));
+    sv->itl = with_itl ? malloc((size_t)sv->itl_cap * sizeof(*sv->itl)) : NULL;
     sv->scratch = malloc((size_t)sv->n * sizeof(*sv->scratch));
-    if (!sv->queue || !sv->running || !sv->itl || !sv->scratch) {
+    if (!sv->queue || !sv->running || !sv->agg_heap || (with_itl && !sv->itl) || !sv->scratch) {
         sim_errf(err, "out of memory for %lld requests", (long long)sv->n);
         return SIM_ENOMEM;
     }
@@ -759,8 +760,9 @@ static sim_status serve_rank(const sim_setup *su, sim_served *sv, sim_request *s
         return SIM_OK;
     }
     sim_workload w = {sub, n, conc};
-    sim_serve_scratch scr = {sv->queue, sv->running, sv->itl + itl_used, sv->itl_cap - itl_used,
-                             sv->exact_steps};
+    sim_serve_scratch scr = {
+        sv->queue,       sv->running, sv->itl ? sv->itl + itl_used : NULL, sv->itl_cap - itl_used,
+        sv->exact_steps, sv->agg_heap};
     sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, err);
     for (int64_t i = rank, k = 0; rc == SIM_OK && i < sv->n; i += n_ranks)
         sv->req[i] = sub[k++];
@@ -776,7 +778,8 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
     struct sim_err e2;
     if (cfg->dp <= 1) {
         sim_workload w = {sv->req, sv->n, sv->concurrency};
-        sim_serve_scratch scr = {sv->queue, sv->running, sv->itl, sv->itl_cap, sv->exact_steps};
+        sim_serve_scratch scr = {sv->queue,   sv->running,     sv->itl,
+                                 sv->itl_cap, sv->exact_steps, sv->agg_heap};
         sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, &e2);
         if (rc != SIM_OK)
             sim_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
@@ -852,6 +855,7 @@ void sim_served_free(sim_served *sv)
     free(sv->req);
     free(sv->queue);
     free(sv->running);
+    free(sv->agg_heap);
     free(sv->itl);
     free(sv->scratch);
     memset(sv, 0, sizeof(*sv));

@@ -237,7 +237,7 @@ typedef struct sim_served {
     int64_t n;           /* requests simulated, warm-up included */
     int64_t warmup;      /* the first warmup requests are left out of the statistics */
     int64_t concurrency; /* closed loop clients; 0 = open loop */
-    int32_t *queue, *running;
+    int32_t *queue, *running, *agg_heap;
     sim_itl_entry *itl;
     int64_t itl_cap;
     double *scratch;
@@ -248,9 +248,11 @@ typedef struct sim_served {
  * Builds the requests of a workload: generated from spec (closed or Poisson/gamma) or read
  * from trace_path (spec->arrival == SIM_ARRIVAL_TRACE). SIM_EIO/SIM_EPARSE/SIM_EINVAL for
  * a bad trace, SIM_ENOMEM; sim_served_free releases what was built, also after a failure.
+ * with_itl 0: no inter-token latency list (16 bytes per output token; the statistics' itl_s
+ * stays zero), for callers that report TTFT, TPOT and E2E only (a sweep's rows).
  */
 sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, const char *trace_path,
-                              struct sim_err *err);
+                              int with_itl, struct sim_err *err);
 
 /* Serves the prepared workload on deployment su; obs may be NULL. Messages read "<model> on
  * <hw> at TP n: ...". */

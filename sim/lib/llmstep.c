@@ -545,7 +545,7 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
     sim_served sv;
     sim_serve_result res;
     sim_serve_stats st;
-    sim_status s = sim_served_prepare(&sv, spec, w->trace_path, &e);
+    sim_status s = sim_served_prepare(&sv, spec, w->trace_path, 1, &e);
     const sim_setup su = sim_deployment_setup(&d->d);
     if (s == SIM_OK)
         s = sim_served_run(&su, &sv, NULL, NULL, &res, &e);

@@ -239,7 +239,7 @@ static sim_status open_group(const sim_meas_opts *o, sim_cache *c, const sim_mea
     struct sim_err e;
     sim_status st = sim_deploy_open(c, &in, &g->d, &e);
     if (st == SIM_OK)
-        st = sim_served_prepare(&g->sv, &row->workload, row->trace, &e);
+        st = sim_served_prepare(&g->sv, &row->workload, row->trace, 1, &e);
     if (st != SIM_OK)
         row_errf(err, row, &e);
     return st;

@@ -116,7 +116,7 @@ static sim_status serve_point(const block_in *x, const sim_setup *su, const sim_
         sim_served sv;
         sim_serve_result res;
         sim_serve_stats st;
-        s = sim_served_prepare(&sv, &w, NULL, err);
+        s = sim_served_prepare(&sv, &w, NULL, 0, err);
         if (s == SIM_OK)
             s = sim_served_run(su, &sv, NULL, NULL, &res, err);
         if (s == SIM_OK)

@@ -321,11 +321,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sim_sched_resolved s;
         sim_run_cfg cfg = {
             1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
-        static int32_t q[65], run[64];
+        static int32_t q[65], run[64], heap[64];
         static sim_itl_entry itl[64 * 64];
         static double scratch[64];
         sim_workload w = {req, n, 0};
-        sim_serve_scratch scr = {q, run, itl, 64 * 64, 0};
+        sim_serve_scratch scr = {q, run, itl, 64 * 64, 0, heap};
         sim_serve_result r;
         if (sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK &&
             sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s}, &w, &scr, NULL, NULL, &r,
@@ -334,13 +334,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             REQUIRE(sim_serve_stats_compute(req, n, itl, r.n_itl, 0.0, 0.0, scratch, &st) ==
                     SIM_OK);
             REQUIRE(isfinite(st.ttft_s.p99) && isfinite(st.e2e_s.mean) && st.ttft_s.mean >= 0.0);
-            /* Decode runs price what stepping prices: every step through the scheduler gives
-             * the same requests' times and the same run. */
+            /* Decode runs and the decode aggregate price what stepping prices: every step
+             * through the scheduler, request by request, gives the same requests' times and
+             * the same run. */
             static sim_request again[64];
             static sim_itl_entry itl2[64 * 64];
             for (int64_t i = 0; i < n; i++)
                 again[i] = req[i];
-            sim_serve_scratch exact = {q, run, itl2, 64 * 64, 1};
+            sim_serve_scratch exact = {q, run, itl2, 64 * 64, 1, NULL};
             sim_serve_result r2;
             REQUIRE(sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s},
                                        &(sim_workload){again, n, 0}, &exact, NULL, NULL, &r2,
