@@ -991,22 +991,29 @@ static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *c
 static void totals(const sim_run_cfg *cfg, sim_step_cost *out)
 {
     const sim_op_cost *ops = out->ops;
-    out->flops = out->bytes = out->compute_s = out->memory_s = out->comm_s = 0.0;
+    /* Summed in locals (the same additions in the same order): the stores into out would
+     * otherwise alias the operators read. */
+    double flops = 0.0, bytes = 0.0, compute_s = 0.0, memory_s = 0.0, comm_s = 0.0;
     double sum_op = 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++) {
         const sim_op_cost *op = &ops[i];
         if (op->bound == SIM_BOUND_NONE)
             continue; /* all zero */
         if (op->bound == SIM_BOUND_COMM) {
-            out->comm_s += op->time_s;
+            comm_s += op->time_s;
             continue;
         }
-        out->flops += op->flops;
-        out->bytes += op->bytes;
-        out->compute_s += op->compute_s;
-        out->memory_s += op->memory_s;
+        flops += op->flops;
+        bytes += op->bytes;
+        compute_s += op->compute_s;
+        memory_s += op->memory_s;
         sum_op += op->time_s;
     }
+    out->flops = flops;
+    out->bytes = bytes;
+    out->compute_s = compute_s;
+    out->memory_s = memory_s;
+    out->comm_s = comm_s;
     const double whole = out->compute_s > out->memory_s ? out->compute_s : out->memory_s;
     out->roofline_s = (cfg->mode == SIM_ROOFLINE_STEP ? whole : sum_op) + out->comm_s;
     out->step_s = sim_calibrated_s(cfg->alpha, out->roofline_s, cfg->beta_s, 1.0);
@@ -1033,12 +1040,21 @@ void sim__step_stage_cost(const sim_model *m, const sim_hw *hw, const sim_run_cf
 void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
                                const sim_step *s, sim_step_cost *cost)
 {
-    const double T = cost->tokens, Se = cost->seqs_emitting;
+    /* The step's new tokens and sampling sequences, summed as attention_ops sums them. */
+    double T = 0.0, Se = 0.0;
+    for (int i = 0; i < s->n_groups; i++) {
+        const sim_group *g = &s->groups[i];
+        T += (double)g->count * (double)g->new_tokens;
+        if (g->emits)
+            Se += (double)g->count;
+    }
+    if (!(cost->tokens == T && cost->seqs_emitting == Se && T > 0.0)) {
+        sim__step_stage_cost(m, hw, cfg, 0, m->n_layers, 1, 1, s, cost);
+        return;
+    }
+    /* Every other operator is a function of T and Se only: recount attention alone. */
     const stage_range r = whole_model(m);
     const step_dims x = dims_of(m, hw, cfg, &r);
     attention_ops(&x, hw, s, cost);
-    if (cost->tokens == T && cost->seqs_emitting == Se && T > 0.0)
-        totals(cfg, cost); /* every other operator is a function of T and Se only */
-    else
-        sim__step_stage_cost(m, hw, cfg, 0, m->n_layers, 1, 1, s, cost);
+    totals(cfg, cost);
 }

@@ -543,8 +543,8 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
     const sim_hw *hw = d->d.hw;
     struct sim_err e;
     sim_served sv;
-    sim_serve_result res;
-    sim_serve_stats st;
+    sim_serve_result res = {0};
+    sim_serve_stats st = {0};
     sim_status s = sim_served_prepare(&sv, spec, w->trace_path, 1, &e);
     const sim_setup su = sim_deployment_setup(&d->d);
     if (s == SIM_OK)
