@@ -297,24 +297,7 @@ static void retime(sim_op_cost *op, double compute_s, double memory_s)
     op->bound = compute_s > memory_s ? SIM_BOUND_COMPUTE : SIM_BOUND_MEMORY;
 }
 
-/* Shapes and byte widths shared by the parts of one step's count. */
-typedef struct step_dims {
-    double L, d, dh, Hg, Kg, hb, kvb, W;
-    double Lf;   /* layers that attend without the window (0: all windowed, or no window) */
-    int chunked; /* the window is Llama-4's chunk, not a sliding window */
-    /* MLA (docs/model.md, "MLA"): latent, rotary, nope and v head dims; 0 without MLA. */
-    int mla;
-    double kvl, rope, nope, vd;
-    double kvb_w_bytes; /* kv_b weight bytes of one layer on this GPU (checkpoint format) */
-    double gemm_fps;    /* rate of the block GEMMs (the checkpoint's math) */
-    double gemm16_fps;  /* rate of the 16-bit GEMMs (vLLM's absorbed W_UK, W_UV bmm) */
-    /* The layers counted: all of them, or one pipeline stage's (docs/model.md, "Pipeline
-     * parallelism"): frac = L / n_layers scales the per-layer weights; the embedding is on
-     * the first stage, the final norm, LM head and sampler on the last. */
-    double frac;
-    int first, last;
-    sim_decode_attn decode; /* the engine's decode kernel rule (cfg->decode) */
-} step_dims;
+typedef sim_step_dims step_dims;
 
 /* A stage of layers [start, start + n) (the whole model: 0, n_layers). */
 typedef struct stage_range {
@@ -591,7 +574,8 @@ typedef struct other_ctx {
 } other_ctx;
 
 static void other_ctx_init(other_ctx *c, const sim_model *m, const sim_hw *hw,
-                           const sim_run_cfg *cfg, const step_dims *x, sim_step_cost *out)
+                           const sim_run_cfg *cfg, const step_dims *x, const sim_weight_bytes *pre,
+                           sim_step_cost *out)
 {
     *c = (other_ctx){.m = m, .hw = hw, .cfg = cfg, .x = x, .ops = out->ops};
     const int tp = cfg->tp;
@@ -607,6 +591,10 @@ static void other_ctx_init(other_ctx *c, const sim_model *m, const sim_hw *hw,
     /* Weight bytes streamed by each GEMM, the counted layers: the checkpoint's quantization
      * (scales and zero points included) or dtype ("Quantized weights"). */
     sim_weight_bytes *wbs = &c->wbs;
+    if (pre) { /* the whole model's (frac 1), from sim_step_prep_init */
+        *wbs = *pre;
+        return;
+    }
     sim_model_weight_bytes_moe(m, tp, cfg->dp, cfg->ep, cfg->dtype, wbs);
     wbs->qkv *= x->frac;
     wbs->o *= x->frac;
@@ -974,10 +962,10 @@ static void comm_ops(const other_ctx *c, sim_step_cost *out)
 /* Every operator but attention, counted and timed: functions of the step's new tokens
  * (out->tokens) and sampling sequences (out->seqs_emitting) only. */
 static void other_ops(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
-                      const step_dims *x, sim_step_cost *out)
+                      const step_dims *x, const sim_weight_bytes *pre, sim_step_cost *out)
 {
     other_ctx c;
-    other_ctx_init(&c, m, hw, cfg, x, out);
+    other_ctx_init(&c, m, hw, cfg, x, pre, out);
     count_embed_norms(&c);
     count_qkv_o(&c);
     count_mlp(&c);
@@ -1033,14 +1021,35 @@ void sim__step_stage_cost(const sim_model *m, const sim_hw *hw, const sim_run_cf
     const stage_range r = {first_layer, n_layers, first, last};
     const step_dims x = dims_of(m, hw, cfg, &r);
     attention_ops(&x, hw, s, out);
-    other_ops(m, hw, cfg, &x, out);
+    other_ops(m, hw, cfg, &x, NULL, out);
     totals(cfg, out);
 }
 
-void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
-                               const sim_step *s, sim_step_cost *cost)
+void sim_step_prep_init(sim_step_prep *p, const sim_model *m, const sim_hw *hw,
+                        const sim_run_cfg *cfg)
 {
-    /* The step's new tokens and sampling sequences, summed as attention_ops sums them. */
+    assert(cfg->tp >= 1 && m->n_heads % cfg->tp == 0 && cfg->pp <= 1);
+    p->m = m;
+    p->hw = hw;
+    p->cfg = cfg;
+    const stage_range r = whole_model(m);
+    p->dims = dims_of(m, hw, cfg, &r);
+    sim_model_weight_bytes_moe(m, cfg->tp, cfg->dp, cfg->ep, cfg->dtype, &p->wbs);
+}
+
+void sim_step_cost_prepared(const sim_step_prep *p, const sim_step *s, sim_step_cost *out)
+{
+    assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
+    *out = (sim_step_cost){0};
+    attention_ops(&p->dims, p->hw, s, out);
+    other_ops(p->m, p->hw, p->cfg, &p->dims, &p->wbs, out);
+    totals(p->cfg, out);
+}
+
+/* Whether the step's new tokens and sampling sequences (summed as attention_ops sums them) are
+ * those of cost: then every operator but attention is unchanged. */
+static int same_tokens(const sim_step *s, const sim_step_cost *cost)
+{
     double T = 0.0, Se = 0.0;
     for (int i = 0; i < s->n_groups; i++) {
         const sim_group *g = &s->groups[i];
@@ -1048,7 +1057,13 @@ void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_r
         if (g->emits)
             Se += (double)g->count;
     }
-    if (!(cost->tokens == T && cost->seqs_emitting == Se && T > 0.0)) {
+    return cost->tokens == T && cost->seqs_emitting == Se && T > 0.0;
+}
+
+void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                               const sim_step *s, sim_step_cost *cost)
+{
+    if (!same_tokens(s, cost)) {
         sim__step_stage_cost(m, hw, cfg, 0, m->n_layers, 1, 1, s, cost);
         return;
     }
@@ -1057,4 +1072,14 @@ void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_r
     const step_dims x = dims_of(m, hw, cfg, &r);
     attention_ops(&x, hw, s, cost);
     totals(cfg, cost);
+}
+
+void sim_step_cost_next_prepared(const sim_step_prep *p, const sim_step *s, sim_step_cost *cost)
+{
+    if (!same_tokens(s, cost)) {
+        sim_step_cost_prepared(p, s, cost);
+        return;
+    }
+    attention_ops(&p->dims, p->hw, s, cost);
+    totals(p->cfg, cost);
 }

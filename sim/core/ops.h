@@ -205,6 +205,49 @@ void sim__step_stage_cost(const sim_model *m, const sim_hw *hw, const sim_run_cf
                           int64_t first_layer, int64_t n_layers, int first, int last,
                           const sim_step *s, sim_step_cost *out /* OUT */);
 
+/* Shapes and byte widths shared by the parts of one step's count. */
+typedef struct sim_step_dims {
+    double L, d, dh, Hg, Kg, hb, kvb, W;
+    double Lf;   /* layers that attend without the window (0: all windowed, or no window) */
+    int chunked; /* the window is Llama-4's chunk, not a sliding window */
+    /* MLA (docs/model.md, "MLA"): latent, rotary, nope and v head dims; 0 without MLA. */
+    int mla;
+    double kvl, rope, nope, vd;
+    double kvb_w_bytes; /* kv_b weight bytes of one layer on this GPU (checkpoint format) */
+    double gemm_fps;    /* rate of the block GEMMs (the checkpoint's math) */
+    double gemm16_fps;  /* rate of the 16-bit GEMMs (vLLM's absorbed W_UK, W_UV bmm) */
+    /* The layers counted: all of them, or one pipeline stage's (docs/model.md, "Pipeline
+     * parallelism"): frac = L / n_layers scales the per-layer weights; the embedding is on
+     * the first stage, the final norm, LM head and sampler on the last. */
+    double frac;
+    int first, last;
+    sim_decode_attn decode; /* the engine's decode kernel rule (cfg->decode) */
+} sim_step_dims;
+
+/*
+ * What the cost of a step needs of a deployment apart from the step: the shapes of the whole
+ * model on one GPU and its weight bytes per GEMM. A simulation that prices step after step on
+ * one deployment without pipeline stages prepares them once (sim_step_prep_init) and prices
+ * each step with sim_step_cost_prepared or sim_step_cost_next_prepared: the same numbers as
+ * sim_step_cost_compute and sim_step_cost_next, bit for bit (the same functions, fed the same
+ * values), without recomputing the shapes and weight bytes per step. The prep points at m, hw
+ * and cfg, which must stay unchanged while it is used. Pure and allocation-free.
+ */
+typedef struct sim_step_prep {
+    const sim_model *m;
+    const sim_hw *hw;
+    const sim_run_cfg *cfg;
+    sim_step_dims dims;   /* the whole model's */
+    sim_weight_bytes wbs; /* sim_model_weight_bytes_moe at cfg */
+} sim_step_prep;
+
+void sim_step_prep_init(sim_step_prep *p /* OUT */, const sim_model *m, const sim_hw *hw,
+                        const sim_run_cfg *cfg);
+void sim_step_cost_prepared(const sim_step_prep *p, const sim_step *s,
+                            sim_step_cost *out /* OUT */);
+void sim_step_cost_next_prepared(const sim_step_prep *p, const sim_step *s,
+                                 sim_step_cost *cost /* IN/OUT */);
+
 /* sim_step_cost_next (step.h) for a run without pipeline stages: only attention is recounted
  * when the step's new tokens and sampling sequences are those of cost, else every operator.
  * Internal (step.c). */

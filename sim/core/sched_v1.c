@@ -37,6 +37,7 @@ typedef struct serve_state {
     int64_t dlen, nd, kd, sumc;         /* sumc: the members' computed tokens, summed */
     int64_t groups, bs;                 /* full-attention KV groups, block size */
     int64_t heap_n;                     /* members in scr->agg_heap, by finish_key */
+    sim_step_prep prep;                 /* without pipeline stages: the step cost's constants */
     int64_t ph[SIM_AGG_MAX_BLOCK_SIZE]; /* members by stored computed mod bs */
 } serve_state;
 
@@ -711,8 +712,8 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
  * steps change nothing the scheduler looks at: admission stays refused for the same reason
  * (the queue's front, the budget and max_num_seqs do not change, and the free blocks only
  * fall). So they are priced here without schedule() and finish_step(): each step's cost by
- * the same sim_step_cost_next call on the same groups, its statistics by count_step, one ITL
- * entry per step as finish_step makes, and the requests' tokens, blocks and last token time
+ * the same sim_step_cost_next_prepared call on the same groups, its statistics by count_step, one
+ * ITL entry per step as finish_step makes, and the requests' tokens, blocks and last token time
  * updated once at the end. The results are those of stepping (tests/test_serve.c compares
  * them with scr->exact_steps on random workloads). Without an observer only (the timeline
  * records the KV blocks of every step), and with full-attention KV groups only.
@@ -757,7 +758,7 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
             break;
         sim_step stp = {0};
         add_decodes(&stp, n, ctx);
-        sim_step_cost_next(x->su.model, x->su.hw, run, &stp, c);
+        sim_step_cost_next_prepared(&x->prep, &stp, c);
         const double host = sim_engine_host_s(e, run->tp, c->seqs);
         const double wall = sim_engine_step_wall_s(e, c->step_s, host);
         x->step_preempted = 0;
@@ -851,7 +852,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     if (run->pp > 1)
         return serve_pipeline(&x, &mem, obs, obs_ctx, err);
 
-    sim_step_cost c = {0}; /* the previous step's cost: sim_step_cost_next reuses it */
+    sim_step_cost c = {0}; /* the previous step's cost: sim_step_cost_next_prepared reuses it */
     /* When the step about to be simulated was scheduled (admit_arrivals): when the previous
      * one ended, or with async scheduling when it started; after an idle wait, at the arrival. */
     double sched_s = x.now_s;
@@ -865,6 +866,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
             !(m->full_attn_layers == 0 && m->sliding_window > 0);
     x.groups = mem.kv.n_full_groups;
     x.bs = s->block_size;
+    sim_step_prep_init(&x.prep, m, hw, run);
     while (x.done < w->n_requests) {
         if (runnable) {
             if ((st = decode_run(&x, &mem, &c, &sched_s, err)) != SIM_OK)
@@ -888,7 +890,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
             return stuck(&x, err);
         const int all_decoded = n_pf_seqs == 0 && x.step_preempted == 0 &&
                                 x.n_running == n_before && n_sched == n_before;
-        sim_step_cost_next(m, hw, run, &stp, &c);
+        sim_step_cost_next_prepared(&x.prep, &stp, &c);
         const double host = sim_engine_host_s(e, run->tp, c.seqs);
         const double wall = sim_engine_step_wall_s(e, c.step_s, host);
         count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
