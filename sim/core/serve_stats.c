@@ -98,7 +98,82 @@ double sim_percentile_sorted(const double *v, int64_t n, double p)
 DEFINE_SORT(sort_doubles, double, KEY_DOUBLE)
 DEFINE_SORT(sort_itl, sim_itl_entry, KEY_ITL)
 
-/* Mean and percentiles of v[0..n) (sorted in place). */
+/*
+ * Weighted selection (introselect): the key at weighted rank k (0 <= k < the total weight;
+ * rank r covers the cumulative weights [W, W + w) of the sorted order) of a[0..n), found by
+ * partitioning as NAME's sort does and keeping the part that holds rank k, O(n) expected; past
+ * 2 log2(n) partitions, or when a partition makes no progress, the rest is sorted. a is
+ * reordered. The weights are whole numbers (exact sums), so the key returned is the one a
+ * full sort and a cumulative scan return. The percentiles need six ranks, not the order.
+ */
+#define DEFINE_SELECT(NAME, SORT, T, KEY, WEIGHT)                                                  \
+    static double NAME(T *a, int64_t n, double k)                                                  \
+    {                                                                                              \
+        int depth = 0;                                                                             \
+        for (int64_t m = n; m > 1; m >>= 1)                                                        \
+            depth += 2;                                                                            \
+        while (n > 16 && depth-- > 0) {                                                            \
+            const int64_t m = n / 2;                                                               \
+            if (KEY(a[m]) < KEY(a[0]))                                                             \
+                SORT##_swap(a, 0, m);                                                              \
+            if (KEY(a[n - 1]) < KEY(a[0]))                                                         \
+                SORT##_swap(a, 0, n - 1);                                                          \
+            if (KEY(a[n - 1]) < KEY(a[m]))                                                         \
+                SORT##_swap(a, m, n - 1);                                                          \
+            const double pivot = KEY(a[m]);                                                        \
+            int64_t i = 0, j = n - 1;                                                              \
+            for (;;) { /* Hoare partition: a[0..j] <= pivot <= a[j+1..n) */                        \
+                while (KEY(a[i]) < pivot)                                                          \
+                    i++;                                                                           \
+                while (pivot < KEY(a[j]))                                                          \
+                    j--;                                                                           \
+                if (i >= j)                                                                        \
+                    break;                                                                         \
+                SORT##_swap(a, i++, j--);                                                          \
+            }                                                                                      \
+            if (j + 1 >= n)                                                                        \
+                break; /* no progress: sort what is left */                                        \
+            double wl = 0.0;                                                                       \
+            for (int64_t q = 0; q <= j; q++)                                                       \
+                wl += WEIGHT(a[q]);                                                                \
+            if (k < wl) {                                                                          \
+                n = j + 1;                                                                         \
+            } else {                                                                               \
+                k -= wl;                                                                           \
+                a += j + 1;                                                                        \
+                n -= j + 1;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        SORT(a, n);                                                                                \
+        double cum = 0.0;                                                                          \
+        for (int64_t q = 0; q < n; q++) {                                                          \
+            cum += WEIGHT(a[q]);                                                                   \
+            if (k < cum)                                                                           \
+                return KEY(a[q]);                                                                  \
+        }                                                                                          \
+        return KEY(a[n - 1]);                                                                      \
+    }
+
+#define WEIGHT_ONE(x)   1.0
+#define WEIGHT_COUNT(x) ((x).count)
+DEFINE_SELECT(select_double, sort_doubles, double, KEY_DOUBLE, WEIGHT_ONE)
+DEFINE_SELECT(select_itl, sort_itl, sim_itl_entry, KEY_ITL, WEIGHT_COUNT)
+
+/* sim_percentile_sorted's value of v[0..n) without sorting it (v is reordered). */
+static double percentile_of(double *v, int64_t n, double p)
+{
+    if (n <= 1)
+        return n == 1 ? v[0] : 0.0;
+    double pos = p / 100.0 * (double)(n - 1);
+    int64_t lo = (int64_t)floor(pos);
+    if (lo >= n - 1)
+        return select_double(v, n, (double)(n - 1));
+    double f = pos - (double)lo;
+    const double a = select_double(v, n, (double)lo), b = select_double(v, n, (double)(lo + 1));
+    return a + f * (b - a);
+}
+
+/* Mean and percentiles of v[0..n) (v is reordered). */
 static sim_dist dist_of(double *v, int64_t n)
 {
     sim_dist d = {0};
@@ -107,32 +182,19 @@ static sim_dist dist_of(double *v, int64_t n)
     double sum = 0.0;
     for (int64_t i = 0; i < n; i++)
         sum += v[i];
-    sort_doubles(v, n);
     d.mean = sum / (double)n;
-    d.p50 = sim_percentile_sorted(v, n, 50.0);
-    d.p90 = sim_percentile_sorted(v, n, 90.0);
-    d.p99 = sim_percentile_sorted(v, n, 99.0);
+    d.p50 = percentile_of(v, n, 50.0);
+    d.p90 = percentile_of(v, n, 90.0);
+    d.p99 = percentile_of(v, n, 99.0);
     return d;
 }
 
-/* The value at rank k (0-based) of the run-length encoded, sorted ITL list. */
-static double itl_at(const sim_itl_entry *e, int64_t n, double k)
-{
-    double cum = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        cum += e[i].count;
-        if (k < cum)
-            return e[i].itl_s;
-    }
-    return e[n - 1].itl_s;
-}
-
 /* numpy-style percentile of the weighted ITL list: interpolation between ranks. */
-static double itl_percentile(const sim_itl_entry *e, int64_t n, double total, double p)
+static double itl_percentile(sim_itl_entry *e, int64_t n, double total, double p)
 {
     double pos = p / 100.0 * (total - 1.0);
     double lo = floor(pos);
-    double a = itl_at(e, n, lo), b = itl_at(e, n, lo + 1.0 < total ? lo + 1.0 : lo);
+    double a = select_itl(e, n, lo), b = select_itl(e, n, lo + 1.0 < total ? lo + 1.0 : lo);
     return a + (pos - lo) * (b - a);
 }
 
@@ -178,7 +240,6 @@ sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_en
             total += itl[i].count;
             sum += itl[i].count * itl[i].itl_s;
         }
-        sort_itl(itl, n_itl);
         out->itl_s.mean = sum / total;
         out->itl_s.p50 = itl_percentile(itl, n_itl, total, 50.0);
         out->itl_s.p90 = itl_percentile(itl, n_itl, total, 90.0);

@@ -78,7 +78,7 @@ double sim_percentile_sorted(const double *sorted, int64_t n, double p);
 /*
  * Statistics of served requests (their first_token_s and finish_s set). ITL
  * entries may be NULL (n_itl 0: ITL statistics are 0). An SLO <= 0 is not
- * applied. scratch: n doubles. Sorts itl in place. Returns SIM_EINVAL when
+ * applied. scratch: n doubles. Reorders itl in place. Returns SIM_EINVAL when
  * n < 1 or a request was not served.
  */
 sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_entry *itl,
