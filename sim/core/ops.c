@@ -442,7 +442,7 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     /* Prefill FLOPs x s0 / s of each prefill or chunk group of s new tokens: FlashAttention's
      * ramp with the query length (sim_attn_prefill_time; docs/model.md, "Prefill attention"). */
     const double s0 = hw->v[SIM_HWF_ATTN_PREFILL_SEQ_HALF];
-    double ramp[SIM_OP_COUNT] = {0};
+    double ramp[2] = {0.0, 0.0}; /* the prefill and the chunked-prefill operator's */
     for (int i = 0; i < s->n_groups; i++) {
         const sim_group *g = &s->groups[i];
         const double cnt = (double)g->count, nt = (double)g->new_tokens;
@@ -473,7 +473,7 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
             any_decode |= k == SIM_OP_ATTN_DECODE;
             any_prefill |= k != SIM_OP_ATTN_DECODE;
             if (k != SIM_OP_ATTN_DECODE)
-                ramp[k] += (ops[k].flops - flops_before) * s0 / nt;
+                ramp[k == SIM_OP_ATTN_CHUNKED] += (ops[k].flops - flops_before) * s0 / nt;
             continue;
         }
         const double kv_heads = k == SIM_OP_ATTN_DECODE ? Kd : x->Kg;
@@ -492,7 +492,7 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
                 0.0);
         }
         if (k != SIM_OP_ATTN_DECODE)
-            ramp[k] += (ops[k].flops - flops_before) * s0 / nt;
+            ramp[k == SIM_OP_ATTN_CHUNKED] += (ops[k].flops - flops_before) * s0 / nt;
     }
     out->tokens = T;
     out->seqs = S;
@@ -514,7 +514,7 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
             time_op(op, attn_fps, bw * factor[i], fx_a);
             if (attn[i] != SIM_OP_ATTN_DECODE) /* the ramp and its fixed time per kernel */
                 retime(op,
-                       op->compute_s + ramp[attn[i]] / attn_fps +
+                       op->compute_s + ramp[attn[i] == SIM_OP_ATTN_CHUNKED] / attn_fps +
                            op->n_kernels * hw->v[SIM_HWF_ATTN_PREFILL_FIXED],
                        op->memory_s);
         }
