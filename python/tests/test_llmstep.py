@@ -97,6 +97,37 @@ def test_serve_sweep_matches_the_cli(ctx, loads, kind, percentile):
         assert got["meets_slo"][0] and not got["meets_slo"][-1]
 
 
+def test_serve_sweep_releases_the_gil(ctx):
+    """serve_sweep is one C call through ctypes.CDLL, which releases the GIL: another Python
+    thread keeps running during it (a held GIL would stop it for the whole call), so threads can
+    sweep deployments side by side. The results equal those of the same call made alone."""
+    import threading
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")
+    arg = dict(concurrency=[64, 128, 256], prompt_tokens=1024, output_tokens=512)
+    alone = d.serve_sweep(**arg)
+    count = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        before = count[0]
+        got = d.serve_sweep(**arg)
+        during = count[0] - before
+    finally:
+        stop.set()
+        t.join()
+    assert during > 1000, during
+    assert sorted(got) == sorted(alone) and "ttft_s_p90" in got, sorted(got)
+    for key in got:
+        a, b = np.asarray(got[key]), np.asarray(alone[key])
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), key
+
+
 def test_serve_sweep_refuses_bad_loads(ctx):
     d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")
     with pytest.raises(llmstep.Error, match="concurrency is a whole number"):
