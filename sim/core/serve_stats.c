@@ -48,6 +48,28 @@ double sim_percentile_sorted(const double *v, int64_t n, double p)
             i = c;                                                                                 \
         }                                                                                          \
     }                                                                                              \
+    /* Median-of-three pivot, Hoare partition, n > 16: a[0..j] <= pivot <= a[j+1..n). */           \
+    static int64_t NAME##_partition(T *a, int64_t n)                                               \
+    {                                                                                              \
+        const int64_t m = n / 2;                                                                   \
+        if (KEY(a[m]) < KEY(a[0]))                                                                 \
+            NAME##_swap(a, 0, m);                                                                  \
+        if (KEY(a[n - 1]) < KEY(a[0]))                                                             \
+            NAME##_swap(a, 0, n - 1);                                                              \
+        if (KEY(a[n - 1]) < KEY(a[m]))                                                             \
+            NAME##_swap(a, m, n - 1);                                                              \
+        const double pivot = KEY(a[m]);                                                            \
+        int64_t i = 0, j = n - 1;                                                                  \
+        for (;;) {                                                                                 \
+            while (KEY(a[i]) < pivot)                                                              \
+                i++;                                                                               \
+            while (pivot < KEY(a[j]))                                                              \
+                j--;                                                                               \
+            if (i >= j)                                                                            \
+                return j;                                                                          \
+            NAME##_swap(a, i++, j--);                                                              \
+        }                                                                                          \
+    }                                                                                              \
     static void NAME##_intro(T *a, int64_t n, int depth)                                           \
     {                                                                                              \
         while (n > 16) {                                                                           \
@@ -60,24 +82,7 @@ double sim_percentile_sorted(const double *v, int64_t n, double p)
                 }                                                                                  \
                 return;                                                                            \
             }                                                                                      \
-            const int64_t m = n / 2;                                                               \
-            if (KEY(a[m]) < KEY(a[0]))                                                             \
-                NAME##_swap(a, 0, m);                                                              \
-            if (KEY(a[n - 1]) < KEY(a[0]))                                                         \
-                NAME##_swap(a, 0, n - 1);                                                          \
-            if (KEY(a[n - 1]) < KEY(a[m]))                                                         \
-                NAME##_swap(a, m, n - 1);                                                          \
-            const double pivot = KEY(a[m]);                                                        \
-            int64_t i = 0, j = n - 1;                                                              \
-            for (;;) { /* Hoare partition: a[0..j] <= pivot <= a[j+1..n) */                        \
-                while (KEY(a[i]) < pivot)                                                          \
-                    i++;                                                                           \
-                while (pivot < KEY(a[j]))                                                          \
-                    j--;                                                                           \
-                if (i >= j)                                                                        \
-                    break;                                                                         \
-                NAME##_swap(a, i++, j--);                                                          \
-            }                                                                                      \
+            const int64_t j = NAME##_partition(a, n);                                              \
             NAME##_intro(a + j + 1, n - j - 1, depth);                                             \
             n = j + 1;                                                                             \
         }                                                                                          \
@@ -113,24 +118,7 @@ DEFINE_SORT(sort_itl, sim_itl_entry, KEY_ITL)
         for (int64_t m = n; m > 1; m >>= 1)                                                        \
             depth += 2;                                                                            \
         while (n > 16 && depth-- > 0) {                                                            \
-            const int64_t m = n / 2;                                                               \
-            if (KEY(a[m]) < KEY(a[0]))                                                             \
-                SORT##_swap(a, 0, m);                                                              \
-            if (KEY(a[n - 1]) < KEY(a[0]))                                                         \
-                SORT##_swap(a, 0, n - 1);                                                          \
-            if (KEY(a[n - 1]) < KEY(a[m]))                                                         \
-                SORT##_swap(a, m, n - 1);                                                          \
-            const double pivot = KEY(a[m]);                                                        \
-            int64_t i = 0, j = n - 1;                                                              \
-            for (;;) { /* Hoare partition: a[0..j] <= pivot <= a[j+1..n) */                        \
-                while (KEY(a[i]) < pivot)                                                          \
-                    i++;                                                                           \
-                while (pivot < KEY(a[j]))                                                          \
-                    j--;                                                                           \
-                if (i >= j)                                                                        \
-                    break;                                                                         \
-                SORT##_swap(a, i++, j--);                                                          \
-            }                                                                                      \
+            const int64_t j = SORT##_partition(a, n);                                              \
             if (j + 1 >= n)                                                                        \
                 break; /* no progress: sort what is left */                                        \
             double wl = 0.0;                                                                       \
