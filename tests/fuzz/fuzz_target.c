@@ -235,9 +235,38 @@ __attribute__((unused)) static void check_steps(const sim_model *m, const sim_hw
     REQUIRE(isfinite(sim_model_kv_bytes_per_token(m, 1, cfg.kv_dtype)));
 }
 
+#if FUZZ_TARGET == 6
+/* The schedule's invariants, checked after every step of an observed serving run: a step
+ * schedules at least one request and at least a token each, within the token budget and
+ * max_num_seqs; its prefill part is part of it; the KV blocks in use fit the pool; steps follow
+ * one another in time (each starts no earlier than the previous one ended) and take a positive,
+ * finite time. */
+typedef struct step_check {
+    const sim_sched_resolved *s;
+    double end_s;
+    int64_t n;
+} step_check;
+
+static void check_step(void *ctx, const sim_serve_step *st)
+{
+    step_check *c = ctx;
+    REQUIRE(st->n_seqs >= 1 && st->n_seqs <= c->s->max_num_seqs);
+    REQUIRE(st->n_tokens >= st->n_seqs && st->n_tokens <= c->s->max_num_batched_tokens);
+    REQUIRE(st->n_prefill_seqs >= 0 && st->n_prefill_seqs <= st->n_seqs);
+    REQUIRE(st->n_prefill_tokens >= 0 && st->n_prefill_tokens <= st->n_tokens);
+    REQUIRE(st->kv_used_blocks >= 0 && st->kv_used_blocks <= st->kv_blocks);
+    REQUIRE(st->n_waiting >= 0 && st->n_preempted >= 0);
+    REQUIRE(isfinite(st->wall_s) && st->wall_s > 0.0 && st->gpu_s > 0.0 && st->host_s >= 0.0);
+    REQUIRE(st->start_s >= c->end_s);
+    c->end_s = st->start_s + st->wall_s;
+    c->n++;
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct sim_err err;
+
 #if FUZZ_TARGET == 1 || FUZZ_TARGET == 2 /* model config (1) or hardware profile (2) */
     if (write_input(data, size) != 0)
         return 0;
@@ -352,6 +381,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int64_t i = 0; i < n; i++)
                 REQUIRE(again[i].first_token_s == req[i].first_token_s &&
                         again[i].finish_s == req[i].finish_s);
+            /* Observed, every step is scheduled request by request and checked (check_step);
+             * the run is still the same. */
+            step_check chk = {&s, 0.0, 0};
+            for (int64_t i = 0; i < n; i++)
+                again[i] = req[i];
+            REQUIRE(sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s},
+                                       &(sim_workload){again, n, 0}, &exact, check_step, &chk, &r2,
+                                       &err) == SIM_OK);
+            REQUIRE(chk.n == r.n_steps && r2.end_s == r.end_s && r2.preemptions == r.preemptions);
+            for (int64_t i = 0; i < n; i++)
+                REQUIRE(again[i].finish_s == req[i].finish_s && again[i].finish_s <= r.end_s);
         }
     }
     free(req);
