@@ -442,6 +442,91 @@ static void decode_runs_equal_stepping(void)
     CHECK(with_queue > 100);
 }
 
+/* The schedule's invariants after every step (the serving fuzz target checks the same). */
+typedef struct step_props {
+    int64_t max_seqs, max_tokens, pp, n, bad;
+    double last_start;
+} step_props;
+
+static void check_props(void *ctx, const sim_serve_step *st)
+{
+    step_props *c = ctx;
+    c->n++;
+    /* With pp batches in flight, each batch holds at most max_num_seqs requests and the
+     * budget; the KV pool is shared. Steps are scheduled in time order. */
+    c->bad += !(st->n_seqs >= 1 && st->n_seqs <= c->max_seqs);
+    c->bad += !(st->n_tokens >= st->n_seqs && st->n_tokens <= c->max_tokens);
+    c->bad += !(st->n_prefill_tokens >= 0 && st->n_prefill_tokens <= st->n_tokens);
+    c->bad += !(st->n_prefill_seqs >= 0 && st->n_prefill_seqs <= st->n_seqs);
+    c->bad += !(st->kv_used_blocks >= 0 && st->kv_used_blocks <= st->kv_blocks);
+    c->bad += !(isfinite(st->wall_s) && st->wall_s > 0.0 && st->start_s >= c->last_start);
+    c->last_start = st->start_s;
+}
+
+/*
+ * A property test of the scheduler on random workloads, with and without pipeline stages (2 to
+ * 4, batches in flight), tight KV pools (preemption), small budgets (chunked prefill) and small
+ * max_num_seqs (a queue): every step keeps the invariants above, every request is served whole
+ * (all its tokens, first token after arrival, finish after first token, by the run's end), and
+ * the preemptions counted per request add up to the run's.
+ */
+static void schedule_properties_on_random_workloads(void)
+{
+    static sim_request req[300];
+    static int32_t queue[301], running[300];
+    uint64_t g = 777;
+    int n_cases = 0, with_pp = 0, with_preemption = 0;
+    for (int t = 0; t < 200; t++) {
+        toy_setup x;
+        const int64_t seqs = 2 + (int64_t)(next_u64(&g) % 30);
+        const int64_t budget = 16 + (int64_t)(next_u64(&g) % 200);
+        make_setup(&x, seqs, budget, 400, 0);
+        x.m.n_layers = 4; /* up to a layer a stage */
+        x.e.async_scheduling = (int)(next_u64(&g) & 1);
+        x.run.pp = next_u64(&g) % 2 ? 1 : 2 + (int)(next_u64(&g) % 3);
+        toy_set_blocks(&x, next_u64(&g) % 2 ? 101 + (int64_t)(next_u64(&g) % 100) : 4000);
+        const int closed = (int)(next_u64(&g) & 1);
+        const int64_t n = 20 + (int64_t)(next_u64(&g) % 200);
+        sim_workload_spec spec = {closed ? SIM_ARRIVAL_CLOSED : SIM_ARRIVAL_POISSON,
+                                  closed ? 1 + (int64_t)(next_u64(&g) % 40) : 0,
+                                  5.0 + (double)(next_u64(&g) % 300),
+                                  1.0,
+                                  4 + (int64_t)(next_u64(&g) % 120),
+                                  2 + (int64_t)(next_u64(&g) % 60),
+                                  (double)(next_u64(&g) % 9) / 10.0,
+                                  n,
+                                  0,
+                                  next_u64(&g)};
+        sim_workload_generate(&spec, req, n);
+        step_props c = {x.s.max_num_seqs, x.s.max_num_batched_tokens, x.run.pp, 0, 0, 0.0};
+        sim_serve_scratch scr = {queue, running, NULL, 0, 0, NULL};
+        sim_serve_result r;
+        if (sim_serve_simulate(toy_su(&x), &(sim_workload){req, n, spec.concurrency}, &scr,
+                               check_props, &c, &r, &x.err) != SIM_OK) {
+            printf("  properties: case %d: %s\n", t, x.err.msg);
+            CHECK(0);
+            continue;
+        }
+        n_cases++;
+        with_pp += x.run.pp > 1;
+        with_preemption += r.preemptions > 0;
+        CHECK_INT(c.bad, 0);
+        CHECK_INT(c.n, r.n_steps);
+        int64_t preempted = 0, whole = 1;
+        for (int64_t i = 0; i < n; i++) {
+            const sim_request *q = &req[i];
+            preempted += q->n_preemptions;
+            whole &= q->generated == q->output_tokens && q->first_token_s > q->arrival_s &&
+                     q->finish_s >= q->first_token_s && q->finish_s <= r.end_s && q->blocks == 0;
+        }
+        CHECK(whole);
+        CHECK_INT(preempted, r.preemptions);
+    }
+    printf("  properties: %d workloads, %d with pipeline stages, %d with preemption\n", n_cases,
+           with_pp, with_preemption);
+    CHECK(n_cases == 200 && with_pp > 50 && with_preemption > 20);
+}
+
 /*
  * numpy.percentile (linear): for {1, 2, 3, 4}, p50 at position 1.5 = 2.5, p90 at 2.7 = 3.7,
  * p99 at 2.97 = 3.97. ITL run-length list {0.01 x 3, 0.02 x 1} expands to
@@ -937,6 +1022,7 @@ int main(void)
 {
     percentiles_of_large_sets();
     decode_runs_equal_stepping();
+    schedule_properties_on_random_workloads();
     pipeline_preempts_the_request_being_scheduled();
     pipeline_batches_in_flight();
     pipeline_closed_loop();
