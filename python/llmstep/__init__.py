@@ -38,6 +38,75 @@ def _check(status, err):
         raise Error(status, err.message.decode("utf-8", "replace"))
 
 
+class _sigint_stops:
+    """While a sweep with a callback runs in the main thread, Ctrl-C (SIGINT) only records a
+    KeyboardInterrupt in ``stop``; the callback sees it at the next row and stops the C loop,
+    and the sweep raises it once the call returns. A KeyboardInterrupt raised inside a ctypes
+    callback would be printed and ignored instead. ``stop`` None: nothing is changed."""
+
+    def __init__(self, stop):
+        self.stop, self.old = stop, None
+
+    def __enter__(self):
+        import signal
+        import threading
+        if self.stop is None or threading.current_thread() is not threading.main_thread():
+            return self
+        stop = self.stop
+
+        def on_sigint(_sig, _frame):
+            if not stop:
+                stop.append(KeyboardInterrupt())
+
+        self.old = signal.signal(signal.SIGINT, on_sigint)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            import signal
+            signal.signal(signal.SIGINT, self.old)
+        return False
+
+
+def _progress_callback(progress, total):
+    """The llmstep_sweep callback for ``progress`` (None: none): reports about every 1% of
+    total rows, and stops the sweep on KeyboardInterrupt or on an exception of the callable,
+    which it keeps in the returned list to be raised once the C call returns."""
+    if progress is None or progress is False:
+        return None, []
+    if progress is True:
+        import sys
+
+        def progress(done, tot):
+            width = 40
+            fill = width * done // max(tot, 1)
+            sys.stderr.write(f"\rsweep [{'#' * fill}{'.' * (width - fill)}] {done}/{tot} rows")
+            if done >= tot:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+    if not callable(progress):
+        raise TypeError(f"progress: expected a callable, True or None, got {progress!r}")
+    step = max(1, total // 100)
+    state = {"done": 0}
+    stop = []
+
+    def on_row(_user, _row):
+        if stop:  # Ctrl-C (_sigint_stops) or an earlier exception: stop the C loop
+            return 1
+        try:
+            state["done"] += 1
+            done = state["done"]
+            if done % step == 0 or done == total:
+                progress(done, total)
+            return 0
+        except BaseException as exc:  # KeyboardInterrupt included: stop the C loop
+            stop.append(exc)
+            return 1
+
+    cb = _lib.SweepCb(on_row)
+    return cb, stop
+
+
 def _as_array(structs):
     """A NumPy view of a ctypes struct array. NumPy warns that the PEP 3118 format of a padded
     struct does not match its size and then builds the right dtype from the ctypes fields,
@@ -184,7 +253,8 @@ class Context:
               slo_tpot_s=0.0, slo_percentile=90, gpu_hour_usd=0.0, usage=None,
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
               block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
-              pp=None, dp=None, ep=False, seeds=None, best=False, async_scheduling=None):
+              pp=None, dp=None, ep=False, seeds=None, best=False, async_scheduling=None,
+              max_rows=5_000_000, progress=None):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -200,7 +270,14 @@ class Context:
         simulates each point over that many workload seeds, as ``--seeds`` (None: 20 with
         ``best`` unless the workload is deterministic, else 1, as the CLI). ``best`` keeps
         per model and hardware only the row ``llmstep sweep --best`` keeps.
-        ``to_frame`` makes it a DataFrame."""
+        ``to_frame`` makes it a DataFrame.
+
+        A sweep of more than ``max_rows`` rows (about 330 bytes each) is refused before anything
+        is allocated or computed; raise it, or sweep in parts. ``progress``: a callable
+        ``progress(done, total)`` called about every 1% of the rows (and at the end), or True
+        for a bar on stderr. With it, Ctrl-C stops the C loop at the next row (KeyboardInterrupt
+        is raised when the call returns); so does an exception the callable raises, which is
+        then raised. Without it the sweep runs to its end without calling back into Python."""
         import numpy as np
 
         models = [models] if isinstance(models, str) else list(models)
@@ -279,11 +356,22 @@ class Context:
         spec.chunked_prefill = {None: -1, False: 0, True: 1}[chunked_prefill]
         spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
         n = _lib.lib.llmstep_sweep_size(ctypes.byref(spec))
+        limit = _int(max_rows, "max_rows")
+        if n > limit:
+            raise Error(1, f"sweep: {n} rows ({n * ctypes.sizeof(_lib.SweepRow) / 1e9:.1f} GB) "
+                           f"exceed max_rows = {limit}: narrow the axes, sweep in parts, or "
+                           f"raise max_rows")
         rows = (_lib.SweepRow * max(n, 1))()
         got = ctypes.c_size_t(0)
         err = _lib.Error()
-        _check(_lib.lib.llmstep_sweep(self._h, ctypes.byref(spec), rows, n, ctypes.byref(got),
-                                      None, None, ctypes.byref(err)), err)
+        cb, stop = _progress_callback(progress, n)
+        with _sigint_stops(stop if cb else None):
+            _check(_lib.lib.llmstep_sweep(self._h, ctypes.byref(spec), rows, n,
+                                          ctypes.byref(got),
+                                          ctypes.cast(cb, ctypes.c_void_p) if cb else None, None,
+                                          ctypes.byref(err)), err)
+        if stop:
+            raise stop[0]
         arr = _as_array(rows)[:got.value]
         if best:
             keep_rows = []

@@ -204,6 +204,9 @@ class Fit(ctypes.Structure):
 
 P = ctypes.POINTER
 vp = ctypes.c_void_p
+# llmstep_sweep_cb: int (*)(void *user, const llmstep_sweep_row *row); non-zero stops the sweep.
+SweepCb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
 _sigs = {
     "llmstep_version": (cstr, []),
     "llmstep_abi_version": (cint, []),

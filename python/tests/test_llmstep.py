@@ -390,3 +390,70 @@ def test_sweep_layouts_match_the_cli(ctx):
         assert got["status"][i] == row["status"]
         assert got["tokens_per_s_per_gpu"][i] == pytest.approx(row["tokens_per_s_per_gpu"],
                                                                rel=1e-9)
+
+
+def test_sweep_bounded_before_allocation(ctx):
+    """A sweep larger than max_rows is refused with the row count, before any row is computed
+    or allocated (7 M rows would need 2.3 GB)."""
+    with pytest.raises(llmstep.Error, match=r"1048576 rows .* exceed max_rows = 1000"):
+        ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1, 2, 4, 8], batch=list(range(1, 257)),
+                  context=[64 * (i + 1) for i in range(1024)], max_rows=1000)
+
+
+def test_sweep_progress_and_cancellation(ctx):
+    """progress(done, total) comes about every 1% of the rows, in order, ending at the total,
+    and the rows are those of the sweep without it. An exception raised by it (as Ctrl-C's
+    KeyboardInterrupt would be) stops the C loop at that row and is raised from sweep."""
+    arg = dict(tp=[1, 2], batch=list(range(1, 101)), context=[512, 1024])
+    calls = []
+    got = ctx.sweep("llama-3.1-8b", "h100-sxm", progress=lambda d, t: calls.append((d, t)), **arg)
+    plain = ctx.sweep("llama-3.1-8b", "h100-sxm", **arg)
+    assert calls[-1] == (400, 400) and len(calls) == 100
+    assert all(a[0] < b[0] for a, b in zip(calls, calls[1:]))
+    assert np.array_equal(got["time_s"], plain["time_s"])
+
+    class Stop(Exception):
+        pass
+
+    seen = []
+
+    def stop_at_ten_percent(done, total):
+        seen.append(done)
+        if done >= total // 10:
+            raise Stop(done)
+
+    with pytest.raises(Stop):
+        ctx.sweep("llama-3.1-8b", "h100-sxm", progress=stop_at_ten_percent, **arg)
+    # The C loop stopped: no row after the one that raised called back again.
+    assert seen[-1] == 40 and len(seen) == 10, seen
+    with pytest.raises(TypeError, match="progress"):
+        ctx.sweep("llama-3.1-8b", "h100-sxm", progress="yes", **arg)
+
+
+def test_sweep_ctrl_c_stops_the_c_loop(tmp_path):
+    """Ctrl-C (SIGINT) during a long sweep with progress: the C loop stops at the next row and
+    KeyboardInterrupt comes out, long before the sweep would have ended (about 15 s on the
+    2-core development machine; it is interrupted after 0.5 s)."""
+    import signal
+    import sys
+    import time
+    script = tmp_path / "long_sweep.py"
+    script.write_text(
+        "import sys, llmstep\n"
+        "ctx = llmstep.Context(sys.argv[1])\n"
+        "print('started', flush=True)\n"
+        "rows = ctx.sweep('llama-3.1-8b', 'h100-sxm', kind='serving', tp=[1, 2, 4, 8],\n"
+        "                 concurrency=list(range(1, 257)), prompt_tokens=2048,\n"
+        "                 output_tokens=2048, seeds=4, progress=lambda d, t: None)\n"
+        "print('finished', len(rows['tp']), flush=True)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"))
+    p = subprocess.Popen([sys.executable, str(script), os.environ.get("LLMSTEP_DATA_DIR", SRC)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    waited = time.monotonic() - t0
+    assert "KeyboardInterrupt" in err and "finished" not in out, (out, err)
+    assert waited < 5.0, waited
