@@ -53,7 +53,7 @@ extern "C" {
 #define LLMSTEP_VERSION_MINOR 5
 #define LLMSTEP_VERSION_PATCH 0
 #define LLMSTEP_VERSION       "0.5.0"
-#define LLMSTEP_ABI_VERSION   4
+#define LLMSTEP_ABI_VERSION   5
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
 #define LLMSTEP_API __attribute__((visibility("default")))
@@ -474,6 +474,11 @@ typedef struct llmstep_sweep_spec {
      * `llmstep sweep --seeds N`: mean statistics, the SLO judged on the worst seed. ABI 3. */
     int64_t n_seeds;
     int async_scheduling; /* as in llmstep_deploy_spec: -1 default, 0 off, 1 on. ABI 4. */
+    /* Serving sweeps: threads that simulate the points, as `llmstep sweep --jobs N` (0 or 1:
+     * the calling thread only, the default; at most 256). The rows and their order do not
+     * depend on it; the callback is called on the calling thread, the rows of 8 x jobs points
+     * at a time, in order. ABI 5. */
+    int jobs;
 } llmstep_sweep_spec;
 
 LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);

@@ -526,6 +526,47 @@ static void config_sweep(void)
     CHECK(llmstep_sweep(ctx, &s, rows, 16, &n, NULL, NULL, &err) != LLMSTEP_OK);
     CHECK_CONTAINS(err.message, "llama-3.1-8c");
     CHECK_INT((int)n, 0);
+    /* Serving on threads (jobs): the rows of one thread, in the same order, bit for bit; the
+     * callback still sees them in order on this thread. */
+    s.models = models;
+    s.kind = LLMSTEP_SWEEP_SERVING;
+    s.n_hws = 2;
+    s.n_tp = 2;
+    const int64_t conc[] = {1, 4, 16, 64};
+    s.batch = conc;
+    s.n_batch = 4;
+    s.n_context = 0;
+    s.prompt_tokens = 512;
+    s.output_tokens = 64;
+    llmstep_sweep_row one[16], many[16];
+    size_t n1 = 0, n4 = 0;
+    s.jobs = 1;
+    CHECK_INT(llmstep_sweep(ctx, &s, one, 16, &n1, NULL, NULL, &err), LLMSTEP_OK);
+    s.jobs = 4;
+    CHECK_INT(llmstep_sweep(ctx, &s, many, 16, &n4, NULL, NULL, &err), LLMSTEP_OK);
+    CHECK_INT((int)n1, 16);
+    CHECK_INT((int)n4, 16);
+    int same = 1;
+    for (int i = 0; i < 16; i++) {
+        const llmstep_sweep_row *a = &one[i], *b = &many[i];
+        same &= a->tp == b->tp && a->concurrency == b->concurrency && a->status == b->status &&
+                a->meets_slo == b->meets_slo && a->time_s == b->time_s &&
+                a->tokens_per_s == b->tokens_per_s && a->preemptions == b->preemptions &&
+                a->kv_peak_frac == b->kv_peak_frac && a->requests_per_s == b->requests_per_s &&
+                a->ttft_dist_s.mean == b->ttft_dist_s.mean &&
+                a->ttft_dist_s.p99 == b->ttft_dist_s.p99 &&
+                a->tpot_dist_s.p50 == b->tpot_dist_s.p50 &&
+                a->tpot_dist_s.p90 == b->tpot_dist_s.p90 && a->e2e_dist_s.p90 == b->e2e_dist_s.p90;
+    }
+    CHECK(same);
+    seen = 0;
+    CHECK_INT(llmstep_sweep(ctx, &s, NULL, 0, &n, stop_after_three, &seen, &err), LLMSTEP_OK);
+    CHECK_INT((int)n, 3);
+    s.jobs = -1;
+    CHECK_INT(llmstep_sweep(ctx, &s, many, 16, &n, NULL, NULL, &err), LLMSTEP_EINVAL);
+    CHECK_CONTAINS(err.message, "jobs: expected 0 to 256 threads, got -1");
+    s.jobs = 257;
+    CHECK_INT(llmstep_sweep(ctx, &s, many, 16, &n, NULL, NULL, &err), LLMSTEP_EINVAL);
 }
 
 /*

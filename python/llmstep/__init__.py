@@ -254,7 +254,7 @@ class Context:
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
               block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
               pp=None, dp=None, ep=False, seeds=None, best=False, async_scheduling=None,
-              max_rows=5_000_000, progress=None):
+              max_rows=5_000_000, progress=None, jobs=None):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -277,7 +277,9 @@ class Context:
         ``progress(done, total)`` called about every 1% of the rows (and at the end), or True
         for a bar on stderr. With it, Ctrl-C stops the C loop at the next row (KeyboardInterrupt
         is raised when the call returns); so does an exception the callable raises, which is
-        then raised. Without it the sweep runs to its end without calling back into Python."""
+        then raised. Without it the sweep runs to its end without calling back into Python.
+        ``jobs`` (serving): threads that simulate the points, as ``--jobs`` (None: the online
+        cores, as the CLI; 1: this thread only); the rows do not depend on it."""
         import numpy as np
 
         models = [models] if isinstance(models, str) else list(models)
@@ -355,6 +357,9 @@ class Context:
         spec.gpu_memory_utilization_frac = float(gpu_memory_utilization or 0.0)
         spec.chunked_prefill = {None: -1, False: 0, True: 1}[chunked_prefill]
         spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
+        if jobs is None:
+            jobs = min(os.cpu_count() or 1, 256) if serving else 1
+        spec.jobs = _int(jobs, "jobs", 0, 256)
         n = _lib.lib.llmstep_sweep_size(ctypes.byref(spec))
         limit = _int(max_rows, "max_rows")
         if n > limit:

@@ -12,7 +12,7 @@ import ctypes.util
 import os
 import subprocess
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -161,7 +161,7 @@ class SweepSpec(ctypes.Structure):
                 ("usage", cint), ("pp", ctypes.POINTER(i64)), ("n_pp", ctypes.c_size_t),
                 ("dp", ctypes.POINTER(i64)), ("n_dp", ctypes.c_size_t), ("ep", cint),
                 ("eps", ctypes.POINTER(cint)), ("n_ep", ctypes.c_size_t), ("n_seeds", i64),
-                ("async_scheduling", cint)]
+                ("async_scheduling", cint), ("jobs", cint)]
 
 
 class SweepRow(ctypes.Structure):

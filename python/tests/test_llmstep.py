@@ -457,3 +457,19 @@ def test_sweep_ctrl_c_stops_the_c_loop(tmp_path):
     waited = time.monotonic() - t0
     assert "KeyboardInterrupt" in err and "finished" not in out, (out, err)
     assert waited < 5.0, waited
+
+
+def test_serving_sweep_threads_give_the_same_rows(ctx):
+    """sweep(jobs=N) simulates the serving points on N threads (the default: the online
+    cores, as the CLI): the same arrays as one thread, bit for bit; jobs out of range refused."""
+    arg = dict(kind="serving", tp=[1, 2], concurrency=[1, 8, 32, 128], prompt_tokens=512,
+               output_tokens=64)
+    one = ctx.sweep(["llama-3.1-8b", "qwen3-32b"], "h100-sxm", jobs=1, **arg)
+    many = ctx.sweep(["llama-3.1-8b", "qwen3-32b"], "h100-sxm", jobs=3, **arg)
+    default = ctx.sweep(["llama-3.1-8b", "qwen3-32b"], "h100-sxm", **arg)
+    for key in one:
+        for other in (many, default):
+            a, b = np.asarray(one[key]), np.asarray(other[key])
+            assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), key
+    with pytest.raises(OverflowError, match="jobs"):
+        ctx.sweep("llama-3.1-8b", "h100-sxm", jobs=300, **arg)

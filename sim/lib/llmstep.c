@@ -740,6 +740,9 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
 {
     if ((unsigned)s->kind >= (unsigned)LLMSTEP_SWEEP_KIND_COUNT)
         return fail(err, SIM_EINVAL, "kind: expected 0 (decode) to 3 (serving)");
+    if (s->jobs < 0 || s->jobs > SIM_SWEEP_MAX_JOBS)
+        return fail(err, SIM_EINVAL, "jobs: expected 0 to %d threads, got %d", SIM_SWEEP_MAX_JOBS,
+                    s->jobs);
     if (s->n_models < 1 || s->n_models > SIM_SWEEP_MAX_NAMES || !s->models || s->n_hws < 1 ||
         s->n_hws > SIM_SWEEP_MAX_NAMES || !s->hws)
         return fail(err, SIM_EINVAL, "models and hws: expected 1 to %d names each",
@@ -914,6 +917,7 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     o.eps = spec->n_ep > 0 ? spec->eps : spec->ep ? &ep_on : NULL;
     o.n_ep = spec->n_ep > 0 ? spec->n_ep : spec->ep ? 1 : 0;
     o.n_seeds = spec->n_seeds;
+    o.jobs = spec->jobs;
     const sched_fields sf = SCHED_FIELDS_OF(spec);
     if ((ls = sched_of(&sf, &o.sched, err)) != LLMSTEP_OK)
         return ls;

@@ -156,8 +156,8 @@ typedef struct serving_batch {
     sim_sweep_row *rows;
     sim_status *status;
     struct sim_err *errs;
-    size_t *order; /* the points by decreasing load: the longest simulations start first */
-    size_t n;
+    size_t *order; /* a chunk's points by decreasing load: the longest simulations start first */
+    size_t n;      /* points in the chunk */
     atomic_size_t next;
 } serving_batch;
 
@@ -247,25 +247,32 @@ static sim_status serving_points_jobs(const block_in *x, const sim_run_cfg *cfg,
                 b.status[p] = SIM_OK;
             }
         }
-        /* Insertion sort by load, largest first (stable: TP order among equal loads). */
-        for (size_t p = 0; p < n; p++) {
-            const double load = serving_load(o, p % n_load);
-            size_t j = p;
-            for (; j > 0 && serving_load(o, b.order[j - 1] % n_load) < load; j--)
-                b.order[j] = b.order[j - 1];
-            b.order[j] = p;
-        }
-        atomic_store(&b.next, 0);
-        serving_batch_run(&b, jobs);
-        for (size_t p = 0; p < n; p++) {
-            if (b.status[p] != SIM_OK) {
-                *err = b.errs[p];
-                s = b.status[p];
-                break;
+        /* In chunks of SIM_SWEEP_JOB_CHUNK points a thread, in row order, so that the sink sees
+         * rows (and can stop the sweep) while the rest are still to do. */
+        const size_t chunk = (size_t)jobs * SIM_SWEEP_JOB_CHUNK;
+        for (size_t c0 = 0; c0 < n && s == SIM_OK && !*x->stopped; c0 += chunk) {
+            const size_t c1 = c0 + chunk < n ? c0 + chunk : n;
+            /* Insertion sort by load, largest first (stable: row order among equal loads). */
+            for (size_t p = c0; p < c1; p++) {
+                const double load = serving_load(o, p % n_load);
+                size_t j = p - c0;
+                for (; j > 0 && serving_load(o, b.order[j - 1] % n_load) < load; j--)
+                    b.order[j] = b.order[j - 1];
+                b.order[j] = p;
             }
-            sim_sweep_finish(&b.rows[p], &o->slo, x->price);
-            if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &b.rows[p])) != 0)
-                break;
+            b.n = c1 - c0;
+            atomic_store(&b.next, 0);
+            serving_batch_run(&b, jobs);
+            for (size_t p = c0; p < c1; p++) {
+                if (b.status[p] != SIM_OK) {
+                    *err = b.errs[p];
+                    s = b.status[p];
+                    break;
+                }
+                sim_sweep_finish(&b.rows[p], &o->slo, x->price);
+                if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &b.rows[p])) != 0)
+                    break;
+            }
         }
     }
     free(cfgs), free(sus), free(mems);

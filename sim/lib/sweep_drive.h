@@ -65,6 +65,10 @@ typedef struct sim_sweep_opts {
 
 #define SIM_SWEEP_MAX_JOBS 256
 
+/* Serving points a thread simulates before the rows done so far go to the sink (which may stop
+ * the sweep): a chunk is SIM_SWEEP_JOB_CHUNK x jobs points in row order. */
+#define SIM_SWEEP_JOB_CHUNK 8
+
 /* The values an axis of a sweep may take (`llmstep sweep` and llmstep_sweep): TP 1 to
  * SIM_SWEEP_MAX_TP; batch (serving: concurrency) 1 to sim_sweep_batch_max(kind); context
  * sim_sweep_context_min(kind) to SIM_SWEEP_MAX_CONTEXT. */
