@@ -102,9 +102,12 @@ def test_serve_sweep_releases_the_gil(ctx):
     thread keeps running during it (a held GIL would stop it for the whole call), so threads can
     sweep deployments side by side. The results equal those of the same call made alone."""
     import threading
+    import time
     d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")
-    arg = dict(concurrency=[64, 128, 256], prompt_tokens=1024, output_tokens=512)
+    arg = dict(concurrency=[256, 384, 512], prompt_tokens=1024, output_tokens=1024)
+    t0 = time.monotonic()
     alone = d.serve_sweep(**arg)
+    took = time.monotonic() - t0
     count = [0]
     stop = threading.Event()
 
@@ -115,13 +118,17 @@ def test_serve_sweep_releases_the_gil(ctx):
     t = threading.Thread(target=spin)
     t.start()
     try:
+        while count[0] == 0:  # the spinning thread is running before the call
+            time.sleep(0.001)
         before = count[0]
         got = d.serve_sweep(**arg)
         during = count[0] - before
     finally:
         stop.set()
         t.join()
-    assert during > 1000, during
+    # The call takes a few hundred ms (took); with the GIL held the other thread would count
+    # nothing during it, with it released it counts at every chance the OS gives it.
+    assert during > 1000, (during, took)
     assert sorted(got) == sorted(alone) and "ttft_s_p90" in got, sorted(got)
     for key in got:
         a, b = np.asarray(got[key]), np.asarray(alone[key])
