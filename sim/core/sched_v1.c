@@ -652,7 +652,8 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
     while (x->done < w->n_requests) {
         admit_arrivals(x, x->now_s, 0);
         int64_t n_sched = 0, n_pf_seqs = 0, n_pf_tokens = 0;
-        sim_step stp = {0};
+        sim_step stp; /* groups[0 .. n_groups) only are read: no 2 KB clear a step */
+        stp.n_groups = 0;
         if (n_q < pp && (x->n_running > 0 || x->q_len > 0))
             n_sched = schedule(x, &stp, &n_pf_seqs, &n_pf_tokens);
         if (n_sched > 0 && stp.n_groups > 0) {
@@ -756,7 +757,8 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
                 ? x->next_admit < x->next_arrival && req[x->next_admit].arrival_s < *sched_s
                 : x->next_arrival < w->n_requests && req[x->next_arrival].arrival_s <= *sched_s)
             break;
-        sim_step stp = {0};
+        sim_step stp; /* groups[0 .. n_groups) only are read: no 2 KB clear a step */
+        stp.n_groups = 0;
         add_decodes(&stp, n, ctx);
         sim_step_cost_next_prepared(&x->prep, &stp, c);
         const double host = sim_engine_host_s(e, run->tp, c->seqs);
@@ -882,7 +884,8 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         }
         if (x.nd > 0 && !agg_fits(&x))
             agg_flush(&x, x.now_s);
-        sim_step stp = {0};
+        sim_step stp; /* groups[0 .. n_groups) only are read: no 2 KB clear a step */
+        stp.n_groups = 0;
         int64_t n_pf_seqs, n_pf_tokens;
         const int64_t n_before = x.n_running;
         int64_t n_sched = schedule(&x, &stp, &n_pf_seqs, &n_pf_tokens);
