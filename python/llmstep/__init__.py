@@ -68,12 +68,20 @@ class _sigint_stops:
         return False
 
 
-def _progress_callback(progress, total):
-    """The llmstep_sweep callback for ``progress`` (None: none): reports about every 1% of
-    total rows, and stops the sweep on KeyboardInterrupt or on an exception of the callable,
-    which it keeps in the returned list to be raised once the C call returns."""
+def _progress_callback(progress, total, stoppable=False):
+    """The llmstep_sweep callback for ``progress`` (None: none, or with ``stoppable`` one that
+    only stops the sweep after Ctrl-C): reports about every 1% of total rows, and stops the
+    sweep on KeyboardInterrupt or on an exception of the callable, which it keeps in the
+    returned list to be raised once the C call returns."""
     if progress is None or progress is False:
-        return None, []
+        if not stoppable:
+            return None, []
+        stop = []
+
+        def only_stop(_user, _row):
+            return 1 if stop else 0
+
+        return _lib.SweepCb(only_stop), stop
     if progress is True:
         import sys
 
@@ -369,7 +377,10 @@ class Context:
         rows = (_lib.SweepRow * max(n, 1))()
         got = ctypes.c_size_t(0)
         err = _lib.Error()
-        cb, stop = _progress_callback(progress, n)
+        # Serving and offline rows take milliseconds each: a row callback costs nothing there,
+        # so Ctrl-C stops them even without progress. Decode and prefill rows take about 150 ns:
+        # only with progress.
+        cb, stop = _progress_callback(progress, n, stoppable=kind in ("serving", "offline"))
         with _sigint_stops(stop if cb else None):
             _check(_lib.lib.llmstep_sweep(self._h, ctypes.byref(spec), rows, n,
                                           ctypes.byref(got),
@@ -729,10 +740,16 @@ class Deployment:
         res = (_lib.ServeResult * max(n, 1))()
         meets = np.zeros(max(n, 1), dtype=np.intc)
         err = _lib.Error()
-        _check(_lib.lib.llmstep_serve_sweep(
-            self._h, ctypes.byref(w), loads.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), n,
-            _int(slo_percentile, "slo_percentile", *_C_INT), res, meets.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), None,
-            None, ctypes.byref(err)), err)
+        # Ctrl-C stops the C loop before the next load (each takes milliseconds or more).
+        stop = []
+        cb = _lib.ServeCb(lambda _u, _i, _load, _r, _m: 1 if stop else 0)
+        with _sigint_stops(stop):
+            _check(_lib.lib.llmstep_serve_sweep(
+                self._h, ctypes.byref(w), loads.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), n,
+                _int(slo_percentile, "slo_percentile", *_C_INT), res, meets.ctypes.data_as(ctypes.POINTER(ctypes.c_int)),
+                ctypes.cast(cb, ctypes.c_void_p), None, ctypes.byref(err)), err)
+        if stop:
+            raise stop[0]
         arr = _as_array(res)[:n]
         out = {"load": loads.copy()}
         out.update(_columns(arr))

@@ -206,6 +206,10 @@ P = ctypes.POINTER
 vp = ctypes.c_void_p
 # llmstep_sweep_cb: int (*)(void *user, const llmstep_sweep_row *row); non-zero stops the sweep.
 SweepCb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+# llmstep_serve_cb: int (*)(void *user, size_t i, double load, const llmstep_serve_result *r,
+# int meets_slo); non-zero stops the load sweep.
+ServeCb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_double,
+                           ctypes.c_void_p, ctypes.c_int)
 
 _sigs = {
     "llmstep_version": (cstr, []),
