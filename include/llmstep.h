@@ -477,7 +477,7 @@ typedef struct llmstep_sweep_spec {
     /* Serving sweeps: threads that simulate the points, as `llmstep sweep --jobs N` (0 or 1:
      * the calling thread only, the default; at most 256). The rows and their order do not
      * depend on it; the callback is called on the calling thread, the rows of 8 x jobs points
-     * at a time, in order. ABI 5. */
+     * at a time (one with one thread), in order. ABI 5. */
     int jobs;
 } llmstep_sweep_spec;
 

@@ -142,40 +142,50 @@ static int layout_ok(const block_in *x, const sim_run_cfg *cfg)
            sim_deploy_check_layout(x->su.model, x->su.hw, cfg->tp, cfg->pp, "", &e2) == SIM_OK;
 }
 
+/* One TP of a block's serving points: its configuration, deployment and memory budget, and the
+ * context the rows are initialised from (pointing at the three). */
+typedef struct serving_tp {
+    sim_run_cfg cfg;
+    sim_setup su;
+    sim_memory mem;
+    sim_sweep_ctx c;
+} serving_tp;
+
 /*
- * Serving points simulated on several threads (sim_sweep_opts.jobs): each worker takes the next
- * point not yet taken. The points share the block's deployment and each TP's memory budget,
- * both read only; every simulation allocates its own workload and scratch (sim_served_prepare),
- * so the threads share nothing they write but the counter.
+ * A chunk of serving points simulated on up to jobs threads (sim_sweep_opts.jobs): each worker
+ * takes the next point not yet taken. The points share the block's deployment and each TP's
+ * memory budget, both read only; every simulation allocates its own workload and scratch
+ * (sim_served_prepare), so the threads share nothing they write but the counter. The arrays
+ * hold the chunk's points, i = p - c0.
  */
-typedef struct serving_batch {
+typedef struct serving_chunk {
     const block_in *x;
-    const sim_setup *su; /* per TP */
-    size_t n_load;       /* points per TP: point p is load p % n_load at TP p / n_load */
+    const serving_tp *tps;
+    size_t n_load; /* points per TP: point p is load p % n_load at TP p / n_load */
+    size_t c0, n;  /* the chunk: points c0 .. c0 + n - 1 */
     sim_workload_spec *specs;
     sim_sweep_row *rows;
     sim_status *status;
     struct sim_err *errs;
-    size_t *order; /* a chunk's points by decreasing load: the longest simulations start first */
-    size_t n;      /* points in the chunk */
+    size_t *order; /* the chunk's points by decreasing load: the longest simulations start first */
     atomic_size_t next;
-} serving_batch;
+} serving_chunk;
 
 static void *serving_worker(void *arg)
 {
-    serving_batch *b = arg;
+    serving_chunk *b = arg;
     for (size_t j; (j = atomic_fetch_add(&b->next, 1)) < b->n;) {
-        const size_t p = b->order[j];
-        if (b->rows[p].status == SIM_SWEEP_OK)
-            b->status[p] =
-                serve_point(b->x, &b->su[p / b->n_load], &b->specs[p], &b->rows[p], &b->errs[p]);
+        const size_t i = b->order[j];
+        if (b->rows[i].status == SIM_SWEEP_OK)
+            b->status[i] = serve_point(b->x, &b->tps[(b->c0 + i) / b->n_load].su, &b->specs[i],
+                                       &b->rows[i], &b->errs[i]);
     }
     return NULL;
 }
 
 /* Simulates the points of b on up to jobs threads (the calling one among them); returns when
  * all are done. Threads that cannot be started leave their share to the others. */
-static void serving_batch_run(serving_batch *b, int jobs)
+static void serving_chunk_run(serving_chunk *b, int jobs)
 {
     pthread_t tid[SIM_SWEEP_MAX_JOBS];
     int started = 0;
@@ -198,133 +208,80 @@ static double serving_load(const sim_sweep_opts *o, size_t k)
 /*
  * The serving points of one block: TP outermost, then concurrency (closed loop) or request
  * rate (open loop). Each point that can start is one serving simulation; the others keep
- * their status. Sets *done when it ran them (jobs > 1 and memory for the batch), else leaves
- * them to serving_points.
- *
- * With jobs > 1 all the block's points are simulated together, then handed to the sink in
- * the same order as one by one: the rows are the same (each simulation is a pure function of
- * its point), and so is the first error (the earliest point's; the rows before it are
- * written).
+ * their status. They go in chunks in row order: one point at a time on one thread (each row
+ * reaches the sink as it is computed), SIM_SWEEP_JOB_CHUNK x jobs points on jobs threads. A
+ * chunk's rows reach the sink in row order once all its points are done: the rows are those of
+ * one thread (each simulation is a pure function of its point), and so is the first error (the
+ * earliest point's; the rows before it are written). Memory: the TPs and one chunk.
  */
-static sim_status serving_points_jobs(const block_in *x, const sim_run_cfg *cfg, int jobs,
-                                      int *done, struct sim_err *err)
-{
-    const sim_sweep_opts *o = x->o;
-    const int open_loop = o->n_rates > 0;
-    const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch, n_tp = o->axes.n_tp;
-    const size_t n = n_load * n_tp;
-    serving_batch b = {.x = x, .n_load = n_load, .n = n};
-    sim_run_cfg *cfgs = malloc(n_tp * sizeof(*cfgs));
-    sim_setup *sus = malloc(n_tp * sizeof(*sus));
-    sim_memory *mems = malloc(n_tp * sizeof(*mems));
-    b.specs = malloc(n * sizeof(*b.specs));
-    b.rows = malloc(n * sizeof(*b.rows));
-    b.status = malloc(n * sizeof(*b.status));
-    b.errs = malloc(n * sizeof(*b.errs));
-    b.order = malloc(n * sizeof(*b.order));
-    *done = cfgs && sus && mems && b.specs && b.rows && b.status && b.errs && b.order;
-    sim_status s = SIM_OK;
-    if (*done) {
-        b.su = sus;
-        for (size_t t = 0; t < n_tp; t++) {
-            cfgs[t] = *cfg;
-            cfgs[t].tp = (int)o->axes.tp[t];
-            sus[t] = x->su;
-            sus[t].run = &cfgs[t];
-            mems[t] = (sim_memory){0};
-            sim_sweep_ctx c = {x->su.model, x->su.hw, &cfgs[t],     x->su.engine,
-                               x->su.sched, &mems[t], o->host_time, 0};
-            c.tp_ok = layout_ok(x, &cfgs[t]);
-            if (c.tp_ok)
-                sim_memory_compute(&sus[t], &mems[t]);
-            for (size_t k = 0; k < n_load; k++) {
-                const size_t p = t * n_load + k;
-                b.specs[p] = serving_spec(o, open_loop, k);
-                sim_sweep_serving_init(&c, open_loop ? -1 : b.specs[p].concurrency,
-                                       open_loop ? b.specs[p].rate_per_s : (double)NAN,
-                                       b.specs[p].prompt_tokens, b.specs[p].output_tokens,
-                                       &b.rows[p]);
-                b.status[p] = SIM_OK;
-            }
-        }
-        /* In chunks of SIM_SWEEP_JOB_CHUNK points a thread, in row order, so that the sink sees
-         * rows (and can stop the sweep) while the rest are still to do. */
-        const size_t chunk = (size_t)jobs * SIM_SWEEP_JOB_CHUNK;
-        for (size_t c0 = 0; c0 < n && s == SIM_OK && !*x->stopped; c0 += chunk) {
-            const size_t c1 = c0 + chunk < n ? c0 + chunk : n;
-            /* Insertion sort by load, largest first (stable: row order among equal loads). */
-            for (size_t p = c0; p < c1; p++) {
-                const double load = serving_load(o, p % n_load);
-                size_t j = p - c0;
-                for (; j > 0 && serving_load(o, b.order[j - 1] % n_load) < load; j--)
-                    b.order[j] = b.order[j - 1];
-                b.order[j] = p;
-            }
-            b.n = c1 - c0;
-            atomic_store(&b.next, 0);
-            serving_batch_run(&b, jobs);
-            for (size_t p = c0; p < c1; p++) {
-                if (b.status[p] != SIM_OK) {
-                    *err = b.errs[p];
-                    s = b.status[p];
-                    break;
-                }
-                sim_sweep_finish(&b.rows[p], &o->slo, x->price);
-                if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &b.rows[p])) != 0)
-                    break;
-            }
-        }
-    }
-    free(cfgs), free(sus), free(mems);
-    free(b.specs), free(b.rows), free(b.status), free(b.errs), free(b.order);
-    return s;
-}
-
-/*
- * The serving points of one block, one after the other (or through serving_points_jobs): TP
- * outermost, then concurrency (closed loop) or request rate (open loop). Each point that can
- * start is one serving simulation; the others keep their status.
- */
-static sim_status serving_points(const block_in *x, sim_run_cfg *cfg, struct sim_err *err)
+static sim_status serving_points(const block_in *x, const sim_run_cfg *cfg, struct sim_err *err)
 {
     const sim_sweep_opts *o = x->o;
     const int jobs =
         o->jobs < 1 ? 1 : (o->jobs > SIM_SWEEP_MAX_JOBS ? SIM_SWEEP_MAX_JOBS : o->jobs);
     const int open_loop = o->n_rates > 0;
-    const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch;
-    if (jobs > 1 && n_load * o->axes.n_tp > 1) {
-        int done;
-        const sim_status s = serving_points_jobs(x, cfg, jobs, &done, err);
-        if (done)
-            return s; /* else out of memory for the batch: one by one */
+    const size_t n_load = open_loop ? o->n_rates : o->axes.n_batch, n_tp = o->axes.n_tp;
+    const size_t n = n_load * n_tp;
+    if (n == 0)
+        return SIM_OK;
+    size_t chunk = jobs > 1 ? (size_t)jobs * SIM_SWEEP_JOB_CHUNK : 1;
+    if (chunk > n)
+        chunk = n;
+    serving_tp *tps = malloc(n_tp * sizeof(*tps));
+    serving_chunk b = {.x = x, .tps = tps, .n_load = n_load};
+    b.specs = malloc(chunk * sizeof(*b.specs));
+    b.rows = malloc(chunk * sizeof(*b.rows));
+    b.status = malloc(chunk * sizeof(*b.status));
+    b.errs = malloc(chunk * sizeof(*b.errs));
+    b.order = malloc(chunk * sizeof(*b.order));
+    sim_status s = SIM_OK;
+    if (!tps || !b.specs || !b.rows || !b.status || !b.errs || !b.order)
+        s = sim_enomem(err, "the serving points of a sweep");
+    for (size_t t = 0; s == SIM_OK && t < n_tp; t++) {
+        serving_tp *q = &tps[t];
+        q->cfg = *cfg;
+        q->cfg.tp = (int)o->axes.tp[t];
+        q->su = x->su;
+        q->su.run = &q->cfg;
+        q->mem = (sim_memory){0};
+        q->c = (sim_sweep_ctx){x->su.model, x->su.hw, &q->cfg,      x->su.engine,
+                               x->su.sched, &q->mem,  o->host_time, layout_ok(x, &q->cfg)};
+        if (q->c.tp_ok)
+            sim_memory_compute(&q->su, &q->mem);
     }
-    sim_setup at = x->su; /* the block's deployment at each TP */
-    at.run = cfg;
-    for (size_t t = 0; t < o->axes.n_tp; t++) {
-        cfg->tp = (int)o->axes.tp[t];
-        sim_memory mem = {0};
-        sim_sweep_ctx c = {x->su.model, x->su.hw, cfg,          x->su.engine,
-                           x->su.sched, &mem,     o->host_time, 0};
-        c.tp_ok = layout_ok(x, cfg);
-        if (c.tp_ok)
-            sim_memory_compute(&at, &mem);
-        for (size_t k = 0; k < n_load; k++) {
-            const sim_workload_spec spec = serving_spec(o, open_loop, k);
-            sim_sweep_row r;
-            sim_sweep_serving_init(&c, open_loop ? -1 : spec.concurrency,
-                                   open_loop ? spec.rate_per_s : (double)NAN, spec.prompt_tokens,
-                                   spec.output_tokens, &r);
-            if (r.status == SIM_SWEEP_OK) {
-                sim_status s = serve_point(x, &at, &spec, &r, err);
-                if (s != SIM_OK)
-                    return s;
+    for (size_t c0 = 0; c0 < n && s == SIM_OK && !*x->stopped; c0 += chunk) {
+        b.c0 = c0;
+        b.n = c0 + chunk < n ? chunk : n - c0;
+        for (size_t i = 0; i < b.n; i++) {
+            const size_t p = c0 + i, k = p % n_load;
+            b.specs[i] = serving_spec(o, open_loop, k);
+            sim_sweep_serving_init(&tps[p / n_load].c, open_loop ? -1 : b.specs[i].concurrency,
+                                   open_loop ? b.specs[i].rate_per_s : (double)NAN,
+                                   b.specs[i].prompt_tokens, b.specs[i].output_tokens, &b.rows[i]);
+            b.status[i] = SIM_OK;
+            /* Insertion sort by load, largest first (stable: row order among equal loads). */
+            const double load = serving_load(o, k);
+            size_t j = i;
+            for (; j > 0 && serving_load(o, (c0 + b.order[j - 1]) % n_load) < load; j--)
+                b.order[j] = b.order[j - 1];
+            b.order[j] = i;
+        }
+        atomic_store(&b.next, 0);
+        serving_chunk_run(&b, jobs);
+        for (size_t i = 0; i < b.n; i++) {
+            if (b.status[i] != SIM_OK) {
+                *err = b.errs[i];
+                s = b.status[i];
+                break;
             }
-            sim_sweep_finish(&r, &o->slo, x->price);
-            if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &r)) != 0)
-                return SIM_OK;
+            sim_sweep_finish(&b.rows[i], &o->slo, x->price);
+            if ((*x->stopped = x->sink->row(x->sink->ctx, x->b, &b.rows[i])) != 0)
+                break;
         }
     }
-    return SIM_OK;
+    free(tps);
+    free(b.specs), free(b.rows), free(b.status), free(b.errs), free(b.order);
+    return s;
 }
 
 /* The step and offline points of one block, in sim_sweep_at order. */

@@ -66,7 +66,8 @@ typedef struct sim_sweep_opts {
 #define SIM_SWEEP_MAX_JOBS 256
 
 /* Serving points a thread simulates before the rows done so far go to the sink (which may stop
- * the sweep): a chunk is SIM_SWEEP_JOB_CHUNK x jobs points in row order. */
+ * the sweep): with jobs > 1 a chunk is SIM_SWEEP_JOB_CHUNK x jobs points in row order; with one
+ * thread it is one point (each row as it is computed). */
 #define SIM_SWEEP_JOB_CHUNK 8
 
 /* The values an axis of a sweep may take (`llmstep sweep` and llmstep_sweep): TP 1 to
