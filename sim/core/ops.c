@@ -1060,26 +1060,21 @@ static int same_tokens(const sim_step *s, const sim_step_cost *cost)
     return cost->tokens == T && cost->seqs_emitting == Se && T > 0.0;
 }
 
-void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
-                               const sim_step *s, sim_step_cost *cost)
-{
-    if (!same_tokens(s, cost)) {
-        sim__step_stage_cost(m, hw, cfg, 0, m->n_layers, 1, 1, s, cost);
-        return;
-    }
-    /* Every other operator is a function of T and Se only: recount attention alone. */
-    const stage_range r = whole_model(m);
-    const step_dims x = dims_of(m, hw, cfg, &r);
-    attention_ops(&x, hw, s, cost);
-    totals(cfg, cost);
-}
-
 void sim_step_cost_next_prepared(const sim_step_prep *p, const sim_step *s, sim_step_cost *cost)
 {
     if (!same_tokens(s, cost)) {
         sim_step_cost_prepared(p, s, cost);
         return;
     }
+    /* Every other operator is a function of T and Se only: recount attention alone. */
     attention_ops(&p->dims, p->hw, s, cost);
     totals(p->cfg, cost);
+}
+
+void sim__step_whole_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
+                               const sim_step *s, sim_step_cost *cost)
+{
+    sim_step_prep p;
+    sim_step_prep_init(&p, m, hw, cfg);
+    sim_step_cost_next_prepared(&p, s, cost);
 }
