@@ -726,8 +726,7 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
     const sim_workload *w = x->w;
     const sim_engine *e = x->su.engine;
     const sim_run_cfg *run = x->su.run;
-    const int64_t bs = x->su.sched->block_size, n = x->n_running;
-    const int64_t groups = x->kv->n_full_groups;
+    const int64_t bs = x->bs, n = x->n_running, groups = x->groups;
     sim_request *req = w->req;
     const int32_t *running = tail(x);
     const int64_t nt = n_tail(x);
@@ -781,7 +780,7 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
         r->computed += k;
         r->generated += k;
         r->last_token_s = x->now_s;
-        const int64_t blocks = groups * ((r->computed + bs - 1) / bs);
+        const int64_t blocks = held_blocks(x, r->computed);
         taken += blocks - r->blocks;
         r->blocks = blocks;
     }
