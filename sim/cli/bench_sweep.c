@@ -10,8 +10,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "sweep_cli.h"
 
@@ -138,13 +136,6 @@ static int grid_row(void *ctx, const cli_sweep_block *b, const sim_sweep_row *r)
     return CLI_OK;
 }
 
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int cli_bench_serve_grid(void)
 {
     static int64_t tps[] = {2, 4, 8}, conc[] = {1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 256};
@@ -153,8 +144,7 @@ int cli_bench_serve_grid(void)
     static const char *const models[] = {"llama-3.1-8b", "qwen3-32b"};
     const size_t n_p = sizeof(prompts) / sizeof(prompts[0]);
     const size_t n_o = sizeof(outputs) / sizeof(outputs[0]);
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const int all = cores > SIM_SWEEP_MAX_JOBS ? SIM_SWEEP_MAX_JOBS : (cores > 1 ? (int)cores : 1);
+    const int all = cli_sweep_default_jobs();
     printf("llmstep bench --serve-grid: vLLM V1 serving on h100-sxm, TP 2,4,8 x 11 "
            "concurrencies (1..256) x prompts 128..4096 (5) x outputs 32..1024 (6), 10 x N "
            "requests each, as `llmstep sweep --kind serving`; %d online core%s\n",
@@ -183,14 +173,14 @@ int cli_bench_serve_grid(void)
             o.axes.n_batch = sizeof(conc) / sizeof(conc[0]);
             grid_ctx g = {0, 0, UINT64_C(0xcbf29ce484222325)};
             cli_sweep_sink gs = {&g, NULL, grid_row, NULL};
-            const double w0 = cli_bench_wall_s(), c0 = cpu_s();
+            const double w0 = cli_bench_wall_s(), c0 = cli_bench_cpu_s();
             for (size_t p = 0; p < n_p && rc == CLI_OK; p++)
                 for (size_t q = 0; q < n_o && rc == CLI_OK; q++) {
                     o.prompt_tokens = prompts[p];
                     o.output_tokens = outputs[q];
                     rc = cli_sweep_run(&o, &gs);
                 }
-            const double cpu = cpu_s() - c0, wall = cli_bench_wall_s() - w0;
+            const double cpu = cli_bench_cpu_s() - c0, wall = cli_bench_wall_s() - w0;
             if (rc != CLI_OK)
                 return rc;
             if (ji == 0)

@@ -22,6 +22,8 @@ static double clock_s(clockid_t id)
 
 double cli_bench_wall_s(void) { return clock_s(CLOCK_MONOTONIC); }
 
+double cli_bench_cpu_s(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

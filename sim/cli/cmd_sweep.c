@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "opts.h"
 #include "sweep_cli.h"
@@ -680,13 +679,8 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
             a->select != SEL_ALL && (a->rate_spec || sim_workload_range_ratio(o->range_ratio) > 0.0)
                 ? SIM_SWEEP_PLANNING_SEEDS
                 : 1;
-    if (serving) {
-        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        o->jobs = a->serving_seen[8]           ? (int)a->jobs
-                  : cores > SIM_SWEEP_MAX_JOBS ? SIM_SWEEP_MAX_JOBS
-                  : cores > 1                  ? (int)cores
-                                               : 1;
-    }
+    if (serving)
+        o->jobs = a->serving_seen[8] ? (int)a->jobs : cli_sweep_default_jobs();
     if (serving && (a->batch_spec || a->ctx_spec)) {
         cli_error("sweep: --kind serving takes --concurrency LIST or --request-rate LIST, not "
                   "--%s",

@@ -76,8 +76,14 @@ void cli_sweep_serving_csv_row(cli_outbuf *o, const cli_sweep_block *b, const si
 void cli_sweep_csv_header(cli_outbuf *o);
 void cli_sweep_csv_row(cli_outbuf *o, const cli_sweep_block *b, const sim_sweep_row *r);
 
-/* Benchmark clocks (cmd_bench.c): monotonic wall time, seconds. */
+/* Benchmark clocks (cmd_bench.c), seconds: monotonic wall time, and the CPU time of the whole
+ * process (every thread). */
 double cli_bench_wall_s(void);
+double cli_bench_cpu_s(void);
+
+/* The threads a serving sweep runs on by default (--jobs): the online cores, 1 to
+ * SIM_SWEEP_MAX_JOBS (sweep_run.c). */
+int cli_sweep_default_jobs(void);
 
 /* Medians over repetitions, seconds: wall clock, and CPU time of the calling thread (what
  * the work costs one core, without the time the scheduler gave other processes). */

@@ -5,9 +5,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fastfmt.h"
 #include "sweep_cli.h"
+
+int cli_sweep_default_jobs(void)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > SIM_SWEEP_MAX_JOBS ? SIM_SWEEP_MAX_JOBS : (cores > 1 ? (int)cores : 1);
+}
 
 void cli_sweep_opts_init(cli_sweep_opts *o)
 {
