@@ -183,19 +183,25 @@ static void serving(llmstep_deploy *d)
     CHECK(br.latency_s > 127 * 0.004); /* 127 decode steps of at least 4.8 ms (see above) */
 }
 
+/* A measurement spec of the bundled measurements/example.jsonl's h100-sxm rows. */
+static void example_h100_rows(llmstep_meas_spec *spec)
+{
+    static const char *const files[] = {SIM_SOURCE_DIR "/measurements/example.jsonl"};
+    static const char *const sel[] = {"hardware=h100-sxm"};
+    llmstep_meas_spec_init(spec);
+    spec->files = files;
+    spec->n_files = 1;
+    spec->select = sel;
+    spec->n_select = 1;
+}
+
 /* Measurements: validate's errors are those of the rows it returns (recomputed here), a
  * calibration fitted on the rows reproduces its own reported fit when validated with it, and
  * holdout predicts every row once. Rows: the bundled measurements/example.jsonl. */
 static void measurements(void)
 {
-    const char *files[] = {SIM_SOURCE_DIR "/measurements/example.jsonl"};
-    const char *sel[] = {"hardware=h100-sxm"};
     llmstep_meas_spec spec;
-    llmstep_meas_spec_init(&spec);
-    spec.files = files;
-    spec.n_files = 1;
-    spec.select = sel;
-    spec.n_select = 1;
+    example_h100_rows(&spec);
     double pred[64], meas[64];
     llmstep_validation v;
     llmstep_error err;
@@ -657,14 +663,8 @@ static void host_gsl_handler(const char *reason, const char *file, int line, int
 static void gsl_handler_restored(void)
 {
     gsl_set_error_handler(host_gsl_handler);
-    const char *files[] = {SIM_SOURCE_DIR "/measurements/example.jsonl"};
-    const char *sel[] = {"hardware=h100-sxm"};
     llmstep_meas_spec spec;
-    llmstep_meas_spec_init(&spec);
-    spec.files = files;
-    spec.n_files = 1;
-    spec.select = sel;
-    spec.n_select = 1;
+    example_h100_rows(&spec);
     llmstep_fit fit;
     llmstep_error err;
     CHECK_INT(llmstep_calibrate(ctx, &spec, &fit, &err), LLMSTEP_OK);
