@@ -604,6 +604,10 @@ typedef struct llmstep_fit {
 } llmstep_fit;
 
 /*
+ * Rows left out, as the commands leave them out by default (docs/calibration.md): rows whose
+ * run.assumed names a field the prediction uses are neither predicted nor fitted here; rows
+ * with a per-call constant are in the errors but no fit takes them.
+ *
  * Predicts the selected rows with calibration (NULL: alpha 1, beta_s 0; a calibration must
  * be for the rows' one hardware profile) and reports the errors. predicted_s and
  * measured_s: NULL or room for cap rows, filled in file order (the first cap rows).

@@ -25,8 +25,29 @@ expect "validate --fit without --holdout: usage error" "$?" 2
     >/dev/null 2>&1
 expect "--loss nope: usage error" "$?" 2
 
-# One model's rows (no GQA ratio to compare, one model and TP: no held-out folds): fast.
-"$bin" calibrate --measurements "$m" --select model=llama-2-7b \
+# The batch-1 rows carry a per-call constant (docs/calibration.md): 5 rows of each model, the
+# series of lengths 128..2048 whose least-squares intercept is 0.61 s, 28% of its 2.15 s
+# shortest run. calibrate leaves them out of the fit and says so; --keep-outliers fits them;
+# validate keeps them in the errors and lists them.
+"$bin" calibrate --measurements "$m" --format json --out "$tmp/cc.json" >"$tmp/cc.out" 2>"$tmp/err"
+expect "calibrate with per-call-constant rows exit" "$?" 0
+if grep -q "note: 10 row(s) with a per-call constant not fitted" "$tmp/err"; then ok; else
+    bad "calibrate note on the per-call constant: $(cat "$tmp/err")"; fi
+expect "rows fitted without the batch-1 rows" "$(tr -d " \t" <"$tmp/cc.json" | jnum n_rows)" 50
+"$bin" calibrate --measurements "$m" --keep-outliers --format json --out "$tmp/cck.json" \
+    >/dev/null 2>"$tmp/err"
+expect "rows fitted with --keep-outliers" "$(tr -d " \t" <"$tmp/cck.json" | jnum n_rows)" 60
+if grep -q "note: 10 row(s) with a per-call constant fitted" "$tmp/err"; then ok; else
+    bad "--keep-outliers note: $(cat "$tmp/err")"; fi
+"$bin" validate --measurements "$m" --format json >"$tmp/ccv.out" 2>"$tmp/err"
+expect "validate: all rows in the errors" "$(jnum n_rows <"$tmp/ccv.out")" 60
+if grep -q '"call_constant_rows":{"n_rows":10,"threshold_frac":0.1,"fitted":false,"rows":\[{"id":"argonne-mi300x-llama-2-7b-tp1-b1-L128","call_constant_s":0.60' \
+    "$tmp/ccv.out"; then ok; else
+    bad "validate lists the rows: $(grep -o '"call_constant_rows.\{0,200\}' "$tmp/ccv.out")"; fi
+
+# One model's rows (no GQA ratio to compare, one model and TP: no held-out folds): fast. All
+# its rows are fitted (--keep-outliers), so validate reports on the rows calibrate fitted.
+"$bin" calibrate --measurements "$m" --select model=llama-2-7b --keep-outliers \
     --fit bw_factor_kv_gather_frac,gemm_fixed_s --loss l2 --format json --out "$tmp/c.json" \
     >"$tmp/cal.out" 2>"$tmp/err"
 expect "calibrate --fit exit" "$?" 0

@@ -789,6 +789,63 @@ static void run_object_is_taken_or_reported(void)
     sim_meas_set_free(&set);
 }
 
+/* One offline_batch row as text: batch b, prompt p, output o tokens, t seconds. */
+static void cc_row(char *buf, size_t cap, const char *id, int b, int p, int o, double t)
+{
+    snprintf(buf, cap,
+             "{\"id\":\"%s\",\"source\":\"t\",\"hardware\":\"h\",\"model\":\"m\",\"tp\":1,"
+             "\"kind\":\"offline_batch\",\"batch\":%d,\"prompt_tokens\":%d,"
+             "\"output_tokens\":%d,\"measured_s\":%.17g}\n",
+             id, b, p, o, t);
+}
+
+/*
+ * sim_meas_call_constants on hand-made series. Oracle: least squares of t = c + k L by hand.
+ * Series A (batch 1, prompt = output = L): t = 0.5 + 0.01 L at L = 100, 200, 400 gives
+ * c = 0.5 exactly, shortest run 1.5 s, c / shortest = 1/3 > 0.10: flagged.
+ * Series B (batch 2, same lengths): t = 0.05 + 0.01 L: c = 0.05, shortest 1.05 s, 4.8%: not.
+ * Series C (batch 4): two lengths only: never judged, however large its intercept.
+ * Series D (batch 8, prompt = 2 x output): t = 2 + 0.001 L, c = 2 > 10% of 2.1 s: flagged;
+ * its row with prompt = output (another ratio) is not of the series: not flagged.
+ */
+static void call_constants_flag_series_with_a_large_intercept(void)
+{
+    static const struct {
+        const char *id;
+        int b, p, o;
+        double t;
+        double want_c;
+    } rows[] = {
+        {"a1", 1, 100, 100, 1.5, 0.5}, {"a2", 1, 200, 200, 2.5, 0.5}, {"a3", 1, 400, 400, 4.5, 0.5},
+        {"b1", 2, 100, 100, 1.05, 0},  {"b2", 2, 200, 200, 2.05, 0},  {"b3", 2, 400, 400, 4.05, 0},
+        {"c1", 4, 100, 100, 9.0, 0},   {"c2", 4, 200, 200, 9.5, 0},   {"d1", 8, 200, 100, 2.1, 2.0},
+        {"d2", 8, 400, 200, 2.2, 2.0}, {"d3", 8, 800, 400, 2.4, 2.0}, {"d4", 8, 100, 100, 2.1, 0},
+    };
+    char text[4096] = "", line[512];
+    for (size_t i = 0; i < N(rows); i++) {
+        cc_row(line, sizeof(line), rows[i].id, rows[i].b, rows[i].p, rows[i].o, rows[i].t);
+        strncat(text, line, sizeof(text) - strlen(text) - 1);
+    }
+    sim_meas_set set;
+    sim_meas_set_init(&set);
+    struct sim_err err = {{0}};
+    CHECK_INT(sim_meas_load_text("cc.jsonl", text, strlen(text), &set, &err), SIM_OK);
+    CHECK_INT(set.n, N(rows));
+    double c[N(rows)], frac[N(rows)];
+    CHECK_INT(sim_meas_call_constants(&set, c, frac), SIM_OK);
+    for (size_t i = 0; i < N(rows) && set.n == N(rows); i++) {
+        if (rows[i].want_c > 0.0) {
+            CHECK_REL(c[i], rows[i].want_c, 1e-9);
+            const double shortest = rows[i].id[0] == 'a' ? 1.5 : 2.1;
+            CHECK_REL(frac[i], rows[i].want_c / shortest, 1e-9);
+        } else {
+            CHECK_REL(c[i], 0.0, 0.0);
+            CHECK_REL(frac[i], 0.0, 0.0);
+        }
+    }
+    sim_meas_set_free(&set);
+}
+
 int main(void)
 {
     run_object_is_taken_or_reported();
@@ -805,5 +862,6 @@ int main(void)
     select_ands_and_exclude_ors();
     kind_names_round_trip();
     argonne_file_loads_and_selects();
+    call_constants_flag_series_with_a_large_intercept();
     return check_report("test_meas");
 }

@@ -329,6 +329,38 @@ def test_validate_and_calibrate_match_the_cli(ctx):
         ctx.validate([rows[0], dict(rows[1], measured_s="fast")])
 
 
+def test_rows_set_aside_match_the_cli(ctx, tmp_path):
+    """The rows the CLI keeps out by default are kept out by the library too: rows whose
+    run.assumed names a field the prediction uses (neither fitted nor in the errors), and rows
+    with a per-call constant (in the errors, not fitted)."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    rk = os.path.join(SRC, "tests", "data", "meas", "run_keys.jsonl")
+    want = cli_json("validate", "--measurements", rk)
+    got = ctx.validate(rk)
+    assert want["n_rows"] == 2 and got["n_rows"] == 2
+    assert got["mape_pct"] == pytest.approx(want["mape_pct"], rel=1e-12)
+    want_fit = cli_json("calibrate", "--measurements", rk, "--out", str(tmp_path / "rk.json"))
+    assert ctx.calibrate(rk)["alpha"] == pytest.approx(want_fit["alpha"], rel=1e-12)
+    # A batch-1 series of lengths 128..512 measured as 0.9 s + 4 ms a token: its intercept,
+    # 0.9 s, is 64% of its shortest run (1.412 s), so it is not fitted; batch 8 is.
+    def row(b, n, t):
+        return {"id": f"cc-b{b}-{n}", "source": "test", "hardware": "h100-sxm",
+                "model": "llama-3.1-8b", "tp": 1, "kind": "offline_batch", "batch": b,
+                "prompt_tokens": n, "output_tokens": n, "measured_s": t}
+    rows = [row(1, n, 0.9 + 0.004 * n) for n in (128, 256, 512)]
+    rows += [row(8, n, 0.0045 * n) for n in (128, 256, 512)]
+    path = tmp_path / "cc.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    want_fit = cli_json("calibrate", "--measurements", str(path), "--out",
+                        str(tmp_path / "cc.json"))
+    assert want_fit["n_rows"] == 3
+    fit = ctx.calibrate(rows)
+    assert fit["n_rows"] == 3
+    assert fit["alpha"] == pytest.approx(want_fit["alpha"], rel=1e-12)
+    assert ctx.validate(rows)["n_rows"] == 6
+
+
 def test_validate_scheduler_rule_matches_the_cli(ctx):
     """scheduler_rule="aic-benchmark" predicts a closed-loop serving row as
     `llmstep validate --scheduler-rule aic-benchmark` does, and not as the engine defaults do

@@ -79,6 +79,11 @@ static const meas_line calibrate_lines[] = {
     {"keep-assumed",
      "  --keep-assumed          also fit rows whose run.assumed names a field the prediction\n"
      "                          uses (by default they are set aside and reported, not fitted)\n"},
+    {"keep-outliers",
+     "  --keep-outliers         also fit rows with a per-call constant (offline-batch length\n"
+     "                          series whose fitted intercept exceeds 10% of their shortest run;\n"
+     "                          by default they are reported and not fitted; "
+     "docs/calibration.md)\n"},
     {"roofline", "  --roofline op|step      roofline mode (default op)\n"},
     {"gemm", "  --gemm flat|tile-wave   GEMM compute ceiling model (default flat)\n"},
     {"format", "  --format table|json     report format on stdout (default table)\n"},
@@ -151,6 +156,9 @@ static const meas_line validate_lines[] = {
      "  --keep-assumed          count rows whose run.assumed names a field the prediction uses\n"
      "                          (by default they are predicted and reported apart, with the\n"
      "                          calibration given or uncalibrated, and not in the errors above)\n"},
+    {"keep-outliers",
+     "  --keep-outliers         with --holdout: folds also fit rows with a per-call constant\n"
+     "                          (listed after the table; in the errors either way)\n"},
     {"format", "  --format table|json     default table; json prints the MEASUREMENTS.md object\n"},
 };
 
@@ -245,6 +253,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
         CLI_FLAG("self-check", &o->self_check),
         CLI_STR("scheduler-rule", &o->sched_rule),
         CLI_FLAG("keep-assumed", &o->keep_assumed),
+        CLI_FLAG("keep-outliers", &o->p.keep_outliers),
     };
     _Static_assert(sizeof(base) / sizeof(base[0]) <= CLI_OPTS_MAX, "order_by_usage's placed[]");
     cli_opt t[CLI_N(base)];
@@ -797,6 +806,26 @@ static int print_self_check(const meas_opts *o, const self_check *sc, const sim_
     return cli_json_close(&w, "calibrate");
 }
 
+/* calibrate's note on the rows with a per-call constant, on stderr. */
+static void note_call_constants(const sim_meas_set *set, const sim_meas_pred *mp)
+{
+    size_t n = 0, first = 0;
+    for (size_t i = set->n; i-- > 0;)
+        if (mp->call_const_s[i] > 0.0) {
+            n++;
+            first = i;
+        }
+    if (n == 0)
+        return;
+    const sim_meas_row *r = &set->rows[first];
+    fprintf(stderr,
+            "llmstep calibrate: note: %zu row(s) with a per-call constant %s (first: %s:%d: %s: "
+            "%.4g s, %.0f%% of its length series' shortest run; docs/calibration.md)%s\n",
+            n, mp->keep_outliers ? "fitted" : "not fitted", r->file, r->line, r->id,
+            mp->call_const_s[first], mp->call_const_frac[first] * 100.0,
+            mp->keep_outliers ? "" : "; --keep-outliers fits them");
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     meas_opts o;
@@ -836,6 +865,8 @@ int cmd_calibrate(int argc, char **argv)
         rc = self_check_reset(&o, &set, sc);
     if (rc == CLI_OK)
         rc = predict_all(&o, &set, &cache, &mp);
+    if (rc == CLI_OK)
+        note_call_constants(&set, &mp);
     sim_fit_result res;
     if (rc == CLI_OK)
         rc = fit_rows(&o, &mp, &res, "calibrate");
@@ -1074,6 +1105,47 @@ static void row_unmodelled_json(sim_jw *w, const sim_meas_row *r)
     sim_jw_array_end(w);
 }
 
+/* The rows with a per-call constant (sim_meas_call_constants): the object
+ * "call_constant_rows" when w is not NULL, else a table; nothing when there are none. fitted:
+ * whether fits took them (--keep-outliers) or left them out. */
+static void print_call_constants(const sim_meas_set *set, const sim_meas_pred *mp, int fitted,
+                                 sim_jw *w)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        n += mp->call_const_s[i] > 0.0;
+    if (n == 0)
+        return;
+    if (w) {
+        sim_jw_object_begin(w, "call_constant_rows");
+        sim_jw_uint(w, "n_rows", n);
+        sim_jw_num(w, "threshold_frac", SIM_CALL_CONST_FRAC);
+        sim_jw_bool(w, "fitted", fitted);
+        sim_jw_array_begin(w, "rows");
+        for (size_t i = 0; i < set->n; i++) {
+            if (!(mp->call_const_s[i] > 0.0))
+                continue;
+            sim_jw_object_begin(w, NULL);
+            sim_jw_str(w, "id", set->rows[i].id);
+            sim_jw_num(w, "call_constant_s", mp->call_const_s[i]);
+            sim_jw_num(w, "call_constant_frac", mp->call_const_frac[i]);
+            sim_jw_object_end(w);
+        }
+        sim_jw_array_end(w);
+        sim_jw_object_end(w);
+        return;
+    }
+    printf("\n  rows with a per-call constant (%zu; their length series' intercept exceeds %.0f%% "
+           "of its\n  shortest run; %s; docs/calibration.md):\n",
+           n, SIM_CALL_CONST_FRAC * 100.0,
+           fitted ? "fitted (--keep-outliers)" : "in the errors, left out of every fit");
+    printf("  %-48s %14s %10s\n", "id", "constant_s", "of_short%");
+    for (size_t i = 0; i < set->n; i++)
+        if (mp->call_const_s[i] > 0.0)
+            printf("  %-48s %14.4g %10.1f\n", set->rows[i].id, mp->call_const_s[i],
+                   mp->call_const_frac[i] * 100.0);
+}
+
 /* The validation as one JSON object: errors, rows, groups, holdout folds. */
 static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
                                  const sim_meas_pred *mp, const double *pred, const double *meas,
@@ -1107,6 +1179,7 @@ static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
     sim_jw_array_end(&w);
     print_unmodelled(set, aside->set, &w);
     print_aside(aside, &w);
+    print_call_constants(set, mp, o->p.keep_outliers, &w);
     sim_jw_object_begin(&w, "groups");
     for (int f = 0; f < n_fields; f++)
         print_groups(fields[f], set, mp->p, pred, &w);
@@ -1172,6 +1245,7 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
            "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
     print_unmodelled(set, aside->set, NULL);
     print_aside(aside, NULL);
+    print_call_constants(set, mp, o->p.keep_outliers, NULL);
     printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
     for (size_t i = 0; i < set->n; i++)
         printf("  %-48s %12.5g %12.5g %8.2f\n", set->rows[i].id, meas[i], pred[i],

@@ -994,7 +994,21 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
     if (st != SIM_OK)
         return fail_err(err, st, &e);
     sim_meas_apply_sched_rule(set, rule);
-    return LLMSTEP_OK;
+    /* Rows whose run.assumed names a field the prediction uses are neither fitted nor in the
+     * errors, as calibrate and validate do by default (MEASUREMENTS.md, "run"). */
+    sim_meas_set aside;
+    sim_meas_set_init(&aside);
+    st = sim_meas_set_aside_assumed(set, &aside, NULL);
+    llmstep_status ls = LLMSTEP_OK;
+    if (st != SIM_OK)
+        ls = fail(err, st, "out of memory");
+    else if (set->n == 0)
+        ls = fail(err, SIM_EINVAL,
+                  "every selected row has run.assumed naming a field the prediction uses "
+                  "(%s:%d: %s: %s)",
+                  aside.rows[0].file, aside.rows[0].line, aside.rows[0].id, aside.rows[0].assumed);
+    sim_meas_set_free(&aside);
+    return ls;
 }
 
 static llmstep_status meas_status(sim_status st, const struct sim_err *e, llmstep_error *err)

@@ -465,7 +465,7 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     const sim_meas_set *set = mp->set;
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++) {
-        if (mask && !mask[i])
+        if (!sim_meas_row_fitted(mp, mask, i))
             continue;
         const sim_meas_row *r = &set->rows[i];
         if (r->kind == SIM_MEAS_SERVING) {
@@ -513,7 +513,7 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     size_t j = 0;
     double ss = 0.0;
     for (size_t i = 0; i < set->n; i++)
-        if (!mask || mask[i]) {
+        if (sim_meas_row_fitted(mp, mask, i)) {
             idx[j] = i;
             meas[j] = set->rows[i].measured_s;
             const sim_row_pred *p = &mp->p[i];

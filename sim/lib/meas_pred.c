@@ -256,7 +256,12 @@ sim_status sim_meas_predict_all(const sim_meas_opts *o, const sim_meas_set *set,
     mp->g = calloc(set->n ? set->n : 1, sizeof(*mp->g));
     mp->work = malloc(sizeof(*mp->work));
     mp->other = calloc(set->n ? set->n : 1, 1);
-    if (!mp->p || !mp->group || !mp->g || !mp->work || !mp->other) {
+    mp->call_const_s = calloc(set->n ? set->n : 1, sizeof(double));
+    mp->call_const_frac = calloc(set->n ? set->n : 1, sizeof(double));
+    mp->keep_outliers = o->keep_outliers;
+    if (!mp->p || !mp->group || !mp->g || !mp->work || !mp->other || !mp->call_const_s ||
+        !mp->call_const_frac ||
+        sim_meas_call_constants(set, mp->call_const_s, mp->call_const_frac) != SIM_OK) {
         sim_errf(err, "out of memory");
         return SIM_ENOMEM;
     }
@@ -338,6 +343,12 @@ static int nl_pred(void *ctx, size_t k, double alpha, double beta_s, double *pre
     return sim_meas_predict_row(nr->mp, nr->idx[k], alpha, beta_s, pred_s, nr->err) != SIM_OK;
 }
 
+int sim_meas_row_fitted(const sim_meas_pred *mp, const unsigned char *mask, size_t i)
+{
+    return (!mask || mask[i]) &&
+           (mp->keep_outliers || !mp->call_const_s || !(mp->call_const_s[i] > 0.0));
+}
+
 sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigned char *mask,
                         const char *cmd, sim_fit_result *res, struct sim_err *err)
 {
@@ -355,7 +366,7 @@ sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigne
     }
     size_t n = 0, n_lin = 0;
     for (size_t i = 0; i < set->n; i++) {
-        if (mask && !mask[i])
+        if (!sim_meas_row_fitted(mp, mask, i))
             continue;
         idx[n] = i;
         meas[n++] = set->rows[i].measured_s;
@@ -406,6 +417,8 @@ void sim_meas_pred_free(sim_meas_pred *mp)
     free(mp->p);
     free(mp->work);
     free(mp->other);
+    free(mp->call_const_s);
+    free(mp->call_const_frac);
     memset(mp, 0, sizeof(*mp));
 }
 

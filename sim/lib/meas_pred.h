@@ -43,6 +43,9 @@ typedef struct sim_meas_opts {
     /* NULL: fits are of alpha and beta_s only. Else the figures fits add (meas_fig.h); used
      * by sim_meas_holdout. */
     const struct sim_meas_figspec *figs;
+    /* 0 (default): rows with a per-call constant (sim_meas_call_constants) are predicted and
+     * reported but never fitted; 1: fitted like the others (--keep-outliers). */
+    int keep_outliers;
 } sim_meas_opts;
 
 /* The uncalibrated parts of one row's prediction: alpha x roofline_s + beta_s x n_steps +
@@ -130,7 +133,32 @@ typedef struct sim_meas_pred {
     int n_groups;
     sim_batch_work *work;
     unsigned char *other; /* per row: 1 when predicted on opts.hw_other (opts.domain) */
+    /* per row: the per-call constant of its length series, seconds, and that constant over
+     * the series' shortest run (0 and 0 when the row has none; sim_meas_call_constants) */
+    double *call_const_s;
+    double *call_const_frac;
+    int keep_outliers; /* opts.keep_outliers, as the fits read it */
 } sim_meas_pred;
+
+/*
+ * Rows whose structure says "per-call constant" (docs/calibration.md, "Rows with a per-call
+ * constant"). Offline-batch rows that differ only in length (the same hardware, model,
+ * parallel layout, dtypes, engine and version, scheduler settings and batch, with prompt and
+ * output tokens in one ratio) form a series. A series of at least SIM_CALL_CONST_MIN_LENGTHS
+ * distinct lengths is fitted by least squares, t = c + k x output_tokens; every step then
+ * grows with the lengths (attention faster than linearly), so the intercept c of a run without
+ * a per-call cost is at most noise. When k > 0 and c > SIM_CALL_CONST_FRAC x the series'
+ * shortest time, every row of the series gets const_s = c and const_frac = c / shortest;
+ * other rows 0. Both arrays hold set->n entries. SIM_ENOMEM leaves them zeroed.
+ */
+#define SIM_CALL_CONST_MIN_LENGTHS 3
+#define SIM_CALL_CONST_FRAC        0.10
+sim_status sim_meas_call_constants(const sim_meas_set *set, double *const_s /* OUT */,
+                                   double *const_frac /* OUT */);
+
+/* 1 when row i enters fits: in mask (NULL: every row) and not a row with a per-call constant
+ * (unless keep_outliers). */
+int sim_meas_row_fitted(const sim_meas_pred *mp, const unsigned char *mask, size_t i);
 
 /* Predicts every row of set (uncalibrated parts; serving rows get their simulation ready).
  * On failure mp holds what was built: sim_meas_pred_free it. */
