@@ -170,4 +170,19 @@ grep -q "1 row(s) set aside, not fitted" "$tmp/rk_cal.err" && ok || bad "calibra
     bad "calibrate --keep-assumed exit $?"
 expect "calibrate --keep-assumed fits 3" "$(cal_rows "$tmp/rk_cal3.json")" 3
 
+# 10. A row's prediction does not depend on the other rows of its file: two serving runs that
+#     differ only in expert parallelism are two simulations (they once shared one), each
+#     predicted as when validated alone.
+ep=tests/data/meas/serving_ep.jsonl
+pred_of() { sed -n "s/.*\"id\":\"$2\",\"measured_s\":[^,]*,\"predicted_s\":\([-0-9.eE+]*\).*/\1/p" "$1"; }
+"$bin" validate --measurements $ep --format json >"$tmp/ep.json" || bad "validate ep exit $?"
+for id in ep-off ep-on; do
+    "$bin" validate --measurements $ep --select id=$id --format json >"$tmp/ep1.json" ||
+        bad "validate $id exit $?"
+    expect "$id alone = in the pair" "$(pred_of "$tmp/ep1.json" $id)" "$(pred_of "$tmp/ep.json" $id)"
+done
+if [ -n "$(pred_of "$tmp/ep.json" ep-on)" ] &&
+    [ "$(pred_of "$tmp/ep.json" ep-on)" != "$(pred_of "$tmp/ep.json" ep-off)" ]; then ok; else
+    bad "expert parallelism changes nothing: $(cat "$tmp/ep.json")"; fi
+
 summary one_answer

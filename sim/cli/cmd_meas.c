@@ -1290,7 +1290,7 @@ static int validate_usage_check(const meas_opts *o)
         return CLI_USAGE;
     }
     char buf[64];
-    if (o->holdout && !sim_meas_group_field(&(sim_meas_row){0}, o->holdout, buf, sizeof(buf))) {
+    if (o->holdout && !sim_meas_group_field(sim_meas_row_blank(), o->holdout, buf, sizeof(buf))) {
         cli_error("validate: --holdout '%s': expected model, hardware, kind, dtype, engine, tp, "
                   "batch, prompt_tokens, output_tokens, context_tokens, metric or concurrency",
                   o->holdout);

@@ -225,7 +225,7 @@ static int check_plot_args(plot_args *a)
         return CLI_USAGE;
     }
     char gbuf[8];
-    if (k == PLOT_VALIDATE && !group_value(&(sim_meas_row){0}, a->group, gbuf, sizeof(gbuf))) {
+    if (k == PLOT_VALIDATE && !group_value(sim_meas_row_blank(), a->group, gbuf, sizeof(gbuf))) {
         cli_error("plot validate: --group '%s': expected model, hardware, tp, batch or kind",
                   a->group);
         return CLI_USAGE;

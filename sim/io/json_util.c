@@ -16,10 +16,10 @@
 #include "err.h"
 #include "json_writer.h"
 
-sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct sim_err *err)
+/* Opens path for reading when it is a regular file of at most SIM_JSON_MAX_FILE_BYTES. */
+static sim_status open_regular(const char *path, FILE **out, struct sim_err *err)
 {
     *out = NULL;
-    *len = 0;
     /* Only regular files: a directory reads as an error, a device or a pipe never ends, and
      * opening a FIFO blocks until someone writes to it, so look before opening too. */
     struct stat sb;
@@ -43,6 +43,18 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
         fclose(f);
         return SIM_EIO;
     }
+    *out = f;
+    return SIM_OK;
+}
+
+sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct sim_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f;
+    sim_status ost = open_regular(path, &f, err);
+    if (ost != SIM_OK)
+        return ost;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     sim_status st = SIM_OK;
@@ -521,15 +533,84 @@ sim_status sim_jsonl_each_text(const char *path, char *buf, size_t len, sim_json
     return st;
 }
 
+/* The checks sim_json_read_file makes of the whole text, by reading f once to its end: at most
+ * SIM_JSON_MAX_FILE_BYTES, and no NUL byte. */
+static sim_status scan_text(const char *path, FILE *f, struct sim_err *err)
+{
+    char chunk[1 << 16];
+    uint64_t total = 0;
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        total += got;
+        if (total > (uint64_t)SIM_JSON_MAX_FILE_BYTES) { /* the file grew while being read */
+            sim_errf(err, "%s: too large (at most %lld bytes)", path,
+                     (long long)SIM_JSON_MAX_FILE_BYTES);
+            return SIM_EIO;
+        }
+        if (memchr(chunk, '\0', got)) {
+            sim_errf(err, "%s: contains a NUL byte (not a text file)", path);
+            return SIM_EPARSE;
+        }
+    }
+    if (ferror(f)) {
+        sim_errf(err, "%s: read error", path);
+        return SIM_EIO;
+    }
+    return SIM_OK;
+}
+
+/* The file is read twice, a line at a time: once for the checks of the whole text (as
+ * sim_json_read_file makes them), then line by line, so memory holds one line, not the file. */
 sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *user,
                           struct sim_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    if (st == SIM_OK)
-        st = sim_jsonl_each_text(path, buf, len, line_fn, user, err);
-    free(buf);
+    FILE *f;
+    sim_status st = open_regular(path, &f, err);
+    if (st != SIM_OK)
+        return st;
+    st = scan_text(path, f, err);
+    if (st == SIM_OK && fseek(f, 0, SEEK_SET) != 0) {
+        sim_errf(err, "%s: cannot read it again: %s", path, strerror(errno));
+        st = SIM_EIO;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t total = 0;
+    int lineno = 0;
+    while (st == SIM_OK) {
+        errno = 0;
+        const ssize_t got = getline(&line, &cap, f);
+        if (got < 0) {
+            if (ferror(f)) {
+                sim_errf(err, "%s: %s", path, errno == ENOMEM ? "out of memory" : "read error");
+                st = errno == ENOMEM ? SIM_ENOMEM : SIM_EIO;
+            }
+            break;
+        }
+        total += (uint64_t)got;
+        size_t n = (size_t)got;
+        if (total > (uint64_t)SIM_JSON_MAX_FILE_BYTES || memchr(line, '\0', n)) {
+            /* The file changed since the scan. */
+            sim_errf(err, "%s: changed while being read", path);
+            st = SIM_EIO;
+            break;
+        }
+        lineno++;
+        if (n > 0 && line[n - 1] == '\n')
+            line[--n] = '\0';
+        if (line[0] == '#' || is_blank(line))
+            continue;
+        sim_jctx ctx = {path, line, NULL, "", lineno - 1, err};
+        cJSON *root = sim_json_parse(&ctx, n);
+        if (!root) {
+            st = SIM_EPARSE;
+            break;
+        }
+        st = line_fn(&ctx, root, lineno, user);
+        cJSON_Delete(root);
+    }
+    free(line);
+    fclose(f);
     return st;
 }
 

@@ -25,6 +25,221 @@
 #define MEAS_SECONDS_MIN 1e-9
 #define MEAS_SECONDS_MAX 3.2e7
 
+/* A row as it is parsed: its strings in buffers of the sizes the format allows (longer values
+ * are refused with the field named, or truncated where meas_json.h says so). load_line parses
+ * into one of these and stores it in the set (store_row). */
+typedef struct row_buf {
+    char id[128];
+    char source[256];
+    char hardware[256];
+    char model[256];
+    char model_arg[256];
+    int64_t tp;
+    int64_t dp;
+    int ep;
+    sim_dtype dtype;
+    sim_dtype kv_dtype;
+    char engine[64];
+    char engine_version[64];
+    sim_meas_kind kind;
+    double measured_s;
+    int64_t batch;
+    int64_t prompt_tokens;
+    int64_t output_tokens;
+    int64_t context_tokens;
+    int n_groups;
+    sim_group groups[SIM_STEP_MAX_GROUPS];
+    sim_sched_cfg sched;
+    sim_serve_metric metric;
+    sim_workload_spec workload;
+    int64_t concurrency;
+    char trace[1024];
+    char file[256];
+    int line;
+    char unmodelled[512];
+    char assumed[256];
+} row_buf;
+
+/* ---- The pool of a set's strings and groups --------------------------------------------- */
+
+/* Chunks of bytes handed out in order, and a hash set of the strings interned in them (one
+ * copy of each distinct string: a file's rows repeat their hardware, model, source...). */
+typedef struct pool_chunk {
+    struct pool_chunk *next;
+    size_t used, cap;
+    _Alignas(max_align_t) unsigned char data[];
+} pool_chunk;
+
+struct sim_meas_pool {
+    pool_chunk *chunks;  /* newest first */
+    const char **slot;   /* interned strings, open addressing; NULL is empty */
+    size_t mask, n_slot; /* slots - 1 (a power of two minus 1, or 0 before the first), in use */
+};
+
+#define POOL_CHUNK_BYTES ((size_t)64 << 10)
+
+static void pool_free(struct sim_meas_pool *p)
+{
+    if (!p)
+        return;
+    for (pool_chunk *c = p->chunks, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(p->slot);
+    free(p);
+}
+
+/* n bytes aligned for any type, or NULL. */
+static void *pool_alloc(struct sim_meas_pool *p, size_t n)
+{
+    const size_t a = _Alignof(max_align_t);
+    n = (n + a - 1) / a * a;
+    pool_chunk *c = p->chunks;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > POOL_CHUNK_BYTES ? n : POOL_CHUNK_BYTES;
+        c = malloc(sizeof(*c) + cap);
+        if (!c)
+            return NULL;
+        c->used = 0;
+        c->cap = cap;
+        c->next = p->chunks;
+        p->chunks = c;
+    }
+    void *out = c->data + c->used;
+    c->used += n;
+    return out;
+}
+
+static size_t hash_str(const char *s)
+{
+    uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a, 64 bit */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= UINT64_C(1099511628211);
+    }
+    return (size_t)h;
+}
+
+/* Doubles the hash set (or makes its first 64 slots). */
+static sim_status pool_grow(struct sim_meas_pool *p)
+{
+    size_t cap = p->slot ? (p->mask + 1) * 2 : 64;
+    if (cap > SIZE_MAX / sizeof(*p->slot))
+        return SIM_ENOMEM;
+    const char **slot = calloc(cap, sizeof(*slot));
+    if (!slot)
+        return SIM_ENOMEM;
+    for (size_t i = 0; p->slot && i <= p->mask; i++)
+        if (p->slot[i]) {
+            size_t h = hash_str(p->slot[i]) & (cap - 1);
+            while (slot[h])
+                h = (h + 1) & (cap - 1);
+            slot[h] = p->slot[i];
+        }
+    free(p->slot);
+    p->slot = slot;
+    p->mask = cap - 1;
+    return SIM_OK;
+}
+
+/* The pool's copy of s (made when it has none), or NULL when memory runs out. */
+static const char *pool_intern(struct sim_meas_pool *p, const char *s)
+{
+    if (!p->slot || (p->n_slot + 1) * 2 > p->mask + 1) {
+        if (pool_grow(p) != SIM_OK)
+            return NULL;
+    }
+    size_t h = hash_str(s) & p->mask;
+    for (; p->slot[h]; h = (h + 1) & p->mask)
+        if (strcmp(p->slot[h], s) == 0)
+            return p->slot[h];
+    const size_t n = strlen(s) + 1;
+    char *copy = pool_alloc(p, n);
+    if (!copy)
+        return NULL;
+    memcpy(copy, s, n);
+    p->slot[h] = copy;
+    p->n_slot++;
+    return copy;
+}
+
+/* A copy of s not interned (ids are unique: a hash entry each would only cost). */
+static const char *pool_strdup(struct sim_meas_pool *p, const char *s)
+{
+    const size_t n = strlen(s) + 1;
+    char *copy = pool_alloc(p, n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+/* The set's pool, made on first use; NULL when memory runs out. */
+static struct sim_meas_pool *set_pool(sim_meas_set *set)
+{
+    if (!set->pool)
+        set->pool = calloc(1, sizeof(*set->pool));
+    return set->pool;
+}
+
+/* Points r's strings and groups at p's copies (from wherever they point now). */
+static sim_status rehome(struct sim_meas_pool *p, sim_meas_row *r, const char *id,
+                         const char *source, const char *hardware, const char *model,
+                         const char *model_arg, const char *engine, const char *engine_version,
+                         const char *trace, const char *file, const char *unmodelled,
+                         const char *assumed, const sim_group *groups)
+{
+    r->id = pool_strdup(p, id);
+    r->source = pool_intern(p, source);
+    r->hardware = pool_intern(p, hardware);
+    r->model = pool_intern(p, model);
+    r->model_arg = pool_intern(p, model_arg);
+    r->engine = pool_intern(p, engine);
+    r->engine_version = pool_intern(p, engine_version);
+    r->trace = pool_intern(p, trace);
+    r->file = pool_intern(p, file);
+    r->unmodelled = pool_intern(p, unmodelled);
+    r->assumed = pool_intern(p, assumed);
+    sim_group *g = NULL;
+    if (r->n_groups > 0) {
+        g = pool_alloc(p, (size_t)r->n_groups * sizeof(*g));
+        if (g)
+            memcpy(g, groups, (size_t)r->n_groups * sizeof(*g));
+    }
+    r->groups = g;
+    if (!r->id || !r->source || !r->hardware || !r->model || !r->model_arg || !r->engine ||
+        !r->engine_version || !r->trace || !r->file || !r->unmodelled || !r->assumed ||
+        (r->n_groups > 0 && !g))
+        return SIM_ENOMEM;
+    return SIM_OK;
+}
+
+/* r: the parsed row b, its strings and groups in p. The structs are copied with their
+ * padding (b's is zero: load_line clears it), so rows compare equal with memcmp. */
+static sim_status store_row(struct sim_meas_pool *p, const row_buf *b, sim_meas_row *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->tp = b->tp;
+    r->dp = b->dp;
+    r->ep = b->ep;
+    r->dtype = b->dtype;
+    r->kv_dtype = b->kv_dtype;
+    r->kind = b->kind;
+    r->measured_s = b->measured_s;
+    r->batch = b->batch;
+    r->prompt_tokens = b->prompt_tokens;
+    r->output_tokens = b->output_tokens;
+    r->context_tokens = b->context_tokens;
+    r->n_groups = b->n_groups;
+    memcpy(&r->sched, &b->sched, sizeof(r->sched));
+    r->metric = b->metric;
+    memcpy(&r->workload, &b->workload, sizeof(r->workload));
+    r->concurrency = b->concurrency;
+    r->line = b->line;
+    return rehome(p, r, b->id, b->source, b->hardware, b->model, b->model_arg, b->engine,
+                  b->engine_version, b->trace, b->file, b->unmodelled, b->assumed, b->groups);
+}
+
 static const char *const kind_names[SIM_MEAS_KIND_COUNT] = {"prefill", "decode", "step",
                                                             "offline_batch", "serving"};
 
@@ -56,18 +271,46 @@ static int meas_dtype_parse(const char *name, sim_dtype *out)
     return 1;
 }
 
+/* Every string "", every count absent: what a field's name can be checked against. */
+static const sim_meas_row blank_row = {
+    .id = "",
+    .source = "",
+    .hardware = "",
+    .model = "",
+    .model_arg = "",
+    .tp = -1,
+    .dp = 1,
+    .engine = "",
+    .engine_version = "",
+    .batch = -1,
+    .prompt_tokens = -1,
+    .output_tokens = -1,
+    .context_tokens = -1,
+    .concurrency = -1,
+    .trace = "",
+    .file = "",
+    .unmodelled = "",
+    .assumed = "",
+};
+
+const sim_meas_row *sim_meas_row_blank(void) { return &blank_row; }
+
 void sim_meas_set_init(sim_meas_set *s)
 {
     s->rows = NULL;
     s->n = 0;
     s->cap = 0;
+    s->pool = NULL;
 }
+
+static void pool_free(struct sim_meas_pool *p);
 
 void sim_meas_set_free(sim_meas_set *s)
 {
     if (!s)
         return;
     free(s->rows);
+    pool_free(s->pool);
     sim_meas_set_init(s);
 }
 
@@ -149,7 +392,7 @@ static sim_status get_dtype(const sim_jctx *ctx, const cJSON *obj, const char *k
     return SIM_OK;
 }
 
-static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, sim_meas_row *r)
+static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, row_buf *r)
 {
     if (!cJSON_IsArray(arr))
         return sim_j_fail(parent, "groups",
@@ -194,9 +437,8 @@ static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, sim_mea
 
 /* Appends "item" to the row's list of described but unmodelled run keys ("; " between items);
  * a list that would overflow ends with "; ...". */
-static void add_unmodelled(sim_meas_row *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void add_unmodelled(sim_meas_row *r, const char *fmt, ...)
+static void add_unmodelled(row_buf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_unmodelled(row_buf *r, const char *fmt, ...)
 {
     char item[160];
     va_list ap;
@@ -223,7 +465,7 @@ static const char *const cudagraph_modes[] = {"NONE", "PIECEWISE", "FULL", "FULL
  * #25444), is what the step model's fixed time per kernel stands for; the others replay
  * other parts of a step in graphs, which the step model does not distinguish. */
 static sim_status take_cudagraph_mode(const sim_jctx *ctx, const char *key, const char *mode,
-                                      sim_meas_row *r)
+                                      row_buf *r)
 {
     size_t i = 0;
     while (i < N(cudagraph_modes) && strcmp(mode, cudagraph_modes[i]) != 0)
@@ -250,7 +492,7 @@ static sim_status take_cudagraph_mode(const sim_jctx *ctx, const char *key, cons
 /* run.compilation_config: the JSON text the run passed to --compilation-config. Its
  * cudagraph_mode is taken as run.cudagraph_mode; pass_config's eliminate_noops removes no
  * kernel; every other pass turned on, and every other key, is reported unmodelled. */
-static sim_status take_compilation_config(const sim_jctx *ctx, const char *text, sim_meas_row *r)
+static sim_status take_compilation_config(const sim_jctx *ctx, const char *text, row_buf *r)
 {
     cJSON *cc = cJSON_Parse(text);
     if (!cc || !cJSON_IsObject(cc)) {
@@ -280,7 +522,7 @@ static const struct {
     const char *key, *value;
 } env_modelled[] = {{"VLLM_MOE_USE_DEEP_GEMM", "0"}, {"VLLM_USE_FLASHINFER_MOE_FP8", "0"}};
 
-static sim_status take_env(const sim_jctx *ctx, const cJSON *env, sim_meas_row *r)
+static sim_status take_env(const sim_jctx *ctx, const cJSON *env, row_buf *r)
 {
     if (!cJSON_IsObject(env))
         return sim_j_fail(ctx, "env", "wrong type (expected an object of strings)");
@@ -381,7 +623,7 @@ static sim_status take_strings(const sim_jctx *ctx, const cJSON *obj, const char
  * checked: ep_size against the layout. Keys with meaning the simulation does not follow are
  * listed in r->unmodelled; material entries of run.assumed in r->assumed. Every other key is
  * provenance and is not checked. */
-static sim_status parse_run(const sim_jctx *parent, const cJSON *obj, sim_meas_row *r)
+static sim_status parse_run(const sim_jctx *parent, const cJSON *obj, row_buf *r)
 {
     if (!cJSON_IsObject(obj))
         return sim_j_fail(parent, "run", "wrong type (expected an object)");
@@ -497,7 +739,7 @@ static void dir_of(const char *path, char *out, size_t cap)
 }
 
 static sim_status parse_workload(const sim_jctx *parent, const cJSON *obj, const char *path,
-                                 sim_meas_row *r)
+                                 row_buf *r)
 {
     if (!cJSON_IsObject(obj))
         return sim_j_fail(parent, "workload", "wrong type (expected an object)");
@@ -587,7 +829,7 @@ static sim_status parse_workload(const sim_jctx *parent, const cJSON *obj, const
 /* Fills r from one line's object. The file name and line are set by the caller. */
 /* r->model from r->model_arg: an id as written; a path (it has a '/') that is relative, against
  * the measurement file's folder, as a trace is (MEASUREMENTS.md, "model"). */
-static sim_status resolve_model(const sim_jctx *ctx, sim_meas_row *r)
+static sim_status resolve_model(const sim_jctx *ctx, row_buf *r)
 {
     const char *m = r->model_arg;
     char dir[512] = "";
@@ -599,7 +841,7 @@ static sim_status resolve_model(const sim_jctx *ctx, sim_meas_row *r)
     return SIM_OK;
 }
 
-static sim_status parse_row(const sim_jctx *ctx, const cJSON *root, sim_meas_row *r)
+static sim_status parse_row(const sim_jctx *ctx, const cJSON *root, row_buf *r)
 {
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL,
@@ -733,44 +975,54 @@ static sim_status parse_row(const sim_jctx *ctx, const cJSON *root, sim_meas_row
 }
 
 /*
- * Open-addressing index of ids over set->rows, for duplicate detection in
- * linear time. Slots hold row index + 1; 0 is empty. It is sized once for the
- * rows already in the set plus one per line of the new file, at most half full.
+ * Open-addressing index of ids over set->rows, for duplicate detection in linear time. Slots
+ * hold row index + 1; 0 is empty. It is kept at most half full, doubling as rows come.
  */
 typedef struct id_index {
     size_t *slot;
     size_t mask;
+    size_t n;
 } id_index;
 
-static size_t hash_id(const char *s)
+static void id_index_put(size_t *slot, size_t mask, const sim_meas_row *rows, size_t i)
 {
-    uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a, 64 bit */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= UINT64_C(1099511628211);
-    }
-    return (size_t)h;
+    size_t h = hash_str(rows[i].id) & mask;
+    while (slot[h])
+        h = (h + 1) & mask;
+    slot[h] = i + 1;
 }
 
-static sim_status id_index_init(id_index *ix, size_t n_max)
+/* Room for one more id (the slots rebuilt from rows when the index is half full). */
+static sim_status id_index_reserve(id_index *ix, const sim_meas_row *rows)
 {
-    size_t cap = 16;
-    while (cap < n_max * 2) {
-        if (cap > SIZE_MAX / 2 / sizeof(size_t))
-            return SIM_ENOMEM;
-        cap *= 2;
-    }
-    ix->slot = calloc(cap, sizeof(size_t));
+    if (ix->slot && (ix->n + 1) * 2 <= ix->mask + 1)
+        return SIM_OK;
+    size_t cap = ix->slot ? (ix->mask + 1) * 2 : 64;
+    if (cap > SIZE_MAX / sizeof(size_t))
+        return SIM_ENOMEM;
+    size_t *slot = calloc(cap, sizeof(size_t));
+    if (!slot)
+        return SIM_ENOMEM;
+    for (size_t h = 0; ix->slot && h <= ix->mask; h++)
+        if (ix->slot[h])
+            id_index_put(slot, cap - 1, rows, ix->slot[h] - 1);
+    free(ix->slot);
+    ix->slot = slot;
     ix->mask = cap - 1;
-    return ix->slot ? SIM_OK : SIM_ENOMEM;
+    return SIM_OK;
 }
 
-/* Inserts row i; returns the index of an earlier row with the same id, or SIZE_MAX. */
-static size_t id_index_add(id_index *ix, const sim_meas_row *rows, size_t i)
+/* Inserts row i; returns the index of an earlier row with the same id, or SIZE_MAX. SIM_ENOMEM
+ * in *st when the index cannot grow. */
+static size_t id_index_add(id_index *ix, const sim_meas_row *rows, size_t i, sim_status *st)
 {
-    for (size_t h = hash_id(rows[i].id) & ix->mask;; h = (h + 1) & ix->mask) {
+    *st = id_index_reserve(ix, rows);
+    if (*st != SIM_OK)
+        return SIZE_MAX;
+    for (size_t h = hash_str(rows[i].id) & ix->mask;; h = (h + 1) & ix->mask) {
         if (ix->slot[h] == 0) {
             ix->slot[h] = i + 1;
+            ix->n++;
             return SIZE_MAX;
         }
         if (strcmp(rows[ix->slot[h] - 1].id, rows[i].id) == 0)
@@ -801,6 +1053,7 @@ static sim_status reserve_one(sim_meas_set *set)
 typedef struct load_ctx {
     sim_meas_set *set;
     id_index ix;
+    row_buf *buf; /* the line being parsed */
 } load_ctx;
 
 static sim_status load_line(const sim_jctx *ctx, const cJSON *root, int line, void *user)
@@ -810,44 +1063,44 @@ static sim_status load_line(const sim_jctx *ctx, const cJSON *root, int line, vo
     sim_status st = reserve_one(set);
     if (st != SIM_OK)
         return st;
-    sim_meas_row *r = &set->rows[set->n];
-    memset(r, 0, sizeof(*r));
-    snprintf(r->file, sizeof(r->file), "%s", ctx->path);
-    r->line = line;
-    st = parse_row(ctx, root, r);
+    row_buf *b = lc->buf;
+    memset(b, 0, sizeof(*b));
+    snprintf(b->file, sizeof(b->file), "%s", ctx->path);
+    b->line = line;
+    st = parse_row(ctx, root, b);
     if (st != SIM_OK)
         return st;
-    size_t dup = id_index_add(&lc->ix, set->rows, set->n);
+    struct sim_meas_pool *p = set_pool(set);
+    if (!p || store_row(p, b, &set->rows[set->n]) != SIM_OK)
+        return SIM_ENOMEM;
+    size_t dup = id_index_add(&lc->ix, set->rows, set->n, &st);
+    if (st != SIM_OK)
+        return st;
     if (dup != SIZE_MAX)
         return sim_j_fail(ctx, "id", "duplicate id (expected unique ids, got '%s', first at %s:%d)",
-                          r->id, set->rows[dup].file, set->rows[dup].line);
+                          b->id, set->rows[dup].file, set->rows[dup].line);
     set->n++;
     return SIM_OK;
 }
 
-/* Appends the rows of buf (len bytes, NUL-terminated, owned: freed here) named path. */
-static sim_status load_buf(const char *path, char *buf, size_t len, sim_meas_set *set,
-                           struct sim_err *err)
+/* Appends the rows of path (read a line at a time) or, when buf is not NULL, of buf (len bytes,
+ * NUL-terminated, owned: freed here) named path. */
+static sim_status load_rows(const char *path, char *buf, size_t len, sim_meas_set *set,
+                            struct sim_err *err)
 {
-    load_ctx lc = {set, {NULL, 0}};
+    load_ctx lc = {set, {NULL, 0, 0}, malloc(sizeof(row_buf))};
     const size_t n0 = set->n;
-    sim_status st = SIM_OK;
-    /* The index is sized for every row so far plus one per line of the file. */
-    size_t n_lines = 1;
-    for (size_t i = 0; i < len; i++)
-        n_lines += buf[i] == '\n';
-    if (n_lines > SIZE_MAX / 2 - set->n)
-        st = SIM_ENOMEM;
-    if (st == SIM_OK)
-        st = id_index_init(&lc.ix, set->n + n_lines);
+    sim_status st = lc.buf ? SIM_OK : SIM_ENOMEM;
     for (size_t i = 0; st == SIM_OK && i < set->n; i++)
-        (void)id_index_add(&lc.ix, set->rows, i);
+        (void)id_index_add(&lc.ix, set->rows, i, &st);
     if (st == SIM_OK)
-        st = sim_jsonl_each_text(path, buf, len, load_line, &lc, err);
+        st = buf ? sim_jsonl_each_text(path, buf, len, load_line, &lc, err)
+                 : sim_jsonl_each(path, load_line, &lc, err);
     if (st == SIM_ENOMEM)
         sim_enomem(err, path);
     if (st != SIM_OK)
         set->n = n0;
+    free(lc.buf);
     free(lc.ix.slot);
     free(buf);
     return st;
@@ -855,10 +1108,7 @@ static sim_status load_buf(const char *path, char *buf, size_t len, sim_meas_set
 
 sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    sim_status st = sim_json_read_file(path, &buf, &len, err);
-    return st == SIM_OK ? load_buf(path, buf, len, set, err) : st;
+    return load_rows(path, NULL, 0, set, err);
 }
 
 sim_status sim_meas_load_text(const char *name, const char *text, size_t len, sim_meas_set *set,
@@ -880,7 +1130,7 @@ sim_status sim_meas_load_text(const char *name, const char *text, size_t len, si
     }
     memcpy(buf, text, len);
     buf[len] = '\0';
-    return load_buf(name, buf, len, set, err);
+    return load_rows(name, buf, len, set, err);
 }
 
 /* ---- Selection -------------------------------------------------------------------------- */
@@ -1035,8 +1285,11 @@ const char *sim_meas_field_str(const sim_meas_row *r, const char *field, char *b
         return NULL;
     const char *base = (const char *)r + fields[fi].off;
     switch (fields[fi].type) {
-    case FT_STR:
-        return base;
+    case FT_STR: {
+        const char *v;
+        memcpy(&v, base, sizeof(v));
+        return v;
+    }
     case FT_INT: {
         int64_t v;
         memcpy(&v, base, sizeof(v));
@@ -1083,8 +1336,11 @@ int sim_meas_filter_match(const sim_meas_filter *f, const sim_meas_row *r)
         return 0;
     const char *base = (const char *)r + fields[fi].off;
     switch (fields[fi].type) {
-    case FT_STR:
-        return base[0] != '\0' && strcmp(base, f->value) == 0;
+    case FT_STR: {
+        const char *have;
+        memcpy(&have, base, sizeof(have));
+        return have[0] != '\0' && strcmp(have, f->value) == 0;
+    }
     case FT_INT: {
         int64_t have;
         memcpy(&have, base, sizeof(have));
@@ -1153,13 +1409,27 @@ sim_status sim_meas_set_aside_assumed(sim_meas_set *set, sim_meas_set *aside, si
         aside->n++; /* reserve_one grows for the next row only */
     }
     aside->n = base;
-    size_t kept = 0;
-    for (size_t i = 0; i < set->n; i++) {
-        if (set->rows[i].assumed[0])
-            aside->rows[aside->n++] = set->rows[i];
-        else
-            set->rows[kept++] = set->rows[i];
+    /* The moved rows' strings are copied into aside's pool: aside may outlive set. */
+    struct sim_meas_pool *p = set_pool(aside);
+    size_t k = base;
+    for (size_t i = 0; p && i < set->n; i++) {
+        const sim_meas_row *r = &set->rows[i];
+        if (!r->assumed[0])
+            continue;
+        memcpy(&aside->rows[k], r, sizeof(*r));
+        if (rehome(p, &aside->rows[k], r->id, r->source, r->hardware, r->model, r->model_arg,
+                   r->engine, r->engine_version, r->trace, r->file, r->unmodelled, r->assumed,
+                   r->groups) != SIM_OK)
+            return SIM_ENOMEM; /* aside->n is still base */
+        k++;
     }
+    if (!p)
+        return SIM_ENOMEM;
+    aside->n = k;
+    size_t kept = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (!set->rows[i].assumed[0])
+            set->rows[kept++] = set->rows[i];
     set->n = kept;
     if (moved)
         *moved = n;

@@ -57,50 +57,60 @@ typedef enum sim_meas_kind {
     SIM_MEAS_KIND_COUNT
 } sim_meas_kind;
 
-/* One measurement. Strings are NUL-terminated; absent optional strings are "". */
+/*
+ * One measurement. Strings are NUL-terminated and never NULL; absent optional strings are "".
+ * They and the groups live in the set's pool (one copy of each distinct string), so a row is a
+ * few hundred bytes whatever its file says: rows are compared and moved within a set, and read
+ * only while the set that loaded them (or the one they were moved to) is alive. The lengths
+ * are bounded as the file format says (MEAS_*_MAX in meas_json.c).
+ */
 typedef struct sim_meas_row {
-    char id[128];            /* unique across every file loaded into one set */
-    char source[256];        /* where the number comes from */
-    char hardware[256];      /* hardware profile id or path */
-    char model[256];         /* model id or path; a relative path resolved against the
-                                measurement file's folder (MEASUREMENTS.md) */
-    char model_arg[256];     /* "model" as the row writes it (what --select model= matches) */
-    int64_t tp;              /* tensor-parallel degree, >= 1 */
-    int64_t dp;              /* data-parallel ranks (run.data_parallel), default 1 */
-    int ep;                  /* expert parallelism (run.expert_parallel), default 0 */
-    sim_dtype dtype;         /* weights and activations: fp16, bf16 (default) or fp8 */
-    sim_dtype kv_dtype;      /* KV cache; defaults to dtype */
-    char engine[64];         /* e.g. "vllm"; "" when absent */
-    char engine_version[64]; /* e.g. "0.6.1"; "" when absent */
+    const char *id;             /* unique across every file loaded into one set */
+    const char *source;         /* where the number comes from */
+    const char *hardware;       /* hardware profile id or path */
+    const char *model;          /* model id or path; a relative path resolved against the
+                                   measurement file's folder (MEASUREMENTS.md) */
+    const char *model_arg;      /* "model" as the row writes it (what --select model= matches) */
+    int64_t tp;                 /* tensor-parallel degree, >= 1 */
+    int64_t dp;                 /* data-parallel ranks (run.data_parallel), default 1 */
+    int ep;                     /* expert parallelism (run.expert_parallel), default 0 */
+    sim_dtype dtype;            /* weights and activations: fp16, bf16 (default) or fp8 */
+    sim_dtype kv_dtype;         /* KV cache; defaults to dtype */
+    const char *engine;         /* e.g. "vllm"; "" when absent */
+    const char *engine_version; /* e.g. "0.6.1"; "" when absent */
     sim_meas_kind kind;
-    double measured_s;      /* measured time, seconds, > 0 */
-    int64_t batch;          /* sequences (prefill, decode, offline_batch); -1 when absent */
-    int64_t prompt_tokens;  /* per sequence (prefill, offline_batch); -1 when absent */
-    int64_t output_tokens;  /* generated per sequence (offline_batch); -1 when absent */
-    int64_t context_tokens; /* already cached per sequence (decode); -1 when absent */
-    int n_groups;           /* step groups (see the top of this file); 0 for offline_batch */
-    sim_group groups[SIM_STEP_MAX_GROUPS];
-    sim_sched_cfg sched; /* offline_batch "scheduler" overrides; every field -1 when unset */
+    double measured_s;       /* measured time, seconds, > 0 */
+    int64_t batch;           /* sequences (prefill, decode, offline_batch); -1 when absent */
+    int64_t prompt_tokens;   /* per sequence (prefill, offline_batch); -1 when absent */
+    int64_t output_tokens;   /* generated per sequence (offline_batch); -1 when absent */
+    int64_t context_tokens;  /* already cached per sequence (decode); -1 when absent */
+    int n_groups;            /* step groups (see the top of this file); 0 for offline_batch */
+    const sim_group *groups; /* n_groups of them (at most SIM_STEP_MAX_GROUPS) */
+    sim_sched_cfg sched;     /* offline_batch "scheduler" overrides; every field -1 when unset */
     /* serving rows: the statistic measured and the workload (prompt_tokens, output_tokens
      * above mirror the workload's; concurrency is -1 unless closed loop) */
     sim_serve_metric metric;
     sim_workload_spec workload;
     int64_t concurrency;
-    char trace[1024]; /* trace file, resolved against the measurement file's folder */
-    char file[256];   /* file the row came from (truncated when longer) */
-    int line;         /* 1-based line in that file */
+    const char *trace; /* trace file, resolved against the measurement file's folder */
+    const char *file;  /* file the row came from (truncated at 255 bytes) */
+    int line;          /* 1-based line in that file */
     /* From the row's "run" object: the keys with meaning (MEASUREMENTS.md) the simulation does
      * not follow, as "key=value" items joined by "; " ("" when none), and the entries of
      * run.assumed that name a field the prediction uses (same form). */
-    char unmodelled[512];
-    char assumed[256];
+    const char *unmodelled;
+    const char *assumed;
 } sim_meas_row;
+
+/* A row whose strings are all "" and counts absent (-1): for checking a field name against. */
+const sim_meas_row *sim_meas_row_blank(void);
 
 /* A growable array of rows. Caller-owned: sim_meas_set_init, then sim_meas_set_free. */
 typedef struct sim_meas_set {
     sim_meas_row *rows;
-    size_t n;   /* rows in use */
-    size_t cap; /* rows allocated */
+    size_t n;                   /* rows in use */
+    size_t cap;                 /* rows allocated */
+    struct sim_meas_pool *pool; /* the rows' strings and groups (NULL until a row is added) */
 } sim_meas_set;
 
 /* Makes an empty set (no allocation). */

@@ -203,8 +203,9 @@ sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const cha
 static int same_setup(const sim_meas_row *a, const sim_meas_row *b)
 {
     return strcmp(a->hardware, b->hardware) == 0 && strcmp(a->model, b->model) == 0 &&
-           a->tp == b->tp && a->dtype == b->dtype && a->kv_dtype == b->kv_dtype &&
-           strcmp(a->engine, b->engine) == 0 && strcmp(a->engine_version, b->engine_version) == 0 &&
+           a->tp == b->tp && a->dp == b->dp && a->ep == b->ep && a->dtype == b->dtype &&
+           a->kv_dtype == b->kv_dtype && strcmp(a->engine, b->engine) == 0 &&
+           strcmp(a->engine_version, b->engine_version) == 0 &&
            memcmp(&a->sched, &b->sched, sizeof(a->sched)) == 0 &&
            memcmp(&a->workload, &b->workload, sizeof(a->workload)) == 0 &&
            strcmp(a->trace, b->trace) == 0;
@@ -505,7 +506,7 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
     const sim_meas_set *set = mp->set;
     *n_folds = 0;
     char probe[64];
-    if (!sim_meas_group_field(&(sim_meas_row){0}, field, probe, sizeof(probe))) {
+    if (!sim_meas_group_field(sim_meas_row_blank(), field, probe, sizeof(probe))) {
         sim_errf(err,
                  "holdout field '%s': expected model, hardware, kind, dtype, engine, tp, "
                  "batch, prompt_tokens, output_tokens, context_tokens, metric or "
