@@ -51,6 +51,14 @@ mkdir -p "$work/corpus-cli"
 for s in 1x1024 32x2048 4x512x1024:mid 0.9 on off server llm 16 1e-3 -1 abc; do
     printf '%s' "$s" >"$work/corpus-cli/$s"
 done
+# The corpora kept in tree (tests/fuzz/corpus/TARGET: inputs of longer runs, merged with
+# -merge=1 so each adds coverage), added to the seeds.
+for d in "$src"/tests/fuzz/corpus/*/; do
+    [ -d "$d" ] || continue
+    t=$(basename "$d")
+    mkdir -p "$work/corpus-$t"
+    cp "$d"* "$work/corpus-$t/" 2>/dev/null
+done
 # The dictionary: every quoted key of the seed files.
 cat "$src"/models/*.json "$src"/hwprofiles/*.json "$src"/engines/*.json \
     "$src"/calibrations/*.json "$src"/tests/data/meas/*.jsonl 2>/dev/null |
