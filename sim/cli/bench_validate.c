@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "cache.h"
@@ -106,5 +107,11 @@ int cli_bench_validate(const char *file_arg)
            "predict, errors)\n",
            bt.cpu_s, bt.wall_s, REPS);
     printf("  rows per second          %.0f\n", (double)v.rows / bt.cpu_s);
+    /* The process's peak resident memory (Linux reports kilobytes): rows are kept as
+     * summaries and the file is read a line at a time (docs/limits.md). */
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        printf("  peak resident memory     %.1f MB (the whole process)\n",
+               (double)ru.ru_maxrss * 1024.0 / 1e6);
     return CLI_OK;
 }
