@@ -477,12 +477,15 @@ def test_sweep_progress_and_cancellation(ctx):
     "concurrency=list(range(1, 257)), prompt_tokens=2048, output_tokens=2048, seeds=4)",
     "ctx.deploy('llama-3.1-8b', 'h100-sxm', usage='server').serve_sweep("
     "concurrency=list(range(1, 513)), prompt_tokens=2048, output_tokens=2048)",
-], ids=["sweep-progress", "sweep", "serve_sweep"])
+    "ctx.sweep(['llama-3.1-8b', 'qwen3-32b', 'llama-3.1-70b'], 'h100-sxm', kind='decode', "
+    "tp=[1, 2, 4, 8], batch=list(range(1, 257)), context=list(range(128, 128 * 257, 128)))",
+], ids=["sweep-progress", "sweep", "serve_sweep", "decode-sweep"])
 def test_ctrl_c_stops_the_c_loop(tmp_path, call):
     """Ctrl-C (SIGINT) during a long serving sweep, with or without progress, or a long
     serve_sweep: the C loop stops at the next row (load) and KeyboardInterrupt comes out, long
     before the sweep would have ended (5-15 s on the 2-core development machine; it is
-    interrupted after 0.5 s)."""
+    interrupted after 0.5 s). A decode sweep of 786,432 rows without progress (about 2 s) stops
+    between two of its C calls."""
     import signal
     import sys
     import time
@@ -504,6 +507,27 @@ def test_ctrl_c_stops_the_c_loop(tmp_path, call):
     waited = time.monotonic() - t0
     assert "KeyboardInterrupt" in err and "finished" not in out, (out, err)
     assert waited < 5.0, waited
+
+
+@pytest.mark.parametrize("kind", ["decode", "prefill"])
+def test_chunked_sweep_gives_the_rows_of_one_call(ctx, monkeypatch, kind):
+    """A decode or prefill sweep without progress runs as C calls along the batch axis (so
+    Ctrl-C is seen between them): the same arrays as one call (the progress path), bit for bit,
+    with chunks that do not divide the batch axis."""
+    arg = dict(kind=kind, tp=[1, 2], batch=list(range(1, 41)), context=[128, 512, 2048, 8192])
+    models = ["llama-3.1-8b", "qwen3-32b"]
+    one = ctx.sweep(models, ["h100-sxm", "a100-sxm-80gb"], progress=lambda d, t: None, **arg)
+    # 7 batches a call: 2 models x 2 GPUs x 2 TPs x 4 contexts = 32 rows a batch
+    monkeypatch.setattr(llmstep.Context, "_SWEEP_CHUNK_ROWS", 7 * 32)
+    calls = []
+    real = llmstep._lib.lib.llmstep_sweep
+    monkeypatch.setattr(llmstep._lib.lib, "llmstep_sweep",
+                        lambda *a: calls.append(1) or real(*a), raising=True)
+    chunked = ctx.sweep(models, ["h100-sxm", "a100-sxm-80gb"], **arg)
+    assert len(calls) == 6  # ceil(40 / 7)
+    for key in one:
+        a, b = np.asarray(one[key]), np.asarray(chunked[key])
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), key
 
 
 def test_serving_sweep_threads_give_the_same_rows(ctx):
