@@ -3,11 +3,13 @@
  * properties of the roofline (monotonicity, bandwidth scaling, TP sharding,
  * the regime flip at the ridge point).
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "bundled.h"
 #include "check.h"
 #include "kernels.h"
+#include "ops.h"
 #include "engine.h"
 #include "hw.h"
 #include "step.h"
@@ -1257,6 +1259,64 @@ static void moe_layout_refusals(void)
     }
 }
 
+/* Two costs equal in every field the simulations read, bit for bit. */
+static int same_cost(const sim_step_cost *a, const sim_step_cost *b)
+{
+    int same = a->flops == b->flops && a->bytes == b->bytes && a->compute_s == b->compute_s &&
+               a->memory_s == b->memory_s && a->comm_s == b->comm_s &&
+               a->roofline_s == b->roofline_s && a->step_s == b->step_s && a->tokens == b->tokens &&
+               a->seqs == b->seqs && a->seqs_emitting == b->seqs_emitting &&
+               a->n_allreduce == b->n_allreduce && a->decode_kernel == b->decode_kernel &&
+               a->bound == b->bound;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op_cost *x = &a->ops[i], *y = &b->ops[i];
+        same &= x->flops == y->flops && x->bytes == y->bytes &&
+                x->weight_bytes == y->weight_bytes && x->n_kernels == y->n_kernels &&
+                x->compute_s == y->compute_s && x->memory_s == y->memory_s &&
+                x->time_s == y->time_s && x->bound == y->bound;
+    }
+    return same;
+}
+
+/*
+ * sim_step_cost_next_memo prices a sequence of steps exactly as sim_step_cost_prepared does
+ * afresh: decodes of varying batch (memo hits, and misses that evict: 300 (T, Se) keys over
+ * 32 entries), prefills and mixed steps, for a dense, a MoE and an MLA model at TP 2.
+ */
+static void step_memo_is_exact(void)
+{
+    const char *ids[] = {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3"};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        sim_model m;
+        sim_hw hw;
+        if (load_on_test_hw(ids[i], &m, &hw) != 0)
+            return;
+        const sim_run_cfg cfg = sim_run_cfg_plain(2, SIM_DTYPE_BF16);
+        sim_step_prep p;
+        sim_step_prep_init(&p, &m, &hw, &cfg);
+        sim_step_memo memo;
+        sim_step_memo_init(&memo);
+        sim_step_cost c = {0}, want;
+        uint64_t r = 12345;
+        int mismatches = 0, n = 0;
+        for (int k = 0; k < 3000; k++) {
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            const int64_t b = 1 + (int64_t)((r >> 33) % 300), ctx = 1 + (int64_t)((r >> 13) % 5000);
+            sim_step st = {1, {{b, 1, ctx, 1}}};
+            if ((r >> 60) == 0) /* now and then a prefill chunk with the decodes */
+                st = (sim_step){2, {{b, 1, ctx, 1}, {1, 1 + (int64_t)((r >> 20) % 2048), 0, 1}}};
+            else if ((r >> 60) == 1) /* or a step of the same tokens as the last */
+                st.groups[0].count = c.tokens > 0.0 ? (int64_t)c.tokens : b;
+            sim_step_cost_next_memo(&p, &memo, &st, &c);
+            sim_step_cost_prepared(&p, &st, &want);
+            mismatches += !same_cost(&c, &want);
+            n++;
+        }
+        CHECK_INT(mismatches, 0);
+        CHECK_INT(n, 3000);
+    }
+}
+
 int main(void)
 {
     mla_decode_and_prefill_counts();
@@ -1290,5 +1350,6 @@ int main(void)
     alltoall_across_nodes();
     expert_parallel_weights();
     moe_layout_refusals();
+    step_memo_is_exact();
     return check_report("test_step");
 }

@@ -11,6 +11,8 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "err.h"
 #include "kernels.h"
@@ -1068,6 +1070,55 @@ void sim_step_cost_next_prepared(const sim_step_prep *p, const sim_step *s, sim_
     }
     /* Every other operator is a function of T and Se only: recount attention alone. */
     attention_ops(&p->dims, p->hw, s, cost);
+    totals(p->cfg, cost);
+}
+
+/* The attention operators: attention_ops writes them, other_ops never touches them. */
+_Static_assert(SIM_OP_ATTN_PREFILL == SIM_OP_KV_WRITE + 1 &&
+                   SIM_OP_ATTN_CHUNKED == SIM_OP_ATTN_PREFILL + 1 &&
+                   SIM_OP_ATTN_DECODE == SIM_OP_ATTN_CHUNKED + 1 &&
+                   SIM_OP_MLA_UP == SIM_OP_ATTN_DECODE + 1 && SIM_OP_O_PROJ == SIM_OP_MLA_UP + 1,
+               "the attention operators are ATTN_PREFILL .. MLA_UP, in one run");
+
+/* Copies the operators other than attention, and the all-reduce count, from src to dst. */
+static void copy_other(sim_op_cost *dst, int *dst_n_ar, const sim_op_cost *src, int src_n_ar)
+{
+    memcpy(dst, src, (size_t)SIM_OP_ATTN_PREFILL * sizeof(*dst));
+    memcpy(dst + SIM_OP_O_PROJ, src + SIM_OP_O_PROJ,
+           (size_t)(SIM_OP_COUNT - SIM_OP_O_PROJ) * sizeof(*dst));
+    *dst_n_ar = src_n_ar;
+}
+
+void sim_step_memo_init(sim_step_memo *memo)
+{
+    for (int i = 0; i < SIM_STEP_MEMO_ENTRIES; i++)
+        memo->e[i].T = -1.0;
+}
+
+void sim_step_cost_next_memo(const sim_step_prep *p, sim_step_memo *memo, const sim_step *s,
+                             sim_step_cost *cost)
+{
+    if (same_tokens(s, cost)) { /* as sim_step_cost_next_prepared */
+        attention_ops(&p->dims, p->hw, s, cost);
+        totals(p->cfg, cost);
+        return;
+    }
+    /* As sim_step_cost_prepared, with other_ops's result taken from the memo when it holds
+     * (T, Se): other_ops reads nothing else of the step (other_ctx_init). */
+    assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
+    *cost = (sim_step_cost){0};
+    attention_ops(&p->dims, p->hw, s, cost);
+    const double T = cost->tokens, Se = cost->seqs_emitting;
+    const uint64_t h = (uint64_t)T * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)Se;
+    const int k = (int)((h >> 32) % SIM_STEP_MEMO_ENTRIES);
+    if (memo->e[k].T == T && memo->e[k].Se == Se) {
+        copy_other(cost->ops, &cost->n_allreduce, memo->e[k].ops, memo->e[k].n_allreduce);
+    } else {
+        other_ops(p->m, p->hw, p->cfg, &p->dims, &p->wbs, cost);
+        memo->e[k].T = T;
+        memo->e[k].Se = Se;
+        copy_other(memo->e[k].ops, &memo->e[k].n_allreduce, cost->ops, cost->n_allreduce);
+    }
     totals(p->cfg, cost);
 }
 

@@ -248,6 +248,29 @@ void sim_step_cost_prepared(const sim_step_prep *p, const sim_step *s,
 void sim_step_cost_next_prepared(const sim_step_prep *p, const sim_step *s,
                                  sim_step_cost *cost /* IN/OUT */);
 
+/*
+ * A memo of the operators other than attention, which are functions of the step's new tokens
+ * T and sampling sequences Se alone (other_ops in ops.c): a serving simulation meets the same
+ * (T, Se) again and again (every decode of B requests), so each is counted once and copied
+ * after. Direct-mapped by (T, Se); an entry holds what the count writes (the operators' costs
+ * and the all-reduce count). Caller-owned, for one sim_step_prep (and its m, hw, cfg): clear
+ * it with sim_step_memo_init when the prep changes. Pure and allocation-free.
+ */
+#define SIM_STEP_MEMO_ENTRIES 32
+typedef struct sim_step_memo {
+    struct {
+        double T, Se; /* the key; T < 0: empty */
+        int n_allreduce;
+        sim_op_cost ops[SIM_OP_COUNT]; /* the operators other than attention are read */
+    } e[SIM_STEP_MEMO_ENTRIES];
+} sim_step_memo;
+
+void sim_step_memo_init(sim_step_memo *memo /* OUT */);
+
+/* sim_step_cost_next_prepared with the memo: the same numbers, bit for bit. */
+void sim_step_cost_next_memo(const sim_step_prep *p, sim_step_memo *memo, const sim_step *s,
+                             sim_step_cost *cost /* IN/OUT */);
+
 /* sim_step_cost_next (step.h) for a run without pipeline stages: only attention is recounted
  * when the step's new tokens and sampling sequences are those of cost, else every operator.
  * Internal (step.c). */

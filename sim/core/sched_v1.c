@@ -38,6 +38,7 @@ typedef struct serve_state {
     int64_t groups, bs;                 /* full-attention KV groups, block size */
     int64_t heap_n;                     /* members in scr->agg_heap, by finish_key */
     sim_step_prep prep;                 /* without pipeline stages: the step cost's constants */
+    sim_step_memo memo;                 /* and its operators other than attention by (T, Se) */
     int64_t ph[SIM_AGG_MAX_BLOCK_SIZE]; /* members by stored computed mod bs */
 } serve_state;
 
@@ -759,7 +760,7 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
         sim_step stp; /* groups[0 .. n_groups) only are read: no 2 KB clear a step */
         stp.n_groups = 0;
         add_decodes(&stp, n, ctx);
-        sim_step_cost_next_prepared(&x->prep, &stp, c);
+        sim_step_cost_next_memo(&x->prep, &x->memo, &stp, c);
         const double host = sim_engine_host_s(e, run->tp, c->seqs);
         const double wall = sim_engine_step_wall_s(e, c->step_s, host);
         x->step_preempted = 0;
@@ -868,6 +869,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     x.groups = mem.kv.n_full_groups;
     x.bs = s->block_size;
     sim_step_prep_init(&x.prep, m, hw, run);
+    sim_step_memo_init(&x.memo);
     while (x.done < w->n_requests) {
         if (runnable) {
             if ((st = decode_run(&x, &mem, &c, &sched_s, err)) != SIM_OK)
@@ -892,7 +894,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
             return stuck(&x, err);
         const int all_decoded = n_pf_seqs == 0 && x.step_preempted == 0 &&
                                 x.n_running == n_before && n_sched == n_before;
-        sim_step_cost_next_prepared(&x.prep, &stp, &c);
+        sim_step_cost_next_memo(&x.prep, &x.memo, &stp, &c);
         const double host = sim_engine_host_s(e, run->tp, c.seqs);
         const double wall = sim_engine_step_wall_s(e, c.step_s, host);
         count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
