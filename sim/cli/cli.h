@@ -241,5 +241,6 @@ int cmd_capacity(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_validate_kernels(int argc, char **argv);
+int cmd_import_bench(int argc, char **argv);
 
 #endif

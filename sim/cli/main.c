@@ -23,6 +23,7 @@ static const struct {
     {"calibrate", cmd_calibrate, "fit alpha and beta_s to measurements (GSL least squares)"},
     {"validate", cmd_validate, "predict measurements and report MAPE, median/max APE, R^2"},
     {"validate-kernels", cmd_validate_kernels, "kernel rooflines vs measured kernel tables"},
+    {"import-bench", cmd_import_bench, "benchmark results (vllm bench serve) as measurement rows"},
     {"capacity", cmd_capacity, "memory per GPU, KV capacity, sequences that fit, smallest TP"},
     {"sweep", cmd_sweep, "predict model x hw x TP x batch x context (CSV, best, Pareto)"},
     {"plot", cmd_plot, "plots (SVG/PNG via gnuplot): roofline, sweep, serving, validate"},
@@ -35,7 +36,7 @@ static void usage(FILE *f)
                "Predicts vLLM step latency from a model's config and measured GPU figures.\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+        fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\nData: models and hwprofiles are read from %s (set LLMSTEP_DATA_DIR to change).\n",
             cli_data_dir());
 }

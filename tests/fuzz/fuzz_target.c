@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench_parse.h"
+#include "bench_vllm.h"
 #include "calib_json.h"
 #include "cli.h"
 #include "engine.h"
@@ -461,6 +462,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #elif FUZZ_TARGET == 12 /* the public C API: deployments, steps, capacity, batches, serving */
     (void)err;
     api_one(data, size);
+#elif FUZZ_TARGET == 13 /* a vllm bench serve --save-result file (import-bench vllm-serve) */
+    if (write_input(data, size) != 0)
+        return 0;
+    sim_vllm_serve r;
+    if (sim_vllm_serve_load(path, &r, &err) == SIM_OK) {
+        REQUIRE(r.num_prompts >= 1 && r.completed >= 0 && r.failed >= 0);
+        REQUIRE(r.rate_inf || (isfinite(r.request_rate) && r.request_rate > 0.0));
+        REQUIRE(isfinite(r.burstiness) && r.burstiness > 0.0);
+        REQUIRE(r.n_lens == 0 || (r.in_min >= 1 && r.in_min <= r.in_max && r.out_min <= r.out_max));
+        int any = 0;
+        for (int f = 0; f < SIM_VB_FAMILIES; f++)
+            for (int k = 0; k < SIM_VB_STATS; k++) {
+                any |= r.has[f][k];
+                REQUIRE(!r.has[f][k] || (isfinite(r.stat_s[f][k]) && r.stat_s[f][k] >= 0.0));
+            }
+        REQUIRE(any);
+    }
 #else
 #error "FUZZ_TARGET must be 1..12"
 #endif

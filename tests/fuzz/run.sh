@@ -12,7 +12,7 @@ secs=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=${FUZZ_WORK:-$(mktemp -d)}
-targets=${*:-model hw engine calib meas trace stream nccl gemm cli kernels api}
+targets=${*:-model hw engine calib meas trace stream nccl gemm cli kernels api bench}
 seed() { # seed NAME FILES...
     dir=$work/corpus-$1
     mkdir -p "$dir"
@@ -28,6 +28,7 @@ seed trace "$src"/tests/data/trace/*.jsonl
 seed stream "$src"/tests/data/import/*stream*
 seed nccl "$src"/tests/data/import/*nccl*
 seed gemm "$src"/tests/data/import/*gemm*
+seed bench "$src"/tests/data/bench/*.json
 # Kernel tables: the first byte picks the table kind (gemm, decode, prefill, all-reduce); the
 # seeds are the first 40 lines of the shared H100 tables when present, else the test folder's.
 mkdir -p "$work/corpus-kernels"

@@ -1,0 +1,277 @@
+/*
+ * cmd_import_bench.c - `llmstep import-bench FORMAT FILE...`: benchmark results people already
+ * have, as measurement rows (../shared/MEASUREMENTS.md, kind serving) that validate and
+ * calibrate read. One format so far: vllm-serve, the file of `vllm bench serve --save-result`
+ * (sim/io/bench_vllm.h). What the file does not say (the GPU, the model as llmstep names it,
+ * the TP) comes from the command line; what a row cannot describe is refused, naming it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_write.h"
+#include "bench_vllm.h"
+#include "cli.h"
+#include "json_writer.h"
+#include "opts.h"
+
+static const cli_help import_bench_help = {
+    .head =
+        "usage: llmstep import-bench vllm-serve FILE... --hardware ID --model ID --tp N\n"
+        "                            [--engine-version V] [--range-ratio R] [--out ROWS.jsonl]\n"
+        "\n"
+        "Turns the result files of `vllm bench serve --save-result` into serving measurement\n"
+        "rows (../shared/MEASUREMENTS.md), one a statistic the file holds: the mean, median\n"
+        "(p50), p90 and p99 of TTFT, TPOT and E2EL, in seconds. The traffic becomes the\n"
+        "row's workload: --max-concurrency N with request rate inf is a closed loop of N\n"
+        "clients; a request rate R without a cap is an open loop (Poisson, or gamma with the\n"
+        "run's burstiness); rate inf without a cap sends every request at once (a closed\n"
+        "loop of as many clients as requests). Requests: the completed ones; lengths: the\n"
+        "run's means (total tokens / completed). Refused, with the reason: failed requests,\n"
+        "a request rate with a concurrency cap, a ramp-up.\n"
+        "\n"
+        "Options:\n",
+    .tail = "\n"
+            "The rows' ids are the file's name without .json and the metric. Exit status: 0 ok,\n"
+            "1 bad input, 2 usage. docs/calibration.md, \"Calibrate from your own benchmark\".\n"
+            "Example:\n"
+            "  llmstep import-bench vllm-serve run-c64.json --hardware h100-sxm --model qwen3-32b\n"
+            "      --tp 2 --engine-version 0.12.0 --out rows.jsonl\n",
+};
+
+typedef struct ib_opts {
+    const char *hardware, *model, *engine_version, *out;
+    int64_t tp;
+    double range_ratio; /* < 0: from the file's per-request lengths, else 0 */
+} ib_opts;
+
+static const char *const family_name[SIM_VB_FAMILIES] = {"ttft", "tpot", "e2e"};
+static const char *const stat_name[SIM_VB_STATS] = {"mean", "p50", "p90", "p99"};
+
+/* The spread of lengths in [lo, hi] about mean as a range ratio: the larger distance. */
+static double spread(double mean, int64_t lo, int64_t hi)
+{
+    const double a = (mean - (double)lo) / mean, b = ((double)hi - mean) / mean;
+    return a > b ? a : b;
+}
+
+/* The file's name without its folder and a ".json" ending, into out. */
+static void stem(const char *path, char *out, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), base);
+}
+
+/* A growing text. */
+typedef struct ib_text {
+    char *p;
+    size_t len, cap;
+} ib_text;
+
+/* Appends w's text (one finished row) to t; CLI_NUMERIC when memory runs out. */
+static int append_row(ib_text *t, sim_jw *w)
+{
+    size_t n = 0;
+    char *row = sim_jw_finish(w) == SIM_OK ? sim_jw_take(w, &n) : NULL;
+    sim_jw_free(w);
+    if (row && t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (p) {
+            t->p = p;
+            t->cap = cap;
+        }
+    }
+    if (!row || t->len + n + 1 > t->cap) {
+        free(row);
+        cli_error("import-bench: out of memory");
+        return CLI_NUMERIC;
+    }
+    memcpy(t->p + t->len, row, n + 1);
+    t->len += n;
+    free(row);
+    return CLI_OK;
+}
+
+/* The rows of one file, appended to t (a line each). */
+static int rows_of(const ib_opts *o, const char *path, ib_text *t)
+{
+    sim_vllm_serve r;
+    struct sim_err err;
+    sim_status st = sim_vllm_serve_load(path, &r, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return cli_exit_of(st);
+    }
+    if (r.failed > 0 || r.completed < r.num_prompts) {
+        cli_error("%s: completed: %lld of %lld requests completed; the statistics are of the "
+                  "completed ones only, which a simulation of the run cannot pick out (rerun "
+                  "without failures)",
+                  path, (long long)r.completed, (long long)r.num_prompts);
+        return CLI_BAD_INPUT;
+    }
+    if (r.ramp_up) {
+        cli_error("%s: ramp_up_strategy: a request rate that ramps is not a workload a row can "
+                  "describe (rows have one rate)",
+                  path);
+        return CLI_BAD_INPUT;
+    }
+    if (!r.rate_inf && r.max_concurrency > 0) {
+        cli_error("%s: max_concurrency: %lld with request_rate %g: an open loop capped at a "
+                  "concurrency is not a workload a row can describe (closed loop: rate inf; "
+                  "open loop: no cap)",
+                  path, (long long)r.max_concurrency, r.request_rate);
+        return CLI_BAD_INPUT;
+    }
+    const double n = (double)r.completed;
+    const int64_t prompt = (int64_t)llround((double)r.total_input_tokens / n);
+    const int64_t output = (int64_t)llround((double)r.total_output_tokens / n);
+    if (prompt < 1 || output < 1) {
+        cli_error("%s: %s: %lld tokens over %lld requests: less than one a request", path,
+                  prompt < 1 ? "total_input_tokens" : "total_output_tokens",
+                  (long long)(prompt < 1 ? r.total_input_tokens : r.total_output_tokens),
+                  (long long)r.completed);
+        return CLI_BAD_INPUT;
+    }
+    double rr = o->range_ratio;
+    if (rr < 0.0 && r.n_lens > 0) {
+        rr = fmax(spread((double)r.total_input_tokens / n, r.in_min, r.in_max),
+                  spread((double)r.total_output_tokens / n, r.out_min, r.out_max));
+        rr = fmin(rr, 0.999);
+    } else if (rr < 0.0) {
+        rr = 0.0;
+        fprintf(stderr,
+                "llmstep import-bench: note: %s has no per-request lengths (vllm bench serve "
+                "--save-detailed keeps them): fixed lengths, the run's means (%lld and %lld "
+                "tokens); --range-ratio R gives the run's --random-range-ratio\n",
+                path, (long long)prompt, (long long)output);
+    }
+    char id0[160], source[600];
+    stem(path, id0, sizeof(id0));
+    snprintf(source, sizeof(source), "vllm bench serve --save-result: %s", path);
+    for (int f = 0; f < SIM_VB_FAMILIES; f++)
+        for (int s = 0; s < SIM_VB_STATS; s++) {
+            if (!r.has[f][s])
+                continue;
+            char id[200], metric[16];
+            snprintf(metric, sizeof(metric), "%s_%s", family_name[f], stat_name[s]);
+            snprintf(id, sizeof(id), "%s-%s", id0, metric);
+            sim_jw row, *w = &row;
+            sim_jw_init_buffer(w, SIM_JW_COMPACT);
+            sim_jw_object_begin(w, NULL);
+            sim_jw_str(w, "id", id);
+            sim_jw_str(w, "source", source);
+            sim_jw_str(w, "hardware", o->hardware);
+            sim_jw_str(w, "model", o->model);
+            sim_jw_int(w, "tp", o->tp);
+            sim_jw_str(w, "engine", "vllm");
+            if (o->engine_version)
+                sim_jw_str(w, "engine_version", o->engine_version);
+            sim_jw_str(w, "kind", "serving");
+            sim_jw_str(w, "metric", metric);
+            sim_jw_object_begin(w, "workload");
+            if (r.rate_inf) {
+                sim_jw_str(w, "arrival", "closed");
+                sim_jw_int(w, "concurrency",
+                           r.max_concurrency > 0 ? r.max_concurrency : r.completed);
+            } else {
+                sim_jw_str(w, "arrival", "poisson");
+                sim_jw_num(w, "rate_per_s", r.request_rate);
+                if (r.burstiness != 1.0)
+                    sim_jw_num(w, "burstiness", r.burstiness);
+            }
+            sim_jw_int(w, "prompt_tokens", prompt);
+            sim_jw_int(w, "output_tokens", output);
+            sim_jw_int(w, "num_requests", r.completed);
+            if (rr > 0.0)
+                sim_jw_num(w, "range_ratio", rr);
+            sim_jw_object_end(w);
+            sim_jw_num(w, "measured_s", r.stat_s[f][s]);
+            sim_jw_object_end(w);
+            const int arc = append_row(t, w);
+            if (arc != CLI_OK)
+                return arc;
+        }
+    return CLI_OK;
+}
+
+int cmd_import_bench(int argc, char **argv)
+{
+    ib_opts o = {.tp = 0, .range_ratio = -1.0};
+    const cli_opt t[] = {
+        CLI_STR_H("hardware", &o.hardware,
+                  "  --hardware ID        hardware profile the run used (required: the file does "
+                  "not say)\n"),
+        CLI_STR_H("model", &o.model,
+                  "  --model ID           model id or config path (required; the file's model_id "
+                  "is the\n"
+                  "                       server's name, printed when it is missing)\n"),
+        CLI_I64_H("tp", &o.tp, 1, 65536,
+                  "  --tp N               tensor-parallel degree of the server (required)\n"),
+        CLI_STR_H("engine-version", &o.engine_version,
+                  "  --engine-version V   vLLM version of the server (e.g. 0.12.0): picks the "
+                  "engine profile\n"),
+        CLI_DBL_H("range-ratio", &o.range_ratio, 0.0, 0.999,
+                  "  --range-ratio R      lengths uniform in [L(1-R), L(1+R)] (the run's "
+                  "--random-range-ratio;\n"
+                  "                       default: from the file's per-request lengths when it "
+                  "has them, else 0)\n"),
+        CLI_STR_H("out", &o.out,
+                  "  --out FILE           rows file to write atomically (default: standard "
+                  "output)\n"),
+    };
+    int done, first = argc;
+    int rc = cli_opts_parse_help("import-bench", argc, argv, t, CLI_N(t), &import_bench_help, &done,
+                                 &first);
+    if (rc != CLI_OK || done)
+        return rc;
+    if (first >= argc) {
+        cli_error("import-bench: give a format (vllm-serve) and one or more files");
+        return CLI_USAGE;
+    }
+    if (strcmp(argv[first], "vllm-serve") != 0) {
+        cli_error("import-bench: unknown format '%s' (expected vllm-serve)", argv[first]);
+        return CLI_USAGE;
+    }
+    if (first + 1 >= argc) {
+        cli_error("import-bench: vllm-serve: give one or more result files");
+        return CLI_USAGE;
+    }
+    if (!o.hardware || !o.model || o.tp < 1) {
+        /* The file names the served model: say so, to help pick --model. */
+        sim_vllm_serve r;
+        struct sim_err err;
+        const char *named =
+            sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK && r.model_id[0] ? r.model_id
+                                                                                      : NULL;
+        cli_error("import-bench: %s: the file does not say %s; give it on the command line%s%s%s",
+                  argv[first + 1],
+                  !o.hardware ? "the GPU (--hardware ID)"
+                  : !o.model  ? "the model as llmstep names it (--model ID)"
+                              : "the tensor-parallel degree (--tp N)",
+                  named ? " (the file's model_id: '" : "", named ? named : "", named ? "')" : "");
+        return CLI_USAGE;
+    }
+    ib_text text = {NULL, 0, 0};
+    for (int i = first + 1; rc == CLI_OK && i < argc; i++)
+        rc = rows_of(&o, argv[i], &text);
+    if (rc == CLI_OK && o.out && strcmp(o.out, "-") != 0) {
+        struct sim_err err;
+        if (sim_write_atomic(o.out, text.p ? text.p : "", text.len, &err) != SIM_OK) {
+            cli_error("%s", err.msg);
+            rc = CLI_BAD_INPUT;
+        }
+    } else if (rc == CLI_OK && text.len > 0 && fwrite(text.p, 1, text.len, stdout) != text.len) {
+        cli_error("import-bench: cannot write the rows to standard output");
+        rc = CLI_BAD_INPUT;
+    }
+    free(text.p);
+    return rc;
+}

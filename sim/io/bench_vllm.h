@@ -1,0 +1,51 @@
+/*
+ * bench_vllm.h - the result file of `vllm bench serve --save-result` (and of the
+ * benchmarks/benchmark_serving.py it replaced), read into what a measurement row needs: the
+ * traffic (request rate, burstiness, concurrency cap, requests), the lengths, and the mean,
+ * median, p90 and p99 of TTFT, TPOT and E2EL. The keys and units are those that
+ * vllm/benchmarks/serve.py writes (vllm-project/vllm at commit 009e6d4a, main_async and
+ * benchmark): times in milliseconds as mean_ttft_ms, median_ttft_ms, p99_ttft_ms...
+ * (percentiles from --metric-percentiles, "p" + the number), request_rate a number or "inf",
+ * max_concurrency an integer or null, and with --save-detailed the per-request input_lens and
+ * output_lens. Other keys (date, backend, label, metadata KEY=VALUE pairs, texts, errors...)
+ * are not read.
+ */
+#ifndef SIM_BENCH_VLLM_H
+#define SIM_BENCH_VLLM_H
+
+#include <stdint.h>
+
+#include "status.h"
+
+/* The statistics a measurement row can hold (MEASUREMENTS.md "serving": ttft, tpot, e2e). */
+enum { SIM_VB_TTFT, SIM_VB_TPOT, SIM_VB_E2E, SIM_VB_FAMILIES };
+enum { SIM_VB_MEAN, SIM_VB_P50, SIM_VB_P90, SIM_VB_P99, SIM_VB_STATS };
+
+typedef struct sim_vllm_serve {
+    char model_id[256];      /* as the file names it ("" when absent) */
+    int64_t num_prompts;     /* requests the run was asked to send */
+    int64_t completed;       /* requests that succeeded */
+    int64_t failed;          /* 0 when the file has no "failed" (older versions) */
+    int rate_inf;            /* request_rate "inf": every request sent at once */
+    double request_rate;     /* requests/s when not rate_inf */
+    double burstiness;       /* gamma shape of the inter-arrival times (1 when absent) */
+    int64_t max_concurrency; /* -1: null or absent */
+    int ramp_up;             /* the file has a ramp_up_strategy */
+    int64_t total_input_tokens, total_output_tokens;
+    /* Per-request lengths (input_lens, output_lens, with --save-detailed): n_lens of them,
+     * 0 when absent; their extremes. */
+    int64_t n_lens;
+    int64_t in_min, in_max, out_min, out_max;
+    double stat_s[SIM_VB_FAMILIES][SIM_VB_STATS]; /* seconds */
+    int has[SIM_VB_FAMILIES][SIM_VB_STATS];
+} sim_vllm_serve;
+
+/*
+ * Reads path. SIM_EIO when it cannot be read, SIM_EPARSE when it is not JSON, SIM_EINVAL for
+ * a field of the wrong type or range (err: file:line:col and the field), and for a file with
+ * no statistic a row can hold.
+ */
+sim_status sim_vllm_serve_load(const char *path, sim_vllm_serve *out /* OUT */,
+                               struct sim_err *err /* OUT */);
+
+#endif
