@@ -1,5 +1,5 @@
 #!/bin/sh
-# llmstep import-bench vllm-serve: result files of `vllm bench serve --save-result` (fixtures in
+# llmstep import-bench vllm-serve and vllm-latency: result files of `vllm bench serve --save-result` (fixtures in
 # tests/data/bench, written in the format vllm/benchmarks/serve.py writes, vllm-project/vllm at
 # 009e6d4a: main_async's result_json and benchmark's result) become serving rows that validate
 # reads; bad files are refused naming the file and the field.
@@ -84,4 +84,24 @@ expect "--out a folder exit" "$?" 1
     --out "$tmp/none.jsonl" >/dev/null 2>&1
 expect "a bad second file exit" "$?" 1
 [ -e "$tmp/none.jsonl" ] && bad "a failed import wrote its rows" || ok
+# vllm-latency (vllm_latency_b8.json: latencies 1.24, 1.265, 1.2525, 1.2525 s, mean 1.2525 s, as
+# avg_latency says): one offline_batch row of the batch and lengths given; validate reads it.
+lat="--hardware h100-sxm --model llama-3.1-8b --tp 1"
+"$bin" import-bench vllm-latency "$d/vllm_latency_b8.json" $lat --batch 8 --prompt-tokens 32 \
+    --output-tokens 128 --out "$tmp/lat.jsonl" >/dev/null 2>"$tmp/err"
+expect "latency exit" "$?" 0
+grep -q '^{"id":"vllm_latency_b8","source":"vllm bench latency --output-json: [^"]*vllm_latency_b8.json (avg_latency of 4 iterations)","hardware":"h100-sxm","model":"llama-3.1-8b","tp":1,"engine":"vllm","kind":"offline_batch","batch":8,"prompt_tokens":32,"output_tokens":128,"measured_s":1.2525}$' \
+    "$tmp/lat.jsonl" && ok || bad "latency row: $(cat "$tmp/lat.jsonl")"
+"$bin" validate --measurements "$tmp/lat.jsonl" >/dev/null 2>"$tmp/err"
+expect "validate latency row exit" "$?" 0
+"$bin" import-bench vllm-latency "$d/bad_latency_mean.json" $lat --batch 8 --prompt-tokens 32 \
+    --output-tokens 128 >/dev/null 2>"$tmp/err"
+expect "latency bad mean exit" "$?" 1
+grep -q "bad_latency_mean.json:2:5: avg_latency: 1.5 s is not the mean of the 4 latencies" \
+    "$tmp/err" && ok || bad "latency bad mean: $(cat "$tmp/err")"
+"$bin" import-bench vllm-latency "$d/vllm_latency_b8.json" $lat --batch 8 >/dev/null 2>"$tmp/err"
+expect "latency without lengths exit" "$?" 2
+grep -q "does not say the prompt length (--prompt-tokens L" "$tmp/err" && ok || bad "$(cat "$tmp/err")"
+"$bin" import-bench vllm-serve "$d/vllm_serve_c4.json" $args --batch 8 >/dev/null 2>&1
+expect "serve with --batch exit" "$?" 2
 summary import_bench

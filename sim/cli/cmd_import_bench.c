@@ -20,20 +20,27 @@ static const cli_help import_bench_help = {
     .head =
         "usage: llmstep import-bench vllm-serve FILE... --hardware ID --model ID --tp N\n"
         "                            [--engine-version V] [--range-ratio R] [--out ROWS.jsonl]\n"
+        "       llmstep import-bench vllm-latency FILE... --hardware ID --model ID --tp N\n"
+        "                            --batch B --prompt-tokens L --output-tokens O\n"
+        "                            [--engine-version V] [--out ROWS.jsonl]\n"
         "\n"
-        "Turns the result files of `vllm bench serve --save-result` into serving measurement\n"
-        "rows (../shared/MEASUREMENTS.md), one a statistic the file holds: the mean, median\n"
-        "(p50), p90 and p99 of TTFT, TPOT and E2EL, in seconds. The traffic becomes the\n"
-        "row's workload: --max-concurrency N with request rate inf is a closed loop of N\n"
-        "clients; a request rate R without a cap is an open loop (Poisson, or gamma with the\n"
-        "run's burstiness); rate inf without a cap sends every request at once (a closed\n"
-        "loop of as many clients as requests). Requests: the completed ones; lengths: the\n"
-        "run's means (total tokens / completed). Refused, with the reason: failed requests,\n"
-        "a request rate with a concurrency cap, a ramp-up.\n"
+        "vllm-serve: the result files of `vllm bench serve --save-result` become serving\n"
+        "measurement rows (../shared/MEASUREMENTS.md), one a statistic the file holds: the\n"
+        "mean, median (p50), p90 and p99 of TTFT, TPOT and E2EL, in seconds. The traffic\n"
+        "becomes the row's workload: --max-concurrency N with request rate inf is a closed\n"
+        "loop of N clients; a request rate R without a cap is an open loop (Poisson, or gamma\n"
+        "with the run's burstiness); rate inf without a cap sends every request at once (a\n"
+        "closed loop of as many clients as requests). Requests: the completed ones; lengths:\n"
+        "the run's means (total tokens / completed). Refused, with the reason: failed\n"
+        "requests, a request rate with a concurrency cap, a ramp-up.\n"
+        "\n"
+        "vllm-latency: the --output-json file of `vllm bench latency` is one offline_batch row:\n"
+        "its avg_latency, in seconds, of --batch prompts of --prompt-tokens tokens, each\n"
+        "generating --output-tokens tokens (the file does not say them).\n"
         "\n"
         "Options:\n",
     .tail = "\n"
-            "The rows' ids are the file's name without .json and the metric. Exit status: 0 ok,\n"
+            "The rows' ids are the file's name without .json (and the metric). Exit status: 0 ok,\n"
             "1 bad input, 2 usage. docs/calibration.md, \"Calibrate from your own benchmark\".\n"
             "Example:\n"
             "  llmstep import-bench vllm-serve run-c64.json --hardware h100-sxm --model qwen3-32b\n"
@@ -44,6 +51,7 @@ typedef struct ib_opts {
     const char *hardware, *model, *engine_version, *out;
     int64_t tp;
     double range_ratio; /* < 0: from the file's per-request lengths, else 0 */
+    int64_t batch, prompt_tokens, output_tokens; /* vllm-latency (0: not given) */
 } ib_opts;
 
 static const char *const family_name[SIM_VB_FAMILIES] = {"ttft", "tpot", "e2e"};
@@ -98,6 +106,43 @@ static int append_row(ib_text *t, sim_jw *w)
     t->len += n;
     free(row);
     return CLI_OK;
+}
+
+/* The row of a `vllm bench latency --output-json` file, appended to t. */
+static int latency_row(const ib_opts *o, const char *path, ib_text *t)
+{
+    double avg_s;
+    int64_t n_iters;
+    struct sim_err err;
+    sim_status st = sim_vllm_latency_load(path, &avg_s, &n_iters, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return cli_exit_of(st);
+    }
+    char id[160], source[600];
+    stem(path, id, sizeof(id));
+    snprintf(source, sizeof(source),
+             "vllm bench latency --output-json: %s (avg_latency of %lld "
+             "iterations)",
+             path, (long long)n_iters);
+    sim_jw row, *w = &row;
+    sim_jw_init_buffer(w, SIM_JW_COMPACT);
+    sim_jw_object_begin(w, NULL);
+    sim_jw_str(w, "id", id);
+    sim_jw_str(w, "source", source);
+    sim_jw_str(w, "hardware", o->hardware);
+    sim_jw_str(w, "model", o->model);
+    sim_jw_int(w, "tp", o->tp);
+    sim_jw_str(w, "engine", "vllm");
+    if (o->engine_version)
+        sim_jw_str(w, "engine_version", o->engine_version);
+    sim_jw_str(w, "kind", "offline_batch");
+    sim_jw_int(w, "batch", o->batch);
+    sim_jw_int(w, "prompt_tokens", o->prompt_tokens);
+    sim_jw_int(w, "output_tokens", o->output_tokens);
+    sim_jw_num(w, "measured_s", avg_s);
+    sim_jw_object_end(w);
+    return append_row(t, w);
 }
 
 /* The rows of one file, appended to t (a line each). */
@@ -223,6 +268,12 @@ int cmd_import_bench(int argc, char **argv)
                   "--random-range-ratio;\n"
                   "                       default: from the file's per-request lengths when it "
                   "has them, else 0)\n"),
+        CLI_I64_H("batch", &o.batch, 1, 1 << 20,
+                  "  --batch B            vllm-latency: the run's --batch-size (required)\n"),
+        CLI_I64_H("prompt-tokens", &o.prompt_tokens, 1, 1 << 24,
+                  "  --prompt-tokens L    vllm-latency: the run's --input-len (required)\n"),
+        CLI_I64_H("output-tokens", &o.output_tokens, 1, 1 << 24,
+                  "  --output-tokens O    vllm-latency: the run's --output-len (required)\n"),
         CLI_STR_H("out", &o.out,
                   "  --out FILE           rows file to write atomically (default: standard "
                   "output)\n"),
@@ -233,24 +284,39 @@ int cmd_import_bench(int argc, char **argv)
     if (rc != CLI_OK || done)
         return rc;
     if (first >= argc) {
-        cli_error("import-bench: give a format (vllm-serve) and one or more files");
+        cli_error("import-bench: give a format (vllm-serve or vllm-latency) and one or more "
+                  "files");
         return CLI_USAGE;
     }
-    if (strcmp(argv[first], "vllm-serve") != 0) {
-        cli_error("import-bench: unknown format '%s' (expected vllm-serve)", argv[first]);
+    const char *format = argv[first];
+    const int latency = strcmp(format, "vllm-latency") == 0;
+    if (!latency && strcmp(format, "vllm-serve") != 0) {
+        cli_error("import-bench: unknown format '%s' (expected vllm-serve or vllm-latency)",
+                  format);
         return CLI_USAGE;
     }
     if (first + 1 >= argc) {
-        cli_error("import-bench: vllm-serve: give one or more result files");
+        cli_error("import-bench: %s: give one or more result files", format);
+        return CLI_USAGE;
+    }
+    if (!latency && (o.batch || o.prompt_tokens || o.output_tokens)) {
+        cli_error("import-bench: vllm-serve: --batch, --prompt-tokens and --output-tokens belong "
+                  "to vllm-latency (the serve file has its lengths)");
+        return CLI_USAGE;
+    }
+    if (latency && o.range_ratio >= 0.0) {
+        cli_error("import-bench: vllm-latency: --range-ratio belongs to vllm-serve (bench latency "
+                  "sends fixed lengths)");
         return CLI_USAGE;
     }
     if (!o.hardware || !o.model || o.tp < 1) {
-        /* The file names the served model: say so, to help pick --model. */
+        /* A serve file names the served model: say so, to help pick --model. */
         sim_vllm_serve r;
         struct sim_err err;
         const char *named =
-            sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK && r.model_id[0] ? r.model_id
-                                                                                      : NULL;
+            !latency && sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK && r.model_id[0]
+                ? r.model_id
+                : NULL;
         cli_error("import-bench: %s: the file does not say %s; give it on the command line%s%s%s",
                   argv[first + 1],
                   !o.hardware ? "the GPU (--hardware ID)"
@@ -259,9 +325,20 @@ int cmd_import_bench(int argc, char **argv)
                   named ? " (the file's model_id: '" : "", named ? named : "", named ? "')" : "");
         return CLI_USAGE;
     }
+    if (latency && (!o.batch || !o.prompt_tokens || !o.output_tokens)) {
+        cli_error("import-bench: %s: the file does not say %s; give the run's value on the "
+                  "command line",
+                  argv[first + 1],
+                  !o.batch ? "the batch (--batch B, the run's --batch-size)"
+                  : !o.prompt_tokens
+                      ? "the prompt length (--prompt-tokens L, the run's --input-len)"
+                      : "the output length (--output-tokens O, the run's "
+                        "--output-len)");
+        return CLI_USAGE;
+    }
     ib_text text = {NULL, 0, 0};
     for (int i = first + 1; rc == CLI_OK && i < argc; i++)
-        rc = rows_of(&o, argv[i], &text);
+        rc = latency ? latency_row(&o, argv[i], &text) : rows_of(&o, argv[i], &text);
     if (rc == CLI_OK && o.out && strcmp(o.out, "-") != 0) {
         struct sim_err err;
         if (sim_write_atomic(o.out, text.p ? text.p : "", text.len, &err) != SIM_OK) {

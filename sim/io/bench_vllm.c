@@ -129,3 +129,50 @@ sim_status sim_vllm_serve_load(const char *path, sim_vllm_serve *out, struct sim
 {
     return sim_json_load_file(path, parse, out, err);
 }
+
+typedef struct latency_out {
+    double avg_s;
+    int64_t n;
+} latency_out;
+
+static sim_status parse_latency(const sim_jctx *ctx, const cJSON *root, void *outp)
+{
+    latency_out *o = outp;
+    o->avg_s = 0.0;
+    o->n = 0;
+    if (!cJSON_IsObject(root))
+        return sim_j_fail(ctx, NULL,
+                          "top level: expected the JSON object vllm bench latency "
+                          "--output-json writes");
+    /* A batch takes from a nanosecond to a year (MEASUREMENTS.md's measured_s range). */
+    sim_status st = sim_j_num(ctx, root, "avg_latency", 1, 1e-9, 3.2e7, &o->avg_s, NULL);
+    if (st != SIM_OK)
+        return st;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "latencies");
+    if (!a || cJSON_IsNull(a))
+        return SIM_OK;
+    if (!cJSON_IsArray(a))
+        return sim_j_fail(ctx, "latencies", "wrong type (expected an array of seconds)");
+    double sum = 0.0;
+    for (const cJSON *v = a->child; v; v = v->next, o->n++) {
+        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1e-9 && v->valuedouble <= 3.2e7))
+            return sim_j_fail(ctx, "latencies", "element %lld: expected seconds from 1e-9 to 3.2e7",
+                              (long long)o->n);
+        sum += v->valuedouble;
+    }
+    if (o->n > 0 && fabs(sum / (double)o->n - o->avg_s) > 1e-6 * o->avg_s)
+        return sim_j_fail(ctx, "avg_latency",
+                          "%.17g s is not the mean of the %lld latencies (%.17g s)", o->avg_s,
+                          (long long)o->n, sum / (double)o->n);
+    return SIM_OK;
+}
+
+sim_status sim_vllm_latency_load(const char *path, double *avg_s, int64_t *n_iters,
+                                 struct sim_err *err)
+{
+    latency_out o = {0.0, 0};
+    sim_status st = sim_json_load_file(path, parse_latency, &o, err);
+    *avg_s = o.avg_s;
+    *n_iters = o.n;
+    return st;
+}

@@ -48,4 +48,15 @@ typedef struct sim_vllm_serve {
 sim_status sim_vllm_serve_load(const char *path, sim_vllm_serve *out /* OUT */,
                                struct sim_err *err /* OUT */);
 
+/*
+ * The file of `vllm bench latency --output-json` (vllm/benchmarks/latency.py, vllm-project/vllm
+ * at 00cae075): {"avg_latency": s, "std_latency": s, "latencies": [s, ...], "percentiles":
+ * {"10": s, ...}}, seconds of whole LLM.generate() calls. It does not say the batch or the
+ * lengths. *avg_s gets avg_latency (checked against the mean of latencies when they are
+ * there, 1e-6 relative), *n_iters the number of latencies (0 when absent). Errors as
+ * sim_vllm_serve_load.
+ */
+sim_status sim_vllm_latency_load(const char *path, double *avg_s /* OUT */,
+                                 int64_t *n_iters /* OUT */, struct sim_err *err /* OUT */);
+
 #endif

@@ -462,7 +462,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #elif FUZZ_TARGET == 12 /* the public C API: deployments, steps, capacity, batches, serving */
     (void)err;
     api_one(data, size);
-#elif FUZZ_TARGET == 13 /* a vllm bench serve --save-result file (import-bench vllm-serve) */
+#elif FUZZ_TARGET == 13 /* vllm bench serve --save-result and bench latency --output-json files */
     if (write_input(data, size) != 0)
         return 0;
     sim_vllm_serve r;
@@ -479,6 +479,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         REQUIRE(any);
     }
+    double avg_s = 0.0;
+    int64_t n_iters = 0;
+    if (sim_vllm_latency_load(path, &avg_s, &n_iters, &err) == SIM_OK)
+        REQUIRE(isfinite(avg_s) && avg_s > 0.0 && n_iters >= 0);
 #else
 #error "FUZZ_TARGET must be 1..12"
 #endif
