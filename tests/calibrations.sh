@@ -49,7 +49,7 @@ need calibrations "$src/../shared/data/measurements"
 
 for f in calibrations/*.json; do
     [ "$f" = "$unc" ] && continue
-    cmd=$(sed -n 's/^[[:space:]]*"command":[[:space:]]*"\(.*\)"$/\1/p' "$f")
+    cmd=$(sed -n 's/^[[:space:]]*"command":[[:space:]]*"\(.*\)",*$/\1/p' "$f")
     if [ -z "$cmd" ]; then
         bad "$f: no recorded command"
         continue

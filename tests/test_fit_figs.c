@@ -478,7 +478,7 @@ static void test_file_round_trip(const sim_meas_figfit *ff)
     res.fit = ff->res.fit;
     struct sim_err err;
     sim_status st =
-        sim_meas_calib_write_figs(path, &f.o, &from, "h100-sxm", "vllm-v0", &res, ff, &err);
+        sim_meas_calib_write_figs(path, &f.o, &from, "h100-sxm", "vllm-v0", &res, ff, NULL, &err);
     CHECK(st == SIM_OK);
     sim_calib cal;
     if (st == SIM_OK)

@@ -30,6 +30,7 @@ enum cli_exit {
     CLI_BAD_INPUT = 1,
     CLI_USAGE = 2,
     CLI_NUMERIC = 3,
+    CLI_DRIFT = 4, /* check: measurements left the calibration's band */
 };
 
 extern const char *cli_progname;
@@ -242,5 +243,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_validate_kernels(int argc, char **argv);
 int cmd_import_bench(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -31,6 +31,9 @@ typedef struct meas_opts {
     int self_check;         /* calibrate --self-check: fit from a profile with the figures reset */
     const char *sched_rule; /* --scheduler-rule: engine arguments of rows without their own */
     int keep_assumed;       /* --keep-assumed: rows whose run.assumed matters stay in */
+    int64_t interval;       /* --interval L: the calibration's band at L% (0: none) */
+    double min_coverage;    /* check --min-coverage-pct (< 0: the default rule) */
+    int check;              /* the command is check, not validate */
     /* engine, engine_given (--engine overrides the engine that rows name by engine_version),
      * mode, gemm, no_host and the fit options */
     sim_meas_opts p;
@@ -159,6 +162,9 @@ static const meas_line validate_lines[] = {
     {"keep-outliers",
      "  --keep-outliers         with --holdout: folds also fit rows with a per-call constant\n"
      "                          (listed after the table; in the errors either way)\n"},
+    {"interval",
+     "  --interval L            with --calibration: how many rows fall in its band's L% interval\n"
+     "                          (10, 20, ..., 100), per metric family, and its width\n"},
     {"format", "  --format table|json     default table; json prints the MEASUREMENTS.md object\n"},
 };
 
@@ -174,6 +180,44 @@ static const meas_usage validate_usage = {
      .tail = ""},
     validate_lines,
     CLI_N(validate_lines),
+};
+
+/* check's options: validate's row options and the band's. */
+static const meas_line check_lines[] = {
+    {"measurements", "  --measurements FILE     a JSON Lines measurement file of the new runs "
+                     "(repeatable)\n"},
+    {"select",
+     "  --select FIELD=VALUE    keep rows where FIELD equals VALUE (repeatable; all must hold)\n"},
+    {"exclude", "  --exclude FIELD=VALUE   drop rows where FIELD equals VALUE (repeatable)\n"},
+    {"calibration", "  --calibration FILE      the calibration, with its band (required)\n"},
+    {"interval",
+     "  --interval L            the band's L% interval (default 80; 10, 20, ..., 100)\n"},
+    {"min-coverage-pct",
+     "  --min-coverage-pct P    a family drifts when fewer than P% of its rows fall in the\n"
+     "                          interval (default: L minus two binomial standard errors of L\n"
+     "                          at the family's rows, and at least 10 points below L)\n"},
+    {"engine", "  --engine ID, --no-host-time, --scheduler-rule R, --roofline op|step, --gemm M\n"
+               "                          as for validate\n"},
+    {"format", "  --format table|json     default table\n"},
+};
+
+static const meas_usage check_usage = {
+    {.head = "usage: llmstep check --measurements FILE... --calibration CALIB.json [options]\n"
+             "\n"
+             "Drift alarm: predicts the new rows with the calibration and compares each metric\n"
+             "family (offline_batch, prefill, decode, step, ttft, tpot, e2e) with the band the\n"
+             "calibration recorded (measured / predicted of its own rows, each held out of the\n"
+             "fit). A family whose rows fall in the interval less often than the band says is\n"
+             "reported with its coverage and its median measured / predicted: the engine, the\n"
+             "GPU or the workload changed since the calibration. Refit with llmstep calibrate.\n"
+             "\n"
+             "Options:\n",
+     .tail = "\n"
+             "Exit status: 0 no drift, 4 drift (the families are named), 1 bad input (or no\n"
+             "family the band covers), 2 usage, 3 numerical failure.\n"
+             "docs/calibration.md, \"Prediction intervals and the drift alarm\".\n"},
+    check_lines,
+    CLI_N(check_lines),
 };
 
 static int parse_weighting(const char *arg, void *dst, char *msg, size_t cap)
@@ -222,6 +266,7 @@ static void order_by_usage(const cli_opt *base, int n, const meas_usage *u, cli_
 static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, int *done)
 {
     memset(o, 0, sizeof(*o));
+    o->min_coverage = -1.0;
     o->p.engine = SIM_MEAS_DEFAULT_ENGINE;
     o->format = "table";
     o->p.mode = SIM_ROOFLINE_OP;
@@ -254,6 +299,8 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
         CLI_STR("scheduler-rule", &o->sched_rule),
         CLI_FLAG("keep-assumed", &o->keep_assumed),
         CLI_FLAG("keep-outliers", &o->p.keep_outliers),
+        CLI_I64("interval", &o->interval, 10, 100),
+        CLI_DBL("min-coverage-pct", &o->min_coverage, 0.0, 100.0),
     };
     _Static_assert(sizeof(base) / sizeof(base[0]) <= CLI_OPTS_MAX, "order_by_usage's placed[]");
     cli_opt t[CLI_N(base)];
@@ -385,7 +432,7 @@ static int check_one_hardware(const sim_meas_set *set, const char *cmd)
 /* Writes the calibration file (the command line that made it included). */
 static int write_calibration(const meas_opts *o, int argc, char **argv, const char *hardware,
                              const char *engine, const sim_fit_result *res,
-                             const sim_meas_figfit *ff)
+                             const sim_meas_figfit *ff, const sim_calib_band *band)
 {
     char command[2048] = "llmstep";
     size_t used = strlen(command);
@@ -397,7 +444,7 @@ static int write_calibration(const meas_opts *o, int argc, char **argv, const ch
         o->exclude, (size_t)o->n_exclude,
         command,    o->sched_rule ? o->sched_rule : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS)};
     struct sim_err err;
-    if (sim_meas_calib_write_figs(o->out, &o->p, &from, hardware, engine, res, ff, &err) !=
+    if (sim_meas_calib_write_figs(o->out, &o->p, &from, hardware, engine, res, ff, band, &err) !=
         SIM_OK) {
         cli_error("calibrate: %s", err.msg);
         return CLI_BAD_INPUT;
@@ -416,8 +463,10 @@ static const char *r2_str(double r2, char *buf, size_t cap)
     return buf;
 }
 
+static void print_band(const sim_calib_band *b, const char *why, sim_jw *w);
+
 static int print_calibration(const meas_opts *o, const char *hardware, const char *engine,
-                             const sim_fit_result *res)
+                             const sim_fit_result *res, const sim_calib_band *band, const char *why)
 {
     if (strcmp(o->format, "json") == 0) {
         sim_jw w;
@@ -436,6 +485,7 @@ static int print_calibration(const meas_opts *o, const char *hardware, const cha
         sim_jw_bool(&w, "alpha_at_bound", res->alpha_at_bound);
         sim_jw_bool(&w, "beta_at_bound", res->beta_at_bound);
         sim_jw_str(&w, "out", o->out);
+        print_band(band, why, &w);
         sim_jw_object_end(&w);
         return cli_json_close(&w, "calibrate");
     }
@@ -450,6 +500,7 @@ static int print_calibration(const meas_opts *o, const char *hardware, const cha
     printf("  fit     MAPE %.2f%%, median APE %.2f%%, max APE %.2f%%, R^2 %s\n", res->fit.mape_pct,
            res->fit.median_ape_pct, res->fit.max_ape_pct, r2_str(res->fit.r2, r2, sizeof(r2)));
     printf("  wrote   %s\n", o->out);
+    print_band(band, why, NULL);
     return CLI_OK;
 }
 
@@ -806,6 +857,42 @@ static int print_self_check(const meas_opts *o, const self_check *sc, const sim_
     return cli_json_close(&w, "calibrate");
 }
 
+/* calibrate's report of the band it wrote: per family, the rows and the 80% interval of
+ * measured / predicted held out; the object "band" when w is not NULL, else lines. */
+static void print_band(const sim_calib_band *b, const char *why, sim_jw *w)
+{
+    if (w) {
+        sim_jw_object_begin(w, "band");
+        sim_jw_str(w, "held_out_by", b->held_out_by);
+        if (!b->held_out_by[0])
+            sim_jw_str(w, "none", why);
+        for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+            double lo, hi;
+            if (!sim_band_interval(b, f, 80, &lo, &hi))
+                continue;
+            sim_jw_object_begin(w, sim_band_family_name(f));
+            sim_jw_int(w, "n_rows", b->n_rows[f]);
+            sim_jw_num(w, "ratio_p10", lo);
+            sim_jw_num(w, "ratio_p90", hi);
+            sim_jw_object_end(w);
+        }
+        sim_jw_object_end(w);
+        return;
+    }
+    if (!b->held_out_by[0]) {
+        printf("  band    none: %s\n", why);
+        return;
+    }
+    printf("  band    measured / predicted of each fitted row, held out by %s (80%%: P10-P90):\n",
+           b->held_out_by);
+    for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+        double lo, hi;
+        if (sim_band_interval(b, f, 80, &lo, &hi))
+            printf("          %-14s %6lld rows   %.4f - %.4f\n", sim_band_family_name(f),
+                   (long long)b->n_rows[f], lo, hi);
+    }
+}
+
 /* calibrate's note on the rows with a per-call constant, on stderr. */
 static void note_call_constants(const sim_meas_set *set, const sim_meas_pred *mp)
 {
@@ -838,6 +925,11 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (o.calibration || o.holdout) {
         cli_error("calibrate: --calibration and --holdout belong to validate");
+        return CLI_USAGE;
+    }
+    if (o.interval || o.min_coverage >= 0.0) {
+        cli_error("calibrate: %s belongs to validate and check (calibrate records the band)",
+                  o.interval ? "--interval" : "--min-coverage-pct");
         return CLI_USAGE;
     }
     if (o.self_check && !o.fit) {
@@ -893,10 +985,18 @@ int cmd_calibrate(int argc, char **argv)
     int n_hold = 0;
     if (rc == CLI_OK && o.fit)
         rc = calibrate_figures(&o, &set, &mp, &res, &ff, hold, &n_hold);
+    /* The band: each fitted row predicted by a fit that did not see it. */
+    sim_calib_band band;
+    char why[256] = "";
+    if (rc == CLI_OK) {
+        struct sim_err err;
+        if (sim_meas_band_compute(&o.p, &mp, &band, why, sizeof(why), &err) != SIM_OK)
+            rc = meas_fail(SIM_ENOMEM, &err);
+    }
     if (rc == CLI_OK)
-        rc = write_calibration(&o, argc, argv, set.rows[0].hardware, engine, &res, ff);
+        rc = write_calibration(&o, argc, argv, set.rows[0].hardware, engine, &res, ff, &band);
     if (rc == CLI_OK)
-        rc = print_calibration(&o, set.rows[0].hardware, engine, &res);
+        rc = print_calibration(&o, set.rows[0].hardware, engine, &res, &band, why);
     if (rc == CLI_OK && ff)
         rc = print_figures(&o, ff, hold, n_hold);
     if (rc == CLI_OK && ff && sc)
@@ -1146,12 +1246,167 @@ static void print_call_constants(const sim_meas_set *set, const sim_meas_pred *m
                    mp->call_const_frac[i] * 100.0);
 }
 
+/* validate --interval's report: the band's interval per family (NULL: not asked). */
+typedef struct interval_report {
+    const sim_band_cover *cover; /* SIM_BAND_FAMILIES of them */
+    const sim_calib_band *band;
+    int64_t no_band; /* rows of families the band does not cover */
+    int level;
+} interval_report;
+
+static void print_interval(const interval_report *iv, sim_jw *w)
+{
+    if (!iv)
+        return;
+    if (w) {
+        sim_jw_object_begin(w, "interval");
+        sim_jw_int(w, "level_pct", iv->level);
+        sim_jw_str(w, "held_out_by", iv->band->held_out_by);
+        sim_jw_array_begin(w, "families");
+        for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+            const sim_band_cover *c = &iv->cover[f];
+            if (c->n == 0)
+                continue;
+            sim_jw_object_begin(w, NULL);
+            sim_jw_str(w, "family", sim_band_family_name(f));
+            sim_jw_int(w, "n_rows", c->n);
+            sim_jw_int(w, "inside", c->inside);
+            sim_jw_int(w, "below", c->below);
+            sim_jw_int(w, "above", c->above);
+            sim_jw_num(w, "coverage_pct", 100.0 * (double)c->inside / (double)c->n);
+            sim_jw_num(w, "ratio_lo", c->ratio_lo);
+            sim_jw_num(w, "ratio_hi", c->ratio_hi);
+            sim_jw_num(w, "width_pct", 100.0 * (c->ratio_hi - c->ratio_lo));
+            sim_jw_num(w, "ratio_median", c->ratio_median);
+            sim_jw_object_end(w);
+        }
+        sim_jw_array_end(w);
+        sim_jw_int(w, "rows_without_band", iv->no_band);
+        sim_jw_object_end(w);
+        return;
+    }
+    printf("\n  interval %d%% of the calibration's band (measured / predicted, held out by %s):\n",
+           iv->level, iv->band->held_out_by);
+    printf("  %-14s %6s %7s %6s %6s %10s %17s %8s\n", "family", "rows", "inside", "below", "above",
+           "coverage%", "interval", "median");
+    for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+        const sim_band_cover *c = &iv->cover[f];
+        if (c->n > 0)
+            printf("  %-14s %6lld %7lld %6lld %6lld %10.2f %8.4f - %6.4f %8.4f\n",
+                   sim_band_family_name(f), (long long)c->n, (long long)c->inside,
+                   (long long)c->below, (long long)c->above,
+                   100.0 * (double)c->inside / (double)c->n, c->ratio_lo, c->ratio_hi,
+                   c->ratio_median);
+    }
+    if (iv->no_band > 0)
+        printf("  (%lld rows of families the band does not cover)\n", (long long)iv->no_band);
+}
+
+/* The coverage below which check calls a family drifted: --min-coverage-pct, else the level
+ * minus two binomial standard errors at the family's rows, and at least 10 points below. */
+static double min_coverage_pct(const meas_opts *o, int64_t n)
+{
+    if (o->min_coverage >= 0.0)
+        return o->min_coverage;
+    const double p = (double)o->interval / 100.0;
+    const double two_se = 200.0 * sqrt(p * (1.0 - p) / (double)n);
+    return (double)o->interval - (two_se > 10.0 ? two_se : 10.0);
+}
+
+/* check's report; returns 0 (no drift), 4 (drift) or CLI_BAD_INPUT (nothing to compare). */
+static int print_check(const meas_opts *o, const sim_calib_band *b, const sim_band_cover *cover,
+                       int64_t no_band)
+{
+    int n_fam = 0, drift = 0;
+    for (int f = 0; f < SIM_BAND_FAMILIES; f++)
+        if (cover[f].n > 0) {
+            n_fam++;
+            drift |= 100.0 * (double)cover[f].inside / (double)cover[f].n <
+                     min_coverage_pct(o, cover[f].n);
+        }
+    if (n_fam == 0) {
+        cli_error("check: %s's band covers none of the rows' metric families (it has rows of "
+                  "other kinds or metrics)",
+                  o->calibration);
+        return CLI_BAD_INPUT;
+    }
+    const int json = strcmp(o->format, "json") == 0;
+    sim_jw w;
+    if (json) {
+        cli_json_open(&w);
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_str(&w, "calibration", o->calibration);
+        sim_jw_int(&w, "level_pct", o->interval);
+        sim_jw_str(&w, "held_out_by", b->held_out_by);
+        sim_jw_bool(&w, "drift", drift);
+        sim_jw_array_begin(&w, "families");
+    } else {
+        printf("llmstep check: against %s's band (measured / predicted held out by %s), %lld%% "
+               "interval\n",
+               o->calibration, b->held_out_by, (long long)o->interval);
+        printf("  %-14s %6s %10s %9s %17s %8s  %s\n", "family", "rows", "coverage%", "minimum%",
+               "interval", "median", "verdict");
+    }
+    for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+        const sim_band_cover *c = &cover[f];
+        if (c->n == 0)
+            continue;
+        const double cov = 100.0 * (double)c->inside / (double)c->n;
+        const double min = min_coverage_pct(o, c->n);
+        const int d = cov < min;
+        if (json) {
+            sim_jw_object_begin(&w, NULL);
+            sim_jw_str(&w, "family", sim_band_family_name(f));
+            sim_jw_int(&w, "n_rows", c->n);
+            sim_jw_num(&w, "coverage_pct", cov);
+            sim_jw_num(&w, "min_coverage_pct", min);
+            sim_jw_num(&w, "ratio_lo", c->ratio_lo);
+            sim_jw_num(&w, "ratio_hi", c->ratio_hi);
+            sim_jw_num(&w, "ratio_median", c->ratio_median);
+            sim_jw_int(&w, "below", c->below);
+            sim_jw_int(&w, "above", c->above);
+            sim_jw_bool(&w, "drift", d);
+            sim_jw_object_end(&w);
+        } else {
+            printf("  %-14s %6lld %10.2f %9.2f %8.4f - %6.4f %8.4f  %s\n", sim_band_family_name(f),
+                   (long long)c->n, cov, min, c->ratio_lo, c->ratio_hi, c->ratio_median,
+                   !d                    ? "ok"
+                   : c->above > c->below ? "DRIFT: slower than predicted"
+                                         : "DRIFT: faster than predicted");
+        }
+    }
+    if (json) {
+        sim_jw_array_end(&w);
+        sim_jw_int(&w, "rows_without_band", no_band);
+        sim_jw_object_end(&w);
+        const int rc = cli_json_close(&w, "check");
+        if (rc != CLI_OK)
+            return rc;
+    } else if (no_band > 0) {
+        printf("  (%lld rows of families the band does not cover)\n", (long long)no_band);
+    }
+    if (drift && !json) {
+        fprintf(stderr, "llmstep check: drift:");
+        for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+            const sim_band_cover *c = &cover[f];
+            if (c->n > 0 && 100.0 * (double)c->inside / (double)c->n < min_coverage_pct(o, c->n))
+                fprintf(stderr,
+                        " %s (%.1f%% of %lld rows in the interval, median measured / "
+                        "predicted %.3f against %.3f-%.3f)",
+                        sim_band_family_name(f), 100.0 * (double)c->inside / (double)c->n,
+                        (long long)c->n, c->ratio_median, c->ratio_lo, c->ratio_hi);
+        }
+        fprintf(stderr, "; recalibrate with llmstep calibrate\n");
+    }
+    return drift ? CLI_DRIFT : CLI_OK;
+}
+
 /* The validation as one JSON object: errors, rows, groups, holdout folds. */
 static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
                                  const sim_meas_pred *mp, const double *pred, const double *meas,
                                  const sim_metrics *mt, const sim_meas_fold *folds, int n_folds,
                                  double alpha, double beta, const char *const *fields, int n_fields,
-                                 const aside_report *aside)
+                                 const aside_report *aside, const interval_report *iv)
 {
     sim_jw w;
     cli_json_open(&w);
@@ -1180,6 +1435,7 @@ static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
     print_unmodelled(set, aside->set, &w);
     print_aside(aside, &w);
     print_call_constants(set, mp, o->p.keep_outliers, &w);
+    print_interval(iv, &w);
     sim_jw_object_begin(&w, "groups");
     for (int f = 0; f < n_fields; f++)
         print_groups(fields[f], set, mp->p, pred, &w);
@@ -1208,8 +1464,11 @@ static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
 static int print_validation(const meas_opts *o, const sim_meas_set *set, const sim_meas_pred *mp,
                             const double *pred, const double *meas, const sim_metrics *mt,
                             const sim_meas_fold *folds, int n_folds, double alpha, double beta,
-                            const aside_report *aside)
+                            const aside_report *aside, const sim_band_cover *cover,
+                            const sim_calib_band *band, int64_t no_band)
 {
+    const interval_report ivr = {cover, band, no_band, (int)o->interval};
+    const interval_report *iv = cover ? &ivr : NULL;
     /* Serving rows are grouped by statistic and clients instead of batch and kind. */
     int serving = 0;
     for (size_t i = 0; i < set->n; i++)
@@ -1221,7 +1480,7 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
     const int n_fields = 5;
     if (strcmp(o->format, "json") == 0)
         return print_validation_json(o, set, mp, pred, meas, mt, folds, n_folds, alpha, beta,
-                                     fields, n_fields, aside);
+                                     fields, n_fields, aside, iv);
     printf("llmstep validate: %zu rows", mt->n);
     if (o->holdout)
         printf(", leave-one-%s-out (each group predicted by a fit on the others)\n", o->holdout);
@@ -1246,6 +1505,7 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
     print_unmodelled(set, aside->set, NULL);
     print_aside(aside, NULL);
     print_call_constants(set, mp, o->p.keep_outliers, NULL);
+    print_interval(iv, NULL);
     printf("\n  %-48s %12s %12s %8s\n", "id", "measured_s", "predicted_s", "APE%");
     for (size_t i = 0; i < set->n; i++)
         printf("  %-48s %12.5g %12.5g %8.2f\n", set->rows[i].id, meas[i], pred[i],
@@ -1272,12 +1532,13 @@ static int calibrated_hw(const sim_calib *cal, const char *path, const char *hw_
     return rc;
 }
 
-/* The options validate refuses: --out, --self-check, --calibration with --holdout, an unknown
- * field. */
+/* The options validate (and check) refuse: --out, --self-check, --calibration with --holdout,
+ * an unknown field, --interval without a calibration... */
 static int validate_usage_check(const meas_opts *o)
 {
     if (o->out || o->self_check) {
-        cli_error("validate: %s belongs to calibrate", o->out ? "--out" : "--self-check");
+        cli_error("%s: %s belongs to calibrate", o->check ? "check" : "validate",
+                  o->out ? "--out" : "--self-check");
         return CLI_USAGE;
     }
     if (o->fit && !o->holdout) {
@@ -1287,6 +1548,28 @@ static int validate_usage_check(const meas_opts *o)
     }
     if (o->calibration && o->holdout) {
         cli_error("validate: --holdout fits its own alpha and beta; drop --calibration");
+        return CLI_USAGE;
+    }
+    const char *cmd = o->check ? "check" : "validate";
+    if (o->interval && o->interval % 10 != 0) {
+        cli_error("%s: --interval %lld: expected 10, 20, ..., 100 (the band's quantiles are 5%% "
+                  "apart)",
+                  cmd, (long long)o->interval);
+        return CLI_USAGE;
+    }
+    if ((o->interval || o->check) && !o->calibration) {
+        cli_error("%s: %s compares with a calibration's band; give --calibration FILE", cmd,
+                  o->check ? "check" : "--interval");
+        return CLI_USAGE;
+    }
+    if (!o->check && o->min_coverage >= 0.0) {
+        cli_error("validate: --min-coverage-pct belongs to check");
+        return CLI_USAGE;
+    }
+    if (o->check && (o->holdout || o->fit || o->keep_assumed)) {
+        cli_error("check: %s belongs to validate", o->holdout ? "--holdout"
+                                                   : o->fit   ? "--fit"
+                                                              : "--keep-assumed");
         return CLI_USAGE;
     }
     char buf[64];
@@ -1299,10 +1582,14 @@ static int validate_usage_check(const meas_opts *o)
     return CLI_OK;
 }
 
-int cmd_validate(int argc, char **argv)
+/* validate, or with check the drift alarm over the same predictions. */
+static int run_validate(int argc, char **argv, int check)
 {
     meas_opts o;
-    int done, rc = parse_opts(argc, argv, &o, &validate_usage, &done);
+    int done, rc = parse_opts(argc, argv, &o, check ? &check_usage : &validate_usage, &done);
+    o.check = check;
+    if (check && !o.interval)
+        o.interval = 80;
     if (rc == CLI_OK && !done)
         rc = validate_usage_check(&o);
     if (rc != CLI_OK || done)
@@ -1416,8 +1703,26 @@ int cmd_validate(int argc, char **argv)
         free(ameas);
         free(ascratch);
     }
-    if (rc == CLI_OK)
-        rc = print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta, &ar);
+    /* The band's interval: which rows fall in it, per family. */
+    sim_band_cover cover[SIM_BAND_FAMILIES];
+    int64_t no_band = 0;
+    if (rc == CLI_OK && o.interval) {
+        struct sim_err err;
+        if (!cal.band.held_out_by[0]) {
+            cli_error("%s: %s has no band (made before calibrate recorded one, or its rows "
+                      "could not be held out: see calibrate's output); recalibrate",
+                      o.check ? "check" : "validate --interval", o.calibration);
+            rc = CLI_BAD_INPUT;
+        } else if (sim_meas_band_cover(&set, pred, &cal.band, (int)o.interval, cover, &no_band,
+                                       &err) != SIM_OK) {
+            rc = meas_fail(SIM_ENOMEM, &err);
+        }
+    }
+    if (rc == CLI_OK && o.check)
+        rc = print_check(&o, &cal.band, cover, no_band);
+    else if (rc == CLI_OK)
+        rc = print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta, &ar,
+                              o.interval ? cover : NULL, &cal.band, no_band);
     sim_meas_pred_free(&amp);
     free(apred);
     sim_meas_set_free(&aside);
@@ -1430,3 +1735,7 @@ int cmd_validate(int argc, char **argv)
     sim_meas_set_free(&set);
     return rc;
 }
+
+int cmd_validate(int argc, char **argv) { return run_validate(argc, argv, 0); }
+
+int cmd_check(int argc, char **argv) { return run_validate(argc, argv, 1); }

@@ -22,6 +22,7 @@ static const struct {
     {"serve", cmd_serve, "simulate online serving: TTFT, TPOT, ITL, E2E, throughput under load"},
     {"calibrate", cmd_calibrate, "fit alpha and beta_s to measurements (GSL least squares)"},
     {"validate", cmd_validate, "predict measurements and report MAPE, median/max APE, R^2"},
+    {"check", cmd_check, "drift alarm: new measurements against a calibration's band"},
     {"validate-kernels", cmd_validate_kernels, "kernel rooflines vs measured kernel tables"},
     {"import-bench", cmd_import_bench,
      "vllm bench serve / latency result files as measurement rows"},

@@ -104,6 +104,79 @@ static sim_status parse_domain(const sim_jctx *ctx, const cJSON *root, sim_calib
     return st;
 }
 
+static const char *const band_names[SIM_BAND_FAMILIES] = {
+    "offline_batch", "prefill", "decode", "step", "ttft", "tpot", "e2e"};
+
+const char *sim_band_family_name(int family)
+{
+    return family >= 0 && family < SIM_BAND_FAMILIES ? band_names[family] : "?";
+}
+
+int sim_band_interval(const sim_calib_band *b, int family, int level_pct, double *lo, double *hi)
+{
+    if (!b->held_out_by[0] || family < 0 || family >= SIM_BAND_FAMILIES || b->n_rows[family] < 1 ||
+        level_pct < 10 || level_pct > 100 || level_pct % 10 != 0)
+        return 0;
+    /* Quantile k is at 5 k percent: (100 - level) / 2 percent is k = (100 - level) / 10. */
+    const int k = (100 - level_pct) / 10;
+    *lo = b->ratio_q[family][k];
+    *hi = b->ratio_q[family][SIM_BAND_QUANTILES - 1 - k];
+    return 1;
+}
+
+/* "band": {"held_out_by": FIELD, "families": {NAME: {"n_rows": n, "ratio_quantiles": [21
+ * positive numbers, non-decreasing]}, ...}}. */
+static sim_status parse_band(const sim_jctx *parent, const cJSON *obj, sim_calib_band *b)
+{
+    sim_jctx ctx = *parent;
+    ctx.prefix = "band.";
+    static const char *const keys[] = {"held_out_by", "families"};
+    if (!cJSON_IsObject(obj))
+        return sim_j_fail(parent, "band", "wrong type (expected an object)");
+    sim_status st = sim_j_check_keys(&ctx, obj, keys, N(keys), NULL, 0, 1);
+    if (st == SIM_OK)
+        st = sim_j_str(&ctx, obj, "held_out_by", 1, b->held_out_by, sizeof(b->held_out_by), NULL);
+    if (st == SIM_OK && !b->held_out_by[0])
+        return sim_j_fail(&ctx, "held_out_by", "empty (expected the field of the folds)");
+    const cJSON *fams = cJSON_GetObjectItemCaseSensitive(obj, "families");
+    if (st != SIM_OK)
+        return st;
+    if (!cJSON_IsObject(fams))
+        return sim_j_fail(&ctx, "families", "wrong type (expected an object)");
+    st = sim_j_check_keys(&ctx, fams, band_names, N(band_names), NULL, 0, 1);
+    for (int f = 0; st == SIM_OK && f < SIM_BAND_FAMILIES; f++) {
+        const cJSON *fo = cJSON_GetObjectItemCaseSensitive(fams, band_names[f]);
+        if (!fo)
+            continue;
+        sim_jctx fc = ctx;
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "band.families.%s.", band_names[f]);
+        fc.prefix = prefix;
+        static const char *const fkeys[] = {"n_rows", "ratio_quantiles"};
+        if (!cJSON_IsObject(fo))
+            return sim_j_fail(&ctx, band_names[f], "wrong type (expected an object)");
+        st = sim_j_check_keys(&fc, fo, fkeys, N(fkeys), NULL, 0, 1);
+        if (st == SIM_OK)
+            st = sim_j_int(&fc, fo, "n_rows", 1, 1, 1000000000, &b->n_rows[f], NULL);
+        const cJSON *q = cJSON_GetObjectItemCaseSensitive(fo, "ratio_quantiles");
+        if (st == SIM_OK && (!cJSON_IsArray(q) || cJSON_GetArraySize(q) != SIM_BAND_QUANTILES))
+            return sim_j_fail(&fc, "ratio_quantiles",
+                              "expected %d ratios (measured / predicted at 0, 5, ..., 100 %%)",
+                              SIM_BAND_QUANTILES);
+        int k = 0;
+        for (const cJSON *v = q ? q->child : NULL; st == SIM_OK && v; v = v->next, k++) {
+            const double r = cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
+            if (!(r > 0.0 && r < 1e6) || (k > 0 && r < b->ratio_q[f][k - 1]))
+                return sim_j_fail(&fc, "ratio_quantiles",
+                                  "element %d: expected a positive ratio below 1e6, not below "
+                                  "the one before",
+                                  k);
+            b->ratio_q[f][k] = r;
+        }
+    }
+    return st;
+}
+
 static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
 {
     sim_calib *c = out;
@@ -111,7 +184,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
         "schema",        "hardware",       "alpha",         "beta_s",        "alpha_stderr",
         "beta_stderr_s", "bounds",         "n_rows",        "fit",           "trained_on",
         "engine",        "engine_version", "roofline_mode", "weighting",     "command",
-        "covariance",    "figures",        "figure_fit",    "figure_domain", "alpha_beta_only"};
+        "covariance",    "figures",        "figure_fit",    "figure_domain", "alpha_beta_only",
+        "band"};
     static const char *const ignored[] = {"_comment"};
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
@@ -146,6 +220,9 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
         st = parse_figures(ctx, figs, c);
     if (st == SIM_OK)
         st = parse_domain(ctx, root, c);
+    const cJSON *band = cJSON_GetObjectItemCaseSensitive(root, "band");
+    if (st == SIM_OK && band)
+        st = parse_band(ctx, band, &c->band);
     static const char *const objs[] = {"bounds", "fit", "trained_on", "figure_fit"};
     for (size_t i = 0; st == SIM_OK && i < N(objs); i++) {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, objs[i]);
@@ -330,6 +407,26 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
     sim_jw_str(&w, "weighting", c->weighting);
     sim_jw_str(&w, "command", c->command);
     ok &= write_figures(&w, c);
+    if (c->band && c->band->held_out_by[0]) {
+        sim_jw_object_begin(&w, "band");
+        sim_jw_str(&w, "held_out_by", c->band->held_out_by);
+        sim_jw_object_begin(&w, "families");
+        for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+            if (c->band->n_rows[f] < 1)
+                continue;
+            sim_jw_object_begin(&w, band_names[f]);
+            sim_jw_int(&w, "n_rows", c->band->n_rows[f]);
+            sim_jw_array_begin(&w, "ratio_quantiles");
+            for (int k = 0; k < SIM_BAND_QUANTILES; k++) {
+                ok &= isfinite(c->band->ratio_q[f][k]);
+                sim_jw_num(&w, NULL, c->band->ratio_q[f][k]);
+            }
+            sim_jw_array_end(&w);
+            sim_jw_object_end(&w);
+        }
+        sim_jw_object_end(&w);
+        sim_jw_object_end(&w);
+    }
     sim_jw_object_end(&w);
     if (!ok) {
         sim_jw_free(&w);

@@ -19,6 +19,41 @@
 
 #define SIM_CALIB_SCHEMA "llmstep-calibration/1"
 
+/*
+ * The band of a calibration (docs/calibration.md, "Prediction intervals"): for each metric
+ * family, the quantiles of measured / predicted over the training rows, each predicted by a
+ * fit that did not see it (leave-one-group-out by held_out_by). Quantile k is at 5 k percent
+ * (k = 0..20: minimum, 5%, ..., 95%, maximum), linear between the sorted ratios (NumPy's
+ * default). n_rows 0: no band for the family.
+ */
+enum {
+    SIM_BAND_OFFLINE, /* offline_batch rows */
+    SIM_BAND_PREFILL,
+    SIM_BAND_DECODE,
+    SIM_BAND_STEP,
+    SIM_BAND_TTFT, /* serving rows by metric */
+    SIM_BAND_TPOT,
+    SIM_BAND_E2E,
+    SIM_BAND_FAMILIES
+};
+#define SIM_BAND_QUANTILES 21
+typedef struct sim_calib_band {
+    char held_out_by[32]; /* the field of the folds; "" when the file has no band */
+    int64_t n_rows[SIM_BAND_FAMILIES];
+    double ratio_q[SIM_BAND_FAMILIES][SIM_BAND_QUANTILES];
+} sim_calib_band;
+
+/* "offline_batch", "prefill", "decode", "step", "ttft", "tpot", "e2e"; "?" otherwise. */
+const char *sim_band_family_name(int family);
+
+/*
+ * The central level_pct interval of a family's band as ratios to the prediction: lo at
+ * (100 - level) / 2 percent, hi at (100 + level) / 2 percent. level_pct: 10 to 100 in steps of
+ * 10. Returns 0 (and leaves lo, hi) when the family has no band or the level is not one of
+ * those.
+ */
+int sim_band_interval(const sim_calib_band *b, int family, int level_pct, double *lo, double *hi);
+
 typedef struct sim_calib {
     char hardware[128];
     char engine[64]; /* engine profile whose host time the fit took as known; "" or "none" */
@@ -37,6 +72,7 @@ typedef struct sim_calib {
      * (sim_calib_for_model). */
     unsigned fig_domain;
     double ab_alpha, ab_beta_s;
+    sim_calib_band band; /* "band", when the file has one (held_out_by "" otherwise) */
 } sim_calib;
 
 sim_status sim_calib_load(const char *path, sim_calib *c /* OUT */, struct sim_err *err /* OUT */);
@@ -109,6 +145,8 @@ typedef struct sim_calib_out {
      * ("figure_domain", "alpha_beta_only"). */
     unsigned fig_domain;
     double ab_alpha, ab_beta_s;
+    /* The band, written as "band" when not NULL and held_out_by is not "". */
+    const sim_calib_band *band;
 } sim_calib_out;
 
 /*

@@ -1163,6 +1163,10 @@ static llmstep_status calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
     sim_fit_result res;
     if (ls == LLMSTEP_OK)
         ls = meas_status(sim_meas_fit(&o, &mp, NULL, "calibrate", &res, &e), &e, err);
+    sim_calib_band band;
+    char why[256];
+    if (ls == LLMSTEP_OK && path)
+        ls = meas_status(sim_meas_band_compute(&o, &mp, &band, why, sizeof(why), &e), &e, err);
     if (ls == LLMSTEP_OK && path) {
         const sim_meas_origin from = {spec->files,
                                       spec->n_files,
@@ -1175,7 +1179,8 @@ static llmstep_status calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
                                           ? spec->scheduler_rule
                                           : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS)};
         ls = meas_status(
-            sim_meas_calib_write(path, &o, &from, set.rows[0].hardware, engine, &res, &e), &e, err);
+            sim_meas_calib_write(path, &o, &from, set.rows[0].hardware, engine, &res, &band, &e),
+            &e, err);
     }
     if (ls == LLMSTEP_OK) {
         memset(out, 0, sizeof(*out));

@@ -134,7 +134,8 @@ sim_status sim_meas_predict_on(const sim_meas_opts *o, sim_meas_pred *mp, const 
 sim_status sim_meas_calib_write_figs(const char *path, const sim_meas_opts *o,
                                      const sim_meas_origin *from, const char *hardware,
                                      const char *engine, const sim_fit_result *res,
-                                     const sim_meas_figfit *ff, struct sim_err *err);
+                                     const sim_meas_figfit *ff, const sim_calib_band *band,
+                                     struct sim_err *err);
 
 /* "on its bound", "relative stderr above 25%", ... */
 const char *sim_meas_fig_held_name(sim_fig_held h);

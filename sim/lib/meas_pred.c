@@ -600,17 +600,20 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
 
 sim_status sim_meas_calib_write(const char *path, const sim_meas_opts *o,
                                 const sim_meas_origin *from, const char *hardware,
-                                const char *engine, const sim_fit_result *res, struct sim_err *err)
+                                const char *engine, const sim_fit_result *res,
+                                const sim_calib_band *band, struct sim_err *err)
 {
-    return sim_meas_calib_write_figs(path, o, from, hardware, engine, res, NULL, err);
+    return sim_meas_calib_write_figs(path, o, from, hardware, engine, res, NULL, band, err);
 }
 
 sim_status sim_meas_calib_write_figs(const char *path, const sim_meas_opts *o,
                                      const sim_meas_origin *from, const char *hardware,
                                      const char *engine, const sim_fit_result *res,
-                                     const sim_meas_figfit *ff, struct sim_err *err)
+                                     const sim_meas_figfit *ff, const sim_calib_band *band,
+                                     struct sim_err *err)
 {
     sim_calib_out c = {
+        .band = band,
         .hardware = hardware,
         .alpha = res->alpha,
         .beta_s = res->beta_s,

@@ -16,6 +16,7 @@
 
 #include "cache.h"
 #include "calib_fit.h"
+#include "calib_json.h"
 #include "deploy.h"
 #include "meas_json.h"
 #include "sched_v0.h"
@@ -195,11 +196,13 @@ typedef struct sim_meas_origin {
 /*
  * Writes the calibration file of a fit atomically (MEASUREMENTS.md, "Calibration file"):
  * the fit, its bounds and options from o, the hardware and the engine whose host time it
- * took as known ("none" with o->no_host), and where the rows came from.
+ * took as known ("none" with o->no_host), where the rows came from, and the band (NULL or
+ * empty: none; sim_meas_band_compute).
  */
 sim_status sim_meas_calib_write(const char *path, const sim_meas_opts *o,
                                 const sim_meas_origin *from, const char *hardware,
-                                const char *engine, const sim_fit_result *res, struct sim_err *err);
+                                const char *engine, const sim_fit_result *res,
+                                const sim_calib_band *band, struct sim_err *err);
 
 /* A row's value of a field that holdout and group tables may use (model, hardware, kind,
  * dtype, engine, tp, batch, prompt_tokens, output_tokens, context_tokens, metric,
@@ -242,5 +245,41 @@ size_t sim_meas_fewest_left(const sim_meas_set *set, const unsigned char *mask, 
 
 int64_t sim_meas_count_values(const sim_meas_set *set, const unsigned char *mask,
                               const char *field);
+
+/* The band family of a row (SIM_BAND_*: its kind, and for serving rows its metric's). */
+int sim_meas_row_band_family(const sim_meas_row *r);
+
+/* Most groups a band's folds may have. */
+#define SIM_BAND_MAX_FOLDS 64
+
+/*
+ * The band a calibration records (sim_calib_band; docs/calibration.md, "Prediction
+ * intervals"): the rows that fits take (sim_meas_row_fitted) are each predicted by an
+ * alpha/beta fit on the others, leaving out one group at a time of the first field among
+ * model, tp, batch, concurrency, prompt_tokens, output_tokens and context_tokens that splits
+ * them into 2 to SIM_BAND_MAX_FOLDS groups each leaving 2 rows; the ratios measured /
+ * predicted give each family's quantiles. When no field does, or a held-out fit fails, the
+ * band is empty (held_out_by "") and why (why_cap bytes) says so; SIM_ENOMEM is the only
+ * failure.
+ */
+sim_status sim_meas_band_compute(const sim_meas_opts *o, sim_meas_pred *mp,
+                                 sim_calib_band *band /* OUT */, char *why /* OUT */,
+                                 size_t why_cap, struct sim_err *err /* OUT */);
+
+/* How many rows of one family fall in the band's interval at some level. */
+typedef struct sim_band_cover {
+    int64_t n;                    /* rows of the family (0: none, or no band for it) */
+    int64_t inside, below, above; /* measured / predicted inside, below, above the interval */
+    double ratio_lo, ratio_hi;    /* the interval, as ratios to the prediction */
+    double ratio_median;          /* median measured / predicted of the rows */
+} sim_band_cover;
+
+/*
+ * The rows of set, predicted as pred[] (seconds, > 0), against band b's level_pct interval,
+ * per family (sim_band_interval); *no_band counts rows whose family has no band.
+ */
+sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, const sim_calib_band *b,
+                               int level_pct, sim_band_cover out[SIM_BAND_FAMILIES] /* OUT */,
+                               int64_t *no_band /* OUT */, struct sim_err *err /* OUT */);
 
 #endif

@@ -1,0 +1,160 @@
+/* meas_band.c - the band a calibration records (see meas_pred.h, sim_meas_band_compute, and
+ * docs/calibration.md, "Prediction intervals"). */
+#include "meas_pred.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "serve_stats.h"
+
+int sim_meas_row_band_family(const sim_meas_row *r)
+{
+    switch (r->kind) {
+    case SIM_MEAS_OFFLINE_BATCH:
+        return SIM_BAND_OFFLINE;
+    case SIM_MEAS_PREFILL:
+        return SIM_BAND_PREFILL;
+    case SIM_MEAS_DECODE:
+        return SIM_BAND_DECODE;
+    case SIM_MEAS_STEP:
+        return SIM_BAND_STEP;
+    case SIM_MEAS_SERVING: {
+        const char *m = sim_serve_metric_name(r->metric);
+        if (strncmp(m, "ttft", 4) == 0)
+            return SIM_BAND_TTFT;
+        if (strncmp(m, "tpot", 4) == 0)
+            return SIM_BAND_TPOT;
+        return SIM_BAND_E2E;
+    }
+    default:
+        return -1;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The fields a band's folds may hold out, in the order they are tried: a new model first
+ * (what a calibration is most often asked to carry), then a new layout, then new loads. */
+static const char *const band_fields[] = {
+    "model", "tp", "batch", "concurrency", "prompt_tokens", "output_tokens", "context_tokens"};
+
+sim_status sim_meas_band_compute(const sim_meas_opts *o, sim_meas_pred *mp, sim_calib_band *band,
+                                 char *why, size_t why_cap, struct sim_err *err)
+{
+    memset(band, 0, sizeof(*band));
+    const sim_meas_set *set = mp->set;
+    const size_t n = set->n;
+    unsigned char *mask = malloc(n ? n : 1);
+    double *pred = malloc((n ? n : 1) * sizeof(double));
+    double *ratio = malloc((n ? n : 1) * sizeof(double));
+    sim_meas_fold *folds = malloc(SIM_BAND_MAX_FOLDS * sizeof(*folds));
+    if (!mask || !pred || !ratio || !folds) {
+        free(mask);
+        free(pred);
+        free(ratio);
+        free(folds);
+        sim_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        mask[i] = (unsigned char)sim_meas_row_fitted(mp, NULL, i);
+    const char *field = NULL;
+    char v[64];
+    for (size_t k = 0; !field && k < sizeof(band_fields) / sizeof(band_fields[0]); k++) {
+        const int64_t values = sim_meas_count_values(set, mask, band_fields[k]);
+        if (values >= 2 && values <= SIM_BAND_MAX_FOLDS &&
+            sim_meas_fewest_left(set, mask, band_fields[k], v, sizeof(v)) >= 2)
+            field = band_fields[k];
+    }
+    sim_status st = SIM_OK;
+    if (!field) {
+        snprintf(why, why_cap,
+                 "no field splits the fitted rows into 2 to %d groups that each leave 2 rows to "
+                 "fit on (model, tp, batch, concurrency, lengths)",
+                 SIM_BAND_MAX_FOLDS);
+    } else {
+        int n_folds = 0;
+        struct sim_err e;
+        sim_meas_opts oo = *o;
+        oo.figs = NULL; /* the band is of the alpha/beta fit the calibration applies */
+        st = sim_meas_holdout(&oo, mp, field, pred, folds, SIM_BAND_MAX_FOLDS, &n_folds, &e);
+        if (st == SIM_ENOMEM) {
+            sim_errf(err, "%s", e.msg);
+        } else if (st != SIM_OK) {
+            snprintf(why, why_cap, "a held-out fit by %s failed: %.160s", field, e.msg);
+            st = SIM_OK;
+        } else {
+            snprintf(band->held_out_by, sizeof(band->held_out_by), "%s", field);
+            for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+                size_t m = 0;
+                for (size_t i = 0; i < n; i++)
+                    if (mask[i] && sim_meas_row_band_family(&set->rows[i]) == f && pred[i] > 0.0)
+                        ratio[m++] = set->rows[i].measured_s / pred[i];
+                band->n_rows[f] = (int64_t)m;
+                if (m == 0)
+                    continue;
+                qsort(ratio, m, sizeof(double), cmp_double);
+                /* Linear between order statistics: position q (m - 1) (NumPy's default). */
+                for (int k = 0; k < SIM_BAND_QUANTILES; k++) {
+                    const double pos = (double)k / (SIM_BAND_QUANTILES - 1) * (double)(m - 1);
+                    const size_t lo = (size_t)pos;
+                    const double w = pos - (double)lo;
+                    band->ratio_q[f][k] =
+                        lo + 1 < m ? ratio[lo] + w * (ratio[lo + 1] - ratio[lo]) : ratio[lo];
+                }
+            }
+            why[0] = '\0';
+        }
+    }
+    free(mask);
+    free(pred);
+    free(ratio);
+    free(folds);
+    return st;
+}
+
+sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, const sim_calib_band *b,
+                               int level_pct, sim_band_cover out[SIM_BAND_FAMILIES],
+                               int64_t *no_band, struct sim_err *err)
+{
+    memset(out, 0, SIM_BAND_FAMILIES * sizeof(*out));
+    *no_band = 0;
+    double *ratio = malloc((set->n ? set->n : 1) * sizeof(double));
+    if (!ratio) {
+        sim_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+        double lo, hi;
+        const int has = sim_band_interval(b, f, level_pct, &lo, &hi);
+        size_t m = 0;
+        for (size_t i = 0; i < set->n; i++) {
+            if (sim_meas_row_band_family(&set->rows[i]) != f)
+                continue;
+            if (!has) {
+                (*no_band)++;
+                continue;
+            }
+            const double r = set->rows[i].measured_s / pred[i];
+            ratio[m++] = r;
+            out[f].below += r < lo;
+            out[f].above += r > hi;
+        }
+        if (!has || m == 0)
+            continue;
+        out[f].n = (int64_t)m;
+        out[f].inside = out[f].n - out[f].below - out[f].above;
+        out[f].ratio_lo = lo;
+        out[f].ratio_hi = hi;
+        qsort(ratio, m, sizeof(double), cmp_double);
+        out[f].ratio_median = m % 2 ? ratio[m / 2] : 0.5 * (ratio[m / 2 - 1] + ratio[m / 2]);
+    }
+    free(ratio);
+    return SIM_OK;
+}
