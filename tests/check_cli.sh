@@ -86,4 +86,8 @@ echo "}" >>"$tmp/nob.json"
 "$bin" check --measurements "$m" $sel --calibration "$tmp/nob.json" >/dev/null 2>"$tmp/err"
 expect "check with a band-less calibration exit" "$?" 1
 grep -q "has no band" "$tmp/err" && ok || bad "no band message: $(cat "$tmp/err")"
+# calibrate --no-band writes none (and check then refuses the file).
+"$bin" calibrate --measurements "$m" $sel --no-band --out "$tmp/nb.json" >/dev/null 2>&1
+expect "calibrate --no-band exit" "$?" 0
+grep -q '"band":' "$tmp/nb.json" && bad "--no-band wrote a band" || ok
 summary check_cli

@@ -34,6 +34,7 @@ typedef struct meas_opts {
     int64_t interval;       /* --interval L: the calibration's band at L% (0: none) */
     double min_coverage;    /* check --min-coverage-pct (< 0: the default rule) */
     int check;              /* the command is check, not validate */
+    int no_band;            /* calibrate --no-band */
     /* engine, engine_given (--engine overrides the engine that rows name by engine_version),
      * mode, gemm, no_host and the fit options */
     sim_meas_opts p;
@@ -87,6 +88,9 @@ static const meas_line calibrate_lines[] = {
      "                          series whose fitted intercept exceeds 10% of their shortest run;\n"
      "                          by default they are reported and not fitted; "
      "docs/calibration.md)\n"},
+    {"no-band",
+     "  --no-band               do not record the band (each row held out of a fit: one fit\n"
+     "                          per group, which with serving rows takes seconds each)\n"},
     {"roofline", "  --roofline op|step      roofline mode (default op)\n"},
     {"gemm", "  --gemm flat|tile-wave   GEMM compute ceiling model (default flat)\n"},
     {"format", "  --format table|json     report format on stdout (default table)\n"},
@@ -299,6 +303,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
         CLI_STR("scheduler-rule", &o->sched_rule),
         CLI_FLAG("keep-assumed", &o->keep_assumed),
         CLI_FLAG("keep-outliers", &o->p.keep_outliers),
+        CLI_FLAG("no-band", &o->no_band),
         CLI_I64("interval", &o->interval, 10, 100),
         CLI_DBL("min-coverage-pct", &o->min_coverage, 0.0, 100.0),
     };
@@ -987,8 +992,9 @@ int cmd_calibrate(int argc, char **argv)
         rc = calibrate_figures(&o, &set, &mp, &res, &ff, hold, &n_hold);
     /* The band: each fitted row predicted by a fit that did not see it. */
     sim_calib_band band;
-    char why[256] = "";
-    if (rc == CLI_OK) {
+    char why[256] = "--no-band";
+    memset(&band, 0, sizeof(band));
+    if (rc == CLI_OK && !o.no_band) {
         struct sim_err err;
         if (sim_meas_band_compute(&o.p, &mp, &band, why, sizeof(why), &err) != SIM_OK)
             rc = meas_fail(SIM_ENOMEM, &err);
@@ -1560,6 +1566,10 @@ static int validate_usage_check(const meas_opts *o)
     if ((o->interval || o->check) && !o->calibration) {
         cli_error("%s: %s compares with a calibration's band; give --calibration FILE", cmd,
                   o->check ? "check" : "--interval");
+        return CLI_USAGE;
+    }
+    if (o->no_band) {
+        cli_error("%s: --no-band belongs to calibrate", cmd);
         return CLI_USAGE;
     }
     if (!o->check && o->min_coverage >= 0.0) {
