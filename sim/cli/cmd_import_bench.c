@@ -108,6 +108,24 @@ static int append_row(ib_text *t, sim_jw *w)
     return CLI_OK;
 }
 
+/* Starts a row in w (a fresh buffer writer): the fields every imported row has, up to and
+ * including its kind. */
+static void row_begin(sim_jw *w, const ib_opts *o, const char *id, const char *source,
+                      const char *kind)
+{
+    sim_jw_init_buffer(w, SIM_JW_COMPACT);
+    sim_jw_object_begin(w, NULL);
+    sim_jw_str(w, "id", id);
+    sim_jw_str(w, "source", source);
+    sim_jw_str(w, "hardware", o->hardware);
+    sim_jw_str(w, "model", o->model);
+    sim_jw_int(w, "tp", o->tp);
+    sim_jw_str(w, "engine", "vllm");
+    if (o->engine_version)
+        sim_jw_str(w, "engine_version", o->engine_version);
+    sim_jw_str(w, "kind", kind);
+}
+
 /* The row of a `vllm bench latency --output-json` file, appended to t. */
 static int latency_row(const ib_opts *o, const char *path, ib_text *t)
 {
@@ -126,17 +144,7 @@ static int latency_row(const ib_opts *o, const char *path, ib_text *t)
              "iterations)",
              path, (long long)n_iters);
     sim_jw row, *w = &row;
-    sim_jw_init_buffer(w, SIM_JW_COMPACT);
-    sim_jw_object_begin(w, NULL);
-    sim_jw_str(w, "id", id);
-    sim_jw_str(w, "source", source);
-    sim_jw_str(w, "hardware", o->hardware);
-    sim_jw_str(w, "model", o->model);
-    sim_jw_int(w, "tp", o->tp);
-    sim_jw_str(w, "engine", "vllm");
-    if (o->engine_version)
-        sim_jw_str(w, "engine_version", o->engine_version);
-    sim_jw_str(w, "kind", "offline_batch");
+    row_begin(w, o, id, source, "offline_batch");
     sim_jw_int(w, "batch", o->batch);
     sim_jw_int(w, "prompt_tokens", o->prompt_tokens);
     sim_jw_int(w, "output_tokens", o->output_tokens);
@@ -209,17 +217,7 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
             snprintf(metric, sizeof(metric), "%s_%s", family_name[f], stat_name[s]);
             snprintf(id, sizeof(id), "%s-%s", id0, metric);
             sim_jw row, *w = &row;
-            sim_jw_init_buffer(w, SIM_JW_COMPACT);
-            sim_jw_object_begin(w, NULL);
-            sim_jw_str(w, "id", id);
-            sim_jw_str(w, "source", source);
-            sim_jw_str(w, "hardware", o->hardware);
-            sim_jw_str(w, "model", o->model);
-            sim_jw_int(w, "tp", o->tp);
-            sim_jw_str(w, "engine", "vllm");
-            if (o->engine_version)
-                sim_jw_str(w, "engine_version", o->engine_version);
-            sim_jw_str(w, "kind", "serving");
+            row_begin(w, o, id, source, "serving");
             sim_jw_str(w, "metric", metric);
             sim_jw_object_begin(w, "workload");
             if (r.rate_inf) {
