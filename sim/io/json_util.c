@@ -47,6 +47,21 @@ static sim_status open_regular(const char *path, FILE **out, struct sim_err *err
     return SIM_OK;
 }
 
+sim_status sim_json_check_text(const char *name, const char *text, size_t len, uint64_t total,
+                               struct sim_err *err)
+{
+    if (total > (uint64_t)SIM_JSON_MAX_FILE_BYTES) {
+        sim_errf(err, "%s: too large (at most %lld bytes)", name,
+                 (long long)SIM_JSON_MAX_FILE_BYTES);
+        return SIM_EIO;
+    }
+    if (memchr(text, '\0', len)) {
+        sim_errf(err, "%s: contains a NUL byte (not a text file)", name);
+        return SIM_EPARSE;
+    }
+    return SIM_OK;
+}
+
 sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct sim_err *err)
 {
     *out = NULL;
@@ -76,21 +91,13 @@ sim_status sim_json_read_file(const char *path, char **out, size_t *len, struct 
         n += got;
         if (got == 0)
             break;
-        if (n > SIM_JSON_MAX_FILE_BYTES) { /* the file grew while being read */
-            sim_errf(err, "%s: too large (at most %lld bytes)", path,
-                     (long long)SIM_JSON_MAX_FILE_BYTES);
-            st = SIM_EIO;
+        /* Too large only when the file grew while being read (open_regular checked it). */
+        if ((st = sim_json_check_text(path, buf + n - got, got, n, err)) != SIM_OK)
             goto cleanup;
-        }
     }
     if (ferror(f)) {
         sim_errf(err, "%s: read error", path);
         st = SIM_EIO;
-        goto cleanup;
-    }
-    if (memchr(buf, '\0', n)) {
-        sim_errf(err, "%s: contains a NUL byte (not a text file)", path);
-        st = SIM_EPARSE;
         goto cleanup;
     }
     buf[n] = '\0';
@@ -502,6 +509,23 @@ static int is_blank(const char *s)
     return 1;
 }
 
+/* One line of JSON Lines, line[0..n) NUL-terminated, number lineno (1-based): a comment or a
+ * blank line is skipped, any other is parsed alone (line_base makes its messages carry the
+ * file's line numbers) and handed to line_fn. */
+static sim_status jsonl_line(const char *path, const char *line, size_t n, int lineno,
+                             sim_jsonl_line_fn line_fn, void *user, struct sim_err *err)
+{
+    if (line[0] == '#' || is_blank(line))
+        return SIM_OK;
+    sim_jctx ctx = {path, line, NULL, "", lineno - 1, err};
+    cJSON *root = sim_json_parse(&ctx, n);
+    if (!root)
+        return SIM_EPARSE;
+    const sim_status st = line_fn(&ctx, root, lineno, user);
+    cJSON_Delete(root);
+    return st;
+}
+
 sim_status sim_jsonl_each_text(const char *path, char *buf, size_t len, sim_jsonl_line_fn line_fn,
                                void *user, struct sim_err *err)
 {
@@ -514,18 +538,8 @@ sim_status sim_jsonl_each_text(const char *path, char *buf, size_t len, sim_json
         char *nl = strchr(p, '\n');
         char *end = nl ? nl : buf + len;
         *end = '\0';
-        size_t line_len = (size_t)(end - p);
         char *next = end + 1;
-        if (p[0] != '#' && !is_blank(p)) {
-            sim_jctx ctx = {path, p, NULL, "", line - 1, err};
-            cJSON *root = sim_json_parse(&ctx, line_len);
-            if (!root) {
-                st = SIM_EPARSE;
-                break;
-            }
-            st = line_fn(&ctx, root, line, user);
-            cJSON_Delete(root);
-        }
+        st = jsonl_line(path, p, (size_t)(end - p), line, line_fn, user, err);
         if (!nl)
             break;
         p = next;
@@ -542,15 +556,9 @@ static sim_status scan_text(const char *path, FILE *f, struct sim_err *err)
     size_t got;
     while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
         total += got;
-        if (total > (uint64_t)SIM_JSON_MAX_FILE_BYTES) { /* the file grew while being read */
-            sim_errf(err, "%s: too large (at most %lld bytes)", path,
-                     (long long)SIM_JSON_MAX_FILE_BYTES);
-            return SIM_EIO;
-        }
-        if (memchr(chunk, '\0', got)) {
-            sim_errf(err, "%s: contains a NUL byte (not a text file)", path);
-            return SIM_EPARSE;
-        }
+        const sim_status st = sim_json_check_text(path, chunk, got, total, err);
+        if (st != SIM_OK)
+            return st;
     }
     if (ferror(f)) {
         sim_errf(err, "%s: read error", path);
@@ -598,16 +606,7 @@ sim_status sim_jsonl_each(const char *path, sim_jsonl_line_fn line_fn, void *use
         lineno++;
         if (n > 0 && line[n - 1] == '\n')
             line[--n] = '\0';
-        if (line[0] == '#' || is_blank(line))
-            continue;
-        sim_jctx ctx = {path, line, NULL, "", lineno - 1, err};
-        cJSON *root = sim_json_parse(&ctx, n);
-        if (!root) {
-            st = SIM_EPARSE;
-            break;
-        }
-        st = line_fn(&ctx, root, lineno, user);
-        cJSON_Delete(root);
+        st = jsonl_line(path, line, n, lineno, line_fn, user, err);
     }
     free(line);
     fclose(f);

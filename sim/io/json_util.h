@@ -36,6 +36,14 @@ typedef struct sim_jctx {
 #define SIM_JSON_MAX_KEYS       4096
 
 /*
+ * The checks every JSON or JSON Lines text passes: at most SIM_JSON_MAX_FILE_BYTES in all
+ * (total, the bytes so far), and no NUL byte in text[0..len). Messages name name: "too large"
+ * (SIM_EIO), "contains a NUL byte (not a text file)" (SIM_EPARSE).
+ */
+sim_status sim_json_check_text(const char *name, const char *text, size_t len, uint64_t total,
+                               struct sim_err *err /* OUT */);
+
+/*
  * Reads a whole file into a NUL-terminated heap buffer. The caller frees *out
  * with free(). Fails with SIM_EIO and a message naming the file.
  */

@@ -1114,15 +1114,9 @@ sim_status sim_meas_load(const char *path, sim_meas_set *set, struct sim_err *er
 sim_status sim_meas_load_text(const char *name, const char *text, size_t len, sim_meas_set *set,
                               struct sim_err *err)
 {
-    if (len > SIM_JSON_MAX_FILE_BYTES) {
-        sim_errf(err, "%s: too large (at most %lld bytes)", name,
-                 (long long)SIM_JSON_MAX_FILE_BYTES);
-        return SIM_EIO;
-    }
-    if (memchr(text, '\0', len)) {
-        sim_errf(err, "%s: contains a NUL byte (not a text file)", name);
-        return SIM_EPARSE;
-    }
+    const sim_status st = sim_json_check_text(name, text, len, (uint64_t)len, err);
+    if (st != SIM_OK)
+        return st;
     char *buf = malloc(len + 1);
     if (!buf) {
         sim_enomem(err, name);
