@@ -1323,13 +1323,22 @@ static double min_coverage_pct(const meas_opts *o, int64_t n)
 static int print_check(const meas_opts *o, const sim_calib_band *b, const sim_band_cover *cover,
                        int64_t no_band)
 {
+    /* Each family's coverage and floor, once: the verdict, the table and the message read
+     * them. */
+    double cov[SIM_BAND_FAMILIES], min[SIM_BAND_FAMILIES];
+    int d[SIM_BAND_FAMILIES];
     int n_fam = 0, drift = 0;
-    for (int f = 0; f < SIM_BAND_FAMILIES; f++)
-        if (cover[f].n > 0) {
-            n_fam++;
-            drift |= 100.0 * (double)cover[f].inside / (double)cover[f].n <
-                     min_coverage_pct(o, cover[f].n);
-        }
+    for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
+        const sim_band_cover *c = &cover[f];
+        d[f] = 0;
+        if (c->n == 0)
+            continue;
+        cov[f] = 100.0 * (double)c->inside / (double)c->n;
+        min[f] = min_coverage_pct(o, c->n);
+        d[f] = cov[f] < min[f];
+        drift |= d[f];
+        n_fam++;
+    }
     if (n_fam == 0) {
         cli_error("check: %s's band covers none of the rows' metric families (it has rows of "
                   "other kinds or metrics)",
@@ -1357,26 +1366,23 @@ static int print_check(const meas_opts *o, const sim_calib_band *b, const sim_ba
         const sim_band_cover *c = &cover[f];
         if (c->n == 0)
             continue;
-        const double cov = 100.0 * (double)c->inside / (double)c->n;
-        const double min = min_coverage_pct(o, c->n);
-        const int d = cov < min;
         if (json) {
             sim_jw_object_begin(&w, NULL);
             sim_jw_str(&w, "family", sim_band_family_name(f));
             sim_jw_int(&w, "n_rows", c->n);
-            sim_jw_num(&w, "coverage_pct", cov);
-            sim_jw_num(&w, "min_coverage_pct", min);
+            sim_jw_num(&w, "coverage_pct", cov[f]);
+            sim_jw_num(&w, "min_coverage_pct", min[f]);
             sim_jw_num(&w, "ratio_lo", c->ratio_lo);
             sim_jw_num(&w, "ratio_hi", c->ratio_hi);
             sim_jw_num(&w, "ratio_median", c->ratio_median);
             sim_jw_int(&w, "below", c->below);
             sim_jw_int(&w, "above", c->above);
-            sim_jw_bool(&w, "drift", d);
+            sim_jw_bool(&w, "drift", d[f]);
             sim_jw_object_end(&w);
         } else {
             printf("  %-14s %6lld %10.2f %9.2f %8.4f - %6.4f %8.4f  %s\n", sim_band_family_name(f),
-                   (long long)c->n, cov, min, c->ratio_lo, c->ratio_hi, c->ratio_median,
-                   !d                    ? "ok"
+                   (long long)c->n, cov[f], min[f], c->ratio_lo, c->ratio_hi, c->ratio_median,
+                   !d[f]                 ? "ok"
                    : c->above > c->below ? "DRIFT: slower than predicted"
                                          : "DRIFT: faster than predicted");
         }
@@ -1395,12 +1401,12 @@ static int print_check(const meas_opts *o, const sim_calib_band *b, const sim_ba
         fprintf(stderr, "llmstep check: drift:");
         for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
             const sim_band_cover *c = &cover[f];
-            if (c->n > 0 && 100.0 * (double)c->inside / (double)c->n < min_coverage_pct(o, c->n))
+            if (d[f])
                 fprintf(stderr,
                         " %s (%.1f%% of %lld rows in the interval, median measured / "
                         "predicted %.3f against %.3f-%.3f)",
-                        sim_band_family_name(f), 100.0 * (double)c->inside / (double)c->n,
-                        (long long)c->n, c->ratio_median, c->ratio_lo, c->ratio_hi);
+                        sim_band_family_name(f), cov[f], (long long)c->n, c->ratio_median,
+                        c->ratio_lo, c->ratio_hi);
         }
         fprintf(stderr, "; recalibrate with llmstep calibrate\n");
     }

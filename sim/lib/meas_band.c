@@ -100,14 +100,10 @@ sim_status sim_meas_band_compute(const sim_meas_opts *o, sim_meas_pred *mp, sim_
                 if (m == 0)
                     continue;
                 qsort(ratio, m, sizeof(double), cmp_double);
-                /* Linear between order statistics: position q (m - 1) (NumPy's default). */
-                for (int k = 0; k < SIM_BAND_QUANTILES; k++) {
-                    const double pos = (double)k / (SIM_BAND_QUANTILES - 1) * (double)(m - 1);
-                    const size_t lo = (size_t)pos;
-                    const double w = pos - (double)lo;
-                    band->ratio_q[f][k] =
-                        lo + 1 < m ? ratio[lo] + w * (ratio[lo + 1] - ratio[lo]) : ratio[lo];
-                }
+                /* NumPy's default percentile, as every statistic of the project. */
+                for (int k = 0; k < SIM_BAND_QUANTILES; k++)
+                    band->ratio_q[f][k] = sim_percentile_sorted(
+                        ratio, (int64_t)m, 100.0 * k / (SIM_BAND_QUANTILES - 1));
             }
             why[0] = '\0';
         }
@@ -153,7 +149,7 @@ sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, cons
         out[f].ratio_lo = lo;
         out[f].ratio_hi = hi;
         qsort(ratio, m, sizeof(double), cmp_double);
-        out[f].ratio_median = m % 2 ? ratio[m / 2] : 0.5 * (ratio[m / 2 - 1] + ratio[m / 2]);
+        out[f].ratio_median = sim_percentile_sorted(ratio, (int64_t)m, 50.0);
     }
     free(ratio);
     return SIM_OK;
