@@ -182,36 +182,22 @@ static struct sim_meas_pool *set_pool(sim_meas_set *set)
     return set->pool;
 }
 
-/* Points r's strings and groups at p's copies (from wherever they point now). */
-static sim_status rehome(struct sim_meas_pool *p, sim_meas_row *r, const char *id,
-                         const char *source, const char *hardware, const char *model,
-                         const char *model_arg, const char *engine, const char *engine_version,
-                         const char *trace, const char *file, const char *unmodelled,
-                         const char *assumed, const sim_group *groups)
+/* Points r's strings and groups at p's copies of what they point to now. */
+static sim_status rehome(struct sim_meas_pool *p, sim_meas_row *r)
 {
-    r->id = pool_strdup(p, id);
-    r->source = pool_intern(p, source);
-    r->hardware = pool_intern(p, hardware);
-    r->model = pool_intern(p, model);
-    r->model_arg = pool_intern(p, model_arg);
-    r->engine = pool_intern(p, engine);
-    r->engine_version = pool_intern(p, engine_version);
-    r->trace = pool_intern(p, trace);
-    r->file = pool_intern(p, file);
-    r->unmodelled = pool_intern(p, unmodelled);
-    r->assumed = pool_intern(p, assumed);
-    sim_group *g = NULL;
+    const char **s[] = {&r->source,         &r->hardware, &r->model, &r->model_arg,  &r->engine,
+                        &r->engine_version, &r->trace,    &r->file,  &r->unmodelled, &r->assumed};
+    int ok = (r->id = pool_strdup(p, r->id)) != NULL; /* ids are unique: not interned */
+    for (size_t i = 0; i < N(s); i++)
+        ok &= (*s[i] = pool_intern(p, *s[i])) != NULL;
     if (r->n_groups > 0) {
-        g = pool_alloc(p, (size_t)r->n_groups * sizeof(*g));
+        sim_group *g = pool_alloc(p, (size_t)r->n_groups * sizeof(*g));
         if (g)
-            memcpy(g, groups, (size_t)r->n_groups * sizeof(*g));
+            memcpy(g, r->groups, (size_t)r->n_groups * sizeof(*g));
+        r->groups = g;
+        ok &= g != NULL;
     }
-    r->groups = g;
-    if (!r->id || !r->source || !r->hardware || !r->model || !r->model_arg || !r->engine ||
-        !r->engine_version || !r->trace || !r->file || !r->unmodelled || !r->assumed ||
-        (r->n_groups > 0 && !g))
-        return SIM_ENOMEM;
-    return SIM_OK;
+    return ok ? SIM_OK : SIM_ENOMEM;
 }
 
 /* r: the parsed row b, its strings and groups in p. The structs are copied with their
@@ -236,8 +222,20 @@ static sim_status store_row(struct sim_meas_pool *p, const row_buf *b, sim_meas_
     memcpy(&r->workload, &b->workload, sizeof(r->workload));
     r->concurrency = b->concurrency;
     r->line = b->line;
-    return rehome(p, r, b->id, b->source, b->hardware, b->model, b->model_arg, b->engine,
-                  b->engine_version, b->trace, b->file, b->unmodelled, b->assumed, b->groups);
+    /* The strings and groups of b, then p's copies of them. */
+    r->id = b->id;
+    r->source = b->source;
+    r->hardware = b->hardware;
+    r->model = b->model;
+    r->model_arg = b->model_arg;
+    r->engine = b->engine;
+    r->engine_version = b->engine_version;
+    r->trace = b->trace;
+    r->file = b->file;
+    r->unmodelled = b->unmodelled;
+    r->assumed = b->assumed;
+    r->groups = b->groups;
+    return rehome(p, r);
 }
 
 static const char *const kind_names[SIM_MEAS_KIND_COUNT] = {"prefill", "decode", "step",
@@ -1411,9 +1409,7 @@ sim_status sim_meas_set_aside_assumed(sim_meas_set *set, sim_meas_set *aside, si
         if (!r->assumed[0])
             continue;
         memcpy(&aside->rows[k], r, sizeof(*r));
-        if (rehome(p, &aside->rows[k], r->id, r->source, r->hardware, r->model, r->model_arg,
-                   r->engine, r->engine_version, r->trace, r->file, r->unmodelled, r->assumed,
-                   r->groups) != SIM_OK)
+        if (rehome(p, &aside->rows[k]) != SIM_OK)
             return SIM_ENOMEM; /* aside->n is still base */
         k++;
     }
