@@ -344,6 +344,35 @@ static int nl_pred(void *ctx, size_t k, double alpha, double beta_s, double *pre
     return sim_meas_predict_row(nr->mp, nr->idx[k], alpha, beta_s, pred_s, nr->err) != SIM_OK;
 }
 
+/*
+ * The start of the nonlinear fit: every row linearized at alpha 1, beta_s 0, as
+ * p(alpha, beta) ~ alpha R + beta S + (p(1, 0) - R), with R and S its one-sided slopes in
+ * alpha and beta (a simulated serving row), or its own linear terms (any other row); the
+ * linear fit of those starts the trust region near the optimum, where the simulation's
+ * discrete events (an arrival one step later) make the surface rough further out. rows: n
+ * entries, written. Returns 0 when a row's simulation fails (the fit then starts at 1, 0).
+ */
+static int linear_start(sim_meas_pred *mp, nl_rows *nr, const double *meas, size_t n,
+                        sim_fit_row *rows)
+{
+    const double da = 0.01, db = 1e-4; /* steps: 1% of alpha, 0.1 ms */
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = nr->idx[k];
+        if (mp->group[i] < 0) {
+            const sim_row_pred *p = &mp->p[i];
+            rows[k] = (sim_fit_row){p->roofline_s, p->n_steps, meas[k], p->host_s};
+            continue;
+        }
+        double p0, pa, pb;
+        if (nl_pred(nr, k, 1.0, 0.0, &p0) || nl_pred(nr, k, 1.0 + da, 0.0, &pa) ||
+            nl_pred(nr, k, 1.0, db, &pb))
+            return 0;
+        const double R = fmax((pa - p0) / da, 0.0), S = fmax((pb - p0) / db, 0.0);
+        rows[k] = (sim_fit_row){R, S, meas[k], fmax(p0 - R, 0.0)};
+    }
+    return 1;
+}
+
 int sim_meas_row_fitted(const sim_meas_pred *mp, const unsigned char *mask, size_t i)
 {
     return (!mask || mask[i]) &&
@@ -384,13 +413,14 @@ sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigne
         st = sim_fit_alpha_beta(rows, n, &o->fit, res, &e);
     } else {
         double a0 = 1.0, b0 = 0.0;
+        struct sim_err pe = {{0}};
+        nl_rows nr = {mp, idx, &pe};
         sim_fit_result lin;
-        if (n_lin >= 2 && sim_fit_alpha_beta(rows, n_lin, &o->fit, &lin, &e) == SIM_OK) {
+        if (linear_start(mp, &nr, meas, n, rows) &&
+            sim_fit_alpha_beta(rows, n, &o->fit, &lin, &e) == SIM_OK) {
             a0 = lin.alpha;
             b0 = lin.beta_s;
         }
-        struct sim_err pe = {{0}};
-        nl_rows nr = {mp, idx, &pe};
         st = sim_fit_alpha_beta_nl(n, meas, nl_pred, &nr, &o->fit, a0, b0, res, &e);
         memcpy(pe_msg, pe.msg, sizeof(pe_msg));
     }
