@@ -1317,6 +1317,64 @@ static void step_memo_is_exact(void)
     }
 }
 
+/*
+ * sim_lines_max_sum (the decode runs' closed form, docs/model.md "Decode runs") against the
+ * sum of max_i f_i(k) taken term by term over k = a .. b-1: 2000 random sets of 1 to 4 lines
+ * whose crossings fall inside, before and after [a, b), equal slopes and a constant line
+ * among them (the async host time). Relative 1e-12; the test counts sets with two or more
+ * crossings inside the range.
+ */
+/* splitmix64: the next of a sequence of random 64-bit numbers. */
+static uint64_t next_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void lines_max_sum_matches_terms(void)
+{
+    uint64_t g = 99;
+    int multi = 0;
+    for (int t = 0; t < 2000; t++) {
+        const int n = 1 + (int)(next_rand(&g) % SIM_LINES_MAX);
+        sim_line f[SIM_LINES_MAX];
+        for (int i = 0; i < n; i++) {
+            const double v0 = 1e-3 * (double)(next_rand(&g) % 1000) / 100.0;
+            const double sl = (double)((int64_t)(next_rand(&g) % 2001) - 1000) * 1e-8;
+            f[i] = (sim_line){
+                v0, i == 1 && t % 5 == 0 ? 0.0 : (i == 2 && t % 7 == 0 ? f[0].slope_s : sl)};
+        }
+        const int64_t a = (int64_t)(next_rand(&g) % 50), b = a + (int64_t)(next_rand(&g) % 3000);
+        double direct = 0.0;
+        int switches = 0, prev_top = -1;
+        for (int64_t k = a; k < b; k++) {
+            double best = -1e300;
+            int top = 0;
+            for (int i = 0; i < n; i++) {
+                const double v = f[i].at0_s + f[i].slope_s * (double)k;
+                if (v > best) {
+                    best = v;
+                    top = i;
+                }
+            }
+            switches += prev_top >= 0 && top != prev_top;
+            prev_top = top;
+            direct += best;
+            CHECK_REL(sim_lines_max_at(f, n, k), best, 1e-15);
+        }
+        multi += switches >= 2;
+        const double closed = sim_lines_max_sum(f, n, a, b);
+        if (b == a)
+            CHECK(closed == 0.0);
+        else
+            CHECK_REL(closed, direct, 1e-12);
+    }
+    printf("  lines: 2000 envelope sums, %d with two or more changes of line\n", multi);
+    CHECK(multi > 25);
+}
+
 int main(void)
 {
     mla_decode_and_prefill_counts();
@@ -1336,6 +1394,7 @@ int main(void)
     issue9_kernel_figures();
     fp8_dispatch_tiles_and_quant_kernel();
     decode_runs_sum_steps();
+    lines_max_sum_matches_terms();
     gqa_reuse_flag();
     paged_attention_kernel_choice();
     small_m_gemm_class();

@@ -218,7 +218,8 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         CLI_FLAG_H("exact-steps", &a->exact_steps,
                    "  --exact-steps                 schedule every step (by default stretches of\n"
                    "                                identical decode steps are priced without the\n"
-                   "                                scheduler: the same numbers, faster)\n"),
+                   "                                scheduler in closed form: the same decisions,\n"
+                   "                                times equal to rounding, faster)\n"),
         CLI_ROOFLINE_H("roofline", &a->spec.mode,
                        "  --roofline op|step, --gemm flat|tile-wave   as for predict\n"),
         {.name = "gemm", .kind = CLI_OPT_GEMM, .dst = &a->spec.gemm},

@@ -1106,7 +1106,8 @@ void sim_step_cost_next_memo(const sim_step_prep *p, sim_step_memo *memo, const 
     /* As sim_step_cost_prepared, with other_ops's result taken from the memo when it holds
      * (T, Se): other_ops reads nothing else of the step (other_ctx_init). */
     assert(s->n_groups >= 1 && s->n_groups <= SIM_STEP_MAX_GROUPS);
-    *cost = (sim_step_cost){0};
+    /* No whole clear: attention_ops writes the attention operators and the step's counts,
+     * the memo or other_ops (from zero) every other operator, totals the sums. */
     attention_ops(&p->dims, p->hw, s, cost);
     const double T = cost->tokens, Se = cost->seqs_emitting;
     const uint64_t h = (uint64_t)T * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)Se;
@@ -1114,6 +1115,10 @@ void sim_step_cost_next_memo(const sim_step_prep *p, sim_step_memo *memo, const 
     if (memo->e[k].T == T && memo->e[k].Se == Se) {
         copy_other(cost->ops, &cost->n_allreduce, memo->e[k].ops, memo->e[k].n_allreduce);
     } else {
+        memset(cost->ops, 0, (size_t)SIM_OP_ATTN_PREFILL * sizeof(cost->ops[0]));
+        memset(cost->ops + SIM_OP_O_PROJ, 0,
+               (size_t)(SIM_OP_COUNT - SIM_OP_O_PROJ) * sizeof(cost->ops[0]));
+        cost->n_allreduce = 0;
         other_ops(p->m, p->hw, p->cfg, &p->dims, &p->wbs, cost);
         memo->e[k].T = T;
         memo->e[k].Se = Se;

@@ -706,6 +706,128 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
     return end_run(x);
 }
 
+/* Whether an arrival would reach the scheduler of a step scheduled at sched_s
+ * (admit_arrivals' test): then a decode run ends before that step. */
+static int arrival_due(const serve_state *x, double sched_s)
+{
+    const sim_workload *w = x->w;
+    const sim_request *req = w->req;
+    return w->concurrency > 0
+               ? x->next_admit < x->next_arrival && req[x->next_admit].arrival_s < sched_s
+               : x->next_arrival < w->n_requests && req[x->next_arrival].arrival_s <= sched_s;
+}
+
+/* Whether a decode's attention is affine in its context for every context: no sliding
+ * window or chunk on any layer, and a decode kernel that does not switch with the length
+ * (sim_decode_attn's PagedAttention rule can, when eager). */
+static int affine_run(const sim_step_dims *d)
+{
+    return d->W == 0.0 && !d->chunked && !d->decode.paged;
+}
+
+/* A run's k steps counted as count_step counts them (no observer; the blocks in use, the
+ * queue and the running requests do not change along the run, so the peaks are the first
+ * step's). */
+static void count_run(serve_state *x, int64_t k, int64_t n)
+{
+    if (k <= 0)
+        return;
+    sim_serve_result *out = x->out;
+    const int64_t used = x->pool_blocks - x->free_blocks;
+    if (used > out->peak_kv_blocks)
+        out->peak_kv_blocks = used;
+    if (x->q_len > out->queue_peak)
+        out->queue_peak = x->q_len;
+    if (x->n_running > out->running_peak)
+        out->running_peak = x->n_running;
+    out->n_steps += k;
+    x->work += k * (n + SIM_SIM_STAGE_WORK);
+    x->step_preempted = 0;
+}
+
+/* The run's steps one by one: step 0's cost is in c; each step's roofline, host and busy
+ * time summed as count_step sums them, one ITL entry each. Returns the steps taken. */
+static int64_t run_stepwise(serve_state *x, sim_step_cost *c, int64_t n, int64_t ctx, int64_t k_max,
+                            double host, double *sched_s)
+{
+    const sim_engine *e = x->su.engine;
+    sim_serve_scratch *scr = x->scr;
+    sim_serve_result *out = x->out;
+    int64_t k = 0;
+    for (;;) {
+        const double wall = sim_engine_step_wall_s(e, c->step_s, host);
+        out->roofline_sum_s += c->roofline_s;
+        out->host_sum_s += host;
+        out->busy_s += wall;
+        if (scr->itl && out->n_itl < scr->itl_cap)
+            scr->itl[out->n_itl++] = (sim_itl_entry){wall, (double)n};
+        *sched_s = e->async_scheduling ? x->now_s : x->now_s + wall;
+        x->now_s += wall;
+        if (++k >= k_max || arrival_due(x, *sched_s))
+            return k;
+        sim_step stp;
+        stp.n_groups = 0;
+        add_decodes(&stp, n, ctx + k * n);
+        sim_step_cost_next_memo(&x->prep, &x->memo, &stp, c);
+    }
+}
+
+/*
+ * The run's steps in closed form (docs/model.md, "Decode runs"): only the decode attention
+ * changes along the run, affinely in the step index j, so step j's roofline time is
+ * max(u(j), v(j)) + rest and its wall time the largest of alpha (u(j) + rest) + beta [+ host],
+ * alpha (v(j) + rest) + beta [+ host] and, with async scheduling, host
+ * (sim_engine_step_wall_s). The clock after j steps is a sum of those; the run ends at the
+ * first step whose scheduling time an arrival precedes (found by bisection) or at k_max.
+ * Step 0's cost is in c; c is left holding step k_max - 1's. The same numbers as stepping,
+ * up to rounding (tests/test_serve.c). Returns the steps taken.
+ */
+static int64_t run_closed(serve_state *x, sim_step_cost *c, int64_t n, int64_t ctx, int64_t k_max,
+                          double host, double *sched_s)
+{
+    const sim_engine *e = x->su.engine;
+    const sim_run_cfg *run = x->su.run;
+    sim_serve_result *out = x->out;
+    const sim_step_cost first = *c;
+    sim_step stp;
+    stp.n_groups = 0;
+    add_decodes(&stp, n, ctx + (k_max - 1) * n);
+    sim_step_cost_next_memo(&x->prep, &x->memo, &stp, c);
+    sim_line uv[2];
+    double rest;
+    sim_step_run_lines(run, &first, c, k_max, uv, &rest);
+    const int async = e->async_scheduling;
+    const double a = run->alpha, add = a * rest + run->beta_s + (async ? 0.0 : host);
+    const sim_line wall[3] = {{a * uv[0].at0_s + add, a * uv[0].slope_s},
+                              {a * uv[1].at0_s + add, a * uv[1].slope_s},
+                              {host, 0.0}};
+    const int n_wall = async ? 3 : 2;
+    const double t0 = x->now_s;
+    /* The scheduling time of step j >= 1: the end of step j - 1, or with async scheduling
+     * its start; it grows with j, so the first step j < k_max at which an arrival is due is
+     * found by bisection, and ends the run. */
+    const int64_t lag = async ? 1 : 0;
+    int64_t lo = 0, hi = k_max; /* due at no step in 1 .. lo; due at hi, or hi = k_max */
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (arrival_due(x, t0 + sim_lines_max_sum(wall, n_wall, 0, mid - lag)))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    const int64_t k = hi;
+    const double busy = sim_lines_max_sum(wall, n_wall, 0, k);
+    out->roofline_sum_s += sim_lines_max_sum(uv, 2, 0, k) + (double)k * rest;
+    out->host_sum_s += (double)k * host;
+    out->busy_s += busy;
+    sim_serve_scratch *scr = x->scr;
+    for (int64_t j = 0; scr->itl && j < k && out->n_itl < scr->itl_cap; j++)
+        scr->itl[out->n_itl++] = (sim_itl_entry){sim_lines_max_at(wall, n_wall, j), (double)n};
+    x->now_s = t0 + busy;
+    *sched_s = async ? t0 + sim_lines_max_sum(wall, n_wall, 0, k - 1) : x->now_s;
+    return k;
+}
+
 /*
  * A decode run (docs/model.md, "Decode runs"; the V1 counterpart of sched_v0.c's): after a step
  * in which every running request decoded one token, none was admitted, preempted or finished,
@@ -721,8 +843,7 @@ static sim_status serve_pipeline(serve_state *x, const sim_memory *mem, sim_serv
  * records the KV blocks of every step), and with full-attention KV groups only.
  * Returns SIM_OK, or the step limit's error; *prev_cost and the clock are advanced.
  */
-static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cost *c,
-                             double *sched_s, struct sim_err *err)
+static sim_status decode_run(serve_state *x, sim_step_cost *c, double *sched_s, struct sim_err *err)
 {
     const sim_workload *w = x->w;
     const sim_engine *e = x->su.engine;
@@ -748,33 +869,26 @@ static sim_status decode_run(serve_state *x, const sim_memory *mem, sim_step_cos
     const int64_t k_blocks = per_block > 0 ? x->free_blocks / per_block * bs : INT64_MAX;
     if (k_blocks < k_max)
         k_max = k_blocks;
-    int64_t k = 0;
-    sim_serve_scratch *scr = x->scr;
-    sim_status st = SIM_OK;
-    for (; k < k_max && st == SIM_OK; k++) {
-        /* An arrival the scheduler would see ends the run (admit_arrivals' test). */
-        if (w->concurrency > 0
-                ? x->next_admit < x->next_arrival && req[x->next_admit].arrival_s < *sched_s
-                : x->next_arrival < w->n_requests && req[x->next_arrival].arrival_s <= *sched_s)
-            break;
-        sim_step stp; /* groups[0 .. n_groups) only are read: no 2 KB clear a step */
-        stp.n_groups = 0;
-        add_decodes(&stp, n, ctx);
-        sim_step_cost_next_memo(&x->prep, &x->memo, &stp, c);
-        const double host = sim_engine_host_s(e, run->tp, c->seqs);
-        const double wall = sim_engine_step_wall_s(e, c->step_s, host);
-        x->step_preempted = 0;
-        count_step(x, mem, c, host, wall, wall, n, 0, 0, NULL, NULL);
-        const double t_end = x->now_s + wall;
-        if (scr->itl && x->out->n_itl < scr->itl_cap)
-            scr->itl[x->out->n_itl++] = (sim_itl_entry){wall, (double)n};
-        *sched_s = e->async_scheduling ? x->now_s : t_end;
-        x->now_s = t_end;
-        ctx += n;
-        st = check_step_limit(x, err);
-    }
-    if (k == 0)
-        return st;
+    /* The step limits (check_step_limit) end the run at the step that reaches one. */
+    const int64_t work_step = n + SIM_SIM_STAGE_WORK;
+    const int64_t k_work =
+        x->work < SIM_SIM_MAX_WORK ? (SIM_SIM_MAX_WORK - x->work + work_step - 1) / work_step : 1;
+    const int64_t k_steps =
+        x->out->n_steps < SIM_SERVE_MAX_STEPS ? SIM_SERVE_MAX_STEPS - x->out->n_steps : 1;
+    k_max = k_work < k_max ? k_work : k_max;
+    k_max = k_steps < k_max ? k_steps : k_max;
+    if (k_max <= 0 || arrival_due(x, *sched_s))
+        return SIM_OK;
+    sim_step stp; /* groups[0 .. n_groups) only are read: no 2 KB clear a step */
+    stp.n_groups = 0;
+    add_decodes(&stp, n, ctx);
+    sim_step_cost_next_memo(&x->prep, &x->memo, &stp, c);
+    const double host = sim_engine_host_s(e, run->tp, c->seqs);
+    const int64_t k = affine_run(&x->prep.dims) && k_max >= 3
+                          ? run_closed(x, c, n, ctx, k_max, host, sched_s)
+                          : run_stepwise(x, c, n, ctx, k_max, host, sched_s);
+    count_run(x, k, n);
+    const sim_status st = check_step_limit(x, err);
     int64_t taken = 0;
     for (int64_t i = 0; i < nt; i++) {
         sim_request *r = &req[running[i]];
@@ -872,7 +986,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     sim_step_memo_init(&x.memo);
     while (x.done < w->n_requests) {
         if (runnable) {
-            if ((st = decode_run(&x, &mem, &c, &sched_s, err)) != SIM_OK)
+            if ((st = decode_run(&x, &c, &sched_s, err)) != SIM_OK)
                 return st;
             runnable = 0;
         }

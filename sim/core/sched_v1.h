@@ -49,8 +49,9 @@ typedef struct sim_serve_scratch {
     int32_t *running;
     sim_itl_entry *itl;
     int64_t itl_cap;
-    /* 0 (default): stretches of identical decode steps are priced without the scheduler
-     * (decode_run in sched_v1.c; the same numbers); 1: every step through the scheduler. */
+    /* 0 (default): stretches of identical decode steps are priced without the scheduler, in
+     * closed form (decode_run in sched_v1.c: the same decisions, times equal to rounding);
+     * 1: every step through the scheduler. */
     int exact_steps;
     /* Optional room for n_requests ids (NULL: none): the decoding requests at the head of the
      * running list are then carried as one aggregate (their count, summed context and when each

@@ -109,31 +109,90 @@ void sim_step_cost_next(const sim_model *m, const sim_hw *hw, const sim_run_cfg 
     sim__step_whole_cost_next(m, hw, cfg, s, cost); /* ops.c */
 }
 
-/* Sum over k = 0 .. n-1 of f0 + (f1 - f0) k / (n - 1), k in [a, b). */
-static double affine_sum(double f0, double f1, int64_t n, int64_t a, int64_t b)
+double sim_line_sum(sim_line f, int64_t a, int64_t b)
 {
     if (b <= a)
         return 0.0;
-    const double slope = (f1 - f0) / (double)(n - 1), cnt = (double)(b - a);
-    return cnt * f0 + slope * ((double)a + (double)b - 1.0) * cnt / 2.0;
+    const double cnt = (double)(b - a);
+    return cnt * f.at0_s + f.slope_s * ((double)a + (double)b - 1.0) * cnt / 2.0;
 }
 
-/* Sum over k = 0 .. n-1 (n >= 2) of max(u(k), v(k)), u and v affine in k and given at
- * k = 0 and k = n - 1: split where u - v changes sign. */
-static double sum_max_affine(double u0, double u1, double v0, double v1, int64_t n)
+double sim_lines_max_at(const sim_line *f, int n, int64_t k)
 {
-    const double d0 = u0 - v0, d1 = u1 - v1;
-    if (d0 >= 0.0 && d1 >= 0.0)
-        return affine_sum(u0, u1, n, 0, n);
-    if (d0 <= 0.0 && d1 <= 0.0)
-        return affine_sum(v0, v1, n, 0, n);
-    /* d(k) = d0 + (d1 - d0) k / (n - 1) is zero at kc; the sign flips once. */
-    const double kc = d0 / (d0 - d1) * (double)(n - 1);
-    int64_t m = (int64_t)ceil(kc);
-    m = m < 0 ? 0 : (m > n ? n : m);
-    if (d0 > 0.0) /* u above v before m */
-        return affine_sum(u0, u1, n, 0, m) + affine_sum(v0, v1, n, m, n);
-    return affine_sum(v0, v1, n, 0, m) + affine_sum(u0, u1, n, m, n);
+    double best = f[0].at0_s + f[0].slope_s * (double)k;
+    for (int i = 1; i < n; i++) {
+        const double v = f[i].at0_s + f[i].slope_s * (double)k;
+        best = v > best ? v : best;
+    }
+    return best;
+}
+
+double sim_lines_max_sum(const sim_line *f, int n, int64_t a, int64_t b)
+{
+    assert(n >= 1 && n <= SIM_LINES_MAX);
+    if (b <= a)
+        return 0.0;
+    /* The upper envelope changes lines only where two lines cross: at the first whole k at
+     * or past each crossing. Between two such cuts one line stays on top for every whole k. */
+    int64_t cut[2 + SIM_LINES_MAX * (SIM_LINES_MAX - 1) / 2];
+    int nc = 0;
+    cut[nc++] = a;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            if (f[i].slope_s == f[j].slope_s)
+                continue;
+            const double kc = (f[j].at0_s - f[i].at0_s) / (f[i].slope_s - f[j].slope_s);
+            if (kc > (double)a && kc < (double)b) {
+                const int64_t m = (int64_t)ceil(kc);
+                if (m > a && m < b)
+                    cut[nc++] = m;
+            }
+        }
+    cut[nc++] = b;
+    for (int i = 1; i < nc; i++) /* insertion sort: a handful of cuts */
+        for (int j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            const int64_t t = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = t;
+        }
+    double sum = 0.0;
+    for (int c = 0; c + 1 < nc; c++) {
+        if (cut[c + 1] <= cut[c])
+            continue;
+        /* Judged at the segment's middle: at its first k two lines may be equal (a crossing
+         * at a whole k), and no crossing lies further inside. */
+        const double mid = 0.5 * ((double)cut[c] + (double)cut[c + 1] - 1.0);
+        int top = 0;
+        double best = f[0].at0_s + f[0].slope_s * mid;
+        for (int i = 1; i < n; i++) {
+            const double v = f[i].at0_s + f[i].slope_s * mid;
+            if (v > best) {
+                best = v;
+                top = i;
+            }
+        }
+        sum += sim_line_sum(f[top], cut[c], cut[c + 1]);
+    }
+    return sum;
+}
+
+void sim_step_run_lines(const sim_run_cfg *cfg, const sim_step_cost *first,
+                        const sim_step_cost *last, int64_t n, sim_line uv[2], double *rest_s)
+{
+    assert(n >= 2);
+    const double span = (double)(n - 1);
+    double u0, u1, v0, v1;
+    if (cfg->mode == SIM_ROOFLINE_STEP) {
+        u0 = first->compute_s, u1 = last->compute_s, v0 = first->memory_s, v1 = last->memory_s;
+        *rest_s = first->comm_s;
+    } else {
+        const sim_op_cost *a0 = &first->ops[SIM_OP_ATTN_DECODE],
+                          *a1 = &last->ops[SIM_OP_ATTN_DECODE];
+        u0 = a0->compute_s, u1 = a1->compute_s, v0 = a0->memory_s, v1 = a1->memory_s;
+        *rest_s = first->roofline_s - a0->time_s;
+    }
+    uv[0] = (sim_line){u0, (u1 - u0) / span};
+    uv[1] = (sim_line){v0, (v1 - v0) / span};
 }
 
 int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run_cfg *cfg,
@@ -158,14 +217,9 @@ int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run
     *last = first;
     sim_step_cost_next(m, hw, cfg, &st, last);
     /* Only the attention operators change along the run ("Decode runs", docs/model.md). */
-    if (cfg->mode == SIM_ROOFLINE_STEP) {
-        *sum_roofline_s =
-            sum_max_affine(first.compute_s, last->compute_s, first.memory_s, last->memory_s, n) +
-            (double)n * first.comm_s;
-        return 1;
-    }
-    const sim_op_cost *a0 = &first.ops[SIM_OP_ATTN_DECODE], *a1 = &last->ops[SIM_OP_ATTN_DECODE];
-    *sum_roofline_s = sum_max_affine(a0->compute_s, a1->compute_s, a0->memory_s, a1->memory_s, n) +
-                      (double)n * (first.roofline_s - a0->time_s);
+    sim_line uv[2];
+    double rest_s;
+    sim_step_run_lines(cfg, &first, last, n, uv, &rest_s);
+    *sum_roofline_s = sim_lines_max_sum(uv, 2, 0, n) + (double)n * rest_s;
     return 1;
 }

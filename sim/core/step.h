@@ -71,4 +71,30 @@ int sim_step_cost_decode_run(const sim_model *m, const sim_hw *hw, const sim_run
                              const sim_step *s, int64_t n, sim_step_cost *last /* OUT */,
                              double *sum_roofline_s /* OUT */);
 
+/*
+ * An affine function of a run's step index k, f(k) = at0_s + slope_s k (seconds), and the
+ * sums the decode runs take of them (docs/model.md, "Decode runs"): sim_line_sum is
+ * sum_{k=a}^{b-1} f(k); sim_lines_max_at is max_i f_i(k) over n lines; sim_lines_max_sum is
+ * sum_{k=a}^{b-1} max_i f_i(k) (1 <= n <= SIM_LINES_MAX), the upper envelope cut where two
+ * lines cross. Exact up to rounding. Pure.
+ */
+typedef struct sim_line {
+    double at0_s, slope_s;
+} sim_line;
+#define SIM_LINES_MAX 4
+double sim_line_sum(sim_line f, int64_t a, int64_t b);
+double sim_lines_max_at(const sim_line *f, int n, int64_t k);
+double sim_lines_max_sum(const sim_line *f, int n, int64_t a, int64_t b);
+
+/*
+ * The roofline time of step k of a run of n >= 2 decode steps (first: step 0, last: step
+ * n - 1; only attention changes along it) as max(uv[0](k), uv[1](k)) + *rest_s: the compute
+ * and memory sides of the decode attention and the other operators plus communication
+ * (SIM_ROOFLINE_OP), or the step's compute and memory totals and its communication
+ * (SIM_ROOFLINE_STEP). Pure.
+ */
+void sim_step_run_lines(const sim_run_cfg *cfg, const sim_step_cost *first,
+                        const sim_step_cost *last, int64_t n, sim_line uv[2] /* OUT */,
+                        double *rest_s /* OUT */);
+
 #endif
