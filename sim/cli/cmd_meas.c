@@ -1619,9 +1619,10 @@ static int run_validate(int argc, char **argv, int check)
     double alpha = 1.0, beta = 0.0;
     sim_calib cal;
     sim_hw *cal_hw = NULL;
-    rc = load_rows(&o, "validate", &set, &aside);
+    const char *cmd = check ? "check" : "validate";
+    rc = load_rows(&o, cmd, &set, &aside);
     if (rc == CLI_OK && o.calibration) {
-        rc = check_one_hardware(&set, "validate");
+        rc = check_one_hardware(&set, cmd);
         if (rc == CLI_OK)
             rc = cli_load_calib(o.calibration, set.rows[0].hardware, &cal);
         if (rc == CLI_OK) {
@@ -1663,10 +1664,10 @@ static int run_validate(int argc, char **argv, int check)
         char classes[128];
         sim_calib_domain_str(cal.fig_domain, classes, sizeof(classes));
         fprintf(stderr,
-                "llmstep validate: note: %zu of %zu rows are of models unlike the %s models "
+                "llmstep %s: note: %zu of %zu rows are of models unlike the %s models "
                 "%s's figures were fitted on: predicted with its alpha/beta-only fit on the "
                 "profile as it is\n",
-                n_other, set.n, classes, o.calibration);
+                cmd, n_other, set.n, classes, o.calibration);
     }
     if (rc == CLI_OK && o.holdout) {
         struct sim_err err;
@@ -1677,13 +1678,13 @@ static int run_validate(int argc, char **argv, int check)
     }
     sim_metrics mt;
     if (rc == CLI_OK && sim_metrics_compute(pred, meas, set.n, scratch, &mt) != SIM_OK) {
-        cli_error("validate: metrics could not be computed");
+        cli_error("%s: metrics could not be computed", cmd);
         rc = CLI_NUMERIC;
     }
     /* Every printed figure must be a number (R^2 alone may be undefined: printed as null). */
     if (rc == CLI_OK && !(isfinite(mt.mape_pct) && isfinite(mt.median_ape_pct) &&
                           isfinite(mt.max_ape_pct) && (isfinite(mt.r2) || isnan(mt.r2)))) {
-        cli_error("validate: the errors are not finite numbers");
+        cli_error("%s: the errors are not finite numbers", cmd);
         rc = CLI_NUMERIC;
     }
     /* The rows set aside: predicted as the others (with the calibration, else uncalibrated;
@@ -1712,7 +1713,7 @@ static int run_validate(int argc, char **argv, int check)
         }
         if (rc == CLI_OK &&
             sim_metrics_compute(apred, ameas, aside.n, ascratch, &ar.mt) != SIM_OK) {
-            cli_error("validate: metrics could not be computed");
+            cli_error("%s: metrics could not be computed", cmd);
             rc = CLI_NUMERIC;
         }
         ar.pred = apred;

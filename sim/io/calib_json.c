@@ -143,7 +143,9 @@ static sim_status parse_band(const sim_jctx *parent, const cJSON *obj, sim_calib
         return st;
     if (!cJSON_IsObject(fams))
         return sim_j_fail(&ctx, "families", "wrong type (expected an object)");
-    st = sim_j_check_keys(&ctx, fams, band_names, N(band_names), NULL, 0, 1);
+    sim_jctx famc = ctx;
+    famc.prefix = "band.families.";
+    st = sim_j_check_keys(&famc, fams, band_names, N(band_names), NULL, 0, 1);
     for (int f = 0; st == SIM_OK && f < SIM_BAND_FAMILIES; f++) {
         const cJSON *fo = cJSON_GetObjectItemCaseSensitive(fams, band_names[f]);
         if (!fo)
@@ -154,7 +156,7 @@ static sim_status parse_band(const sim_jctx *parent, const cJSON *obj, sim_calib
         fc.prefix = prefix;
         static const char *const fkeys[] = {"n_rows", "ratio_quantiles"};
         if (!cJSON_IsObject(fo))
-            return sim_j_fail(&ctx, band_names[f], "wrong type (expected an object)");
+            return sim_j_fail(&famc, band_names[f], "wrong type (expected an object)");
         st = sim_j_check_keys(&fc, fo, fkeys, N(fkeys), NULL, 0, 1);
         if (st == SIM_OK)
             st = sim_j_int(&fc, fo, "n_rows", 1, 1, 1000000000, &b->n_rows[f], NULL);
