@@ -53,6 +53,10 @@ static int write_all(int fd, const char *data, size_t len)
 sim_status sim_write_atomic(const char *path, const char *data, size_t len, struct sim_err *err)
 {
     char tmp[4096];
+    if (!path[0]) { /* it would write a temporary in the working directory, then fail */
+        sim_errf(err, "an empty file name (expected a path to write)");
+        return SIM_EINVAL;
+    }
     /* rename() would replace a device node, a directory entry's link or a FIFO with a
      * regular file (run as root, --out /dev/full did): only regular files are replaced. */
     struct stat sb;

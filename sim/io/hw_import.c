@@ -632,6 +632,11 @@ sim_status sim_hw_import(const sim_import_opts *o, sim_import_result *res, struc
         goto cleanup;
     }
     struct stat sb;
+    if (!o->out_path[0]) {
+        sim_errf(err, "--out: an empty file name (expected a path to write)");
+        st = SIM_EINVAL;
+        goto cleanup;
+    }
     if (!o->force && stat(o->out_path, &sb) == 0) {
         sim_errf(err, "%s exists (use --force to overwrite it)", o->out_path);
         st = SIM_EINVAL;
