@@ -77,7 +77,8 @@ typedef enum llmstep_status {
     LLMSTEP_STATUS_COUNT
 } llmstep_status;
 
-/* A short name for a status ("invalid argument"); never NULL. */
+/* A short name for a status ("invalid argument"), "unknown status" for a value that is not
+ * one; never NULL. */
 LLMSTEP_API const char *llmstep_status_name(llmstep_status s);
 
 /* What went wrong: the code and a one-line message. */

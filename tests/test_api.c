@@ -38,6 +38,9 @@ static void version_and_abi(void)
     CHECK_STR(llmstep_version(), LLMSTEP_VERSION);
     CHECK_INT(llmstep_abi_version(), LLMSTEP_ABI_VERSION);
     CHECK_STR(llmstep_status_name(LLMSTEP_EINVAL), "invalid argument");
+    /* A value that is no status is not named as one (it said "invalid argument"). */
+    CHECK_STR(llmstep_status_name((llmstep_status)999), "unknown status");
+    CHECK_STR(llmstep_status_name((llmstep_status)-1), "unknown status");
 }
 
 /* Llama-3.1-8B: 8.03e9 parameters (Meta's model card); KV cache per token at 16 bits:

@@ -88,7 +88,8 @@ int llmstep_abi_version(void) { return LLMSTEP_ABI_VERSION; }
 
 const char *llmstep_status_name(llmstep_status s)
 {
-    return sim_strerror((unsigned)s < (unsigned)SIM_STATUS_COUNT ? (sim_status)s : SIM_EINVAL);
+    return (unsigned)s < (unsigned)SIM_STATUS_COUNT ? sim_strerror((sim_status)s)
+                                                    : "unknown status";
 }
 
 llmstep_ctx *llmstep_ctx_new(const char *data_dir, llmstep_error *err)
