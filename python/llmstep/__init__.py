@@ -155,11 +155,15 @@ def _range_ratio(r):
 
 
 def _enc(s):
-    return None if s is None else str(s).encode()
+    if s is None or isinstance(s, bytes):
+        return s
+    return os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
 
 
 def _strv(items, keep):
-    """A C array of encoded strings (kept alive in ``keep``) and its length."""
+    """A C array of encoded strings (kept alive in ``keep``) and its length; one string is one
+    item (not its characters)."""
+    items = [items] if isinstance(items, (str, bytes, os.PathLike)) else list(items)
     arr = (ctypes.c_char_p * max(len(items), 1))(*[_enc(x) for x in items])
     keep.append(arr)
     return arr, len(items)
@@ -315,19 +319,19 @@ class Context:
         def strv(items):
             return _strv(items, keep)
 
-        def i64v(items):
-            a = np.ascontiguousarray(items if items is not None else [], dtype=np.int64).ravel()
+        def i64v(items, name):
+            a = _i64_array(name, items)
             keep.append(a)
             return a.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), a.size
 
         spec.models, spec.n_models = strv(models)
         spec.hws, spec.n_hws = strv(hws)
         spec.kind = self._KINDS.index(kind)
-        spec.tp, spec.n_tp = i64v(tp)
+        spec.tp, spec.n_tp = i64v(tp, "tp")
         if pp is not None:
-            spec.pp, spec.n_pp = i64v(pp)
+            spec.pp, spec.n_pp = i64v(pp, "pp")
         if dp is not None:
-            spec.dp, spec.n_dp = i64v(dp)
+            spec.dp, spec.n_dp = i64v(dp, "dp")
         if isinstance(ep, (list, tuple, np.ndarray)):
             e = (ctypes.c_int * max(len(ep), 1))(*[_int(x, "ep", 0, 1) for x in ep])
             keep.append(e)
@@ -339,9 +343,9 @@ class Context:
             seeds = (_lib.lib.llmstep_sweep_planning_seeds()
                      if best and serving and not deterministic else 1)
         spec.n_seeds = _int(seeds, "seeds")
-        spec.batch, spec.n_batch = i64v(batch)
+        spec.batch, spec.n_batch = i64v(batch, "batch")
         if kind in ("decode", "prefill"):
-            spec.context, spec.n_context = i64v(context)
+            spec.context, spec.n_context = i64v(context, "context")
         spec.prompt_tokens = _int(prompt_tokens or 0, "prompt_tokens")
         spec.output_tokens = _int(output_tokens or 0, "output_tokens")
         if request_rate is not None:
@@ -473,8 +477,8 @@ class Context:
         if rows_text is not None:
             keep.append(rows_text)
             spec.rows_jsonl, spec.rows_jsonl_len = rows_text, len(rows_text)
-        spec.select, spec.n_select = strv(list(select))
-        spec.exclude, spec.n_exclude = strv(list(exclude))
+        spec.select, spec.n_select = strv(select)
+        spec.exclude, spec.n_exclude = strv(exclude)
         eng = _enc(engine)
         keep.append(eng)
         spec.engine = eng
@@ -573,11 +577,32 @@ def default_context():
     return _default
 
 
+def _i64_array(name, a):
+    """A flat int64 array of the integers in a, never silently changed (the rule of _int for
+    each element): integral finite floats are taken, TypeError for 2.5, nan or strings,
+    OverflowError outside the int64 range (np.asarray(..., dtype=np.int64) truncated 2.5 to
+    2 and turned nan into -2**63)."""
+    import numpy as np
+
+    raw = np.asarray(a if a is not None else [])
+    if raw.dtype.kind in "iub":
+        return np.ascontiguousarray(raw, dtype=np.int64).ravel()
+    if raw.dtype.kind == "f":
+        bad = ~np.isfinite(raw) | (raw != np.floor(raw))
+        if bad.any():
+            raise TypeError(f"{name}: expected integers, got {raw[bad].ravel()[0]!r}")
+        if (np.abs(raw) >= 2.0**63).any():
+            raise OverflowError(f"{name}: {raw[np.abs(raw) >= 2.0**63].ravel()[0]!r} is outside "
+                                f"the int64 range")
+        return np.ascontiguousarray(raw, dtype=np.int64).ravel()
+    # Python ints beyond int64, or anything else: element by element.
+    return np.array([_int(v, name) for v in raw.ravel().tolist()], dtype=np.int64)
+
+
 def _as_i64(name, a, n):
     import numpy as np
 
-    arr = np.ascontiguousarray(np.broadcast_to(np.asarray(a, dtype=np.int64), (n,)))
-    return arr
+    return np.ascontiguousarray(np.broadcast_to(_i64_array(name, a), (n,)))
 
 
 class Deployment:

@@ -275,6 +275,32 @@ def test_numbers_are_never_silently_changed(ctx):
     assert d.capacity(np.int64(1000))["max_seqs_at_context"] > 0
 
 
+def test_arrays_are_never_silently_changed(ctx):
+    """The same rule for arrays (issue 27): a sweep's batch [2.5] was truncated to 2, and a
+    grid context nan became -2**63 (refused in C with a message about the group, after a NumPy
+    warning); now a TypeError names the argument. Integral floats and NumPy integers pass."""
+    with pytest.raises(TypeError, match="batch: expected integers, got 2.5"):
+        ctx.sweep(["llama-3.1-8b"], ["h100-sxm"], batch=[2.5], context=[128])
+    with pytest.raises(OverflowError, match="context"):
+        ctx.sweep(["llama-3.1-8b"], ["h100-sxm"], batch=[1], context=[2**70])
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm")
+    with pytest.raises(TypeError, match="context_tokens: expected integers, got nan"):
+        d.step_grid([1], [float("nan")])
+    import numpy as np
+    a = d.step_grid([1.0, 2.0], np.array([128, 256], dtype=np.int32))
+    assert (a == d.step_grid([1, 2], [128, 256])).all()
+
+
+def test_one_string_is_one_item(ctx):
+    """A string where a list is taken is one item, not its characters: select="hardware=..."
+    said "--select 'h': no '='", and sweep("llama-3.1-8b", ...) asked for models 'l', 'l', ..."""
+    meas = os.path.join(SRC, "measurements", "example.jsonl")
+    one = ctx.validate(meas, select="hardware=h100-sxm")
+    assert one["n_rows"] == ctx.validate(meas, select=["hardware=h100-sxm"])["n_rows"]
+    rows = ctx.sweep("llama-3.1-8b", "h100-sxm", batch=[1], context=[128])
+    assert list(rows["model"]) == ["llama-3.1-8b"]
+
+
 def test_to_frame():
     pd = pytest.importorskip("pandas")
     d = llmstep.deploy("llama-3.1-8b", "h100-sxm", usage="server")
