@@ -298,6 +298,28 @@ LLMSTEP_API llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n,
                                              double *step_s /* OUT */,
                                              llmstep_error *err /* OUT */);
 
+/* ---- Prediction bands ------------------------------------------------------------------------ */
+
+/*
+ * The band of a prediction (docs/calibration.md, "Prediction intervals and the drift alarm"):
+ * the central level_pct interval (10, 20, ..., 100) of the measured / predicted ratios that
+ * the deployment's calibration recorded for one family of rows ("offline_batch", "prefill",
+ * "decode", "step", "ttft", "tpot" or "e2e"), predicted by fits that had not seen them. A
+ * prediction p of that family lies in [*lo_frac x p, *hi_frac x p] as often as those rows
+ * did; *n_rows (may be NULL) is how many there were. The same numbers as the CLI's
+ * --interval. LLMSTEP_EINVAL with the reason: an unknown family or level, an uncalibrated
+ * deployment, a calibration without a band or without rows of that family.
+ */
+LLMSTEP_API llmstep_status llmstep_deploy_band(const llmstep_deploy *d, const char *family,
+                                               int level_pct, double *lo_frac /* OUT */,
+                                               double *hi_frac /* OUT */, int64_t *n_rows /* OUT */,
+                                               llmstep_error *err /* OUT */);
+
+/* The band family of a step of these groups, as the CLI's predict --interval picks it:
+ * "decode" when every group decodes (one new token after cached ones), "prefill" when every
+ * group is a whole prompt (none cached), else "step"; "" for NULL or no group. */
+LLMSTEP_API const char *llmstep_step_band_family(const llmstep_group *groups, size_t n_groups);
+
 /* ---- Capacity ------------------------------------------------------------------------------ */
 
 typedef struct llmstep_capacity_result {

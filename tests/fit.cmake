@@ -7,3 +7,5 @@ sim_unit_test(test_fit_figs LIBS simlib simcalib simio simcore)
 sim_script_test(fit_cli fit_cli.sh SKIPPABLE ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})
 # The band calibrate records, validate --interval and the drift alarm (check).
 sim_script_test(check_cli check_cli.sh SKIPPABLE ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})
+# The band every prediction reports with --interval (predict, latency, serve).
+sim_script_test(band_cli band_cli.sh ARGS $<TARGET_FILE:llmstep>)

@@ -676,6 +676,57 @@ static void gsl_handler_restored(void)
     CHECK_INT(host_handler_calls, 0);
 }
 
+/*
+ * llmstep_deploy_band (issue 28): tests/data/calib_band_decode.json is hand-written with
+ * ratios 0.90, 0.91, ..., 1.10 at 0, 5, ..., 100 %, so the 80% band is 0.92 .. 1.08, the 100%
+ * band 0.90 .. 1.10 and the 10% band 0.99 .. 1.01 (quantiles (100 - L) / 10 and 20 minus it).
+ * The family of a step follows its groups (llmstep_step_band_family).
+ */
+static void bands(void)
+{
+    llmstep_deploy_spec spec;
+    llmstep_deploy_spec_init(&spec);
+    spec.model = "llama-3.1-8b";
+    spec.hw = "h100-sxm";
+    spec.calibration = SIM_SOURCE_DIR "/tests/data/calib_band_decode.json";
+    llmstep_deploy *d = NULL;
+    llmstep_error err;
+    CHECK_INT(llmstep_deploy_open(ctx, &spec, &d, &err), LLMSTEP_OK);
+    if (!d)
+        return;
+    double lo = 0.0, hi = 0.0;
+    int64_t n = 0;
+    const int levels[3] = {80, 100, 10};
+    const double want[3][2] = {{0.92, 1.08}, {0.90, 1.10}, {0.99, 1.01}};
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(llmstep_deploy_band(d, "decode", levels[i], &lo, &hi, &n, &err), LLMSTEP_OK);
+        CHECK(lo == want[i][0] && hi == want[i][1] && n == 21);
+    }
+    CHECK_INT(llmstep_deploy_band(d, "tpot", 80, &lo, &hi, NULL, &err), LLMSTEP_OK);
+    /* No prefill rows in this calibration; a level between the quantiles; a family that is
+     * none; NULL. */
+    CHECK_INT(llmstep_deploy_band(d, "prefill", 80, &lo, &hi, &n, &err), LLMSTEP_EINVAL);
+    CHECK(strstr(err.message, "no band for prefill predictions") != NULL);
+    CHECK_INT(llmstep_deploy_band(d, "decode", 85, &lo, &hi, &n, &err), LLMSTEP_EINVAL);
+    CHECK_INT(llmstep_deploy_band(d, "decodes", 80, &lo, &hi, &n, &err), LLMSTEP_EINVAL);
+    CHECK_INT(llmstep_deploy_band(d, NULL, 80, &lo, &hi, &n, &err), LLMSTEP_EINVAL);
+    CHECK_INT(llmstep_deploy_band(NULL, "decode", 80, &lo, &hi, &n, &err), LLMSTEP_EINVAL);
+    llmstep_deploy_free(d);
+    llmstep_deploy *u = open_deploy("llama-3.1-8b", "h100-sxm", 1, 1);
+    CHECK_INT(llmstep_deploy_band(u, "decode", 80, &lo, &hi, &n, &err), LLMSTEP_EINVAL);
+    CHECK(strstr(err.message, "uncalibrated") != NULL);
+    llmstep_deploy_free(u);
+    const llmstep_group dec[2] = {{8, 1, 100, 1}, {4, 1, 900, 1}};
+    const llmstep_group pre[1] = {{2, 512, 0, 1}};
+    const llmstep_group mix[2] = {{8, 1, 100, 1}, {1, 512, 0, 1}};
+    const llmstep_group chunk[1] = {{1, 256, 512, 1}};
+    CHECK_STR(llmstep_step_band_family(dec, 2), "decode");
+    CHECK_STR(llmstep_step_band_family(pre, 1), "prefill");
+    CHECK_STR(llmstep_step_band_family(mix, 2), "step");
+    CHECK_STR(llmstep_step_band_family(chunk, 1), "step");
+    CHECK_STR(llmstep_step_band_family(NULL, 3), "");
+}
+
 int main(void)
 {
     llmstep_error err;
@@ -702,6 +753,7 @@ int main(void)
     rows_in_memory_and_calibration_file();
     scheduler_rule();
     config_sweep();
+    bands();
     llmstep_ctx_free(ctx);
     return check_report("test_api");
 }

@@ -269,7 +269,7 @@ class Context:
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
               block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
               pp=None, dp=None, ep=False, seeds=None, best=False, async_scheduling=None,
-              max_rows=5_000_000, progress=None, jobs=None):
+              max_rows=5_000_000, progress=None, jobs=None, interval=None):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -296,7 +296,11 @@ class Context:
         decode and prefill sweeps (150 ns a row, less than a call into Python) run as C calls
         of about 16,000 rows, with Ctrl-C raised between two of them.
         ``jobs`` (serving): threads that simulate the points, as ``--jobs`` (None: the online
-        cores, as the CLI; 1: this thread only); the rows do not depend on it."""
+        cores, as the CLI; 1: this thread only); the rows do not depend on it.
+        ``interval`` (a level, e.g. 80) adds each row's band from its GPU's calibration, the
+        columns of ``--interval``: band_lo_s and band_hi_s around time_s, or for serving
+        ttft_mean_lo_s, ttft_mean_hi_s, tpot_mean_lo_s and tpot_mean_hi_s; NaN where that
+        calibration has none."""
         import numpy as np
 
         models = [models] if isinstance(models, str) else list(models)
@@ -441,7 +445,36 @@ class Context:
         out["bound"] = np.array(["none", "compute", "memory", "comm"], dtype=object)[arr["bound"]]
         out.update(_columns(arr, skip=("model_index", "hw_index", "kind", "status", "bound"),
                             flags=("fits", "meets_slo", "calibrated", "ep")))
+        if interval is not None:
+            self._sweep_bands(out, arr, models, hws, kind, interval, calibration, engine)
         return out
+
+    def _sweep_bands(self, out, arr, models, hws, kind, interval, calibration, engine):
+        """The --interval columns of a sweep: each (model, hardware) block's band from the
+        calibration its rows used (the deployment's: llmstep_deploy_band)."""
+        import numpy as np
+
+        serving = kind == "serving"
+        cols = (("ttft_mean", "ttft", "ttft_s_mean"), ("tpot_mean", "tpot", "tpot_s_mean")) \
+            if serving else (("band", "offline_batch" if kind == "offline" else kind, "time_s"),)
+        n = arr.size
+        for name, _, _ in cols:
+            out[name + "_lo_s"] = np.full(n, np.nan)
+            out[name + "_hi_s"] = np.full(n, np.nan)
+        for mi, m in enumerate(models):
+            for hi, h in enumerate(hws):
+                idx = np.flatnonzero((arr["model_index"] == mi) & (arr["hw_index"] == hi))
+                if idx.size == 0:
+                    continue
+                d = self.deploy(m, h, calibration=calibration, engine=engine,
+                                ignore_memory=True)
+                for name, fam, at in cols:
+                    try:
+                        b = d.band(fam, interval)
+                    except Error:
+                        continue  # no band for this GPU's rows: NaN, as the CLI's empty field
+                    out[name + "_lo_s"][idx] = b["lo_frac"] * out[at][idx]
+                    out[name + "_hi_s"][idx] = b["hi_frac"] * out[at][idx]
 
     # ---- measurements (../shared/MEASUREMENTS.md rows) ----
 
@@ -663,10 +696,32 @@ class Deployment:
         d["chunked_prefill"] = bool(d["chunked_prefill"])
         return d
 
-    def step(self, groups, ops=False):
+    def band(self, family, level=80):
+        """The band of this deployment's calibration for one family of predictions
+        ("offline_batch", "prefill", "decode", "step", "ttft", "tpot", "e2e") at ``level``
+        percent (10, 20, ..., 100): a dict of family, level_pct, lo_frac, hi_frac (measured /
+        predicted of the calibration's held-out rows at (100 - level) / 2 and (100 + level) / 2
+        percent) and n_rows. ``llmstep.Error`` with the reason when there is none (uncalibrated,
+        a calibration without a band or without rows of that family). The CLI's --interval."""
+        lo, hi, n = ctypes.c_double(), ctypes.c_double(), ctypes.c_int64()
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_deploy_band(self._h, _enc(family), _int(level, "level", 0, 100),
+                                            ctypes.byref(lo), ctypes.byref(hi), ctypes.byref(n),
+                                            ctypes.byref(err)), err)
+        return {"family": family, "level_pct": int(level), "lo_frac": lo.value,
+                "hi_frac": hi.value, "n_rows": n.value}
+
+    def _band_around(self, family, level, predicted_s):
+        b = self.band(family, level)
+        b["lo_s"], b["hi_s"] = b["lo_frac"] * predicted_s, b["hi_frac"] * predicted_s
+        return b
+
+    def step(self, groups, ops=False, interval=None):
         """One step of ``groups``: (count, new_tokens, context_tokens[, emits]) tuples.
         Returns step_s (the predicted wall time), gpu_s, roofline_s, host_s, comm_s, flops,
-        bytes, tokens, seqs and bound; with ops=True also ``ops``, one dict per operator."""
+        bytes, tokens, seqs and bound; with ops=True also ``ops``, one dict per operator; with
+        ``interval`` (a level, e.g. 80) also ``band``: the calibration's band around step_s
+        (lo_s, hi_s and the fields of band()), as ``llmstep predict --interval``."""
         n = len(groups)
         arr = (_lib.Group * max(n, 1))()
         for i, g in enumerate(groups):
@@ -683,6 +738,9 @@ class Deployment:
         out = _struct_dict(res)
         if ops:
             out["ops"] = [_struct_dict(op_arr[i]) for i in range(n_ops.value)]
+        if interval is not None:
+            fam = _lib.lib.llmstep_step_band_family(arr, n).decode()
+            out["band"] = self._band_around(fam, interval, out["step_s"])
         return out
 
     def step_grid(self, count, context_tokens, new_tokens=1):
@@ -716,14 +774,18 @@ class Deployment:
         d["fits"] = bool(d["fits"])
         return d
 
-    def batch(self, batch, prompt_tokens, output_tokens):
-        """An offline batch (the LLM class's generate()): latency_s and its parts."""
+    def batch(self, batch, prompt_tokens, output_tokens, interval=None):
+        """An offline batch (the LLM class's generate()): latency_s and its parts; with
+        ``interval`` also ``band`` around latency_s (``llmstep latency --interval``)."""
         res = _lib.BatchResult()
         err = _lib.Error()
         _check(_lib.lib.llmstep_batch(self._h, _int(batch, "batch"), _int(prompt_tokens, "prompt_tokens"),
                                       _int(output_tokens, "output_tokens"), ctypes.byref(res),
                                       ctypes.byref(err)), err)
-        return _struct_dict(res)
+        out = _struct_dict(res)
+        if interval is not None:
+            out["band"] = self._band_around("offline_batch", interval, out["latency_s"])
+        return out
 
     @staticmethod
     def _workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
@@ -743,13 +805,15 @@ class Deployment:
 
     def serve(self, concurrency=None, request_rate=None, trace=None, prompt_tokens=1024,
               output_tokens=128, burstiness=1.0, range_ratio=None, num_requests=0,
-              warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0):
+              warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0, interval=None):
         """Simulates the engine serving a workload: exactly one of ``concurrency`` (closed
         loop), ``request_rate`` (open loop, gamma arrivals of shape ``burstiness``) or
         ``trace`` (a JSONL file). The defaults are those of ``llmstep serve``. Returns the
         keys of ``llmstep serve --format json``: ttft_s, tpot_s, itl_s, e2e_s (each with mean,
         p50, p90, p99), request_throughput_per_s, output_tokens_per_s, goodput_per_s,
-        duration_s, kv_peak_frac, queue_peak, preemptions, n_requests, n_steps."""
+        duration_s, kv_peak_frac, queue_peak, preemptions, n_requests, n_steps; with
+        ``interval`` also ``band``: for ttft_s, tpot_s and e2e_s the calibration's band around
+        the mean, or None for a family it has no rows of (``llmstep serve --interval``)."""
         given = [x is not None for x in (concurrency, request_rate, trace)]
         if sum(given) != 1:
             raise Error(1, "serve: give exactly one of concurrency, request_rate, trace")
@@ -766,9 +830,30 @@ class Deployment:
             w.trace_path = trace_b
         res = _lib.ServeResult()
         err = _lib.Error()
+        bands = self._serve_bands(interval) if interval is not None else None
         _check(_lib.lib.llmstep_serve(self._h, ctypes.byref(w), ctypes.byref(res),
                                       ctypes.byref(err)), err)
-        return _struct_dict(res)
+        out = _struct_dict(res)
+        if bands is not None:
+            out["band"] = {k: None if b is None else
+                           dict(b, lo_s=b["lo_frac"] * out[k]["mean"],
+                                hi_s=b["hi_frac"] * out[k]["mean"])
+                           for k, b in bands.items()}
+        return out
+
+    def _serve_bands(self, level):
+        """The bands serve(interval=) reports: each of TTFT, TPOT, E2E the calibration has; none
+        at all raises the first one's reason (as the CLI)."""
+        bands, first = {}, None
+        for key, fam in (("ttft_s", "ttft"), ("tpot_s", "tpot"), ("e2e_s", "e2e")):
+            try:
+                bands[key] = self.band(fam, level)
+            except Error as e:
+                bands[key] = None
+                first = first or e
+        if all(b is None for b in bands.values()):
+            raise first
+        return bands
 
     def serve_sweep(self, concurrency=None, request_rate=None, slo_ttft_s=0.0, slo_tpot_s=0.0,
                     slo_percentile=90, prompt_tokens=1024, output_tokens=128, burstiness=1.0,

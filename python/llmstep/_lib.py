@@ -231,6 +231,8 @@ _sigs = {
     "llmstep_step_grid": (cint, [vp, ctypes.c_size_t, P(i64), P(i64), P(i64), P(dbl),
                                  P(Error)]),
     "llmstep_capacity": (cint, [vp, i64, P(CapacityResult), P(Error)]),
+    "llmstep_deploy_band": (cint, [vp, cstr, cint, P(dbl), P(dbl), P(i64), P(Error)]),
+    "llmstep_step_band_family": (cstr, [P(Group), ctypes.c_size_t]),
     "llmstep_batch": (cint, [vp, i64, i64, i64, P(BatchResult), P(Error)]),
     "llmstep_workload_init": (None, [P(Workload)]),
     "llmstep_serve": (cint, [vp, P(Workload), P(ServeResult), P(Error)]),

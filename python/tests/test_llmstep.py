@@ -301,6 +301,58 @@ def test_one_string_is_one_item(ctx):
     assert list(rows["model"]) == ["llama-3.1-8b"]
 
 
+def test_bands_match_the_cli(ctx):
+    """The band of every prediction (issue 28) is the CLI's --interval band, to the bit: a
+    decode step (predict), an offline batch (latency, the shipped H100 calibration) and a
+    serving run (serve: TPOT only, TTFT and E2E None), from llmstep_deploy_band."""
+    cal = os.path.join(SRC, "tests", "data", "calib_band_decode.json")
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", calibration=cal)
+    got = d.step([(32, 1, 1024)], interval=80)["band"]
+    want = cli_json("predict", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--decode",
+                    "32x1024", "--calibration", cal, "--interval", "80")["band"]
+    for k in ("lo_s", "hi_s", "lo_frac", "hi_frac", "family", "level_pct"):
+        assert got[k] == want[k], k
+    assert got["n_rows"] == want["held_out_rows"] == 21
+    assert (got["lo_frac"], got["hi_frac"]) == (0.92, 1.08)  # the file's quantiles 2 and 18
+    s = d.serve(concurrency=8, prompt_tokens=512, output_tokens=64, interval=80)["band"]
+    w = cli_json("serve", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--calibration", cal,
+                 "--concurrency", "8", "--prompt-tokens", "512", "--output-tokens", "64",
+                 "--interval", "80")["band"]
+    assert s["ttft_s"] is None and w["ttft_s"] is None and s["e2e_s"] is None
+    assert s["tpot_s"]["lo_s"] == w["tpot_s"]["lo_s"] and s["tpot_s"]["hi_s"] == w["tpot_s"]["hi_s"]
+    h = ctx.deploy("llama-2-7b", "h100-sxm", engine="vllm-v0", calibration="h100-sxm")
+    b = h.batch(16, 512, 512, interval=80)["band"]
+    w = cli_json("latency", "--model", "llama-2-7b", "--hw", "h100-sxm", "--engine", "vllm-v0",
+                 "--batch", "16", "--prompt-tokens", "512", "--output-tokens", "512",
+                 "--calibration", "h100-sxm", "--interval", "80")["band"]
+    assert (b["lo_s"], b["hi_s"]) == (w["lo_s"], w["hi_s"])
+    with pytest.raises(llmstep.Error, match="no band for prefill predictions"):
+        d.step([(1, 1024, 0)], interval=80)
+    with pytest.raises(llmstep.Error, match="uncalibrated"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm").band("decode")
+    with pytest.raises(llmstep.Error, match="unknown family 'decodes'"):
+        d.band("decodes")
+
+
+def test_sweep_bands_match_the_cli(ctx):
+    """A sweep's --interval columns from Python equal the CLI's JSON rows (one band, one
+    home: llmstep_deploy_band and sim_calib_band_get read the same quantiles)."""
+    cal = os.path.join(SRC, "tests", "data", "calib_band_decode.json")
+    got = ctx.sweep("llama-3.1-8b", "h100-sxm", tp=(1, 2), batch=[1, 32], context=[1024],
+                    calibration=cal, interval=80)
+    want = cli_json("sweep", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--tp", "1,2",
+                    "--batch", "1,32", "--context", "1024", "--calibration", cal,
+                    "--interval", "80")["rows"]
+    assert [r["band"]["time_s"]["lo_s"] for r in want] == list(got["band_lo_s"])
+    assert [r["band"]["time_s"]["hi_s"] for r in want] == list(got["band_hi_s"])
+    srv = ctx.sweep("llama-3.1-8b", "h100-sxm", kind="serving", concurrency=[8],
+                    prompt_tokens=512, output_tokens=64, calibration=cal, interval=80)
+    w = cli_json("sweep", "--kind", "serving", "--model", "llama-3.1-8b", "--hw", "h100-sxm",
+                 "--concurrency", "8", "--prompt-tokens", "512", "--output-tokens", "64",
+                 "--calibration", cal, "--interval", "80")["rows"][0]["band"]
+    assert srv["tpot_mean_lo_s"][0] == w["tpot_s"]["lo_s"] and np.isnan(srv["ttft_mean_lo_s"][0])
+
+
 def test_to_frame():
     pd = pytest.importorskip("pandas")
     d = llmstep.deploy("llama-3.1-8b", "h100-sxm", usage="server")

@@ -203,6 +203,17 @@ void cli_run_spec_init(cli_run_spec *spec);
 int cli_run_open(const cli_run_spec *spec, cli_run *run);
 /* "uncalibrated: alpha = 1, beta = 0; <sim_deploy_uncalibrated_hint>" into buf. */
 void cli_run_uncalibrated(const cli_run *run, char *buf, size_t cap);
+/*
+ * --interval L of a prediction command: run's band for family (sim_deploy_band), or the reason
+ * on stderr ("<who>: --interval L: <reason>") and CLI_USAGE.
+ */
+int cli_band(const cli_run *run, const char *who, int family, int64_t level, sim_pred_band *out);
+/* The band of a prediction of predicted_s seconds as "lo - hi" in seconds (from 1 s) or
+ * milliseconds, four decimals, into buf. */
+void cli_band_range(char *buf, size_t cap, const sim_pred_band *b, double predicted_s);
+/* The line a table prints under the prediction: "  [what ]L% band  <range>  (P..-P.. of
+ * measured / predicted: N held-out <family> rows of the calibration, held out by F)". */
+void cli_band_line(const char *what, const sim_pred_band *b, double predicted_s);
 /* Simulates one offline batch; prints the error and returns CLI_BAD_INPUT on failure. */
 int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r);
 void cli_run_close(cli_run *run);

@@ -33,7 +33,7 @@ static const cli_help latency_help = {
 };
 
 static int print_latency_json(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
-                              const char *calibration)
+                              const char *calibration, const sim_pred_band *band)
 {
     const sim_sched_resolved *s = &run->sched;
     sim_jw w;
@@ -58,6 +58,11 @@ static int print_latency_json(const cli_run *run, const sim_batch *b, const sim_
     sim_jw_int(&w, "prompt_tokens", b->prompt_tokens);
     sim_jw_int(&w, "output_tokens", b->output_tokens);
     sim_jw_num(&w, "latency_s", r->latency_s);
+    if (band && sim_band_json(&w, "band", band, r->latency_s)) {
+        sim_jw_free(&w);
+        cli_error("latency: the band is not a finite number; refusing to write it");
+        return CLI_NUMERIC;
+    }
     sim_jw_int(&w, "n_steps", r->n_steps);
     sim_jw_int(&w, "n_prefill_steps", r->n_prefill_steps);
     sim_jw_int(&w, "n_decode_steps", r->n_decode_steps);
@@ -85,7 +90,7 @@ static int print_latency_json(const cli_run *run, const sim_batch *b, const sim_
 }
 
 static void print_latency(const cli_run *run, const sim_batch *b, const sim_batch_result *r,
-                          const char *calibration)
+                          const char *calibration, const sim_pred_band *band)
 {
     const sim_sched_resolved *s = &run->sched;
     char lay[48];
@@ -115,6 +120,8 @@ static void print_latency(const cli_run *run, const sim_batch *b, const sim_batc
         cli_run_uncalibrated(run, line, sizeof(line));
         printf("   %s\n", line);
     }
+    if (band)
+        cli_band_line(NULL, band, r->latency_s);
     printf("  steps            %lld (%lld prefill, %lld decode)\n", (long long)r->n_steps,
            (long long)r->n_prefill_steps, (long long)r->n_decode_steps);
     printf("  prefill time     %.4f s\n  decode time      %.4f s\n", r->prefill_s, r->decode_s);
@@ -140,7 +147,7 @@ int cmd_latency(int argc, char **argv)
     cli_run_spec spec;
     cli_run_spec_init(&spec);
     const char *format = "table";
-    int64_t batch = -1, prompt = -1, output = -1;
+    int64_t batch = -1, prompt = -1, output = -1, interval = 0;
     /* In the order of the usage. No help of their own: the options of the synopsis (--model,
      * --hw, --tp, --calibration, --batch, --prompt-tokens, --output-tokens) and --gemm. */
     const cli_opt t[] = {
@@ -218,6 +225,11 @@ int cmd_latency(int argc, char **argv)
                        "  --roofline op|step            roofline mode (see predict --help)\n"),
         CLI_STR_H("format", &format,
                   "  --format table|json           output format (default table)\n"),
+        CLI_I64_H(
+            "interval", &interval, 10, 100,
+            "  --interval L                  with --calibration: the L% band (10, 20, ...,\n"
+            "                                100) around the latency, from the calibration's\n"
+            "                                held-out offline batches\n"),
         {.name = "model", .kind = CLI_OPT_STR, .dst = &spec.model},
         {.name = "hw", .kind = CLI_OPT_STR, .dst = &spec.hw},
         {.name = "tp", .kind = CLI_OPT_I64, .dst = &spec.tp, .min = 1, .max = 4096},
@@ -277,10 +289,15 @@ int cmd_latency(int argc, char **argv)
         cli_run_close(&run);
         return rc;
     }
+    sim_pred_band band;
+    if (interval && (rc = cli_band(&run, "latency", SIM_BAND_OFFLINE, interval, &band)) != CLI_OK) {
+        cli_run_close(&run);
+        return rc;
+    }
     if (strcmp(format, "json") == 0)
-        rc = print_latency_json(&run, &b, &r, spec.calibration);
+        rc = print_latency_json(&run, &b, &r, spec.calibration, interval ? &band : NULL);
     else
-        print_latency(&run, &b, &r, spec.calibration);
+        print_latency(&run, &b, &r, spec.calibration, interval ? &band : NULL);
     cli_run_close(&run);
     return rc;
 }

@@ -137,6 +137,8 @@ static void print_table(const sim_predict_report *r)
         printf(" (calibration %s, engine %s)\n", r->calib_path, r->engine);
     else
         printf(" (engine %s; uncalibrated: alpha = 1, beta = 0)\n", r->engine);
+    if (r->band)
+        cli_band_line(NULL, r->band, c->step_s);
     fmt_time(t3, sizeof(t3), c->compute_s);
     fmt_time(t4, sizeof(t4), c->memory_s);
     fmt_time(t5, sizeof(t5), c->comm_s);
@@ -300,6 +302,7 @@ typedef struct predict_args {
     int64_t tp, pp, dp;
     int ep;
     int ignore_memory, no_host, verbose;
+    int64_t interval; /* --interval L (0: none) */
     sim_sched_cfg sched_cfg;
 } predict_args;
 
@@ -402,6 +405,7 @@ static int parse_predict(int argc, char **argv, predict_args *a, int *done)
             "vllm-v1)\n"),
         CLI_FLAG_H("no-host-time", &a->no_host,
                    "  --no-host-time        leave out the engine's host time\n"),
+        CLI_INTERVAL_H(&a->interval),
         CLI_FLAG_H(
             "verbose", &a->verbose,
             "  --verbose             note every defaulted profile figure, not only those this\n"
@@ -483,6 +487,10 @@ static int predict_print(const predict_args *a, const cli_run *run, const sim_de
         cli_run_uncalibrated(run, uncal, sizeof(uncal));
     const int n_notes =
         predict_notes(run, &so->rank, a->verbose, calib_path ? NULL : uncal, note_buf, notes);
+    sim_pred_band band;
+    if (a->interval && (rc = cli_band(run, "predict", sim_step_band_family(&a->step), a->interval,
+                                      &band)) != CLI_OK)
+        return rc;
     sim_predict_report r = {
         .model_path = run->model_path,
         .hw_path = run->d.hw_path,
@@ -501,6 +509,7 @@ static int predict_print(const predict_args *a, const cli_run *run, const sim_de
         .notes = notes,
         .n_notes = n_notes,
         .pp = cfg.pp > 1 ? &pq : NULL,
+        .band = a->interval ? &band : NULL,
     };
     return print_report(&r, strcmp(a->format, "json") == 0);
 }

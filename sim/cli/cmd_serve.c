@@ -99,8 +99,35 @@ typedef struct serve_args {
     const char *trace, *format, *timeline;
     double slo_ttft_s, slo_tpot_s;
     int have_conc, have_rate;
-    int exact_steps; /* --exact-steps: every step through the scheduler */
+    int exact_steps;  /* --exact-steps: every step through the scheduler */
+    int64_t interval; /* --interval L (0: none) */
 } serve_args;
+
+/* --interval: the bands of TTFT, TPOT and E2E, those the calibration has (ok[i]). */
+typedef struct serve_bands {
+    int ok[3];
+    sim_pred_band b[3];
+} serve_bands;
+static const int band_family[3] = {SIM_BAND_TTFT, SIM_BAND_TPOT, SIM_BAND_E2E};
+
+/* The bands --interval asks for: each the calibration has; none at all is an error naming
+ * why (the first family's reason). */
+static int serve_bands_get(const serve_args *a, const cli_run *run, serve_bands *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct sim_err first, err;
+    first.msg[0] = 0;
+    int any = 0;
+    for (int i = 0; i < 3; i++) {
+        out->ok[i] = sim_deploy_band(&run->d, band_family[i], (int)a->interval, &out->b[i],
+                                     i ? &err : &first) == SIM_OK;
+        any |= out->ok[i];
+    }
+    if (any)
+        return CLI_OK;
+    cli_error("serve: --interval %lld: %s", (long long)a->interval, first.msg);
+    return CLI_USAGE;
+}
 
 static int parse_args(int argc, char **argv, serve_args *a, int *done)
 {
@@ -215,6 +242,7 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         CLI_STR_H(
             "timeline", &a->timeline,
             "  --timeline FILE.csv           per-step time, batch, tokens, KV use and queue\n"),
+        CLI_INTERVAL_H(&a->interval),
         CLI_FLAG_H("exact-steps", &a->exact_steps,
                    "  --exact-steps                 schedule every step (by default stretches of\n"
                    "                                identical decode steps are priced without the\n"
@@ -285,7 +313,7 @@ static void print_workload_json(sim_jw *w, const serve_args *a)
 }
 
 static int print_json(const serve_args *a, const cli_run *run, const cli_serve *sv,
-                      const sim_serve_result *r, const sim_serve_stats *st)
+                      const sim_serve_result *r, const sim_serve_stats *st, const serve_bands *bd)
 {
     const sim_sched_resolved *s = &run->sched;
     sim_jw w;
@@ -311,6 +339,25 @@ static int print_json(const serve_args *a, const cli_run *run, const cli_serve *
     print_dist_json(&w, "tpot_s", &st->tpot_s);
     print_dist_json(&w, "itl_s", &st->itl_s);
     print_dist_json(&w, "e2e_s", &st->e2e_s);
+    if (a->interval) {
+        /* Around each mean; lo_frac and hi_frac apply to every statistic of the family. */
+        static const char *const keys[3] = {"ttft_s", "tpot_s", "e2e_s"};
+        const double means[3] = {st->ttft_s.mean, st->tpot_s.mean, st->e2e_s.mean};
+        int bad = 0;
+        sim_jw_object_begin(&w, "band");
+        for (int i = 0; i < 3; i++) {
+            if (bd->ok[i])
+                bad |= sim_band_json(&w, keys[i], &bd->b[i], means[i]);
+            else
+                sim_jw_null(&w, keys[i]);
+        }
+        sim_jw_object_end(&w);
+        if (bad) {
+            sim_jw_free(&w);
+            cli_error("serve: a band is not a finite number; refusing to write it");
+            return CLI_NUMERIC;
+        }
+    }
     sim_jw_num(&w, "duration_s", st->duration_s);
     sim_jw_num(&w, "request_throughput_per_s", st->request_throughput_per_s);
     sim_jw_num(&w, "output_tokens_per_s", st->output_tokens_per_s);
@@ -339,7 +386,7 @@ static int print_json(const serve_args *a, const cli_run *run, const cli_serve *
 }
 
 static void print_table(const serve_args *a, const cli_run *run, const cli_serve *sv,
-                        const sim_serve_result *r, const sim_serve_stats *st)
+                        const sim_serve_result *r, const sim_serve_stats *st, const serve_bands *bd)
 {
     const sim_sched_resolved *s = &run->sched;
     char lay[48];
@@ -375,6 +422,21 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
     print_dist_row("TPOT", &st->tpot_s);
     print_dist_row("ITL", &st->itl_s);
     print_dist_row("E2E", &st->e2e_s);
+    if (a->interval) {
+        static const char *const names[3] = {"TTFT", "TPOT", "E2E"};
+        const double means[3] = {st->ttft_s.mean, st->tpot_s.mean, st->e2e_s.mean};
+        printf("\n  bands around the means (the same fractions hold for p50, p90 and p99):\n");
+        for (int i = 0; i < 3; i++) {
+            if (bd->ok[i])
+                cli_band_line(names[i], &bd->b[i], means[i]);
+            else {
+                char label[48];
+                snprintf(label, sizeof(label), "%s %lld%% band", names[i], (long long)a->interval);
+                printf("  %-16s none: the calibration has no held-out %s rows\n", label,
+                       sim_band_family_name(band_family[i]));
+            }
+        }
+    }
     printf("\n  throughput       %.3f requests/s, %.1f output tokens/s, %.1f total tokens/s\n",
            st->request_throughput_per_s, st->output_tokens_per_s, st->total_tokens_per_s);
     if (a->slo_ttft_s > 0.0 || a->slo_tpot_s > 0.0)
@@ -415,6 +477,9 @@ int cmd_serve(int argc, char **argv)
     sv.exact_steps = a.exact_steps;
     sim_serve_result r;
     sim_serve_stats st;
+    serve_bands bands;
+    if (rc == CLI_OK && a.interval)
+        rc = serve_bands_get(&a, &run, &bands);
     if (rc == CLI_OK)
         rc = cli_serve_run(&run, &sv, a.slo_ttft_s, a.slo_tpot_s, a.timeline ? timeline_row : NULL,
                            &tl, &r, &st);
@@ -444,9 +509,9 @@ int cmd_serve(int argc, char **argv)
     }
     if (rc == CLI_OK) {
         if (strcmp(a.format, "json") == 0)
-            rc = print_json(&a, &run, &sv, &r, &st);
+            rc = print_json(&a, &run, &sv, &r, &st, &bands);
         else
-            print_table(&a, &run, &sv, &r, &st);
+            print_table(&a, &run, &sv, &r, &st, &bands);
     }
     free(tl.buf);
     cli_serve_free(&sv);

@@ -81,7 +81,56 @@ typedef struct writer {
     int with_pp;    /* --pp given: a pp column (CSV, JSON) */
     int with_dp;    /* --dp or --ep given: dp and ep columns (CSV, JSON) */
     int with_seeds; /* serving over several seeds: n_seeds and the spreads (every format) */
+    int interval;   /* --interval L: the bands of each row (0: none) */
 } writer;
+
+/* A row's bands (--interval): the predicted times they surround and their families (serving:
+ * the TTFT and TPOT means; otherwise the row's time), n of them, and whether the block's
+ * calibration has each (sim_calib_band_get). */
+typedef struct row_bands {
+    int n, ok[2];
+    double at_s[2];
+    sim_pred_band b[2];
+} row_bands;
+
+static void bands_of(const writer *w, const cli_sweep_block *b, const sim_sweep_row *r,
+                     row_bands *out)
+{
+    struct sim_err err;
+    if (r->kind == SIM_SWEEP_SERVING) {
+        *out = (row_bands){.n = 2, .at_s = {r->ttft_dist_s.mean, r->tpot_dist_s.mean}};
+        const int fam[2] = {SIM_BAND_TTFT, SIM_BAND_TPOT};
+        for (int i = 0; i < 2; i++)
+            out->ok[i] = sim_calib_band_get(b->cal, b->calib_path, fam[i], w->interval, &out->b[i],
+                                            &err) == SIM_OK;
+        return;
+    }
+    const int fam = r->kind == SIM_SWEEP_DECODE    ? SIM_BAND_DECODE
+                    : r->kind == SIM_SWEEP_PREFILL ? SIM_BAND_PREFILL
+                                                   : SIM_BAND_OFFLINE;
+    *out = (row_bands){.n = 1, .at_s = {r->time_s}};
+    out->ok[0] =
+        sim_calib_band_get(b->cal, b->calib_path, fam, w->interval, &out->b[0], &err) == SIM_OK;
+}
+
+/* JSON: "band": {"time_s": ...} or {"ttft_s": ..., "tpot_s": ...}, null where none. */
+static void json_bands(const writer *w, sim_jw *j, const cli_sweep_block *b, const sim_sweep_row *r)
+{
+    if (!w->interval)
+        return;
+    row_bands rb;
+    bands_of(w, b, r, &rb);
+    static const char *const keys[2][2] = {{"time_s", NULL}, {"ttft_s", "tpot_s"}};
+    sim_jw_object_begin(j, "band");
+    for (int i = 0; i < rb.n; i++) {
+        const char *key = keys[rb.n - 1][i];
+        if (rb.ok[i] && isfinite(rb.at_s[i]))
+            (void)sim_band_json(j, key, &rb.b[i], rb.at_s[i]);
+        else
+            sim_jw_null(j, key);
+    }
+    sim_jw_object_end(j);
+}
 
 /* A count, or null when it does not apply (-1). */
 static void json_count(sim_jw *w, const char *key, int64_t v)
@@ -142,6 +191,7 @@ static void write_json_row(writer *w, const cli_sweep_block *b, const sim_sweep_
         sim_jw_null(j, "bound");
     else
         sim_jw_str(j, "bound", sim_bound_name(r->bound));
+    json_bands(w, j, b, r);
     json_row_close(j, b, r);
 }
 
@@ -230,6 +280,7 @@ static void write_json_serving_row(writer *w, const cli_sweep_block *b, const si
     }
     sim_jw_bool(j, "fits", !r->status);
     sim_jw_str(j, "status", sim_sweep_status_name(r->status));
+    json_bands(w, j, b, r);
     json_row_close(j, b, r);
 }
 
@@ -302,6 +353,38 @@ static void write_row(writer *w, const cli_sweep_block *b, const sim_sweep_row *
                                        "%s\n", tail) -
                       1;
     }
+    if (w->interval && w->format != FMT_JSON && w->out.len > 0 &&
+        w->out.buf[w->out.len - 1] == '\n') {
+        /* CSV: lo and hi of each band (empty without one); table: "lo-hi" in ms ("-"). */
+        row_bands rb;
+        bands_of(w, b, r, &rb);
+        char tail[160] = "";
+        int k = 0;
+        /* The serving table's rows may carry a second line (the seeds): its bands go on a
+         * line of their own. */
+        static const char *const names[2] = {"TTFT", "TPOT"};
+        if (w->format == FMT_TABLE && rb.n == 2)
+            k += snprintf(tail, sizeof(tail), "\n    %d%% band of the means:", w->interval);
+        for (int i = 0; i < rb.n; i++) {
+            const int have = rb.ok[i] && isfinite(rb.at_s[i]);
+            const double lo = rb.b[i].lo_frac * rb.at_s[i], hi = rb.b[i].hi_frac * rb.at_s[i];
+            if (w->format == FMT_CSV)
+                k += have ? snprintf(tail + k, sizeof(tail) - (size_t)k, ",%.9f,%.9f", lo, hi)
+                          : snprintf(tail + k, sizeof(tail) - (size_t)k, ",,");
+            else if (rb.n == 2)
+                k += have ? snprintf(tail + k, sizeof(tail) - (size_t)k, "%s %s %.3f-%.3f ms",
+                                     i ? "," : "", names[i], sim_s_to_ms(lo), sim_s_to_ms(hi))
+                          : snprintf(tail + k, sizeof(tail) - (size_t)k, "%s %s none", i ? "," : "",
+                                     names[i]);
+            else
+                k += have ? snprintf(tail + k, sizeof(tail) - (size_t)k, " %.3f-%.3f",
+                                     sim_s_to_ms(lo), sim_s_to_ms(hi))
+                          : snprintf(tail + k, sizeof(tail) - (size_t)k, " -");
+        }
+        w->out.len += (size_t)snprintf(w->out.buf + w->out.len - 1, w->out.cap - w->out.len + 1,
+                                       "%s\n", tail) -
+                      1;
+    }
     w->n_rows++;
 }
 
@@ -319,7 +402,8 @@ typedef struct selector {
     int overflow;
 } selector;
 
-static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt);
+static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt,
+                         int interval);
 static void json_header(writer *w, const char *engine);
 
 static int sel_begin(void *ctx, const cli_sweep_block *b)
@@ -330,11 +414,26 @@ static int sel_begin(void *ctx, const cli_sweep_block *b)
                 "llmstep: note: no calibration of %s for engine %s in %s (%s is for another "
                 "engine): %s rows uncalibrated\n",
                 b->hw, b->engine, s->w->o->calibration, b->calib_other_engine, b->model);
+    if (s->w->interval) { /* a block without a band says why its rows have none */
+        const int serving = s->w->o->kind == SIM_SWEEP_SERVING;
+        const int fam = serving                              ? SIM_BAND_TTFT
+                        : s->w->o->kind == SIM_SWEEP_DECODE  ? SIM_BAND_DECODE
+                        : s->w->o->kind == SIM_SWEEP_PREFILL ? SIM_BAND_PREFILL
+                                                             : SIM_BAND_OFFLINE;
+        sim_pred_band pb;
+        struct sim_err err, e2;
+        if (sim_calib_band_get(b->cal, b->calib_path, fam, s->w->interval, &pb, &err) != SIM_OK &&
+            (!serving || sim_calib_band_get(b->cal, b->calib_path, SIM_BAND_TPOT, s->w->interval,
+                                            &pb, &e2) != SIM_OK))
+            fprintf(stderr,
+                    "llmstep: note: sweep --interval: %s on %s: %s; its rows have no band\n",
+                    b->model, b->hw, err.msg);
+    }
     if (s->w->header && s->w->format == FMT_JSON) {
         json_header(s->w, b->engine);
         s->w->header = NULL;
     } else if (s->w->header) {
-        sweep_header(s->w->header, s->w->header_cap, s->w->o, s->w->format);
+        sweep_header(s->w->header, s->w->header_cap, s->w->o, s->w->format, s->w->interval);
         size_t n = strlen(s->w->header);
         memcpy(s->w->out.buf + s->w->out.len, s->w->header, n);
         s->w->out.len += n;
@@ -425,6 +524,7 @@ typedef struct sweep_args {
     /* options of --kind serving only, given or not, in the order of serving_names */
     int serving_seen[9];
     int64_t jobs;
+    int64_t interval; /* --interval L (0: none) */
     enum sweep_select select;
     enum sweep_format fmt;
 } sweep_args;
@@ -589,6 +689,14 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
         CLI_FLAG_H("no-host-time", &a->no_host,
                    "  --no-host-time             leave out the engine's host time per step\n"),
         CLI_STR_H("format", &a->format, "  --format csv|json|table    default csv\n"),
+        CLI_I64_H(
+            "interval", &a->interval, 10, 100,
+            "  --interval L               with --calibration: the L% band (10, 20, ..., 100)\n"
+            "                             around each prediction, from its GPU's calibration\n"
+            "                             (time_s; serving: the TTFT and TPOT means): CSV\n"
+            "                             band_lo_s, band_hi_s (serving ttft_mean_lo_s ..\n"
+            "                             tpot_mean_hi_s), JSON \"band\", a table column;\n"
+            "                             empty where that calibration has none\n"),
     };
     int rc = cli_opts_parse_help("sweep", argc, argv, t, CLI_N(t), &sweep_help, done, NULL);
     if (a->no_host)
@@ -655,6 +763,12 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
     int rc = check_sweep_names(o, a);
     if (rc != CLI_OK)
         return rc;
+    if (a->interval % 10 != 0) {
+        cli_error("sweep: --interval %lld: expected 10, 20, ..., 100 (the band's quantiles are "
+                  "5%% apart)",
+                  (long long)a->interval);
+        return CLI_USAGE;
+    }
     const int serving = o->kind == SIM_SWEEP_SERVING,
               with_lengths = serving || o->kind == SIM_SWEEP_OFFLINE;
     if (with_lengths && (o->prompt_tokens < 0 || o->output_tokens < 0)) {
@@ -738,7 +852,8 @@ static void json_header(writer *w, const char *engine)
 }
 
 /* The CSV or table header for the selection. */
-static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt)
+static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum sweep_format fmt,
+                         int interval)
 {
     const int serving = o->kind == SIM_SWEEP_SERVING;
     if (fmt == FMT_CSV) {
@@ -753,15 +868,21 @@ static void sweep_header(char *header, size_t cap, const cli_sweep_opts *o, enum
         if (serving && o->n_seeds > 1 && n > 0 && n + 64 < cap)
             snprintf(header + n - 1, cap - n + 1,
                      ",n_seeds,ttft_slo_s,tpot_slo_s,ttft_spread_s,tpot_spread_s\n");
+        n = strlen(header);
+        if (interval && n > 0 && n + 64 < cap)
+            snprintf(header + n - 1, cap - n + 1, "%s\n",
+                     serving ? ",ttft_mean_lo_s,ttft_mean_hi_s,tpot_mean_lo_s,tpot_mean_hi_s"
+                             : ",band_lo_s,band_hi_s");
     } else if (serving) {
         snprintf(header, cap, SERVING_TABLE_FMT, "model", "hardware", "tp", "conc", "rate/s",
                  "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90", "e2e_p50", "e2e_p90", "tok/s",
                  "tok/s/gpu", "preem", "status", "cal", "slo", "usd/Mtok");
     } else {
         snprintf(header, cap,
-                 "%-16s %-14s %3s %6s %11s %10s %10s %10s %11s %11s %-9s %-8s %-4s %-3s %10s\n",
+                 "%-16s %-14s %3s %6s %11s %10s %10s %10s %11s %11s %-9s %-8s %-4s %-3s %10s%s\n",
                  "model", "hardware", "tp", "batch", "context", "time_ms", "tpot_ms", "ttft_ms",
-                 "tok/s", "tok/s/gpu", "status", "bound", "cal", "slo", "usd/Mtok");
+                 "tok/s", "tok/s/gpu", "status", "bound", "cal", "slo", "usd/Mtok",
+                 interval ? " band_ms" : "");
     }
 }
 
@@ -808,6 +929,7 @@ int cmd_sweep(int argc, char **argv)
     selector sel = {select, NULL, 0, {0}, NULL, NULL, NULL, NULL, 0, 0, 0};
     writer w = {.format = fmt,
                 .with_seeds = serving && o.n_seeds > 1,
+                .interval = (int)a.interval,
                 .with_pp = a.pp_spec != NULL,
                 .with_dp = a.dp_spec != NULL || a.ep || a.ep_spec != NULL,
                 .o = &o,

@@ -153,6 +153,12 @@ typedef struct cli_help {
         .name = (n), .kind = (k), .dst = (d), .min = (lo), .max = (hi), .help = (h)                \
     }
 #define CLI_I64_H(n, d, lo, hi, h) CLI_NUM_H(n, CLI_OPT_I64, d, lo, hi, h)
+/* --interval L of the prediction commands (cli_band): the same option and help everywhere. */
+#define CLI_INTERVAL_H(d)                                                                          \
+    CLI_I64_H(                                                                                     \
+        "interval", d, 10, 100,                                                                    \
+        "  --interval L          with --calibration: the L% band (10, 20, ..., 100) around\n"      \
+        "                        the prediction, from the calibration's held-out rows\n")
 #define CLI_U64_H(n, d, lo, hi, h) CLI_NUM_H(n, CLI_OPT_U64, d, lo, hi, h)
 #define CLI_DBL_H(n, d, lo, hi, h) CLI_NUM_H(n, CLI_OPT_DBL, d, lo, hi, h)
 #define CLI_MS_H(n, d, lo, hi, h)  CLI_NUM_H(n, CLI_OPT_MS, d, lo, hi, h)

@@ -193,3 +193,35 @@ void cli_run_close(cli_run *run)
     sim_cache_free(run->cache);
     run->cache = NULL;
 }
+
+int cli_band(const cli_run *run, const char *who, int family, int64_t level, sim_pred_band *out)
+{
+    struct sim_err err;
+    if (sim_deploy_band(&run->d, family, (int)level, out, &err) == SIM_OK)
+        return CLI_OK;
+    cli_error("%s: --interval %lld: %s", who, (long long)level, err.msg);
+    return CLI_USAGE;
+}
+
+void cli_band_range(char *buf, size_t cap, const sim_pred_band *b, double predicted_s)
+{
+    const double lo = b->lo_frac * predicted_s, hi = b->hi_frac * predicted_s;
+    if (predicted_s >= 1.0)
+        snprintf(buf, cap, "%.4f - %.4f s", lo, hi);
+    else
+        snprintf(buf, cap, "%.4f - %.4f ms", sim_s_to_ms(lo), sim_s_to_ms(hi));
+}
+
+void cli_band_line(const char *what, const sim_pred_band *b, double predicted_s)
+{
+    char label[48], range[64];
+    if (what)
+        snprintf(label, sizeof(label), "%s %d%% band", what, b->level_pct);
+    else
+        snprintf(label, sizeof(label), "%d%% band", b->level_pct);
+    cli_band_range(range, sizeof(range), b, predicted_s);
+    printf("  %-16s %s   (P%d-P%d of measured / predicted: %lld held-out %s rows of the "
+           "calibration, held out by %s)\n",
+           label, range, (100 - b->level_pct) / 2, (100 + b->level_pct) / 2, (long long)b->n_rows,
+           sim_band_family_name(b->family), b->held_out_by);
+}

@@ -488,3 +488,19 @@ sim_status sim_calib_known_error(const char *path, const char *hw_id, double *pc
     *found = q.found;
     return st;
 }
+
+int sim_band_json(struct sim_jw *w, const char *key, const sim_pred_band *b, double predicted_s)
+{
+    const double lo = b->lo_frac * predicted_s, hi = b->hi_frac * predicted_s;
+    sim_jw_object_begin(w, key);
+    sim_jw_int(w, "level_pct", b->level_pct);
+    sim_jw_str(w, "family", sim_band_family_name(b->family));
+    sim_jw_num(w, "lo_s", lo);
+    sim_jw_num(w, "hi_s", hi);
+    sim_jw_num(w, "lo_frac", b->lo_frac);
+    sim_jw_num(w, "hi_frac", b->hi_frac);
+    sim_jw_int(w, "held_out_rows", b->n_rows);
+    sim_jw_str(w, "held_out_by", b->held_out_by ? b->held_out_by : "");
+    sim_jw_object_end(w);
+    return !(isfinite(lo) && isfinite(hi));
+}

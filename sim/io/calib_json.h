@@ -54,6 +54,30 @@ const char *sim_band_family_name(int family);
  */
 int sim_band_interval(const sim_calib_band *b, int family, int level_pct, double *lo, double *hi);
 
+/*
+ * The band of one prediction (docs/calibration.md, "Prediction intervals and the drift
+ * alarm"): the central level_pct interval of the measured / predicted ratios a calibration
+ * recorded for one family of rows, predicted by fits that had not seen them. A prediction p of
+ * that family lies in [lo_frac p, hi_frac p] as often as those held-out rows did. Taken by
+ * sim_deploy_band (deploy.h), the one place every command, the library and Python get it.
+ */
+typedef struct sim_pred_band {
+    int family;              /* SIM_BAND_* */
+    int level_pct;           /* 10, 20, ..., 100 */
+    double lo_frac, hi_frac; /* ratios at (100 - level) / 2 and (100 + level) / 2 percent */
+    int64_t n_rows;          /* held-out rows behind the family's quantiles */
+    const char *held_out_by; /* the field of the folds (owned by the calibration) */
+} sim_pred_band;
+
+struct sim_jw;
+/*
+ * Writes b around a prediction of predicted_s seconds as the object key: {"level_pct",
+ * "family", "lo_s", "hi_s", "lo_frac", "hi_frac", "held_out_rows", "held_out_by"} (lo_s =
+ * lo_frac x predicted_s; the fractions apply to any statistic of the family).
+ * Returns 0, or 1 when a bound is not finite (the caller refuses the output).
+ */
+int sim_band_json(struct sim_jw *w, const char *key, const sim_pred_band *b, double predicted_s);
+
 typedef struct sim_calib {
     char hardware[128];
     char engine[64]; /* engine profile whose host time the fit took as known; "" or "none" */

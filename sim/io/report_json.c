@@ -133,6 +133,8 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     else
         sim_jw_null(&w, "calibration");
     num(&w, "host_time_s", r->host_s, &bad);
+    if (r->band && sim_band_json(&w, "band", r->band, c->step_s) && !bad)
+        bad = "band";
     if (r->engine)
         sim_jw_str(&w, "engine", r->engine);
     else

@@ -6,6 +6,7 @@
 #ifndef SIM_REPORT_JSON_H
 #define SIM_REPORT_JSON_H
 
+#include "calib_json.h"
 #include "hw.h"
 #include "model.h"
 #include "pipeline.h"
@@ -29,7 +30,8 @@ typedef struct sim_predict_report {
     int async;          /* 1: the engine overlaps host and GPU (step = max of the two) */
     const char *const *notes;
     int n_notes;
-    const sim_pp_cost *pp; /* the step stage by stage with pipeline stages (pp > 1), or NULL */
+    const sim_pp_cost *pp;     /* the step stage by stage with pipeline stages (pp > 1), or NULL */
+    const sim_pred_band *band; /* --interval: the band around the step time, or NULL */
 } sim_predict_report;
 
 /*

@@ -860,3 +860,70 @@ void sim_served_free(sim_served *sv)
     free(sv->scratch);
     memset(sv, 0, sizeof(*sv));
 }
+
+sim_status sim_deploy_band(const sim_deployment *d, int family, int level_pct, sim_pred_band *out,
+                           struct sim_err *err)
+{
+    return sim_calib_band_get(d->cal, d->cal_path, family, level_pct, out, err);
+}
+
+sim_status sim_calib_band_get(const sim_calib *cal, const char *cal_path, int family, int level_pct,
+                              sim_pred_band *out, struct sim_err *err)
+{
+    *out = (sim_pred_band){.family = family, .level_pct = level_pct};
+    const char *fam = sim_band_family_name(family);
+    if (family < 0 || family >= SIM_BAND_FAMILIES) {
+        sim_errf(err, "unknown band family %d", family);
+        return SIM_EINVAL;
+    }
+    if (level_pct < 10 || level_pct > 100 || level_pct % 10 != 0) {
+        sim_errf(err, "level %d%%: expected 10, 20, ..., 100 (the band's quantiles are 5%% apart)",
+                 level_pct);
+        return SIM_EINVAL;
+    }
+    if (!cal) {
+        sim_errf(err, "the prediction is uncalibrated; a band comes from a calibration "
+                      "(calibrate records one: docs/calibration.md, \"Prediction intervals\")");
+        return SIM_EINVAL;
+    }
+    const sim_calib_band *b = &cal->band;
+    if (!b->held_out_by[0]) {
+        sim_errf(err,
+                 "calibration %s has no band (made with --no-band, from rows no field "
+                 "splits, or before bands: re-run its recorded command)",
+                 cal_path ? cal_path : cal->hardware);
+        return SIM_EINVAL;
+    }
+    if (!sim_band_interval(b, family, level_pct, &out->lo_frac, &out->hi_frac)) {
+        char have[160] = "";
+        size_t n = 0;
+        for (int f = 0; f < SIM_BAND_FAMILIES; f++)
+            if (b->n_rows[f] > 0 && n < sizeof(have))
+                n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s", n ? ", " : "",
+                                      sim_band_family_name(f));
+        sim_errf(err,
+                 "calibration %s has no band for %s predictions (it was fitted on %s "
+                 "rows; calibrate on %s rows for one)",
+                 cal_path ? cal_path : cal->hardware, fam, have, fam);
+        return SIM_EINVAL;
+    }
+    out->n_rows = b->n_rows[family];
+    out->held_out_by = b->held_out_by;
+    return SIM_OK;
+}
+
+int sim_band_family_join(int family, const sim_group *g)
+{
+    const int own = g->new_tokens == 1 && g->context_tokens > 0 ? SIM_BAND_DECODE
+                    : g->context_tokens == 0                    ? SIM_BAND_PREFILL
+                                                                : SIM_BAND_STEP;
+    return family < 0 || family == own ? own : SIM_BAND_STEP;
+}
+
+int sim_step_band_family(const sim_step *st)
+{
+    int f = -1;
+    for (int i = 0; i < st->n_groups; i++)
+        f = sim_band_family_join(f, &st->groups[i]);
+    return f < 0 ? SIM_BAND_STEP : f;
+}

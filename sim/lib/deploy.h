@@ -164,6 +164,26 @@ typedef struct sim_deployment {
     int bad_option; /* after a failure: 1 when a setting (engine, dtype) is at fault, not a file */
 } sim_deployment;
 
+/*
+ * d's band for family at level_pct. SIM_EINVAL with the reason when there is none: an
+ * uncalibrated deployment, a calibration without a band (made with --no-band or before
+ * bands), no rows of that family among its training rows, or a level that is not 10 to 100 in
+ * steps of 10.
+ */
+sim_status sim_deploy_band(const sim_deployment *d, int family, int level_pct,
+                           sim_pred_band *out /* OUT */, struct sim_err *err /* OUT */);
+/* The same for a calibration cal (NULL: uncalibrated) read from cal_path (NULL: named by its
+ * hardware), as a sweep's blocks hold it. */
+sim_status sim_calib_band_get(const sim_calib *cal, const char *cal_path, int family, int level_pct,
+                              sim_pred_band *out /* OUT */, struct sim_err *err /* OUT */);
+
+/* The band family of one step: SIM_BAND_DECODE when every group decodes (one new token after
+ * cached ones), SIM_BAND_PREFILL when every group is a whole prompt (none cached), else
+ * SIM_BAND_STEP. sim_band_family_join folds one more group into a family so far (-1: none
+ * yet); the library folds its groups through it. */
+int sim_step_band_family(const sim_step *st);
+int sim_band_family_join(int family, const sim_group *g);
+
 /* The resolved inputs of d as one sim_setup (pointers into d: valid while d is). */
 static inline sim_setup sim_deployment_setup(const sim_deployment *d)
 {

@@ -437,6 +437,44 @@ llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n, const int64_
     return LLMSTEP_OK;
 }
 
+llmstep_status llmstep_deploy_band(const llmstep_deploy *d, const char *family, int level_pct,
+                                   double *lo_frac, double *hi_frac, int64_t *n_rows,
+                                   llmstep_error *err)
+{
+    if (!d || !family || !lo_frac || !hi_frac)
+        return fail(err, SIM_EINVAL, "band: NULL argument");
+    int f = -1;
+    for (int i = 0; i < SIM_BAND_FAMILIES && f < 0; i++)
+        if (strcmp(family, sim_band_family_name(i)) == 0)
+            f = i;
+    if (f < 0)
+        return fail(err, SIM_EINVAL,
+                    "band: unknown family '%s' (expected offline_batch, prefill, decode, step, "
+                    "ttft, tpot or e2e)",
+                    family);
+    sim_pred_band b;
+    struct sim_err e;
+    if (sim_deploy_band(&d->d, f, level_pct, &b, &e) != SIM_OK)
+        return fail(err, SIM_EINVAL, "band: %s", e.msg);
+    *lo_frac = b.lo_frac;
+    *hi_frac = b.hi_frac;
+    if (n_rows)
+        *n_rows = b.n_rows;
+    ok(err);
+    return LLMSTEP_OK;
+}
+
+const char *llmstep_step_band_family(const llmstep_group *groups, size_t n_groups)
+{
+    if (!groups || n_groups < 1)
+        return "";
+    int f = -1;
+    for (size_t i = 0; i < n_groups; i++)
+        f = sim_band_family_join(f, &(sim_group){groups[i].count, groups[i].new_tokens,
+                                                 groups[i].context_tokens, groups[i].emits});
+    return sim_band_family_name(f);
+}
+
 llmstep_status llmstep_capacity(const llmstep_deploy *d, int64_t context_tokens,
                                 llmstep_capacity_result *out, llmstep_error *err)
 {

@@ -365,6 +365,7 @@ static sim_status run_block(block_in *x, sim_batch_work *work, struct sim_err *e
     const sim_sweep_block b = {.model = x->su.model->id,
                                .hw = x->su.hw->id,
                                .calib_path = d.cal_path,
+                               .cal = d.cal,
                                .gpu_hour_usd = x->price,
                                .alpha = d.cfg.alpha,
                                .beta_s = d.cfg.beta_s,

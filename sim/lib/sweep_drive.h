@@ -96,6 +96,7 @@ typedef struct sim_sweep_block {
     const char *model;      /* model id */
     const char *hw;         /* hardware id */
     const char *calib_path; /* calibration applied, or NULL (uncalibrated) */
+    const sim_calib *cal;   /* that calibration (its band: sim_calib_band_get), or NULL */
     double gpu_hour_usd;    /* price of one GPU-hour of this hardware; <= 0: none */
     double alpha, beta_s;
     size_t model_index, hw_index; /* of model and hw in the options' models and hws */
