@@ -1,5 +1,5 @@
 #!/bin/sh
-# llmstep import-bench vllm-serve and vllm-latency: result files of `vllm bench serve --save-result` (fixtures in
+# llmstep import-bench vllm-serve, vllm-latency and llmservingsim: result files of `vllm bench serve --save-result` (fixtures in
 # tests/data/bench, written in the format vllm/benchmarks/serve.py writes, vllm-project/vllm at
 # 009e6d4a: main_async's result_json and benchmark's result) become serving rows that validate
 # reads; bad files are refused naming the file and the field.
@@ -104,4 +104,58 @@ expect "latency without lengths exit" "$?" 2
 grep -q "does not say the prompt length (--prompt-tokens L" "$tmp/err" && ok || bad "$(cat "$tmp/err")"
 "$bin" import-bench vllm-serve "$d/vllm_serve_c4.json" $args --batch 8 >/dev/null 2>&1
 expect "serve with --batch exit" "$?" 2
+# --- llmservingsim: LLMServingSim's requests.jsonl (bench/core/recorder.py write_requests;
+# statistics as bench/core/validate.py _bench_latencies). Oracles by hand:
+# - lss_requests.jsonl: arrival_time is epoch seconds, the token times a monotonic clock 1.7e9 s
+#   away, so TTFT and E2E count from queued_ts: TTFT 0.5, 1, 1, 2 (mean 1.125; numpy
+#   percentiles at (n - 1) p: p50 at 1.5 -> 1, p90 at 2.7 -> 1.7, p99 at 2.97 -> 1.97); TPOT of
+#   the 3 requests of 2+ tokens 1/10, 2/20, 1/4 (mean 0.15, p50 0.1, p90 at 1.8 -> 0.22, p99 at
+#   1.98 -> 0.247); E2E 1.5, 3, 1, 3 (mean 2.125, p50 at 1.5 of 1, 1.5, 3, 3 -> 2.25, p90 3).
+#   The trace: arrival_time less the first: 0, 0.25, 0.5, 1.
+# - lss_same_clock.jsonl: arrival_time on the token times' clock: TTFT 0.5 and 0.5 from it
+#   (not from queued_ts: 0.25 and 0.375); TPOT 1/2 and 1/1 (mean 0.75, p90 0.95).
+lss=$d/lss_requests.jsonl
+mkdir -p "$tmp/lss"
+"$bin" import-bench llmservingsim "$lss" --hardware h100-sxm --model llama-3.1-8b --tp 1 \
+    --engine-version 0.19.0 --max-num-seqs 64 --max-model-len 8192 --trace "$tmp/lss/trace.jsonl" \
+    --out "$tmp/lss/rows.jsonl" 2>"$tmp/err"
+expect "lss exit" "$?" 0
+expect "lss rows" "$(grep -c . "$tmp/lss/rows.jsonl")" 12
+for mv in ttft_mean:1.125 ttft_p50:1 ttft_p90:1.7 ttft_p99:1.97 tpot_mean:0.15 tpot_p50:0.1 \
+    tpot_p90:0.22 tpot_p99:0.247 e2e_mean:2.125 e2e_p50:2.25 e2e_p90:3 e2e_p99:3; do
+    m=${mv%%:*}
+    got=$(sed -n "s/.*\"metric\":\"$m\".*\"measured_s\":\([-0-9.eE+]*\)}$/\1/p" "$tmp/lss/rows.jsonl")
+    within "lss $m" "$got" "${mv#*:}" 1e-12
+done
+# The trace sits beside the rows: named by its file name, with the engine arguments given.
+grep -q '"workload":{"trace":"trace.jsonl"},"scheduler":{"max_num_seqs":64,"max_model_len":8192}' \
+    "$tmp/lss/rows.jsonl" && ok || bad "lss workload: $(head -n 1 "$tmp/lss/rows.jsonl")"
+expect "lss trace" "$(tr -d '\n' <"$tmp/lss/trace.jsonl")" \
+    '{"arrival_s":0,"prompt_tokens":100,"output_tokens":11}{"arrival_s":0.25,"prompt_tokens":200,"output_tokens":21}{"arrival_s":0.5,"prompt_tokens":50,"output_tokens":1}{"arrival_s":1,"prompt_tokens":300,"output_tokens":5}'
+"$bin" validate --measurements "$tmp/lss/rows.jsonl" --format json >"$tmp/lssv.json" 2>"$tmp/err"
+expect "lss rows validate" "$?" 0
+"$bin" import-bench llmservingsim "$d/lss_same_clock.jsonl" --hardware h100-sxm \
+    --model llama-3.1-8b --tp 1 --trace "$tmp/t2.jsonl" >"$tmp/same.jsonl"
+for mv in ttft_mean:0.5 tpot_mean:0.75 tpot_p90:0.95 e2e_mean:1.5; do
+    m=${mv%%:*}
+    got=$(sed -n "s/.*\"metric\":\"$m\".*\"measured_s\":\([-0-9.eE+]*\)}$/\1/p" "$tmp/same.jsonl")
+    within "lss same clock $m" "$got" "${mv#*:}" 1e-12
+done
+# Refusals name the file, line and field; nothing is written.
+for c in "bad_lss_key|first_token_t: unknown key (did you mean 'first_token_ts'?)" \
+    "bad_lss_last|last_token_ts: before first_token_ts" \
+    "bad_lss_order|request 2: arrival_time earlier than the request before it" \
+    "bad_lss_output|output_toks: out of range (expected 1 to 16777216, got 0)"; do
+    f=${c%%|*}
+    "$bin" import-bench llmservingsim "$d/$f.jsonl" --hardware h100-sxm --model llama-3.1-8b \
+        --tp 1 --trace "$tmp/never.jsonl" >/dev/null 2>"$tmp/err"
+    expect "$f exit" "$?" 1
+    grep -qF "${c#*|}" "$tmp/err" && ok || bad "$f message: $(cat "$tmp/err")"
+    [ -e "$tmp/never.jsonl" ] && bad "$f wrote a trace" || ok
+done
+"$bin" import-bench llmservingsim "$lss" --hardware h100-sxm --model llama-3.1-8b --tp 1 \
+    >/dev/null 2>"$tmp/err"
+expect "lss no --trace exit" "$?" 2
+expect "lss no --trace message" "$(cat "$tmp/err")" \
+    "llmstep: import-bench: llmservingsim: give --trace FILE, where the run's request trace is written"
 summary import_bench

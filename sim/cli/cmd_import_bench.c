@@ -1,9 +1,11 @@
 /*
  * cmd_import_bench.c - `llmstep import-bench FORMAT FILE...`: benchmark results people already
- * have, as measurement rows (../shared/MEASUREMENTS.md, kind serving) that validate and
- * calibrate read. One format so far: vllm-serve, the file of `vllm bench serve --save-result`
- * (sim/io/bench_vllm.h). What the file does not say (the GPU, the model as llmstep names it,
- * the TP) comes from the command line; what a row cannot describe is refused, naming it.
+ * have, as measurement rows (../shared/MEASUREMENTS.md) that validate and calibrate read:
+ * vllm-serve, the file of `vllm bench serve --save-result`, and vllm-latency, that of `vllm
+ * bench latency --output-json` (sim/io/bench_vllm.h); llmservingsim, the per-request file of
+ * LLMServingSim's vLLM benchmark, with the trace its rows replay (sim/io/bench_lss.h). What the
+ * file does not say (the GPU, the model as llmstep names it, the TP) comes from the command line;
+ * what a row cannot describe is refused, naming it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,10 +13,12 @@
 #include <string.h>
 
 #include "atomic_write.h"
+#include "bench_lss.h"
 #include "bench_vllm.h"
 #include "cli.h"
 #include "json_writer.h"
 #include "opts.h"
+#include "paths.h"
 
 static const cli_help import_bench_help = {
     .head =
@@ -23,6 +27,8 @@ static const cli_help import_bench_help = {
         "       llmstep import-bench vllm-latency FILE... --hardware ID --model ID --tp N\n"
         "                            --batch B --prompt-tokens L --output-tokens O\n"
         "                            [--engine-version V] [--out ROWS.jsonl]\n"
+        "       llmstep import-bench llmservingsim REQUESTS.jsonl --hardware ID --model ID --tp N\n"
+        "                            --trace TRACE.jsonl [--engine-version V] [--out ROWS.jsonl]\n"
         "\n"
         "vllm-serve: the result files of `vllm bench serve --save-result` become serving\n"
         "measurement rows (../shared/MEASUREMENTS.md), one a statistic the file holds: the\n"
@@ -38,6 +44,15 @@ static const cli_help import_bench_help = {
         "its avg_latency, in seconds, of --batch prompts of --prompt-tokens tokens, each\n"
         "generating --output-tokens tokens (the file does not say them).\n"
         "\n"
+        "llmservingsim: the requests.jsonl of LLMServingSim's vLLM benchmark (per-request\n"
+        "queued, first-token and last-token times) becomes the 12 serving rows of its mean,\n"
+        "p50, p90 and p99 TTFT, TPOT and E2E, computed as LLMServingSim does (TTFT from the\n"
+        "arrival, or from queued_ts when the arrival is on another clock), and its arrivals\n"
+        "and lengths become the request trace the rows replay (--trace, written atomically).\n"
+        "\n"
+        "Serving rows take the run's engine arguments when given: --max-num-seqs,\n"
+        "--max-num-batched-tokens, --max-model-len (the row's \"scheduler\").\n"
+        "\n"
         "Options:\n",
     .tail = "\n"
             "The rows' ids are the file's name without .json (and the metric). Exit status: 0 ok,\n"
@@ -48,8 +63,9 @@ static const cli_help import_bench_help = {
 };
 
 typedef struct ib_opts {
-    const char *hardware, *model, *engine_version, *out;
+    const char *hardware, *model, *engine_version, *out, *trace;
     int64_t tp;
+    int64_t max_num_seqs, max_num_batched_tokens, max_model_len; /* 0: not given */
     double range_ratio; /* < 0: from the file's per-request lengths, else 0 */
     int64_t batch, prompt_tokens, output_tokens; /* vllm-latency (0: not given) */
 } ib_opts;
@@ -124,6 +140,95 @@ static void row_begin(sim_jw *w, const ib_opts *o, const char *id, const char *s
     if (o->engine_version)
         sim_jw_str(w, "engine_version", o->engine_version);
     sim_jw_str(w, "kind", kind);
+}
+
+/* The row's "scheduler" from the engine arguments given (none: no object). */
+static void row_scheduler(sim_jw *w, const ib_opts *o)
+{
+    if (!o->max_num_seqs && !o->max_num_batched_tokens && !o->max_model_len)
+        return;
+    sim_jw_object_begin(w, "scheduler");
+    if (o->max_num_seqs)
+        sim_jw_int(w, "max_num_seqs", o->max_num_seqs);
+    if (o->max_num_batched_tokens)
+        sim_jw_int(w, "max_num_batched_tokens", o->max_num_batched_tokens);
+    if (o->max_model_len)
+        sim_jw_int(w, "max_model_len", o->max_model_len);
+    sim_jw_object_end(w);
+}
+
+/*
+ * The rows and the trace of an LLMServingSim requests.jsonl: the trace written to o->trace,
+ * named in the rows by its file name when it sits in the rows file's folder, else by its
+ * absolute path (MEASUREMENTS.md: a relative trace is found from the rows file's folder).
+ */
+static int lss_rows(const ib_opts *o, const char *path, ib_text *t)
+{
+    sim_lss_run r;
+    struct sim_err err;
+    sim_status st = sim_lss_load(path, &r, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return cli_exit_of(st);
+    }
+    /* The trace: one request a line, as the shared traces (arrivals to the microsecond). */
+    ib_text tr = {NULL, 0, 0};
+    int rc = CLI_OK;
+    for (int64_t i = 0; rc == CLI_OK && i < r.n; i++) {
+        sim_jw line, *w = &line;
+        sim_jw_init_buffer(w, SIM_JW_COMPACT);
+        sim_jw_object_begin(w, NULL);
+        sim_jw_num(w, "arrival_s", round(r.arrival_s[i] * 1e6) / 1e6);
+        sim_jw_int(w, "prompt_tokens", r.input[i]);
+        sim_jw_int(w, "output_tokens", r.output[i]);
+        sim_jw_object_end(w);
+        rc = append_row(&tr, w);
+    }
+    if (rc == CLI_OK && sim_write_atomic(o->trace, tr.p ? tr.p : "", tr.len, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        rc = CLI_BAD_INPUT;
+    }
+    free(tr.p);
+    char tdir[4096], odir[4096], tpath[8200];
+    const char *base = strrchr(o->trace, '/');
+    base = base ? base + 1 : o->trace;
+    if (rc == CLI_OK && !sim_path_folder(o->trace, tdir, sizeof(tdir))) {
+        cli_error("import-bench: %s: cannot resolve its folder", o->trace);
+        rc = CLI_BAD_INPUT;
+    }
+    if (rc == CLI_OK) {
+        const int same = o->out && strcmp(o->out, "-") != 0 &&
+                         sim_path_folder(o->out, odir, sizeof(odir)) && strcmp(odir, tdir) == 0;
+        if (same)
+            snprintf(tpath, sizeof(tpath), "%s", base);
+        else
+            snprintf(tpath, sizeof(tpath), "%s/%s", strcmp(tdir, "/") ? tdir : "", base);
+    }
+    char id0[160], source[600];
+    stem(path, id0, sizeof(id0));
+    if (strlen(id0) > 6 && strcmp(id0 + strlen(id0) - 6, ".jsonl") == 0)
+        id0[strlen(id0) - 6] = 0;
+    snprintf(source, sizeof(source),
+             "LLMServingSim bench requests.jsonl: %s (%lld requests; TTFT and E2E from %s)", path,
+             (long long)r.n, r.anchor_queued ? "queued_ts" : "arrival_time");
+    for (int f = 0; rc == CLI_OK && f < SIM_VB_FAMILIES; f++)
+        for (int s = 0; rc == CLI_OK && s < SIM_VB_STATS; s++) {
+            char id[200], metric[16];
+            snprintf(metric, sizeof(metric), "%s_%s", family_name[f], stat_name[s]);
+            snprintf(id, sizeof(id), "%s-%s", id0, metric);
+            sim_jw row, *w = &row;
+            row_begin(w, o, id, source, "serving");
+            sim_jw_str(w, "metric", metric);
+            sim_jw_object_begin(w, "workload");
+            sim_jw_str(w, "trace", tpath);
+            sim_jw_object_end(w);
+            row_scheduler(w, o);
+            sim_jw_num(w, "measured_s", r.stat_s[f][s]);
+            sim_jw_object_end(w);
+            rc = append_row(t, w);
+        }
+    sim_lss_free(&r);
+    return rc;
 }
 
 /* The row of a `vllm bench latency --output-json` file, appended to t. */
@@ -236,6 +341,7 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
             if (rr > 0.0)
                 sim_jw_num(w, "range_ratio", rr);
             sim_jw_object_end(w);
+            row_scheduler(w, o);
             sim_jw_num(w, "measured_s", r.stat_s[f][s]);
             sim_jw_object_end(w);
             const int arc = append_row(t, w);
@@ -272,6 +378,21 @@ int cmd_import_bench(int argc, char **argv)
                   "  --prompt-tokens L    vllm-latency: the run's --input-len (required)\n"),
         CLI_I64_H("output-tokens", &o.output_tokens, 1, 1 << 24,
                   "  --output-tokens O    vllm-latency: the run's --output-len (required)\n"),
+        CLI_STR_H("trace", &o.trace,
+                  "  --trace FILE         llmservingsim: the request trace to write (required)\n"),
+        CLI_I64_H("max-num-seqs", &o.max_num_seqs, 1, 1 << 20,
+                  "  --max-num-seqs N, --max-num-batched-tokens N, --max-model-len N\n"
+                  "                       serving: the run's engine arguments, kept in the rows\n"),
+        {.name = "max-num-batched-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &o.max_num_batched_tokens,
+         .min = 1,
+         .max = 1 << 24},
+        {.name = "max-model-len",
+         .kind = CLI_OPT_I64,
+         .dst = &o.max_model_len,
+         .min = 1,
+         .max = 1 << 24},
         CLI_STR_H("out", &o.out,
                   "  --out FILE           rows file to write atomically (default: standard "
                   "output)\n"),
@@ -282,15 +403,33 @@ int cmd_import_bench(int argc, char **argv)
     if (rc != CLI_OK || done)
         return rc;
     if (first >= argc) {
-        cli_error("import-bench: give a format (vllm-serve or vllm-latency) and one or more "
-                  "files");
+        cli_error("import-bench: give a format (vllm-serve, vllm-latency or llmservingsim) and "
+                  "one or more files");
         return CLI_USAGE;
     }
     const char *format = argv[first];
     const int latency = strcmp(format, "vllm-latency") == 0;
-    if (!latency && strcmp(format, "vllm-serve") != 0) {
-        cli_error("import-bench: unknown format '%s' (expected vllm-serve or vllm-latency)",
+    const int lss = strcmp(format, "llmservingsim") == 0;
+    if (!latency && !lss && strcmp(format, "vllm-serve") != 0) {
+        cli_error("import-bench: unknown format '%s' (expected vllm-serve, vllm-latency or "
+                  "llmservingsim)",
                   format);
+        return CLI_USAGE;
+    }
+    if (lss && (!o.trace || first + 2 < argc)) {
+        cli_error("import-bench: llmservingsim: %s", !o.trace ? "give --trace FILE, where the "
+                                                                "run's request trace is written"
+                                                              : "one requests file at a time "
+                                                                "(each has its own --trace)");
+        return CLI_USAGE;
+    }
+    if (!lss && o.trace) {
+        cli_error("import-bench: %s: --trace belongs to llmservingsim", format);
+        return CLI_USAGE;
+    }
+    if (latency && (o.max_num_seqs || o.max_num_batched_tokens || o.max_model_len)) {
+        cli_error("import-bench: vllm-latency: --max-num-seqs, --max-num-batched-tokens and "
+                  "--max-model-len belong to the serving formats");
         return CLI_USAGE;
     }
     if (first + 1 >= argc) {
@@ -298,8 +437,14 @@ int cmd_import_bench(int argc, char **argv)
         return CLI_USAGE;
     }
     if (!latency && (o.batch || o.prompt_tokens || o.output_tokens)) {
-        cli_error("import-bench: vllm-serve: --batch, --prompt-tokens and --output-tokens belong "
-                  "to vllm-latency (the serve file has its lengths)");
+        cli_error("import-bench: %s: --batch, --prompt-tokens and --output-tokens belong "
+                  "to vllm-latency (the %s file has its lengths)",
+                  format, lss ? "requests" : "serve");
+        return CLI_USAGE;
+    }
+    if (lss && o.range_ratio >= 0.0) {
+        cli_error("import-bench: llmservingsim: --range-ratio belongs to vllm-serve (the trace "
+                  "has every request's lengths)");
         return CLI_USAGE;
     }
     if (latency && o.range_ratio >= 0.0) {
@@ -311,10 +456,11 @@ int cmd_import_bench(int argc, char **argv)
         /* A serve file names the served model: say so, to help pick --model. */
         sim_vllm_serve r;
         struct sim_err err;
-        const char *named =
-            !latency && sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK && r.model_id[0]
-                ? r.model_id
-                : NULL;
+        const char *named = !latency && !lss &&
+                                    sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK &&
+                                    r.model_id[0]
+                                ? r.model_id
+                                : NULL;
         cli_error("import-bench: %s: the file does not say %s; give it on the command line%s%s%s",
                   argv[first + 1],
                   !o.hardware ? "the GPU (--hardware ID)"
@@ -336,7 +482,9 @@ int cmd_import_bench(int argc, char **argv)
     }
     ib_text text = {NULL, 0, 0};
     for (int i = first + 1; rc == CLI_OK && i < argc; i++)
-        rc = latency ? latency_row(&o, argv[i], &text) : rows_of(&o, argv[i], &text);
+        rc = latency ? latency_row(&o, argv[i], &text)
+             : lss   ? lss_rows(&o, argv[i], &text)
+                     : rows_of(&o, argv[i], &text);
     if (rc == CLI_OK && o.out && strcmp(o.out, "-") != 0) {
         struct sim_err err;
         if (sim_write_atomic(o.out, text.p ? text.p : "", text.len, &err) != SIM_OK) {

@@ -1,8 +1,9 @@
 /* paths.c - see paths.h. POSIX opendir is used for listing. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "paths.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +156,22 @@ sim_status sim_path_check_regular(const char *path, struct sim_err *err)
         return SIM_EIO;
     }
     return SIM_OK;
+}
+
+int sim_path_folder(const char *path, char *out, size_t cap)
+{
+    char dir[4096], res[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else if ((size_t)(slash - path) < sizeof(dir))
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    else
+        return 0;
+    if (!realpath(dir, res) || strlen(res) >= cap)
+        return 0;
+    snprintf(out, cap, "%s", res);
+    return 1;
 }

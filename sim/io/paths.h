@@ -38,4 +38,8 @@ int sim_path_list_dirs(const char *dir, char (*names)[256], int cap);
  */
 sim_status sim_path_check_regular(const char *path, struct sim_err *err /* OUT */);
 
+/* The folder of path ("." for a bare name), resolved to an absolute path without links, into
+ * out (cap bytes). Returns 0 when it does not exist or does not fit. */
+int sim_path_folder(const char *path, char *out, size_t cap);
+
 #endif

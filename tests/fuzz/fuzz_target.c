@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench_parse.h"
+#include "bench_lss.h"
 #include "bench_vllm.h"
 #include "calib_json.h"
 #include "cli.h"
@@ -487,6 +488,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t n_iters = 0;
     if (sim_vllm_latency_load(path, &avg_s, &n_iters, &err) == SIM_OK)
         REQUIRE(isfinite(avg_s) && avg_s > 0.0 && n_iters >= 0);
+    /* LLMServingSim's requests.jsonl: statistics finite and ordered, arrivals in order. */
+    sim_lss_run lr;
+    if (sim_lss_load(path, &lr, &err) == SIM_OK) {
+        REQUIRE(lr.n >= 1 && lr.n_tpot >= 1 && lr.n_tpot <= lr.n && lr.arrival_s[0] == 0.0);
+        for (int64_t i = 1; i < lr.n; i++)
+            REQUIRE(lr.arrival_s[i] >= lr.arrival_s[i - 1]);
+        for (int f = 0; f < SIM_VB_FAMILIES; f++) {
+            const double *v = lr.stat_s[f];
+            REQUIRE(isfinite(v[SIM_VB_MEAN]) && v[SIM_VB_MEAN] >= 0.0 && v[SIM_VB_P50] >= 0.0 &&
+                    v[SIM_VB_P50] <= v[SIM_VB_P90] && v[SIM_VB_P90] <= v[SIM_VB_P99]);
+        }
+        sim_lss_free(&lr);
+    }
 #else
 #error "FUZZ_TARGET must be 1..12"
 #endif
