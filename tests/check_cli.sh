@@ -61,6 +61,27 @@ grep -q "DRIFT: slower than predicted" "$tmp/drift.out" && ok || bad "drift line
 expect "check json exit" "$?" 4
 grep -q '"drift":true,"families":\[{"family":"offline_batch","n_rows":20,"coverage_pct":0,' \
     "$tmp/drift.json" && ok || bad "check json: $(cat "$tmp/drift.json")"
+# --refit: the drift still exits 4, and the new fit is written with what it replaces. It is the
+# fit calibrate makes of the same rows (alpha, beta_s and band equal), the old file's alpha and
+# beta_s and the drifted family are recorded, and the scaled rows pass a check against it.
+"$bin" check --measurements "$tmp/scaled.jsonl" $sel --calibration "$tmp/c.json" \
+    --refit "$tmp/re.json" >/dev/null 2>"$tmp/err"
+expect "check --refit exit" "$?" 4
+grep -q "refit: wrote $tmp/re.json" "$tmp/err" && ok || bad "refit note: $(cat "$tmp/err")"
+"$bin" calibrate --measurements "$tmp/scaled.jsonl" $sel --out "$tmp/cs.json" >/dev/null 2>&1
+for k in alpha beta_s; do
+    expect "refit $k = calibrate's" "$(sed -n "s/^[[:space:]]*\"$k\":[[:space:]]*\([-0-9.eE+]*\),*$/\1/p" "$tmp/re.json" | head -n 1)" \
+        "$(sed -n "s/^[[:space:]]*\"$k\":[[:space:]]*\([-0-9.eE+]*\),*$/\1/p" "$tmp/cs.json" | head -n 1)"
+done
+expect "refit band = calibrate's" "$(tr -d ' \t\n' <"$tmp/re.json" | sed 's/.*"band"://')" \
+    "$(tr -d ' \t\n' <"$tmp/cs.json" | sed 's/.*"band"://')"
+old_alpha=$(sed -n 's/^[[:space:]]*"alpha":[[:space:]]*\([-0-9.eE+]*\),*$/\1/p' "$tmp/c.json" | head -n 1)
+tr -d ' \t\n' <"$tmp/re.json" | grep -q "\"refit_of\":{\"calibration\":\"$tmp/c.json\",\"alpha\":$old_alpha,\"beta_s\":[-0-9.eE+]*,\"level_pct\":80,\"drifted\":\[\"offline_batch\"\]}" &&
+    ok || bad "refit_of: $(tr -d ' \t\n' <"$tmp/re.json" | grep -o '"refit_of":{[^}]*}')"
+"$bin" check --measurements "$tmp/scaled.jsonl" $sel --calibration "$tmp/re.json" >/dev/null 2>&1
+expect "check against the refit exit" "$?" 0
+"$bin" validate --measurements "$m" $sel --refit "$tmp/x.json" >/dev/null 2>&1
+expect "validate --refit exit" "$?" 2
 # A looser floor lets the same rows pass.
 "$bin" check --measurements "$tmp/scaled.jsonl" $sel --calibration "$tmp/c.json" \
     --min-coverage-pct 0 >/dev/null 2>&1

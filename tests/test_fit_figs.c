@@ -472,7 +472,7 @@ static void test_file_round_trip(const sim_meas_figfit *ff)
     if (fd >= 0)
         close(fd);
     static const char *const files[] = {"<rows>"};
-    const sim_meas_origin from = {files, 1, NULL, 0, NULL, 0, "test", NULL};
+    const sim_meas_origin from = {files, 1, NULL, 0, NULL, 0, "test", NULL, NULL};
     sim_fit_result res = {.alpha = ff->res.alpha, .beta_s = ff->res.beta_s, .n_rows = 12};
     res.alpha_stderr = res.beta_stderr_s = res.cov_alpha_beta = (double)NAN;
     res.fit = ff->res.fit;

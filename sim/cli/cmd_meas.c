@@ -25,6 +25,7 @@ typedef struct meas_opts {
     const char *select[MAX_FILTERS], *exclude[MAX_FILTERS];
     int n_select, n_exclude;
     const char *format, *out, *calibration, *holdout;
+    const char *refit; /* check --refit FILE */
     const char *fit;   /* --fit: "profile" or FIGURE[,FIGURE...]; NULL: alpha and beta_s only */
     sim_fit_loss loss; /* --loss of the figure fit */
     sim_meas_figspec figs;
@@ -202,6 +203,9 @@ static const meas_line check_lines[] = {
      "                          at the family's rows, and at least 10 points below L)\n"},
     {"engine", "  --engine ID, --no-host-time, --scheduler-rule R, --roofline op|step, --gemm M\n"
                "                          as for validate\n"},
+    {"refit",
+     "  --refit FILE            also fit alpha and beta_s to the new rows and write them,\n"
+     "                          with their band and what they replace (\"refit_of\")\n"},
     {"format", "  --format table|json     default table\n"},
 };
 
@@ -213,7 +217,7 @@ static const meas_usage check_usage = {
              "calibration recorded (measured / predicted of its own rows, each held out of the\n"
              "fit). A family whose rows fall in the interval less often than the band says is\n"
              "reported with its coverage and its median measured / predicted: the engine, the\n"
-             "GPU or the workload changed since the calibration. Refit with llmstep calibrate.\n"
+             "GPU or the workload changed since the calibration. --refit writes the new fit.\n"
              "\n"
              "Options:\n",
      .tail = "\n"
@@ -286,6 +290,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
         CLI_STR_SEEN("engine", &o->p.engine, &o->p.engine_given),
         CLI_STR("format", &o->format),
         CLI_STR("out", &o->out),
+        CLI_STR("refit", &o->refit),
         CLI_STR("calibration", &o->calibration),
         CLI_STR("holdout", &o->holdout),
         CLI_FLAG("no-host-time", &o->p.no_host),
@@ -435,9 +440,10 @@ static int check_one_hardware(const sim_meas_set *set, const char *cmd)
 }
 
 /* Writes the calibration file (the command line that made it included). */
-static int write_calibration(const meas_opts *o, int argc, char **argv, const char *hardware,
-                             const char *engine, const sim_fit_result *res,
-                             const sim_meas_figfit *ff, const sim_calib_band *band)
+static int write_calibration(const meas_opts *o, const char *path, int argc, char **argv,
+                             const char *hardware, const char *engine, const sim_fit_result *res,
+                             const sim_meas_figfit *ff, const sim_calib_band *band,
+                             const sim_calib_refit *refit)
 {
     char command[2048] = "llmstep";
     size_t used = strlen(command);
@@ -447,11 +453,12 @@ static int write_calibration(const meas_opts *o, int argc, char **argv, const ch
         o->files,   (size_t)o->n_files,
         o->select,  (size_t)o->n_select,
         o->exclude, (size_t)o->n_exclude,
-        command,    o->sched_rule ? o->sched_rule : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS)};
+        command,    o->sched_rule ? o->sched_rule : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS),
+        refit};
     struct sim_err err;
-    if (sim_meas_calib_write_figs(o->out, &o->p, &from, hardware, engine, res, ff, band, &err) !=
+    if (sim_meas_calib_write_figs(path, &o->p, &from, hardware, engine, res, ff, band, &err) !=
         SIM_OK) {
-        cli_error("calibrate: %s", err.msg);
+        cli_error("%s: %s", refit ? "check --refit" : "calibrate", err.msg);
         return CLI_BAD_INPUT;
     }
     return CLI_OK;
@@ -918,6 +925,69 @@ static void note_call_constants(const sim_meas_set *set, const sim_meas_pred *mp
             mp->keep_outliers ? "" : "; --keep-outliers fits them");
 }
 
+/* The engine the rows were predicted with (each row's, from engine_version): one for all of
+ * them, which a calibration records, or CLI_BAD_INPUT naming two that differ. */
+static int rows_engine(const meas_opts *o, const sim_meas_set *set, const char *cmd,
+                       const char **engine)
+{
+    *engine = set->n ? sim_meas_row_engine(&o->p, &set->rows[0]) : o->p.engine;
+    for (size_t i = 1; i < set->n; i++)
+        if (strcmp(sim_meas_row_engine(&o->p, &set->rows[i]), *engine) != 0) {
+            cli_error("%s: rows are predicted with different engines (%s at %s:%d, %s at "
+                      "%s:%d); select rows of one engine version or pass --engine",
+                      cmd, *engine, set->rows[0].file, set->rows[0].line,
+                      sim_meas_row_engine(&o->p, &set->rows[i]), set->rows[i].file,
+                      set->rows[i].line);
+            return CLI_BAD_INPUT;
+        }
+    return CLI_OK;
+}
+
+/*
+ * check --refit FILE: alpha and beta_s fitted on the checked rows (predicted as calibrate
+ * predicts them: the check's predictions before alpha and beta), their band, written with
+ * the check's command and "refit_of" (the calibration replaced, its alpha and beta_s, the
+ * interval and the families that drifted). Said on stderr, so JSON output stays one object.
+ */
+static int refit(const meas_opts *o, int argc, char **argv, const sim_meas_set *set,
+                 sim_meas_pred *mp, const sim_calib *cal, unsigned drifted)
+{
+    const char *engine;
+    int rc = rows_engine(o, set, "check --refit", &engine);
+    if (rc == CLI_OK && set->n < 2) {
+        cli_error("check --refit: %zu row; alpha and beta need at least 2", set->n);
+        rc = CLI_BAD_INPUT;
+    }
+    sim_fit_result res;
+    if (rc == CLI_OK)
+        rc = fit_rows(o, mp, &res, "check --refit");
+    if (rc == CLI_OK) {
+        const double printed[] = {res.alpha, res.beta_s, res.fit.mape_pct};
+        rc = cli_check_finite("check --refit: ", "the fit", printed,
+                              sizeof(printed) / sizeof(printed[0]));
+    }
+    sim_calib_band band;
+    char why[256] = "";
+    memset(&band, 0, sizeof(band));
+    if (rc == CLI_OK) {
+        struct sim_err err;
+        if (sim_meas_band_compute(&o->p, mp, &band, why, sizeof(why), &err) != SIM_OK)
+            rc = meas_fail(SIM_ENOMEM, &err);
+    }
+    const sim_calib_refit was = {o->calibration, cal->alpha, cal->beta_s, (int)o->interval,
+                                 drifted};
+    if (rc == CLI_OK)
+        rc = write_calibration(o, o->refit, argc, argv, set->rows[0].hardware, engine, &res, NULL,
+                               &band, &was);
+    if (rc == CLI_OK)
+        fprintf(stderr,
+                "llmstep check: refit: wrote %s: alpha %.4g, beta_s %.4g s from %zu rows (fit "
+                "MAPE %.2f%%; %s had alpha %.4g, beta_s %.4g s)%s%s\n",
+                o->refit, res.alpha, res.beta_s, res.n_rows, res.fit.mape_pct, o->calibration,
+                cal->alpha, cal->beta_s, band.held_out_by[0] ? "" : "; no band: ", why);
+    return rc;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     meas_opts o;
@@ -967,16 +1037,9 @@ int cmd_calibrate(int argc, char **argv)
     sim_fit_result res;
     if (rc == CLI_OK)
         rc = fit_rows(&o, &mp, &res, "calibrate");
-    /* The engine the rows were predicted with (each row's, from engine_version). */
-    const char *engine = set.n ? sim_meas_row_engine(&o.p, &set.rows[0]) : o.p.engine;
-    for (size_t i = 1; rc == CLI_OK && i < set.n; i++)
-        if (strcmp(sim_meas_row_engine(&o.p, &set.rows[i]), engine) != 0) {
-            cli_error("calibrate: rows are predicted with different engines (%s at %s:%d, %s at "
-                      "%s:%d); select rows of one engine version or pass --engine",
-                      engine, set.rows[0].file, set.rows[0].line,
-                      sim_meas_row_engine(&o.p, &set.rows[i]), set.rows[i].file, set.rows[i].line);
-            rc = CLI_BAD_INPUT;
-        }
+    const char *engine = o.p.engine;
+    if (rc == CLI_OK)
+        rc = rows_engine(&o, &set, "calibrate", &engine);
     /* The fit's figures are written and printed: all must be numbers (the standard errors may
      * be undefined with two rows, and the file writes them as null then). */
     if (rc == CLI_OK) {
@@ -1000,7 +1063,8 @@ int cmd_calibrate(int argc, char **argv)
             rc = meas_fail(SIM_ENOMEM, &err);
     }
     if (rc == CLI_OK)
-        rc = write_calibration(&o, argc, argv, set.rows[0].hardware, engine, &res, ff, &band);
+        rc = write_calibration(&o, o.out, argc, argv, set.rows[0].hardware, engine, &res, ff, &band,
+                               NULL);
     if (rc == CLI_OK)
         rc = print_calibration(&o, set.rows[0].hardware, engine, &res, &band, why);
     if (rc == CLI_OK && ff)
@@ -1321,7 +1385,7 @@ static double min_coverage_pct(const meas_opts *o, int64_t n)
 
 /* check's report; returns 0 (no drift), 4 (drift) or CLI_BAD_INPUT (nothing to compare). */
 static int print_check(const meas_opts *o, const sim_calib_band *b, const sim_band_cover *cover,
-                       int64_t no_band)
+                       int64_t no_band, unsigned *drifted)
 {
     /* Each family's coverage and floor, once: the verdict, the table and the message read
      * them. */
@@ -1337,6 +1401,7 @@ static int print_check(const meas_opts *o, const sim_calib_band *b, const sim_ba
         min[f] = min_coverage_pct(o, c->n);
         d[f] = cov[f] < min[f];
         drift |= d[f];
+        *drifted |= (unsigned)d[f] << f;
         n_fam++;
     }
     if (n_fam == 0) {
@@ -1578,6 +1643,10 @@ static int validate_usage_check(const meas_opts *o)
         cli_error("%s: --no-band belongs to calibrate", cmd);
         return CLI_USAGE;
     }
+    if (o->refit && !o->check) {
+        cli_error("validate: --refit belongs to check (calibrate --out writes a calibration)");
+        return CLI_USAGE;
+    }
     if (!o->check && o->min_coverage >= 0.0) {
         cli_error("validate: --min-coverage-pct belongs to check");
         return CLI_USAGE;
@@ -1628,6 +1697,12 @@ static int run_validate(int argc, char **argv, int check)
         if (rc == CLI_OK) {
             alpha = cal.alpha;
             beta = cal.beta_s;
+        }
+        if (rc == CLI_OK && o.refit && cal.n_figures > 0) {
+            cli_error("check --refit: %s has fitted profile figures; refit them with calibrate "
+                      "--fit (a refit here would fit alpha and beta_s alone)",
+                      o.calibration);
+            rc = CLI_USAGE;
         }
         /* Its fitted figures replace the profile's for every row. */
         if (rc == CLI_OK && cal.n_figures > 0)
@@ -1735,11 +1810,17 @@ static int run_validate(int argc, char **argv, int check)
             rc = meas_fail(SIM_ENOMEM, &err);
         }
     }
+    unsigned drifted = 0;
     if (rc == CLI_OK && o.check)
-        rc = print_check(&o, &cal.band, cover, no_band);
+        rc = print_check(&o, &cal.band, cover, no_band, &drifted);
     else if (rc == CLI_OK)
         rc = print_validation(&o, &set, &mp, pred, meas, &mt, folds, n_folds, alpha, beta, &ar,
                               o.interval ? cover : NULL, &cal.band, no_band);
+    /* A drift is exit 4 whether or not the refit is written. */
+    if ((rc == CLI_OK || rc == CLI_DRIFT) && o.check && o.refit) {
+        const int rrc = refit(&o, argc, argv, &set, &mp, &cal, drifted);
+        rc = rrc != CLI_OK ? rrc : rc;
+    }
     sim_meas_pred_free(&amp);
     free(apred);
     sim_meas_set_free(&aside);

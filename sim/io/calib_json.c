@@ -187,7 +187,7 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
         "beta_stderr_s", "bounds",         "n_rows",        "fit",           "trained_on",
         "engine",        "engine_version", "roofline_mode", "weighting",     "command",
         "covariance",    "figures",        "figure_fit",    "figure_domain", "alpha_beta_only",
-        "band"};
+        "band",          "refit_of"};
     static const char *const ignored[] = {"_comment"};
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object");
@@ -225,7 +225,8 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     const cJSON *band = cJSON_GetObjectItemCaseSensitive(root, "band");
     if (st == SIM_OK && band)
         st = parse_band(ctx, band, &c->band);
-    static const char *const objs[] = {"bounds", "fit", "trained_on", "figure_fit"};
+    /* Provenance: read by people, only its type checked. */
+    static const char *const objs[] = {"bounds", "fit", "trained_on", "figure_fit", "refit_of"};
     for (size_t i = 0; st == SIM_OK && i < N(objs); i++) {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, objs[i]);
         if (o && !cJSON_IsObject(o))
@@ -408,6 +409,19 @@ sim_status sim_calib_write(const char *path, const sim_calib_out *c, struct sim_
     sim_jw_str(&w, "roofline_mode", c->roofline_mode);
     sim_jw_str(&w, "weighting", c->weighting);
     sim_jw_str(&w, "command", c->command);
+    if (c->refit) {
+        sim_jw_object_begin(&w, "refit_of");
+        sim_jw_str(&w, "calibration", c->refit->calibration);
+        ok &= add_num(&w, "alpha", c->refit->alpha, 0);
+        ok &= add_num(&w, "beta_s", c->refit->beta_s, 0);
+        sim_jw_int(&w, "level_pct", c->refit->level_pct);
+        sim_jw_array_begin(&w, "drifted");
+        for (int f = 0; f < SIM_BAND_FAMILIES; f++)
+            if ((c->refit->drifted >> f) & 1u)
+                sim_jw_str(&w, NULL, band_names[f]);
+        sim_jw_array_end(&w);
+        sim_jw_object_end(&w);
+    }
     ok &= write_figures(&w, c);
     if (c->band && c->band->held_out_by[0]) {
         sim_jw_object_begin(&w, "band");

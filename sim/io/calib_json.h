@@ -171,7 +171,18 @@ typedef struct sim_calib_out {
     double ab_alpha, ab_beta_s;
     /* The band, written as "band" when not NULL and held_out_by is not "". */
     const sim_calib_band *band;
+    /* `check --refit`: the calibration this one replaces and why, written as "refit_of"
+     * ({"calibration", "alpha", "beta_s", "level_pct", "drifted": [families]}) when not NULL. */
+    const struct sim_calib_refit *refit;
 } sim_calib_out;
+
+/* What a refit replaced (sim_calib_out.refit). */
+typedef struct sim_calib_refit {
+    const char *calibration; /* the file checked against */
+    double alpha, beta_s;    /* its fit */
+    int level_pct;           /* the interval of the check */
+    unsigned drifted;        /* the families that drifted, bit SIM_BAND_* */
+} sim_calib_refit;
 
 /*
  * Writes the calibration file atomically (temporary file, then rename). Non-finite

@@ -1216,7 +1216,8 @@ static llmstep_status calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
                                       "llmstep_calibrate_write (libllmstep " LLMSTEP_VERSION ")",
                                       spec->scheduler_rule
                                           ? spec->scheduler_rule
-                                          : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS)};
+                                          : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS),
+                                      NULL};
         ls = meas_status(
             sim_meas_calib_write(path, &o, &from, set.rows[0].hardware, engine, &res, &band, &e),
             &e, err);

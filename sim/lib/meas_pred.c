@@ -672,6 +672,7 @@ sim_status sim_meas_calib_write_figs(const char *path, const sim_meas_opts *o,
         .weighting = o->fit.weight == SIM_FIT_ABSOLUTE ? "absolute" : "relative",
         .command = from->command,
         .scheduler_rule = from->scheduler_rule,
+        .refit = from->refit,
     };
     sim_hw_field fig_field[SIM_FIG_MAX + 1], held_field[SIM_FIG_MAX];
     double fig_value[SIM_FIG_MAX + 1], fig_stderr[SIM_FIG_MAX + 1];

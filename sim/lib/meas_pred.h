@@ -188,9 +188,10 @@ typedef struct sim_meas_origin {
     size_t n_select;
     const char *const *exclude;
     size_t n_exclude;
-    const char *command;        /* what made the file (the command line, or the library call) */
-    const char *scheduler_rule; /* engine arguments given to rows without their own (NULL:
-                                   not recorded; sim_sched_rule_name) */
+    const char *command;          /* what made the file (the command line, or the library call) */
+    const char *scheduler_rule;   /* engine arguments given to rows without their own (NULL:
+                                     not recorded; sim_sched_rule_name) */
+    const sim_calib_refit *refit; /* check --refit: what it replaces (NULL: none) */
 } sim_meas_origin;
 
 /*
