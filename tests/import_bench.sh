@@ -1,5 +1,5 @@
 #!/bin/sh
-# llmstep import-bench vllm-serve, vllm-latency and llmservingsim: result files of `vllm bench serve --save-result` (fixtures in
+# llmstep import-bench vllm-serve, vllm-latency, vllm-throughput and llmservingsim: result files of `vllm bench serve --save-result` (fixtures in
 # tests/data/bench, written in the format vllm/benchmarks/serve.py writes, vllm-project/vllm at
 # 009e6d4a: main_async's result_json and benchmark's result) become serving rows that validate
 # reads; bad files are refused naming the file and the field.
@@ -104,6 +104,32 @@ expect "latency without lengths exit" "$?" 2
 grep -q "does not say the prompt length (--prompt-tokens L" "$tmp/err" && ok || bad "$(cat "$tmp/err")"
 "$bin" import-bench vllm-serve "$d/vllm_serve_c4.json" $args --batch 8 >/dev/null 2>&1
 expect "serve with --batch exit" "$?" 2
+# --- vllm-throughput: `vllm bench throughput --output-json` (vllm/benchmarks/throughput.py at
+# 02028314). vllm_throughput_n100.json: 100 requests in 12.5 s, 153600 tokens = 100 x (1024 +
+# 512): one offline batch of 100 at 1024 + 512 tokens, 12.5 s; 8 requests/s and 12288 tokens/s
+# agree with the counts. Lengths that do not add up to the total, or a rate that does not, are
+# refused.
+"$bin" import-bench vllm-throughput "$d/vllm_throughput_n100.json" --hardware h100-sxm \
+    --model llama-3.1-8b --tp 1 --prompt-tokens 1024 --output-tokens 512 >"$tmp/thr.jsonl"
+expect "throughput exit" "$?" 0
+grep -q '"kind":"offline_batch","batch":100,"prompt_tokens":1024,"output_tokens":512,"measured_s":12.5}$' \
+    "$tmp/thr.jsonl" && ok || bad "throughput row: $(cat "$tmp/thr.jsonl")"
+"$bin" validate --measurements "$tmp/thr.jsonl" >/dev/null 2>&1
+expect "throughput row validates" "$?" 0
+"$bin" import-bench vllm-throughput "$d/vllm_throughput_n100.json" --hardware h100-sxm \
+    --model llama-3.1-8b --tp 1 --prompt-tokens 1000 --output-tokens 512 >/dev/null 2>"$tmp/err"
+expect "throughput lengths exit" "$?" 1
+grep -q "total_num_tokens: 153600, but 100 requests of 1000 + 512 tokens are 151200" "$tmp/err" &&
+    ok || bad "throughput lengths: $(cat "$tmp/err")"
+"$bin" import-bench vllm-throughput "$d/bad_throughput_rate.json" --hardware h100-sxm \
+    --model llama-3.1-8b --tp 1 --prompt-tokens 1024 --output-tokens 512 >/dev/null 2>"$tmp/err"
+expect "throughput rate exit" "$?" 1
+grep -q "bad_throughput_rate.json:6:5: tokens_per_second: 12000 is not the file's count / elapsed_time (12288)" \
+    "$tmp/err" && ok || bad "throughput rate: $(cat "$tmp/err")"
+"$bin" import-bench vllm-throughput "$d/vllm_throughput_n100.json" --hardware h100-sxm \
+    --model llama-3.1-8b --tp 1 --output-tokens 512 >/dev/null 2>&1
+expect "throughput without --prompt-tokens exit" "$?" 2
+
 # --- llmservingsim: LLMServingSim's requests.jsonl (bench/core/recorder.py write_requests;
 # statistics as bench/core/validate.py _bench_latencies). Oracles by hand:
 # - lss_requests.jsonl: arrival_time is epoch seconds, the token times a monotonic clock 1.7e9 s

@@ -27,6 +27,9 @@ static const cli_help import_bench_help = {
         "       llmstep import-bench vllm-latency FILE... --hardware ID --model ID --tp N\n"
         "                            --batch B --prompt-tokens L --output-tokens O\n"
         "                            [--engine-version V] [--out ROWS.jsonl]\n"
+        "       llmstep import-bench vllm-throughput FILE... --hardware ID --model ID --tp N\n"
+        "                            --prompt-tokens L --output-tokens O [--engine-version V]\n"
+        "                            [--out ROWS.jsonl]\n"
         "       llmstep import-bench llmservingsim REQUESTS.jsonl --hardware ID --model ID --tp N\n"
         "                            --trace TRACE.jsonl [--engine-version V] [--out ROWS.jsonl]\n"
         "\n"
@@ -43,6 +46,11 @@ static const cli_help import_bench_help = {
         "vllm-latency: the --output-json file of `vllm bench latency` is one offline_batch row:\n"
         "its avg_latency, in seconds, of --batch prompts of --prompt-tokens tokens, each\n"
         "generating --output-tokens tokens (the file does not say them).\n"
+        "\n"
+        "vllm-throughput: the --output-json file of `vllm bench throughput` is one\n"
+        "offline_batch row: its elapsed_time, in seconds, of num_requests prompts of\n"
+        "--prompt-tokens tokens each generating --output-tokens (the run's --input-len and\n"
+        "--output-len), which must add up to the file's total_num_tokens.\n"
         "\n"
         "llmservingsim: the requests.jsonl of LLMServingSim's vLLM benchmark (per-request\n"
         "queued, first-token and last-token times) becomes the 12 serving rows of its mean,\n"
@@ -258,6 +266,41 @@ static int latency_row(const ib_opts *o, const char *path, ib_text *t)
     return append_row(t, w);
 }
 
+/* The row of a `vllm bench throughput --output-json` file, appended to t: one LLM.generate()
+ * of every request, whose lengths must be the file's token total. */
+static int throughput_row(const ib_opts *o, const char *path, ib_text *t)
+{
+    sim_vllm_throughput r;
+    struct sim_err err;
+    sim_status st = sim_vllm_throughput_load(path, &r, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return cli_exit_of(st);
+    }
+    const int64_t want = r.num_requests * (o->prompt_tokens + o->output_tokens);
+    if (want != r.total_tokens) {
+        cli_error("%s: total_num_tokens: %lld, but %lld requests of %lld + %lld tokens are "
+                  "%lld: give the run's --input-len and --output-len (a run whose lengths vary, "
+                  "a dataset or a range ratio, is not one offline batch of fixed lengths)",
+                  path, (long long)r.total_tokens, (long long)r.num_requests,
+                  (long long)o->prompt_tokens, (long long)o->output_tokens, (long long)want);
+        return CLI_BAD_INPUT;
+    }
+    char id[160], source[600];
+    stem(path, id, sizeof(id));
+    snprintf(source, sizeof(source),
+             "vllm bench throughput --output-json: %s (elapsed_time of %lld requests)", path,
+             (long long)r.num_requests);
+    sim_jw row, *w = &row;
+    row_begin(w, o, id, source, "offline_batch");
+    sim_jw_int(w, "batch", r.num_requests);
+    sim_jw_int(w, "prompt_tokens", o->prompt_tokens);
+    sim_jw_int(w, "output_tokens", o->output_tokens);
+    sim_jw_num(w, "measured_s", r.elapsed_s);
+    sim_jw_object_end(w);
+    return append_row(t, w);
+}
+
 /* The rows of one file, appended to t (a line each). */
 static int rows_of(const ib_opts *o, const char *path, ib_text *t)
 {
@@ -375,9 +418,11 @@ int cmd_import_bench(int argc, char **argv)
         CLI_I64_H("batch", &o.batch, 1, 1 << 20,
                   "  --batch B            vllm-latency: the run's --batch-size (required)\n"),
         CLI_I64_H("prompt-tokens", &o.prompt_tokens, 1, 1 << 24,
-                  "  --prompt-tokens L    vllm-latency: the run's --input-len (required)\n"),
+                  "  --prompt-tokens L    vllm-latency, vllm-throughput: the run's --input-len "
+                  "(required)\n"),
         CLI_I64_H("output-tokens", &o.output_tokens, 1, 1 << 24,
-                  "  --output-tokens O    vllm-latency: the run's --output-len (required)\n"),
+                  "  --output-tokens O    vllm-latency, vllm-throughput: the run's --output-len "
+                  "(required)\n"),
         CLI_STR_H("trace", &o.trace,
                   "  --trace FILE         llmservingsim: the request trace to write (required)\n"),
         CLI_I64_H("max-num-seqs", &o.max_num_seqs, 1, 1 << 20,
@@ -403,16 +448,17 @@ int cmd_import_bench(int argc, char **argv)
     if (rc != CLI_OK || done)
         return rc;
     if (first >= argc) {
-        cli_error("import-bench: give a format (vllm-serve, vllm-latency or llmservingsim) and "
-                  "one or more files");
+        cli_error("import-bench: give a format (vllm-serve, vllm-latency, vllm-throughput or "
+                  "llmservingsim) and one or more files");
         return CLI_USAGE;
     }
     const char *format = argv[first];
     const int latency = strcmp(format, "vllm-latency") == 0;
+    const int thr = strcmp(format, "vllm-throughput") == 0;
     const int lss = strcmp(format, "llmservingsim") == 0;
-    if (!latency && !lss && strcmp(format, "vllm-serve") != 0) {
-        cli_error("import-bench: unknown format '%s' (expected vllm-serve, vllm-latency or "
-                  "llmservingsim)",
+    if (!latency && !thr && !lss && strcmp(format, "vllm-serve") != 0) {
+        cli_error("import-bench: unknown format '%s' (expected vllm-serve, vllm-latency, "
+                  "vllm-throughput or llmservingsim)",
                   format);
         return CLI_USAGE;
     }
@@ -427,16 +473,22 @@ int cmd_import_bench(int argc, char **argv)
         cli_error("import-bench: %s: --trace belongs to llmservingsim", format);
         return CLI_USAGE;
     }
-    if (latency && (o.max_num_seqs || o.max_num_batched_tokens || o.max_model_len)) {
-        cli_error("import-bench: vllm-latency: --max-num-seqs, --max-num-batched-tokens and "
-                  "--max-model-len belong to the serving formats");
+    if ((latency || thr) && (o.max_num_seqs || o.max_num_batched_tokens || o.max_model_len)) {
+        cli_error("import-bench: %s: --max-num-seqs, --max-num-batched-tokens and "
+                  "--max-model-len belong to the serving formats",
+                  format);
+        return CLI_USAGE;
+    }
+    if (thr && o.batch) {
+        cli_error("import-bench: vllm-throughput: --batch: the file has num_requests, the "
+                  "batch");
         return CLI_USAGE;
     }
     if (first + 1 >= argc) {
         cli_error("import-bench: %s: give one or more result files", format);
         return CLI_USAGE;
     }
-    if (!latency && (o.batch || o.prompt_tokens || o.output_tokens)) {
+    if (!latency && !thr && (o.batch || o.prompt_tokens || o.output_tokens)) {
         cli_error("import-bench: %s: --batch, --prompt-tokens and --output-tokens belong "
                   "to vllm-latency (the %s file has its lengths)",
                   format, lss ? "requests" : "serve");
@@ -447,9 +499,10 @@ int cmd_import_bench(int argc, char **argv)
                   "has every request's lengths)");
         return CLI_USAGE;
     }
-    if (latency && o.range_ratio >= 0.0) {
-        cli_error("import-bench: vllm-latency: --range-ratio belongs to vllm-serve (bench latency "
-                  "sends fixed lengths)");
+    if ((latency || thr) && o.range_ratio >= 0.0) {
+        cli_error("import-bench: %s: --range-ratio belongs to vllm-serve (an offline batch row has "
+                  "fixed lengths)",
+                  format);
         return CLI_USAGE;
     }
     if (!o.hardware || !o.model || o.tp < 1) {
@@ -469,6 +522,15 @@ int cmd_import_bench(int argc, char **argv)
                   named ? " (the file's model_id: '" : "", named ? named : "", named ? "')" : "");
         return CLI_USAGE;
     }
+    if (thr && (!o.prompt_tokens || !o.output_tokens)) {
+        cli_error("import-bench: %s: the file does not say %s; give the run's value on the "
+                  "command line",
+                  argv[first + 1],
+                  !o.prompt_tokens ? "the prompt length (--prompt-tokens L, the run's --input-len)"
+                                   : "the output length (--output-tokens O, the run's "
+                                     "--output-len)");
+        return CLI_USAGE;
+    }
     if (latency && (!o.batch || !o.prompt_tokens || !o.output_tokens)) {
         cli_error("import-bench: %s: the file does not say %s; give the run's value on the "
                   "command line",
@@ -483,6 +545,7 @@ int cmd_import_bench(int argc, char **argv)
     ib_text text = {NULL, 0, 0};
     for (int i = first + 1; rc == CLI_OK && i < argc; i++)
         rc = latency ? latency_row(&o, argv[i], &text)
+             : thr   ? throughput_row(&o, argv[i], &text)
              : lss   ? lss_rows(&o, argv[i], &text)
                      : rows_of(&o, argv[i], &text);
     if (rc == CLI_OK && o.out && strcmp(o.out, "-") != 0) {

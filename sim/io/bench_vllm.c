@@ -176,3 +176,37 @@ sim_status sim_vllm_latency_load(const char *path, double *avg_s, int64_t *n_ite
     *n_iters = o.n;
     return st;
 }
+
+static sim_status parse_throughput(const sim_jctx *ctx, const cJSON *root, void *outp)
+{
+    sim_vllm_throughput *o = outp;
+    *o = (sim_vllm_throughput){0};
+    if (!cJSON_IsObject(root))
+        return sim_j_fail(ctx, NULL,
+                          "top level: expected the JSON object vllm bench throughput "
+                          "--output-json writes");
+    sim_status st = sim_j_num(ctx, root, "elapsed_time", 1, 1e-9, 3.2e7, &o->elapsed_s, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "num_requests", 1, 1, 1 << 20, &o->num_requests, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "total_num_tokens", 1, 1, INT64_C(1) << 40, &o->total_tokens,
+                       NULL);
+    /* The rates it derived from them, when there: the same numbers or a corrupt file. */
+    static const char *const rate_key[2] = {"requests_per_second", "tokens_per_second"};
+    for (int i = 0; st == SIM_OK && i < 2; i++) {
+        const double want =
+            (double)(i == 0 ? o->num_requests : o->total_tokens) / o->elapsed_s; /* >= 1e-9 s */
+        double v;
+        int present = 0;
+        st = sim_j_num(ctx, root, rate_key[i], 0, 0.0, 1e15, &v, &present);
+        if (st == SIM_OK && present && fabs(v - want) > 1e-6 * want)
+            return sim_j_fail(ctx, rate_key[i],
+                              "%.17g is not the file's count / elapsed_time (%.17g)", v, want);
+    }
+    return st;
+}
+
+sim_status sim_vllm_throughput_load(const char *path, sim_vllm_throughput *out, struct sim_err *err)
+{
+    return sim_json_load_file(path, parse_throughput, out, err);
+}

@@ -59,4 +59,18 @@ sim_status sim_vllm_serve_load(const char *path, sim_vllm_serve *out /* OUT */,
 sim_status sim_vllm_latency_load(const char *path, double *avg_s /* OUT */,
                                  int64_t *n_iters /* OUT */, struct sim_err *err /* OUT */);
 
+/*
+ * The file of `vllm bench throughput --output-json` (vllm/benchmarks/throughput.py main,
+ * vllm-project/vllm at 02028314): {"elapsed_time": s, "num_requests": n, "total_num_tokens":
+ * prompt + output tokens, "requests_per_second", "tokens_per_second"}: one LLM.generate() call
+ * over every request. requests_per_second and tokens_per_second, when present, are checked
+ * against the others (1e-6 relative). Errors as sim_vllm_serve_load.
+ */
+typedef struct sim_vllm_throughput {
+    double elapsed_s;
+    int64_t num_requests, total_tokens;
+} sim_vllm_throughput;
+sim_status sim_vllm_throughput_load(const char *path, sim_vllm_throughput *out /* OUT */,
+                                    struct sim_err *err /* OUT */);
+
 #endif

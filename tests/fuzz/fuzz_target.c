@@ -488,6 +488,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t n_iters = 0;
     if (sim_vllm_latency_load(path, &avg_s, &n_iters, &err) == SIM_OK)
         REQUIRE(isfinite(avg_s) && avg_s > 0.0 && n_iters >= 0);
+    sim_vllm_throughput thr;
+    if (sim_vllm_throughput_load(path, &thr, &err) == SIM_OK)
+        REQUIRE(isfinite(thr.elapsed_s) && thr.elapsed_s > 0.0 && thr.num_requests >= 1 &&
+                thr.total_tokens >= 1);
     /* LLMServingSim's requests.jsonl: statistics finite and ordered, arrivals in order. */
     sim_lss_run lr;
     if (sim_lss_load(path, &lr, &err) == SIM_OK) {
