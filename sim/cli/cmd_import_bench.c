@@ -542,6 +542,24 @@ int cmd_import_bench(int argc, char **argv)
                         "--output-len)");
         return CLI_USAGE;
     }
+    /* No output may replace an input, nor the rows their trace. */
+    const int to_file = o.out && strcmp(o.out, "-") != 0;
+    for (int i = first + 1; i < argc; i++) {
+        const char *clash = to_file && sim_path_same(o.out, argv[i])     ? "--out"
+                            : o.trace && sim_path_same(o.trace, argv[i]) ? "--trace"
+                                                                         : NULL;
+        if (clash) {
+            cli_error("import-bench: %s %s is the input %s; it would be replaced", clash,
+                      clash[2] == 'o' ? o.out : o.trace, argv[i]);
+            return CLI_USAGE;
+        }
+    }
+    if (to_file && o.trace && sim_path_same(o.out, o.trace)) {
+        cli_error("import-bench: --out and --trace are both %s; the rows and the trace they "
+                  "replay need two files",
+                  o.out);
+        return CLI_USAGE;
+    }
     ib_text text = {NULL, 0, 0};
     for (int i = first + 1; rc == CLI_OK && i < argc; i++)
         rc = latency ? latency_row(&o, argv[i], &text)

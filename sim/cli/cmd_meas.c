@@ -11,10 +11,11 @@
 #include "calib_fit.h"
 #include "cli.h"
 #include "meas_fig.h"
-#include "opts.h"
 #include "meas_json.h"
 #include "meas_pred.h"
 #include "metrics.h"
+#include "opts.h"
+#include "paths.h"
 
 #define MAX_FILES   64
 #define MAX_FILTERS SIM_MEAS_MAX_FILTERS
@@ -348,6 +349,18 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
             return CLI_USAGE;
         }
     }
+    return CLI_OK;
+}
+
+/* An output (--out, --refit) that would replace a measurement file: CLI_USAGE, said. */
+static int not_an_input(const meas_opts *o, const char *cmd, const char *opt, const char *path)
+{
+    for (int i = 0; path && i < o->n_files; i++)
+        if (sim_path_same(path, o->files[i])) {
+            cli_error("%s: %s %s is the measurement file %s; it would be replaced", cmd, opt, path,
+                      o->files[i]);
+            return CLI_USAGE;
+        }
     return CLI_OK;
 }
 
@@ -998,6 +1011,8 @@ int cmd_calibrate(int argc, char **argv)
         cli_error("calibrate: --out FILE is required");
         return CLI_USAGE;
     }
+    if ((rc = not_an_input(&o, "calibrate", "--out", o.out)) != CLI_OK)
+        return rc;
     if (o.calibration || o.holdout) {
         cli_error("calibrate: --calibration and --holdout belong to validate");
         return CLI_USAGE;
@@ -1647,6 +1662,8 @@ static int validate_usage_check(const meas_opts *o)
         cli_error("validate: --refit belongs to check (calibrate --out writes a calibration)");
         return CLI_USAGE;
     }
+    if (o->refit && not_an_input(o, "check", "--refit", o->refit) != CLI_OK)
+        return CLI_USAGE;
     if (!o->check && o->min_coverage >= 0.0) {
         cli_error("validate: --min-coverage-pct belongs to check");
         return CLI_USAGE;

@@ -7,6 +7,7 @@
 #include "atomic_write.h"
 #include "cli.h"
 #include "opts.h"
+#include "paths.h"
 
 /* The usage around the options' help, which the option table holds. */
 static const cli_help serve_help = {
@@ -469,6 +470,10 @@ int cmd_serve(int argc, char **argv)
     timeline tl = {0};
     /* The engine would not start: say by how much and what fits (as predict and latency);
      * a serving simulation cannot go on without its KV cache, so no --ignore-memory. */
+    if (a.timeline && a.trace && sim_path_same(a.timeline, a.trace)) {
+        cli_error("serve: --timeline %s is the trace; it would be replaced", a.timeline);
+        return CLI_USAGE;
+    }
     a.spec.check_memory = 1;
     a.spec.who = "serve: ";
     rc = cli_run_open(&a.spec, &run);

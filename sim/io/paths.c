@@ -175,3 +175,17 @@ int sim_path_folder(const char *path, char *out, size_t cap)
     snprintf(out, cap, "%s", res);
     return 1;
 }
+
+int sim_path_same(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char fa[4096], fb[4096];
+    if (!sim_path_folder(a, fa, sizeof(fa)) || !sim_path_folder(b, fb, sizeof(fb)))
+        return 0;
+    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+    na = na ? na + 1 : a;
+    nb = nb ? nb + 1 : b;
+    return strcmp(fa, fb) == 0 && strcmp(na, nb) == 0;
+}

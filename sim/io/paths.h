@@ -42,4 +42,9 @@ sim_status sim_path_check_regular(const char *path, struct sim_err *err /* OUT *
  * out (cap bytes). Returns 0 when it does not exist or does not fit. */
 int sim_path_folder(const char *path, char *out, size_t cap);
 
+/* 1 when paths a and b name the same file: the same resolved folder and name, or (both
+ * existing) the same device and inode (a hard link); 0 otherwise. For outputs that must not
+ * replace an input. */
+int sim_path_same(const char *a, const char *b);
+
 #endif
