@@ -353,6 +353,18 @@ def test_sweep_bands_match_the_cli(ctx):
     assert srv["tpot_mean_lo_s"][0] == w["tpot_s"]["lo_s"] and np.isnan(srv["ttft_mean_lo_s"][0])
 
 
+def test_calibrate_never_replaces_its_measurements(ctx, tmp_path):
+    """The library refuses, as calibrate --out does, a calibration path that is one of the
+    measurement files (it overwrote the rows)."""
+    import shutil
+    rows = tmp_path / "rows.jsonl"
+    shutil.copy(os.path.join(SRC, "measurements", "example.jsonl"), rows)
+    before = rows.read_bytes()
+    with pytest.raises(llmstep.Error, match="is the measurement file"):
+        ctx.calibrate(str(rows), out=str(rows), select=["hardware=h100-sxm"])
+    assert rows.read_bytes() == before
+
+
 def test_to_frame():
     pd = pytest.importorskip("pandas")
     d = llmstep.deploy("llama-3.1-8b", "h100-sxm", usage="server")

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "hw.h"
 #include "meas_pred.h"
+#include "paths.h"
 #include "memory.h"
 #include "metrics.h"
 #include "model.h"
@@ -1255,5 +1256,11 @@ llmstep_status llmstep_calibrate_write(llmstep_ctx *ctx, const llmstep_meas_spec
 {
     if (!path)
         return fail(err, SIM_EINVAL, "calibrate: path is required");
+    /* As the CLI's --out: the file must not be one of the measurements it is fitted on. */
+    for (size_t i = 0; spec && spec->files && i < spec->n_files; i++)
+        if (spec->files[i] && sim_path_same(path, spec->files[i]))
+            return fail(err, SIM_EINVAL,
+                        "calibrate: --out %s is the measurement file %s; it would be replaced",
+                        path, spec->files[i]);
     return calibrate(ctx, spec, path, out, err);
 }
