@@ -592,12 +592,9 @@ static sim_status end_run(serve_state *x)
 }
 
 /* Statistics of a scheduled step; the observer's record when one is given. */
-static void count_step(serve_state *x, const sim_memory *mem, const sim_step_cost *c, double host,
-                       double busy, double obs_wall, int64_t n_sched, int64_t n_pf_seqs,
-                       int64_t n_pf_tokens, sim_serve_observer obs, void *obs_ctx)
-/* busy: the step's duration counted as busy (and prefill) time; with batches in flight 0
- * (serve_pipeline counts it as batches come back). obs_wall: the observer's duration (the
- * step's, or the batch's latency). */
+/* A step's peaks: KV blocks in use, the waiting queue, the running requests. Returns the
+ * blocks in use. */
+static int64_t note_peaks(serve_state *x)
 {
     sim_serve_result *out = x->out;
     const int64_t used = x->pool_blocks - x->free_blocks;
@@ -607,6 +604,18 @@ static void count_step(serve_state *x, const sim_memory *mem, const sim_step_cos
         out->queue_peak = x->q_len;
     if (x->n_running > out->running_peak)
         out->running_peak = x->n_running;
+    return used;
+}
+
+static void count_step(serve_state *x, const sim_memory *mem, const sim_step_cost *c, double host,
+                       double busy, double obs_wall, int64_t n_sched, int64_t n_pf_seqs,
+                       int64_t n_pf_tokens, sim_serve_observer obs, void *obs_ctx)
+/* busy: the step's duration counted as busy (and prefill) time; with batches in flight 0
+ * (serve_pipeline counts it as batches come back). obs_wall: the observer's duration (the
+ * step's, or the batch's latency). */
+{
+    sim_serve_result *out = x->out;
+    const int64_t used = note_peaks(x);
     out->n_steps++;
     x->work += n_sched + SIM_SIM_STAGE_WORK * (x->su.run->pp > 1 ? x->su.run->pp : 1);
     out->roofline_sum_s += c->roofline_s;
@@ -733,13 +742,7 @@ static void count_run(serve_state *x, int64_t k, int64_t n)
     if (k <= 0)
         return;
     sim_serve_result *out = x->out;
-    const int64_t used = x->pool_blocks - x->free_blocks;
-    if (used > out->peak_kv_blocks)
-        out->peak_kv_blocks = used;
-    if (x->q_len > out->queue_peak)
-        out->queue_peak = x->q_len;
-    if (x->n_running > out->running_peak)
-        out->running_peak = x->n_running;
+    note_peaks(x);
     out->n_steps += k;
     x->work += k * (n + SIM_SIM_STAGE_WORK);
     x->step_preempted = 0;
