@@ -36,17 +36,11 @@ static sim_status lss_line(const sim_jctx *ctx, const cJSON *root, int line, voi
     sim_status st = sim_j_check_keys(ctx, root, keys, sizeof(keys) / sizeof(keys[0]), NULL, 0, 1);
     if (st != SIM_OK)
         return st;
-    if (t->n >= SIM_TRACE_MAX_REQUESTS)
-        return sim_j_fail(ctx, NULL, "too many requests (expected at most %d)",
-                          SIM_TRACE_MAX_REQUESTS);
-    if (t->n == t->cap) {
-        const int64_t cap = t->cap ? 2 * t->cap : 1024;
-        lss_req *r = realloc(t->req, (size_t)cap * sizeof(*r));
-        if (!r)
-            return SIM_ENOMEM;
-        t->req = r;
-        t->cap = cap;
-    }
+    void *arr = t->req;
+    st = sim_trace_grow(ctx, &arr, &t->cap, t->n, sizeof(*t->req));
+    t->req = arr;
+    if (st != SIM_OK)
+        return st;
     lss_req *r = &t->req[t->n];
     *r = (lss_req){0};
     char id[256];

@@ -16,6 +16,22 @@ typedef struct trace_ctx {
     int64_t n, cap;
 } trace_ctx;
 
+sim_status sim_trace_grow(const sim_jctx *ctx, void **arr, int64_t *cap, int64_t n, size_t elem)
+{
+    if (n >= SIM_TRACE_MAX_REQUESTS)
+        return sim_j_fail(ctx, NULL, "too many requests (expected at most %d)",
+                          SIM_TRACE_MAX_REQUESTS);
+    if (n < *cap)
+        return SIM_OK;
+    const int64_t c = *cap ? 2 * *cap : 1024;
+    void *p = realloc(*arr, (size_t)c * elem);
+    if (!p)
+        return SIM_ENOMEM;
+    *arr = p;
+    *cap = c;
+    return SIM_OK;
+}
+
 static sim_status trace_line(const sim_jctx *ctx, const cJSON *root, int line, void *user)
 {
     (void)line;
@@ -26,17 +42,11 @@ static sim_status trace_line(const sim_jctx *ctx, const cJSON *root, int line, v
     sim_status st = sim_j_check_keys(ctx, root, keys, 3, NULL, 0, 1);
     if (st != SIM_OK)
         return st;
-    if (t->n >= SIM_TRACE_MAX_REQUESTS)
-        return sim_j_fail(ctx, NULL, "too many requests (expected at most %d)",
-                          SIM_TRACE_MAX_REQUESTS);
-    if (t->n == t->cap) {
-        int64_t cap = t->cap ? 2 * t->cap : 1024;
-        sim_request *r = realloc(t->req, (size_t)cap * sizeof(*r));
-        if (!r)
-            return SIM_ENOMEM;
-        t->req = r;
-        t->cap = cap;
-    }
+    void *arr = t->req;
+    st = sim_trace_grow(ctx, &arr, &t->cap, t->n, sizeof(*t->req));
+    t->req = arr;
+    if (st != SIM_OK)
+        return st;
     sim_request *r = &t->req[t->n];
     *r = (sim_request){0};
     st = sim_j_num(ctx, root, "arrival_s", 1, 0.0, 1e9, &r->arrival_s, NULL);

@@ -10,6 +10,7 @@
 #ifndef SIM_TRACE_JSON_H
 #define SIM_TRACE_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -26,5 +27,15 @@
  */
 sim_status sim_trace_load(const char *path, sim_request **out /* OUT */, int64_t *n /* OUT */,
                           struct sim_err *err /* OUT */);
+
+struct sim_jctx;
+/*
+ * Room for one more request line in a growing array of elem-byte entries (*arr, *cap; n
+ * used): the SIM_TRACE_MAX_REQUESTS limit (a message at ctx's line), then doubling from 1024.
+ * SIM_OK, SIM_EINVAL or SIM_ENOMEM. The readers of request files (this one, bench_lss.h)
+ * share it.
+ */
+sim_status sim_trace_grow(const struct sim_jctx *ctx, void **arr, int64_t *cap, int64_t n,
+                          size_t elem);
 
 #endif
