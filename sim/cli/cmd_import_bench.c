@@ -88,13 +88,15 @@ static double spread(double mean, int64_t lo, int64_t hi)
     return a > b ? a : b;
 }
 
-/* The file's name without its folder and a ".json" ending, into out. */
+/* The file's name without its folder and a ".json" or ".jsonl" ending, into out. */
 static void stem(const char *path, char *out, size_t cap)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+    if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0)
+        n -= 6;
+    else if (n > 5 && strcmp(base + n - 5, ".json") == 0)
         n -= 5;
     snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), base);
 }
@@ -165,6 +167,41 @@ static void row_scheduler(sim_jw *w, const ib_opts *o)
     sim_jw_object_end(w);
 }
 
+/* Starts in w the serving row of statistic s of family f: id "<id0>-<metric>" and its metric. */
+static void serving_row_open(sim_jw *w, const ib_opts *o, const char *id0, const char *source,
+                             int f, int s)
+{
+    char id[200], metric[16];
+    snprintf(metric, sizeof(metric), "%s_%s", family_name[f], stat_name[s]);
+    snprintf(id, sizeof(id), "%s-%s", id0, metric);
+    row_begin(w, o, id, source, "serving");
+    sim_jw_str(w, "metric", metric);
+}
+
+/* Ends a serving row (its workload written): the scheduler given, the measured time;
+ * appended to t. */
+static int serving_row_close(ib_text *t, sim_jw *w, const ib_opts *o, double measured_s)
+{
+    row_scheduler(w, o);
+    sim_jw_num(w, "measured_s", measured_s);
+    sim_jw_object_end(w);
+    return append_row(t, w);
+}
+
+/* One offline_batch row of batch prompts of the given lengths, appended to t. */
+static int offline_row(ib_text *t, const ib_opts *o, const char *id, const char *source,
+                       int64_t batch, double measured_s)
+{
+    sim_jw row, *w = &row;
+    row_begin(w, o, id, source, "offline_batch");
+    sim_jw_int(w, "batch", batch);
+    sim_jw_int(w, "prompt_tokens", o->prompt_tokens);
+    sim_jw_int(w, "output_tokens", o->output_tokens);
+    sim_jw_num(w, "measured_s", measured_s);
+    sim_jw_object_end(w);
+    return append_row(t, w);
+}
+
 /*
  * The rows and the trace of an LLMServingSim requests.jsonl: the trace written to o->trace,
  * named in the rows by its file name when it sits in the rows file's folder, else by its
@@ -214,26 +251,17 @@ static int lss_rows(const ib_opts *o, const char *path, ib_text *t)
     }
     char id0[160], source[600];
     stem(path, id0, sizeof(id0));
-    if (strlen(id0) > 6 && strcmp(id0 + strlen(id0) - 6, ".jsonl") == 0)
-        id0[strlen(id0) - 6] = 0;
     snprintf(source, sizeof(source),
              "LLMServingSim bench requests.jsonl: %s (%lld requests; TTFT and E2E from %s)", path,
              (long long)r.n, r.anchor_queued ? "queued_ts" : "arrival_time");
     for (int f = 0; rc == CLI_OK && f < SIM_VB_FAMILIES; f++)
         for (int s = 0; rc == CLI_OK && s < SIM_VB_STATS; s++) {
-            char id[200], metric[16];
-            snprintf(metric, sizeof(metric), "%s_%s", family_name[f], stat_name[s]);
-            snprintf(id, sizeof(id), "%s-%s", id0, metric);
             sim_jw row, *w = &row;
-            row_begin(w, o, id, source, "serving");
-            sim_jw_str(w, "metric", metric);
+            serving_row_open(w, o, id0, source, f, s);
             sim_jw_object_begin(w, "workload");
             sim_jw_str(w, "trace", tpath);
             sim_jw_object_end(w);
-            row_scheduler(w, o);
-            sim_jw_num(w, "measured_s", r.stat_s[f][s]);
-            sim_jw_object_end(w);
-            rc = append_row(t, w);
+            rc = serving_row_close(t, w, o, r.stat_s[f][s]);
         }
     sim_lss_free(&r);
     return rc;
@@ -256,14 +284,7 @@ static int latency_row(const ib_opts *o, const char *path, ib_text *t)
              "vllm bench latency --output-json: %s (avg_latency of %lld "
              "iterations)",
              path, (long long)n_iters);
-    sim_jw row, *w = &row;
-    row_begin(w, o, id, source, "offline_batch");
-    sim_jw_int(w, "batch", o->batch);
-    sim_jw_int(w, "prompt_tokens", o->prompt_tokens);
-    sim_jw_int(w, "output_tokens", o->output_tokens);
-    sim_jw_num(w, "measured_s", avg_s);
-    sim_jw_object_end(w);
-    return append_row(t, w);
+    return offline_row(t, o, id, source, o->batch, avg_s);
 }
 
 /* The row of a `vllm bench throughput --output-json` file, appended to t: one LLM.generate()
@@ -291,14 +312,7 @@ static int throughput_row(const ib_opts *o, const char *path, ib_text *t)
     snprintf(source, sizeof(source),
              "vllm bench throughput --output-json: %s (elapsed_time of %lld requests)", path,
              (long long)r.num_requests);
-    sim_jw row, *w = &row;
-    row_begin(w, o, id, source, "offline_batch");
-    sim_jw_int(w, "batch", r.num_requests);
-    sim_jw_int(w, "prompt_tokens", o->prompt_tokens);
-    sim_jw_int(w, "output_tokens", o->output_tokens);
-    sim_jw_num(w, "measured_s", r.elapsed_s);
-    sim_jw_object_end(w);
-    return append_row(t, w);
+    return offline_row(t, o, id, source, r.num_requests, r.elapsed_s);
 }
 
 /* The rows of one file, appended to t (a line each). */
@@ -361,12 +375,8 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
         for (int s = 0; s < SIM_VB_STATS; s++) {
             if (!r.has[f][s])
                 continue;
-            char id[200], metric[16];
-            snprintf(metric, sizeof(metric), "%s_%s", family_name[f], stat_name[s]);
-            snprintf(id, sizeof(id), "%s-%s", id0, metric);
             sim_jw row, *w = &row;
-            row_begin(w, o, id, source, "serving");
-            sim_jw_str(w, "metric", metric);
+            serving_row_open(w, o, id0, source, f, s);
             sim_jw_object_begin(w, "workload");
             if (r.rate_inf) {
                 sim_jw_str(w, "arrival", "closed");
@@ -384,10 +394,7 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
             if (rr > 0.0)
                 sim_jw_num(w, "range_ratio", rr);
             sim_jw_object_end(w);
-            row_scheduler(w, o);
-            sim_jw_num(w, "measured_s", r.stat_s[f][s]);
-            sim_jw_object_end(w);
-            const int arc = append_row(t, w);
+            const int arc = serving_row_close(t, w, o, r.stat_s[f][s]);
             if (arc != CLI_OK)
                 return arc;
         }
