@@ -93,24 +93,32 @@ typedef struct row_bands {
     sim_pred_band b[2];
 } row_bands;
 
+/* The band families of a row of kind: serving rows the TTFT and TPOT means, others their
+ * time. Returns how many (fam[0..n)). */
+static int kind_families(sim_sweep_kind kind, int fam[2])
+{
+    if (kind == SIM_SWEEP_SERVING) {
+        fam[0] = SIM_BAND_TTFT;
+        fam[1] = SIM_BAND_TPOT;
+        return 2;
+    }
+    fam[0] = kind == SIM_SWEEP_DECODE    ? SIM_BAND_DECODE
+             : kind == SIM_SWEEP_PREFILL ? SIM_BAND_PREFILL
+                                         : SIM_BAND_OFFLINE;
+    return 1;
+}
+
 static void bands_of(const writer *w, const cli_sweep_block *b, const sim_sweep_row *r,
                      row_bands *out)
 {
+    int fam[2];
+    *out = (row_bands){.n = kind_families(r->kind, fam)};
+    out->at_s[0] = out->n == 2 ? r->ttft_dist_s.mean : r->time_s;
+    out->at_s[1] = r->tpot_dist_s.mean;
     struct sim_err err;
-    if (r->kind == SIM_SWEEP_SERVING) {
-        *out = (row_bands){.n = 2, .at_s = {r->ttft_dist_s.mean, r->tpot_dist_s.mean}};
-        const int fam[2] = {SIM_BAND_TTFT, SIM_BAND_TPOT};
-        for (int i = 0; i < 2; i++)
-            out->ok[i] = sim_calib_band_get(b->cal, b->calib_path, fam[i], w->interval, &out->b[i],
-                                            &err) == SIM_OK;
-        return;
-    }
-    const int fam = r->kind == SIM_SWEEP_DECODE    ? SIM_BAND_DECODE
-                    : r->kind == SIM_SWEEP_PREFILL ? SIM_BAND_PREFILL
-                                                   : SIM_BAND_OFFLINE;
-    *out = (row_bands){.n = 1, .at_s = {r->time_s}};
-    out->ok[0] =
-        sim_calib_band_get(b->cal, b->calib_path, fam, w->interval, &out->b[0], &err) == SIM_OK;
+    for (int i = 0; i < out->n; i++)
+        out->ok[i] = sim_calib_band_get(b->cal, b->calib_path, fam[i], w->interval, &out->b[i],
+                                        &err) == SIM_OK;
 }
 
 /* JSON: "band": {"time_s": ...} or {"ttft_s": ..., "tpot_s": ...}, null where none. */
@@ -415,19 +423,17 @@ static int sel_begin(void *ctx, const cli_sweep_block *b)
                 "engine): %s rows uncalibrated\n",
                 b->hw, b->engine, s->w->o->calibration, b->calib_other_engine, b->model);
     if (s->w->interval) { /* a block without a band says why its rows have none */
-        const int serving = s->w->o->kind == SIM_SWEEP_SERVING;
-        const int fam = serving                              ? SIM_BAND_TTFT
-                        : s->w->o->kind == SIM_SWEEP_DECODE  ? SIM_BAND_DECODE
-                        : s->w->o->kind == SIM_SWEEP_PREFILL ? SIM_BAND_PREFILL
-                                                             : SIM_BAND_OFFLINE;
+        int fam[2], any = 0;
+        const int n = kind_families(s->w->o->kind, fam);
         sim_pred_band pb;
-        struct sim_err err, e2;
-        if (sim_calib_band_get(b->cal, b->calib_path, fam, s->w->interval, &pb, &err) != SIM_OK &&
-            (!serving || sim_calib_band_get(b->cal, b->calib_path, SIM_BAND_TPOT, s->w->interval,
-                                            &pb, &e2) != SIM_OK))
+        struct sim_err first, err;
+        for (int i = 0; i < n; i++)
+            any |= sim_calib_band_get(b->cal, b->calib_path, fam[i], s->w->interval, &pb,
+                                      i ? &err : &first) == SIM_OK;
+        if (!any)
             fprintf(stderr,
                     "llmstep: note: sweep --interval: %s on %s: %s; its rows have no band\n",
-                    b->model, b->hw, err.msg);
+                    b->model, b->hw, first.msg);
     }
     if (s->w->header && s->w->format == FMT_JSON) {
         json_header(s->w, b->engine);
