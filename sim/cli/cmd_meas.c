@@ -1643,10 +1643,8 @@ static int validate_usage_check(const meas_opts *o)
         return CLI_USAGE;
     }
     const char *cmd = o->check ? "check" : "validate";
-    if (o->interval && o->interval % 10 != 0) {
-        cli_error("%s: --interval %lld: expected 10, 20, ..., 100 (the band's quantiles are 5%% "
-                  "apart)",
-                  cmd, (long long)o->interval);
+    if (o->interval && !sim_band_level_valid(o->interval)) {
+        cli_error("%s: --interval %lld: %s", cmd, (long long)o->interval, SIM_BAND_LEVEL_RULE);
         return CLI_USAGE;
     }
     if ((o->interval || o->check) && !o->calibration) {

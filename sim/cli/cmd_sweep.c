@@ -769,10 +769,8 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
     int rc = check_sweep_names(o, a);
     if (rc != CLI_OK)
         return rc;
-    if (a->interval % 10 != 0) {
-        cli_error("sweep: --interval %lld: expected 10, 20, ..., 100 (the band's quantiles are "
-                  "5%% apart)",
-                  (long long)a->interval);
+    if (a->interval && !sim_band_level_valid(a->interval)) {
+        cli_error("sweep: --interval %lld: %s", (long long)a->interval, SIM_BAND_LEVEL_RULE);
         return CLI_USAGE;
     }
     const int serving = o->kind == SIM_SWEEP_SERVING,

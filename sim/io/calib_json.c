@@ -112,10 +112,15 @@ const char *sim_band_family_name(int family)
     return family >= 0 && family < SIM_BAND_FAMILIES ? band_names[family] : "?";
 }
 
+int sim_band_level_valid(int64_t level_pct)
+{
+    return level_pct >= 10 && level_pct <= 100 && level_pct % 10 == 0;
+}
+
 int sim_band_interval(const sim_calib_band *b, int family, int level_pct, double *lo, double *hi)
 {
     if (!b->held_out_by[0] || family < 0 || family >= SIM_BAND_FAMILIES || b->n_rows[family] < 1 ||
-        level_pct < 10 || level_pct > 100 || level_pct % 10 != 0)
+        !sim_band_level_valid(level_pct))
         return 0;
     /* Quantile k is at 5 k percent: (100 - level) / 2 percent is k = (100 - level) / 10. */
     const int k = (100 - level_pct) / 10;

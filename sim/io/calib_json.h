@@ -12,6 +12,7 @@
 #define SIM_CALIB_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hw.h"
 #include "model.h"
@@ -53,6 +54,10 @@ const char *sim_band_family_name(int family);
  * those.
  */
 int sim_band_interval(const sim_calib_band *b, int family, int level_pct, double *lo, double *hi);
+
+/* Whether level_pct is one a band gives (10, 20, ..., 100), and the rule as messages say it. */
+int sim_band_level_valid(int64_t level_pct);
+#define SIM_BAND_LEVEL_RULE "expected 10, 20, ..., 100 (the band's quantiles are 5% apart)"
 
 /*
  * The band of one prediction (docs/calibration.md, "Prediction intervals and the drift

@@ -876,9 +876,8 @@ sim_status sim_calib_band_get(const sim_calib *cal, const char *cal_path, int fa
         sim_errf(err, "unknown band family %d", family);
         return SIM_EINVAL;
     }
-    if (level_pct < 10 || level_pct > 100 || level_pct % 10 != 0) {
-        sim_errf(err, "level %d%%: expected 10, 20, ..., 100 (the band's quantiles are 5%% apart)",
-                 level_pct);
+    if (!sim_band_level_valid(level_pct)) {
+        sim_errf(err, "level %d%%: %s", level_pct, SIM_BAND_LEVEL_RULE);
         return SIM_EINVAL;
     }
     if (!cal) {
