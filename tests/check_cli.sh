@@ -97,6 +97,11 @@ grep -q '"interval":{"level_pct":80,"held_out_by":"batch","families":\[{"family"
 expect "--interval 85 exit" "$?" 2
 "$bin" validate --measurements "$m" $sel --interval 80 >/dev/null 2>&1
 expect "--interval without --calibration exit" "$?" 2
+# With --holdout the band is each fold's own: the alpha/beta fit's, so --fit is refused.
+"$bin" validate --measurements "$m" $sel --holdout batch --interval 80 --fit profile \
+    >/dev/null 2>"$tmp/err"
+expect "--holdout --interval --fit exit" "$?" 2
+grep -q 'drop --fit' "$tmp/err" && ok || bad "--holdout --interval --fit: $(cat "$tmp/err")"
 "$bin" check --measurements "$m" $sel >/dev/null 2>&1
 expect "check without --calibration exit" "$?" 2
 "$bin" calibrate --measurements "$m" $sel --interval 80 --out "$tmp/x.json" >/dev/null 2>&1

@@ -9,3 +9,6 @@ sim_script_test(fit_cli fit_cli.sh SKIPPABLE ARGS $<TARGET_FILE:llmstep> ${SIM_S
 sim_script_test(check_cli check_cli.sh SKIPPABLE ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})
 # The band every prediction reports with --interval (predict, latency, serve).
 sim_script_test(band_cli band_cli.sh ARGS $<TARGET_FILE:llmstep>)
+# The band's coverage on rows no fit and no band saw (validate --holdout --interval; issue 28).
+sim_script_test(band_coverage band_coverage.sh SKIPPABLE
+  ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})

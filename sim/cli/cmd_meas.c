@@ -170,7 +170,10 @@ static const meas_line validate_lines[] = {
      "                          (listed after the table; in the errors either way)\n"},
     {"interval",
      "  --interval L            with --calibration: how many rows fall in its band's L% interval\n"
-     "                          (10, 20, ..., 100), per metric family, and its width\n"},
+     "                          (10, 20, ..., 100), per metric family, and its width. With\n"
+     "                          --holdout: each group's rows against the band a calibration on\n"
+     "                          the other groups records (the band's coverage on rows no fit\n"
+     "                          and no band saw)\n"},
     {"format", "  --format table|json     default table; json prints the MEASUREMENTS.md object\n"},
 };
 
@@ -1334,8 +1337,9 @@ static void print_call_constants(const sim_meas_set *set, const sim_meas_pred *m
 /* validate --interval's report: the band's interval per family (NULL: not asked). */
 typedef struct interval_report {
     const sim_band_cover *cover; /* SIM_BAND_FAMILIES of them */
-    const sim_calib_band *band;
-    int64_t no_band; /* rows of families the band does not cover */
+    const char *held_out_by;     /* the band's folds' field(s) */
+    const char *holdout;         /* validate --holdout's field: each group its own band; or NULL */
+    int64_t no_band;             /* rows of families the band does not cover */
     int level;
 } interval_report;
 
@@ -1346,7 +1350,9 @@ static void print_interval(const interval_report *iv, sim_jw *w)
     if (w) {
         sim_jw_object_begin(w, "interval");
         sim_jw_int(w, "level_pct", iv->level);
-        sim_jw_str(w, "held_out_by", iv->band->held_out_by);
+        sim_jw_str(w, "held_out_by", iv->held_out_by);
+        if (iv->holdout)
+            sim_jw_str(w, "bands_by", iv->holdout);
         sim_jw_array_begin(w, "families");
         for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
             const sim_band_cover *c = &iv->cover[f];
@@ -1370,8 +1376,15 @@ static void print_interval(const interval_report *iv, sim_jw *w)
         sim_jw_object_end(w);
         return;
     }
-    printf("\n  interval %d%% of the calibration's band (measured / predicted, held out by %s):\n",
-           iv->level, iv->band->held_out_by);
+    if (iv->holdout)
+        printf("\n  interval %d%% of the band a calibration on the other groups of %s records\n"
+               "  (measured / predicted by that fit; its band held out by %s; interval: mean over\n"
+               "  the rows):\n",
+               iv->level, iv->holdout, iv->held_out_by[0] ? iv->held_out_by : "nothing");
+    else
+        printf("\n  interval %d%% of the calibration's band (measured / predicted, held out by "
+               "%s):\n",
+               iv->level, iv->held_out_by);
     printf("  %-14s %6s %7s %6s %6s %10s %17s %8s\n", "family", "rows", "inside", "below", "above",
            "coverage%", "interval", "median");
     for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
@@ -1559,7 +1572,7 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
                             const aside_report *aside, const sim_band_cover *cover,
                             const sim_calib_band *band, int64_t no_band)
 {
-    const interval_report ivr = {cover, band, no_band, (int)o->interval};
+    const interval_report ivr = {cover, band->held_out_by, o->holdout, no_band, (int)o->interval};
     const interval_report *iv = cover ? &ivr : NULL;
     /* Serving rows are grouped by statistic and clients instead of batch and kind. */
     int serving = 0;
@@ -1647,9 +1660,14 @@ static int validate_usage_check(const meas_opts *o)
         cli_error("%s: --interval %lld: %s", cmd, (long long)o->interval, SIM_BAND_LEVEL_RULE);
         return CLI_USAGE;
     }
-    if ((o->interval || o->check) && !o->calibration) {
-        cli_error("%s: %s compares with a calibration's band; give --calibration FILE", cmd,
-                  o->check ? "check" : "--interval");
+    if ((o->interval || o->check) && !o->calibration && !o->holdout) {
+        cli_error("%s: %s compares with a calibration's band; give --calibration FILE%s", cmd,
+                  o->check ? "check" : "--interval", o->check ? "" : " (or --holdout FIELD)");
+        return CLI_USAGE;
+    }
+    if (o->interval && o->holdout && o->fit) {
+        cli_error("validate: --interval with --holdout checks the band of the alpha/beta fit a "
+                  "calibration records; drop --fit");
         return CLI_USAGE;
     }
     if (o->no_band) {
@@ -1813,7 +1831,15 @@ static int run_validate(int argc, char **argv, int check)
     /* The band's interval: which rows fall in it, per family. */
     sim_band_cover cover[SIM_BAND_FAMILIES];
     int64_t no_band = 0;
-    if (rc == CLI_OK && o.interval) {
+    if (rc == CLI_OK && o.interval && o.holdout) {
+        /* Each group against the band of a calibration on the others. */
+        struct sim_err err;
+        memset(&cal.band, 0, sizeof(cal.band));
+        if (sim_meas_band_holdout(&o.p, &mp, o.holdout, pred, (int)o.interval, cover, &no_band,
+                                  cal.band.held_out_by, sizeof(cal.band.held_out_by),
+                                  &err) != SIM_OK)
+            rc = meas_fail(SIM_ENOMEM, &err);
+    } else if (rc == CLI_OK && o.interval) {
         struct sim_err err;
         if (!cal.band.held_out_by[0]) {
             cli_error("%s: %s has no band (made before calibrate recorded one, or its rows "

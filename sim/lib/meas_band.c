@@ -47,6 +47,13 @@ static const char *const band_fields[] = {
 sim_status sim_meas_band_compute(const sim_meas_opts *o, sim_meas_pred *mp, sim_calib_band *band,
                                  char *why, size_t why_cap, struct sim_err *err)
 {
+    return sim_meas_band_compute_in(o, mp, NULL, band, why, why_cap, err);
+}
+
+sim_status sim_meas_band_compute_in(const sim_meas_opts *o, sim_meas_pred *mp,
+                                    const unsigned char *within, sim_calib_band *band, char *why,
+                                    size_t why_cap, struct sim_err *err)
+{
     memset(band, 0, sizeof(*band));
     const sim_meas_set *set = mp->set;
     const size_t n = set->n;
@@ -63,7 +70,7 @@ sim_status sim_meas_band_compute(const sim_meas_opts *o, sim_meas_pred *mp, sim_
         return SIM_ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        mask[i] = (unsigned char)sim_meas_row_fitted(mp, NULL, i);
+        mask[i] = (unsigned char)sim_meas_row_fitted(mp, within, i);
     const char *field = NULL;
     char v[64];
     for (size_t k = 0; !field && k < sizeof(band_fields) / sizeof(band_fields[0]); k++) {
@@ -83,7 +90,8 @@ sim_status sim_meas_band_compute(const sim_meas_opts *o, sim_meas_pred *mp, sim_
         struct sim_err e;
         sim_meas_opts oo = *o;
         oo.figs = NULL; /* the band is of the alpha/beta fit the calibration applies */
-        st = sim_meas_holdout(&oo, mp, field, pred, folds, SIM_BAND_MAX_FOLDS, &n_folds, &e);
+        st = sim_meas_holdout_in(&oo, mp, within, field, pred, folds, SIM_BAND_MAX_FOLDS, &n_folds,
+                                 &e);
         if (st == SIM_ENOMEM) {
             sim_errf(err, "%s", e.msg);
         } else if (st != SIM_OK) {
@@ -153,4 +161,106 @@ sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, cons
     }
     free(ratio);
     return SIM_OK;
+}
+
+/* Whether word is an item of the comma-separated list. */
+static int in_list(const char *list, const char *word)
+{
+    const size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, word, n) == 0)
+            return 1;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+sim_status sim_meas_band_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
+                                 const double *pred, int level_pct,
+                                 sim_band_cover out[SIM_BAND_FAMILIES], int64_t *no_band,
+                                 char *held_out_by, size_t by_cap, struct sim_err *err)
+{
+    memset(out, 0, SIM_BAND_FAMILIES * sizeof(*out));
+    *no_band = 0;
+    held_out_by[0] = '\0';
+    const sim_meas_set *set = mp->set;
+    const size_t cap = set->n ? set->n : 1;
+    unsigned char *done = calloc(cap, 1), *within = malloc(cap);
+    double *ratio = malloc(cap * sizeof(double)), *sorted = malloc(cap * sizeof(double));
+    int *family = malloc(cap * sizeof(int));
+    sim_calib_band *band = malloc(sizeof(*band));
+    if (!done || !within || !ratio || !sorted || !family || !band) {
+        free(done);
+        free(within);
+        free(ratio);
+        free(sorted);
+        free(family);
+        free(band);
+        sim_errf(err, "out of memory");
+        return SIM_ENOMEM;
+    }
+    double sum_lo[SIM_BAND_FAMILIES] = {0}, sum_hi[SIM_BAND_FAMILIES] = {0};
+    sim_status st = SIM_OK;
+    for (size_t i = 0; i < set->n; i++)
+        family[i] = -1;
+    for (size_t i = 0; st == SIM_OK && i < set->n; i++) {
+        if (done[i])
+            continue;
+        char vb[64], wb[64], why[256];
+        const char *v = sim_meas_group_field(&set->rows[i], field, vb, sizeof(vb));
+        for (size_t j = 0; j < set->n; j++)
+            within[j] = strcmp(sim_meas_group_field(&set->rows[j], field, wb, sizeof(wb)), v) != 0;
+        /* The band a calibration on the other groups' rows records. */
+        st = sim_meas_band_compute_in(o, mp, within, band, why, sizeof(why), err);
+        if (st != SIM_OK)
+            break;
+        if (band->held_out_by[0] && !in_list(held_out_by, band->held_out_by)) {
+            const size_t len = strlen(held_out_by);
+            snprintf(held_out_by + len, by_cap - len, "%s%s", len ? "," : "", band->held_out_by);
+        }
+        for (size_t j = i; j < set->n; j++) {
+            if (within[j] || done[j])
+                continue;
+            done[j] = 1;
+            const int f = sim_meas_row_band_family(&set->rows[j]);
+            double lo, hi;
+            if (f < 0)
+                continue;
+            if (!sim_band_interval(band, f, level_pct, &lo, &hi)) {
+                (*no_band)++;
+                continue;
+            }
+            family[j] = f;
+            ratio[j] = set->rows[j].measured_s / pred[j];
+            out[f].n++;
+            out[f].below += ratio[j] < lo;
+            out[f].above += ratio[j] > hi;
+            sum_lo[f] += lo;
+            sum_hi[f] += hi;
+        }
+    }
+    for (int f = 0; st == SIM_OK && f < SIM_BAND_FAMILIES; f++) {
+        if (out[f].n == 0)
+            continue;
+        size_t m = 0;
+        for (size_t j = 0; j < set->n; j++)
+            if (family[j] == f)
+                sorted[m++] = ratio[j];
+        qsort(sorted, m, sizeof(double), cmp_double);
+        out[f].inside = out[f].n - out[f].below - out[f].above;
+        out[f].ratio_lo = sum_lo[f] / (double)out[f].n;
+        out[f].ratio_hi = sum_hi[f] / (double)out[f].n;
+        out[f].ratio_median = sim_percentile_sorted(sorted, (int64_t)m, 50.0);
+    }
+    free(done);
+    free(within);
+    free(ratio);
+    free(sorted);
+    free(family);
+    free(band);
+    return st;
 }

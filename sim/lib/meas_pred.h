@@ -267,6 +267,13 @@ sim_status sim_meas_band_compute(const sim_meas_opts *o, sim_meas_pred *mp,
                                  sim_calib_band *band /* OUT */, char *why /* OUT */,
                                  size_t why_cap, struct sim_err *err /* OUT */);
 
+/* sim_meas_band_compute over the rows whose within[] is set (NULL: all), as a calibration
+ * fitted on those rows alone would record it. */
+sim_status sim_meas_band_compute_in(const sim_meas_opts *o, sim_meas_pred *mp,
+                                    const unsigned char *within, sim_calib_band *band /* OUT */,
+                                    char *why /* OUT */, size_t why_cap,
+                                    struct sim_err *err /* OUT */);
+
 /* How many rows of one family fall in the band's interval at some level. */
 typedef struct sim_band_cover {
     int64_t n;                    /* rows of the family (0: none, or no band for it) */
@@ -282,5 +289,19 @@ typedef struct sim_band_cover {
 sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, const sim_calib_band *b,
                                int level_pct, sim_band_cover out[SIM_BAND_FAMILIES] /* OUT */,
                                int64_t *no_band /* OUT */, struct sim_err *err /* OUT */);
+
+/*
+ * The band's coverage where no row saw its own band: for each value of field, the band that a
+ * calibration on the other groups' rows records (sim_meas_band_compute_in, whose folds hold out
+ * by a field of their own) against the group's rows predicted as pred[] (sim_meas_holdout's
+ * fit on the other groups). out[] pools the groups per family: ratio_lo and ratio_hi are the
+ * intervals' means over the rows; *no_band counts rows whose fold has no band for their
+ * family; held_out_by (by_cap bytes) lists the folds' fields. SIM_ENOMEM is the only failure.
+ */
+sim_status sim_meas_band_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
+                                 const double *pred, int level_pct,
+                                 sim_band_cover out[SIM_BAND_FAMILIES] /* OUT */,
+                                 int64_t *no_band /* OUT */, char *held_out_by /* OUT */,
+                                 size_t by_cap, struct sim_err *err /* OUT */);
 
 #endif
