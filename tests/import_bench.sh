@@ -1,5 +1,5 @@
 #!/bin/sh
-# llmstep import-bench vllm-serve, vllm-latency, vllm-throughput and llmservingsim: result files of `vllm bench serve --save-result` (fixtures in
+# llmstep import-bench vllm-serve, vllm-latency, vllm-throughput, llmservingsim and aiperf: result files of `vllm bench serve --save-result` (fixtures in
 # tests/data/bench, written in the format vllm/benchmarks/serve.py writes, vllm-project/vllm at
 # 009e6d4a: main_async's result_json and benchmark's result) become serving rows that validate
 # reads; bad files are refused naming the file and the field.
@@ -73,9 +73,14 @@ expect "no --model exit" "$?" 2
 grep -q "model_id: 'meta-llama/Llama-3.1-8B-Instruct'" "$tmp/err" && ok || bad "no --model: $(cat "$tmp/err")"
 "$bin" import-bench vllm-serve "$d/vllm_serve_rate2.5.json" --model x --tp 1 >/dev/null 2>"$tmp/err"
 expect "no --hardware exit" "$?" 2
-"$bin" import-bench aiperf "$d/vllm_serve_rate2.5.json" $args >/dev/null 2>"$tmp/err"
+"$bin" import-bench mlperf "$d/vllm_serve_rate2.5.json" $args >/dev/null 2>"$tmp/err"
 expect "unknown format exit" "$?" 2
-grep -q "unknown format 'aiperf'" "$tmp/err" && ok || bad "format: $(cat "$tmp/err")"
+grep -q "unknown format 'mlperf'" "$tmp/err" && ok || bad "format: $(cat "$tmp/err")"
+# A file of another format: refused at the field the format needs.
+"$bin" import-bench aiperf "$d/vllm_serve_rate2.5.json" $args >/dev/null 2>"$tmp/err"
+expect "aiperf of a vllm file exit" "$?" 1
+grep -q "input_sequence_length: required field missing" "$tmp/err" && ok ||
+    bad "aiperf of a vllm file: $(cat "$tmp/err")"
 # --out never replaces a non-regular file, and a failed import writes nothing.
 mkdir "$tmp/dir"
 "$bin" import-bench vllm-serve "$d/vllm_serve_c4.json" $args --out "$tmp/dir" >/dev/null 2>&1
@@ -184,4 +189,51 @@ done
 expect "lss no --trace exit" "$?" 2
 expect "lss no --trace message" "$(cat "$tmp/err")" \
     "llmstep: import-bench: llmservingsim: give --trace FILE, where the run's request trace is written"
+# --- aiperf / genai-perf profile exports (fixtures written in the layout of ai-dynamo/aiperf at
+# db4f6397, JsonExportData, and of genai-perf's own export-file test; sim/io/bench_aiperf.h).
+# Oracles, by hand from the fixtures:
+# - aiperf_c8.json: loadgen concurrency 8 (concurrency_burst), request_count 64: a closed loop of
+#   8 clients, 64 requests; input_sequence_length avg 1024 in 1000..1048, output 128 in
+#   120..136: range ratio max(24/1024, 8/128) = 0.0625; 12 rows (avg, p50, p90, p99 of three
+#   metrics), e.g. time_to_first_token avg 85.5 ms -> 0.0855 s, inter_token_latency p99 13.75
+#   ms -> tpot_p99 0.01375 s, request_latency p50 1665 ms -> e2e_p50 1.665 s.
+# - aiperf_rate4.json: request_rate 4, poisson, request_count 200, lengths 512 and 256 with
+#   min = max: a Poisson open loop of 200 requests at 4/s, no range ratio.
+# - genai_perf_c4.json: perf_analyzer.stimulus concurrency 4, no request_count: a closed loop
+#   of 4 clients without num_requests; lengths 550 (550..550) and 200 (190..210): range ratio
+#   10/200 = 0.05; time_to_first_token avg 41.25 ms -> 0.04125 s.
+"$bin" import-bench aiperf "$d/aiperf_c8.json" $args >"$tmp/ap.jsonl" 2>"$tmp/err"
+expect "aiperf c8 exit" "$?" 0
+expect "aiperf c8 rows" "$(grep -c . "$tmp/ap.jsonl")" 12
+grep -q '^{"id":"aiperf_c8-ttft_mean","source":"aiperf profile export: [^"]*aiperf_c8.json","hardware":"h100-sxm","model":"qwen3-32b","tp":2,"engine":"vllm","engine_version":"0.12.0","kind":"serving","metric":"ttft_mean","workload":{"arrival":"closed","concurrency":8,"prompt_tokens":1024,"output_tokens":128,"num_requests":64,"range_ratio":0.0625},"measured_s":0.0855}$' \
+    "$tmp/ap.jsonl" && ok || bad "aiperf c8 first row: $(head -n 1 "$tmp/ap.jsonl")"
+grep -q '"metric":"tpot_p99".*"measured_s":0.01375}$' "$tmp/ap.jsonl" && ok || bad "aiperf tpot_p99"
+grep -q '"metric":"e2e_p50".*"measured_s":1.665}$' "$tmp/ap.jsonl" && ok || bad "aiperf e2e_p50"
+"$bin" validate --measurements "$tmp/ap.jsonl" --format json >/dev/null 2>"$tmp/err"
+expect "aiperf rows validate" "$?" 0
+"$bin" import-bench aiperf "$d/aiperf_rate4.json" $args >"$tmp/ar.jsonl"
+grep -q '"metric":"ttft_mean","workload":{"arrival":"poisson","rate_per_s":4,"prompt_tokens":512,"output_tokens":256,"num_requests":200},"measured_s":0.0855}$' \
+    "$tmp/ar.jsonl" && ok || bad "aiperf rate4 row: $(head -n 1 "$tmp/ar.jsonl")"
+"$bin" import-bench aiperf "$d/genai_perf_c4.json" $args >"$tmp/gp.jsonl"
+grep -q '^{"id":"genai_perf_c4-ttft_mean","source":"genai-perf profile export: [^"]*","hardware":"h100-sxm","model":"qwen3-32b","tp":2,"engine":"vllm","engine_version":"0.12.0","kind":"serving","metric":"ttft_mean","workload":{"arrival":"closed","concurrency":4,"prompt_tokens":550,"output_tokens":200,"range_ratio":0.05},"measured_s":0.04125}$' \
+    "$tmp/gp.jsonl" && ok || bad "genai-perf row: $(head -n 1 "$tmp/gp.jsonl")"
+# Refusals name the file, line and field.
+for c in "aiperf_bad_constant|:103:7: input_config.loadgen.request_rate_mode: 'constant'" \
+    "aiperf_bad_unit|:27:5: time_to_first_token.unit: unknown time unit 'minutes'" \
+    "aiperf_bad_failed|:114:3: error_request_count: 3 requests failed" \
+    "aiperf_bad_capped|:105:7: input_config.loadgen.concurrency: 16 with request_rate 4" \
+    "aiperf_bad_cancelled|:110:3: was_cancelled: the run was cancelled" \
+    "aiperf_bad_no_config|input_config: required field missing" \
+    "genai_perf_bad_rate|:95:9: input_config.perf_analyzer.stimulus.request_rate: only a concurrency"; do
+    f=${c%%|*}
+    "$bin" import-bench aiperf "$d/$f.json" $args >"$tmp/none" 2>"$tmp/err"
+    expect "$f exit" "$?" 1
+    grep -qF "$f.json${c#*|}" "$tmp/err" || grep -qF "${c#*|}" "$tmp/err" && ok ||
+        bad "$f message: $(cat "$tmp/err")"
+    expect "$f output" "$(wc -c <"$tmp/none" | tr -d ' ')" 0
+done
+"$bin" import-bench aiperf "$d/aiperf_c8.json" --hardware h100-sxm --tp 2 >/dev/null 2>"$tmp/err"
+expect "aiperf no --model exit" "$?" 2
+grep -qF "(the file's model_id: 'Qwen/Qwen3-32B')" "$tmp/err" && ok ||
+    bad "aiperf no --model: $(cat "$tmp/err")"
 summary import_bench

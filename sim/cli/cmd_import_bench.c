@@ -3,7 +3,8 @@
  * have, as measurement rows (../shared/MEASUREMENTS.md) that validate and calibrate read:
  * vllm-serve, the file of `vllm bench serve --save-result`, and vllm-latency, that of `vllm
  * bench latency --output-json` (sim/io/bench_vllm.h); llmservingsim, the per-request file of
- * LLMServingSim's vLLM benchmark, with the trace its rows replay (sim/io/bench_lss.h). What the
+ * LLMServingSim's vLLM benchmark, with the trace its rows replay (sim/io/bench_lss.h); aiperf,
+ * aiperf's or genai-perf's profile export (sim/io/bench_aiperf.h). What the
  * file does not say (the GPU, the model as llmstep names it, the TP) comes from the command line;
  * what a row cannot describe is refused, naming it.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "atomic_write.h"
+#include "bench_aiperf.h"
 #include "bench_lss.h"
 #include "bench_vllm.h"
 #include "cli.h"
@@ -32,6 +34,8 @@ static const cli_help import_bench_help = {
         "                            [--out ROWS.jsonl]\n"
         "       llmstep import-bench llmservingsim REQUESTS.jsonl --hardware ID --model ID --tp N\n"
         "                            --trace TRACE.jsonl [--engine-version V] [--out ROWS.jsonl]\n"
+        "       llmstep import-bench aiperf FILE... --hardware ID --model ID --tp N\n"
+        "                            [--engine-version V] [--range-ratio R] [--out ROWS.jsonl]\n"
         "\n"
         "vllm-serve: the result files of `vllm bench serve --save-result` become serving\n"
         "measurement rows (../shared/MEASUREMENTS.md), one a statistic the file holds: the\n"
@@ -57,6 +61,16 @@ static const cli_help import_bench_help = {
         "p50, p90 and p99 TTFT, TPOT and E2E, computed as LLMServingSim does (TTFT from the\n"
         "arrival, or from queued_ts when the arrival is on another clock), and its arrivals\n"
         "and lengths become the request trace the rows replay (--trace, written atomically).\n"
+        "\n"
+        "aiperf: the profile_export_aiperf.json of NVIDIA's aiperf, or genai-perf's\n"
+        "profile_export_genai_perf.json (the same layout), becomes the serving rows of the\n"
+        "avg, p50, p90 and p99 of its time_to_first_token, inter_token_latency (TPOT) and\n"
+        "request_latency (E2E). The load comes from its input_config: a concurrency is a\n"
+        "closed loop of that many clients (aiperf's default: 1), an aiperf request rate a\n"
+        "Poisson open loop of request_count requests; lengths: the mean input and output\n"
+        "sequence lengths, spread over their min and max. Refused, with the reason: failed\n"
+        "or cancelled requests, a rate with a concurrency cap, constant-rate arrivals, a fixed\n"
+        "schedule, a genai-perf request-rate stimulus.\n"
         "\n"
         "Serving rows take the run's engine arguments when given: --max-num-seqs,\n"
         "--max-num-batched-tokens, --max-model-len (the row's \"scheduler\").\n"
@@ -315,6 +329,52 @@ static int throughput_row(const ib_opts *o, const char *path, ib_text *t)
     return offline_row(t, o, id, source, r.num_requests, r.elapsed_s);
 }
 
+/* What a serving row's workload says: a closed loop of concurrency clients or Poisson (gamma
+ * with burstiness) arrivals at rate, fixed or ranged lengths, the requests (0: not said). */
+typedef struct serve_traffic {
+    int closed;
+    int64_t concurrency;
+    double rate, burstiness;
+    int64_t prompt, output, num_requests;
+    double range_ratio;
+} serve_traffic;
+
+/* One serving row per statistic present (has[f][s]) of stat_s, with the traffic tr; appended
+ * to t. (The arrays are read only; not const, which C11 cannot pass a plain 2-D array to.) */
+static int serving_rows(ib_text *t, const ib_opts *o, const char *id0, const char *source,
+                        double stat_s[SIM_VB_FAMILIES][SIM_VB_STATS],
+                        int has[SIM_VB_FAMILIES][SIM_VB_STATS], const serve_traffic *tr)
+{
+    for (int f = 0; f < SIM_VB_FAMILIES; f++)
+        for (int s = 0; s < SIM_VB_STATS; s++) {
+            if (!has[f][s])
+                continue;
+            sim_jw row, *w = &row;
+            serving_row_open(w, o, id0, source, f, s);
+            sim_jw_object_begin(w, "workload");
+            if (tr->closed) {
+                sim_jw_str(w, "arrival", "closed");
+                sim_jw_int(w, "concurrency", tr->concurrency);
+            } else {
+                sim_jw_str(w, "arrival", "poisson");
+                sim_jw_num(w, "rate_per_s", tr->rate);
+                if (tr->burstiness != 1.0)
+                    sim_jw_num(w, "burstiness", tr->burstiness);
+            }
+            sim_jw_int(w, "prompt_tokens", tr->prompt);
+            sim_jw_int(w, "output_tokens", tr->output);
+            if (tr->num_requests > 0)
+                sim_jw_int(w, "num_requests", tr->num_requests);
+            if (tr->range_ratio > 0.0)
+                sim_jw_num(w, "range_ratio", tr->range_ratio);
+            sim_jw_object_end(w);
+            const int rc = serving_row_close(t, w, o, stat_s[f][s]);
+            if (rc != CLI_OK)
+                return rc;
+        }
+    return CLI_OK;
+}
+
 /* The rows of one file, appended to t (a line each). */
 static int rows_of(const ib_opts *o, const char *path, ib_text *t)
 {
@@ -371,34 +431,48 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
     char id0[160], source[600];
     stem(path, id0, sizeof(id0));
     snprintf(source, sizeof(source), "vllm bench serve --save-result: %s", path);
-    for (int f = 0; f < SIM_VB_FAMILIES; f++)
-        for (int s = 0; s < SIM_VB_STATS; s++) {
-            if (!r.has[f][s])
-                continue;
-            sim_jw row, *w = &row;
-            serving_row_open(w, o, id0, source, f, s);
-            sim_jw_object_begin(w, "workload");
-            if (r.rate_inf) {
-                sim_jw_str(w, "arrival", "closed");
-                sim_jw_int(w, "concurrency",
-                           r.max_concurrency > 0 ? r.max_concurrency : r.completed);
-            } else {
-                sim_jw_str(w, "arrival", "poisson");
-                sim_jw_num(w, "rate_per_s", r.request_rate);
-                if (r.burstiness != 1.0)
-                    sim_jw_num(w, "burstiness", r.burstiness);
-            }
-            sim_jw_int(w, "prompt_tokens", prompt);
-            sim_jw_int(w, "output_tokens", output);
-            sim_jw_int(w, "num_requests", r.completed);
-            if (rr > 0.0)
-                sim_jw_num(w, "range_ratio", rr);
-            sim_jw_object_end(w);
-            const int arc = serving_row_close(t, w, o, r.stat_s[f][s]);
-            if (arc != CLI_OK)
-                return arc;
-        }
-    return CLI_OK;
+    const serve_traffic tr = {
+        r.rate_inf,     r.rate_inf && r.max_concurrency > 0 ? r.max_concurrency : r.completed,
+        r.request_rate, r.burstiness,
+        prompt,         output,
+        r.completed,    rr};
+    return serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
+}
+
+/* The rows of an aiperf or genai-perf profile export, appended to t. */
+static int aiperf_rows(const ib_opts *o, const char *path, ib_text *t)
+{
+    sim_aiperf_run r;
+    struct sim_err err;
+    sim_status st = sim_aiperf_load(path, &r, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return cli_exit_of(st);
+    }
+    double rr = o->range_ratio;
+    if (rr < 0.0 && r.isl_max > 0.0 && r.osl_max > 0.0) {
+        rr = fmin(fmax(spread(r.isl_avg, (int64_t)r.isl_min, (int64_t)r.isl_max),
+                       spread(r.osl_avg, (int64_t)r.osl_min, (int64_t)r.osl_max)),
+                  0.999);
+    } else if (rr < 0.0) {
+        rr = 0.0;
+        fprintf(stderr,
+                "llmstep import-bench: note: %s has no length extremes (min, max): fixed "
+                "lengths, the run's means; --range-ratio R gives their spread\n",
+                path);
+    }
+    const serve_traffic tr = {r.concurrency > 0,
+                              r.concurrency,
+                              r.request_rate,
+                              1.0,
+                              llround(r.isl_avg),
+                              llround(r.osl_avg),
+                              r.completed > 0 ? r.completed : 0,
+                              rr};
+    char id0[160], source[600];
+    stem(path, id0, sizeof(id0));
+    snprintf(source, sizeof(source), "%s profile export: %s", r.tool, path);
+    return serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
 }
 
 int cmd_import_bench(int argc, char **argv)
@@ -455,17 +529,18 @@ int cmd_import_bench(int argc, char **argv)
     if (rc != CLI_OK || done)
         return rc;
     if (first >= argc) {
-        cli_error("import-bench: give a format (vllm-serve, vllm-latency, vllm-throughput or "
-                  "llmservingsim) and one or more files");
+        cli_error("import-bench: give a format (vllm-serve, vllm-latency, vllm-throughput, "
+                  "llmservingsim or aiperf) and one or more files");
         return CLI_USAGE;
     }
     const char *format = argv[first];
     const int latency = strcmp(format, "vllm-latency") == 0;
     const int thr = strcmp(format, "vllm-throughput") == 0;
     const int lss = strcmp(format, "llmservingsim") == 0;
-    if (!latency && !thr && !lss && strcmp(format, "vllm-serve") != 0) {
+    const int aip = strcmp(format, "aiperf") == 0;
+    if (!latency && !thr && !lss && !aip && strcmp(format, "vllm-serve") != 0) {
         cli_error("import-bench: unknown format '%s' (expected vllm-serve, vllm-latency, "
-                  "vllm-throughput or llmservingsim)",
+                  "vllm-throughput, llmservingsim or aiperf)",
                   format);
         return CLI_USAGE;
     }
@@ -498,29 +573,36 @@ int cmd_import_bench(int argc, char **argv)
     if (!latency && !thr && (o.batch || o.prompt_tokens || o.output_tokens)) {
         cli_error("import-bench: %s: --batch, --prompt-tokens and --output-tokens belong "
                   "to vllm-latency (the %s file has its lengths)",
-                  format, lss ? "requests" : "serve");
+                  format,
+                  lss   ? "requests"
+                  : aip ? "profile export"
+                        : "serve");
         return CLI_USAGE;
     }
     if (lss && o.range_ratio >= 0.0) {
-        cli_error("import-bench: llmservingsim: --range-ratio belongs to vllm-serve (the trace "
-                  "has every request's lengths)");
+        cli_error("import-bench: llmservingsim: --range-ratio belongs to vllm-serve and aiperf "
+                  "(the trace has every request's lengths)");
         return CLI_USAGE;
     }
     if ((latency || thr) && o.range_ratio >= 0.0) {
-        cli_error("import-bench: %s: --range-ratio belongs to vllm-serve (an offline batch row has "
-                  "fixed lengths)",
+        cli_error("import-bench: %s: --range-ratio belongs to vllm-serve and aiperf (an offline "
+                  "batch row has fixed lengths)",
                   format);
         return CLI_USAGE;
     }
     if (!o.hardware || !o.model || o.tp < 1) {
         /* A serve file names the served model: say so, to help pick --model. */
         sim_vllm_serve r;
+        sim_aiperf_run a;
         struct sim_err err;
-        const char *named = !latency && !lss &&
-                                    sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK &&
-                                    r.model_id[0]
-                                ? r.model_id
-                                : NULL;
+        const char *named =
+            aip ? (sim_aiperf_load(argv[first + 1], &a, &err) == SIM_OK && a.model_id[0]
+                       ? a.model_id
+                       : NULL)
+            : !latency && !thr && !lss &&
+                    sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK && r.model_id[0]
+                ? r.model_id
+                : NULL;
         cli_error("import-bench: %s: the file does not say %s; give it on the command line%s%s%s",
                   argv[first + 1],
                   !o.hardware ? "the GPU (--hardware ID)"
@@ -572,6 +654,7 @@ int cmd_import_bench(int argc, char **argv)
         rc = latency ? latency_row(&o, argv[i], &text)
              : thr   ? throughput_row(&o, argv[i], &text)
              : lss   ? lss_rows(&o, argv[i], &text)
+             : aip   ? aiperf_rows(&o, argv[i], &text)
                      : rows_of(&o, argv[i], &text);
     if (rc == CLI_OK && o.out && strcmp(o.out, "-") != 0) {
         struct sim_err err;

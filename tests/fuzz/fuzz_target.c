@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_aiperf.h"
 #include "bench_parse.h"
 #include "bench_lss.h"
 #include "bench_vllm.h"
@@ -467,7 +468,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #elif FUZZ_TARGET == 12 /* the public C API: deployments, steps, capacity, batches, serving */
     (void)err;
     api_one(data, size);
-#elif FUZZ_TARGET == 13 /* vllm bench serve --save-result and bench latency --output-json files */
+#elif FUZZ_TARGET == 13 /* benchmark files: vllm bench, aiperf, LLMServingSim */
     if (write_input(data, size) != 0)
         return 0;
     sim_vllm_serve r;
@@ -492,6 +493,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sim_vllm_throughput_load(path, &thr, &err) == SIM_OK)
         REQUIRE(isfinite(thr.elapsed_s) && thr.elapsed_s > 0.0 && thr.num_requests >= 1 &&
                 thr.total_tokens >= 1);
+    /* aiperf / genai-perf profile exports: one load, lengths and statistics in range. */
+    sim_aiperf_run ap;
+    if (sim_aiperf_load(path, &ap, &err) == SIM_OK) {
+        REQUIRE((ap.concurrency >= 1) != (ap.request_rate > 0.0));
+        REQUIRE(ap.request_rate == 0.0 || (isfinite(ap.request_rate) && ap.completed >= 1));
+        REQUIRE(ap.failed == 0 && ap.isl_avg >= 1.0 && ap.osl_avg >= 1.0);
+        REQUIRE(ap.isl_min <= ap.isl_avg && (ap.isl_max == 0.0 || ap.isl_max >= ap.isl_avg));
+        int any = 0;
+        for (int f = 0; f < SIM_VB_FAMILIES; f++)
+            for (int k = 0; k < SIM_VB_STATS; k++) {
+                any |= ap.has[f][k];
+                REQUIRE(!ap.has[f][k] || (isfinite(ap.stat_s[f][k]) && ap.stat_s[f][k] >= 0.0));
+            }
+        REQUIRE(any);
+    }
     /* LLMServingSim's requests.jsonl: statistics finite and ordered, arrivals in order. */
     sim_lss_run lr;
     if (sim_lss_load(path, &lr, &err) == SIM_OK) {
