@@ -1,5 +1,5 @@
 #!/bin/sh
-# llmstep import-bench vllm-serve, vllm-latency, vllm-throughput, llmservingsim and aiperf: result files of `vllm bench serve --save-result` (fixtures in
+# llmstep import-bench vllm-serve, vllm-latency, vllm-throughput, llmservingsim, aiperf and mlperf: result files of `vllm bench serve --save-result` (fixtures in
 # tests/data/bench, written in the format vllm/benchmarks/serve.py writes, vllm-project/vllm at
 # 009e6d4a: main_async's result_json and benchmark's result) become serving rows that validate
 # reads; bad files are refused naming the file and the field.
@@ -73,9 +73,9 @@ expect "no --model exit" "$?" 2
 grep -q "model_id: 'meta-llama/Llama-3.1-8B-Instruct'" "$tmp/err" && ok || bad "no --model: $(cat "$tmp/err")"
 "$bin" import-bench vllm-serve "$d/vllm_serve_rate2.5.json" --model x --tp 1 >/dev/null 2>"$tmp/err"
 expect "no --hardware exit" "$?" 2
-"$bin" import-bench mlperf "$d/vllm_serve_rate2.5.json" $args >/dev/null 2>"$tmp/err"
+"$bin" import-bench genai-bench "$d/vllm_serve_rate2.5.json" $args >/dev/null 2>"$tmp/err"
 expect "unknown format exit" "$?" 2
-grep -q "unknown format 'mlperf'" "$tmp/err" && ok || bad "format: $(cat "$tmp/err")"
+grep -q "unknown format 'genai-bench'" "$tmp/err" && ok || bad "format: $(cat "$tmp/err")"
 # A file of another format: refused at the field the format needs.
 "$bin" import-bench aiperf "$d/vllm_serve_rate2.5.json" $args >/dev/null 2>"$tmp/err"
 expect "aiperf of a vllm file exit" "$?" 1
@@ -236,4 +236,45 @@ done
 expect "aiperf no --model exit" "$?" 2
 grep -qF "(the file's model_id: 'Qwen/Qwen3-32B')" "$tmp/err" && ok ||
     bad "aiperf no --model: $(cat "$tmp/err")"
+# --- MLPerf LoadGen summaries (fixtures in the lines PerformanceSummary::LogSummary and
+# TestSettingsInternal::LogSummary print, mlcommons/inference at b66003e1; sim/io/bench_mlperf.h).
+# Oracles, by hand from the fixtures:
+# - mlperf_server_summary.txt: Server, target_qps 10, min_duration 600000 ms, min_query_count
+#   100: Poisson at 10/s of max(100, 10 x 600) = 6000 requests; lengths from the command line
+#   (300, 280); 12 rows: Mean First Token latency 455327000 ns -> ttft_mean 0.455327 s, 90.00
+#   percentile time to output token 121335000 ns -> tpot_p90 0.121335 s, 99.00 percentile
+#   latency 81257433000 ns -> e2e_p99 81.257433 s.
+# - mlperf_offline_summary.txt: Offline, samples_per_query 24576, Samples per second 48: one
+#   offline_batch row of 24576 prompts taking 24576 / 48 = 512 s.
+# - mlperf_singlestream_summary.txt: SingleStream: a closed loop of 1 client, no num_requests.
+ml="--hardware h100-sxm --model llama-3.1-8b --tp 1 --prompt-tokens 300 --output-tokens 280"
+"$bin" import-bench mlperf "$d/mlperf_server_summary.txt" $ml >"$tmp/ml.jsonl" 2>"$tmp/err"
+expect "mlperf server exit" "$?" 0
+expect "mlperf server rows" "$(grep -c . "$tmp/ml.jsonl")" 12
+grep -q '^{"id":"mlperf_server_summary-ttft_mean","source":"MLPerf LoadGen summary: [^"]*mlperf_server_summary.txt (Server, result VALID)","hardware":"h100-sxm","model":"llama-3.1-8b","tp":1,"engine":"vllm","kind":"serving","metric":"ttft_mean","workload":{"arrival":"poisson","rate_per_s":10,"prompt_tokens":300,"output_tokens":280,"num_requests":6000},"measured_s":0.455327}$' \
+    "$tmp/ml.jsonl" && ok || bad "mlperf server first row: $(head -n 1 "$tmp/ml.jsonl")"
+grep -q '"metric":"tpot_p90".*"measured_s":0.121335}$' "$tmp/ml.jsonl" && ok || bad "mlperf tpot_p90"
+grep -q '"metric":"e2e_p99".*"measured_s":81.257433}$' "$tmp/ml.jsonl" && ok || bad "mlperf e2e_p99"
+"$bin" validate --measurements "$tmp/ml.jsonl" --format json >/dev/null 2>"$tmp/err"
+expect "mlperf rows validate" "$?" 0
+"$bin" import-bench mlperf "$d/mlperf_offline_summary.txt" $ml >"$tmp/mo.jsonl"
+grep -q '"kind":"offline_batch","batch":24576,"prompt_tokens":300,"output_tokens":280,"measured_s":512}$' \
+    "$tmp/mo.jsonl" && ok || bad "mlperf offline row: $(cat "$tmp/mo.jsonl")"
+"$bin" import-bench mlperf "$d/mlperf_singlestream_summary.txt" $ml >"$tmp/ms.jsonl"
+grep -q '"workload":{"arrival":"closed","concurrency":1,"prompt_tokens":300,"output_tokens":280},' \
+    "$tmp/ms.jsonl" && ok || bad "mlperf singlestream row: $(head -n 1 "$tmp/ms.jsonl")"
+for c in "mlperf_bad_multistream|.txt:5: Scenario: 'MultiStream'" \
+    "mlperf_bad_accuracy|.txt:6: Mode: 'AccuracyOnly'" \
+    "mlperf_bad_qps|.txt:58: target_qps: 'ten' is not a number" \
+    "mlperf_bad_twice|.txt:26: Mean latency (ns): given twice (first at line 25)" \
+    "mlperf_bad_no_qps|.txt: no 'target_qps :' line (the Server scenario needs it)"; do
+    f=${c%%|*}
+    "$bin" import-bench mlperf "$d/$f.txt" $ml >"$tmp/none" 2>"$tmp/err"
+    expect "$f exit" "$?" 1
+    grep -qF "$f${c#*|}" "$tmp/err" && ok || bad "$f message: $(cat "$tmp/err")"
+    expect "$f output" "$(wc -c <"$tmp/none" | tr -d ' ')" 0
+done
+"$bin" import-bench mlperf "$d/mlperf_server_summary.txt" --hardware h100-sxm \
+    --model llama-3.1-8b --tp 1 >/dev/null 2>"$tmp/err"
+expect "mlperf no lengths exit" "$?" 2
 summary import_bench

@@ -16,6 +16,7 @@
 #include "atomic_write.h"
 #include "bench_aiperf.h"
 #include "bench_lss.h"
+#include "bench_mlperf.h"
 #include "bench_vllm.h"
 #include "cli.h"
 #include "json_writer.h"
@@ -36,6 +37,9 @@ static const cli_help import_bench_help = {
         "                            --trace TRACE.jsonl [--engine-version V] [--out ROWS.jsonl]\n"
         "       llmstep import-bench aiperf FILE... --hardware ID --model ID --tp N\n"
         "                            [--engine-version V] [--range-ratio R] [--out ROWS.jsonl]\n"
+        "       llmstep import-bench mlperf SUMMARY.txt... --hardware ID --model ID --tp N\n"
+        "                            --prompt-tokens L --output-tokens O [--range-ratio R]\n"
+        "                            [--engine-version V] [--out ROWS.jsonl]\n"
         "\n"
         "vllm-serve: the result files of `vllm bench serve --save-result` become serving\n"
         "measurement rows (../shared/MEASUREMENTS.md), one a statistic the file holds: the\n"
@@ -62,15 +66,18 @@ static const cli_help import_bench_help = {
         "arrival, or from queued_ts when the arrival is on another clock), and its arrivals\n"
         "and lengths become the request trace the rows replay (--trace, written atomically).\n"
         "\n"
-        "aiperf: the profile_export_aiperf.json of NVIDIA's aiperf, or genai-perf's\n"
-        "profile_export_genai_perf.json (the same layout), becomes the serving rows of the\n"
-        "avg, p50, p90 and p99 of its time_to_first_token, inter_token_latency (TPOT) and\n"
-        "request_latency (E2E). The load comes from its input_config: a concurrency is a\n"
-        "closed loop of that many clients (aiperf's default: 1), an aiperf request rate a\n"
-        "Poisson open loop of request_count requests; lengths: the mean input and output\n"
-        "sequence lengths, spread over their min and max. Refused, with the reason: failed\n"
-        "or cancelled requests, a rate with a concurrency cap, constant-rate arrivals, a fixed\n"
-        "schedule, a genai-perf request-rate stimulus.\n"
+        "aiperf: aiperf's profile_export_aiperf.json (or genai-perf's, the same layout)\n"
+        "becomes the serving rows of the avg, p50, p90 and p99 of its time_to_first_token,\n"
+        "inter_token_latency (TPOT) and request_latency (E2E). Load: input_config's\n"
+        "concurrency (a closed loop; aiperf's default 1) or Poisson request rate; lengths:\n"
+        "the mean sequence lengths, spread over their min and max. Refused, with the reason:\n"
+        "failed or cancelled requests, a capped or constant rate, a fixed schedule.\n"
+        "\n"
+        "mlperf: an mlperf_log_summary.txt of MLPerf LoadGen (PerformanceOnly). Server: the\n"
+        "serving rows of its mean, p50, p90, p99 latency (E2E), first-token latency (TTFT)\n"
+        "and time per output token (TPOT), Poisson at target_qps; SingleStream: one client;\n"
+        "Offline: an offline_batch row of samples_per_query prompts. The file does not say\n"
+        "the lengths: --prompt-tokens and --output-tokens are the dataset's means.\n"
         "\n"
         "Serving rows take the run's engine arguments when given: --max-num-seqs,\n"
         "--max-num-batched-tokens, --max-model-len (the row's \"scheduler\").\n"
@@ -102,7 +109,7 @@ static double spread(double mean, int64_t lo, int64_t hi)
     return a > b ? a : b;
 }
 
-/* The file's name without its folder and a ".json" or ".jsonl" ending, into out. */
+/* The file's name without its folder and a ".json", ".jsonl" or ".txt" ending, into out. */
 static void stem(const char *path, char *out, size_t cap)
 {
     const char *base = strrchr(path, '/');
@@ -112,6 +119,8 @@ static void stem(const char *path, char *out, size_t cap)
         n -= 6;
     else if (n > 5 && strcmp(base + n - 5, ".json") == 0)
         n -= 5;
+    else if (n > 4 && strcmp(base + n - 4, ".txt") == 0)
+        n -= 4;
     snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), base);
 }
 
@@ -475,6 +484,56 @@ static int aiperf_rows(const ib_opts *o, const char *path, ib_text *t)
     return serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
 }
 
+/* The rows of an MLPerf LoadGen summary, appended to t. */
+static int mlperf_rows(const ib_opts *o, const char *path, ib_text *t)
+{
+    sim_mlperf_run r;
+    struct sim_err err;
+    sim_status st = sim_mlperf_load(path, &r, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return cli_exit_of(st);
+    }
+    char id0[160], source[600];
+    stem(path, id0, sizeof(id0));
+    const char *scen = r.scenario == SIM_MLPERF_SERVER    ? "Server"
+                       : r.scenario == SIM_MLPERF_OFFLINE ? "Offline"
+                                                          : "SingleStream";
+    snprintf(source, sizeof(source), "MLPerf LoadGen summary: %s (%s, result %s)", path, scen,
+             r.valid ? "VALID" : "INVALID");
+    if (r.scenario == SIM_MLPERF_OFFLINE) {
+        if (o->range_ratio >= 0.0) {
+            cli_error("import-bench: %s: --range-ratio: an Offline summary is one offline_batch "
+                      "row, of fixed lengths",
+                      path);
+            return CLI_USAGE;
+        }
+        return offline_row(t, o, id0, source, r.samples_per_query,
+                           (double)r.samples_per_query / r.samples_per_s);
+    }
+    /* loadgen.cc: queries until both min_duration and min_query_count are reached. */
+    const double by_time = ceil(r.target_qps * r.min_duration_s);
+    const int64_t n =
+        r.scenario == SIM_MLPERF_SERVER
+            ? (by_time > (double)r.min_query_count ? (int64_t)by_time : r.min_query_count)
+            : 0;
+    if (n > (INT64_C(1) << 24)) {
+        cli_error("%s: target_qps %g over min_duration %g s: %lld requests, more than a row's "
+                  "%d",
+                  path, r.target_qps, r.min_duration_s, (long long)n, 1 << 24);
+        return CLI_BAD_INPUT;
+    }
+    const serve_traffic tr = {r.scenario == SIM_MLPERF_SINGLE_STREAM,
+                              1,
+                              r.target_qps,
+                              1.0,
+                              o->prompt_tokens,
+                              o->output_tokens,
+                              n,
+                              o->range_ratio > 0.0 ? o->range_ratio : 0.0};
+    return serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
+}
+
 int cmd_import_bench(int argc, char **argv)
 {
     ib_opts o = {.tp = 0, .range_ratio = -1.0};
@@ -530,7 +589,7 @@ int cmd_import_bench(int argc, char **argv)
         return rc;
     if (first >= argc) {
         cli_error("import-bench: give a format (vllm-serve, vllm-latency, vllm-throughput, "
-                  "llmservingsim or aiperf) and one or more files");
+                  "llmservingsim, aiperf or mlperf) and one or more files");
         return CLI_USAGE;
     }
     const char *format = argv[first];
@@ -538,9 +597,10 @@ int cmd_import_bench(int argc, char **argv)
     const int thr = strcmp(format, "vllm-throughput") == 0;
     const int lss = strcmp(format, "llmservingsim") == 0;
     const int aip = strcmp(format, "aiperf") == 0;
-    if (!latency && !thr && !lss && !aip && strcmp(format, "vllm-serve") != 0) {
+    const int mlp = strcmp(format, "mlperf") == 0;
+    if (!latency && !thr && !lss && !aip && !mlp && strcmp(format, "vllm-serve") != 0) {
         cli_error("import-bench: unknown format '%s' (expected vllm-serve, vllm-latency, "
-                  "vllm-throughput, llmservingsim or aiperf)",
+                  "vllm-throughput, llmservingsim, aiperf or mlperf)",
                   format);
         return CLI_USAGE;
     }
@@ -570,7 +630,12 @@ int cmd_import_bench(int argc, char **argv)
         cli_error("import-bench: %s: give one or more result files", format);
         return CLI_USAGE;
     }
-    if (!latency && !thr && (o.batch || o.prompt_tokens || o.output_tokens)) {
+    if (mlp && o.batch) {
+        cli_error("import-bench: mlperf: --batch: an Offline summary has samples_per_query, "
+                  "the batch");
+        return CLI_USAGE;
+    }
+    if (!latency && !thr && !mlp && (o.batch || o.prompt_tokens || o.output_tokens)) {
         cli_error("import-bench: %s: --batch, --prompt-tokens and --output-tokens belong "
                   "to vllm-latency (the %s file has its lengths)",
                   format,
@@ -611,7 +676,7 @@ int cmd_import_bench(int argc, char **argv)
                   named ? " (the file's model_id: '" : "", named ? named : "", named ? "')" : "");
         return CLI_USAGE;
     }
-    if (thr && (!o.prompt_tokens || !o.output_tokens)) {
+    if ((thr || mlp) && (!o.prompt_tokens || !o.output_tokens)) {
         cli_error("import-bench: %s: the file does not say %s; give the run's value on the "
                   "command line",
                   argv[first + 1],
@@ -655,6 +720,7 @@ int cmd_import_bench(int argc, char **argv)
              : thr   ? throughput_row(&o, argv[i], &text)
              : lss   ? lss_rows(&o, argv[i], &text)
              : aip   ? aiperf_rows(&o, argv[i], &text)
+             : mlp   ? mlperf_rows(&o, argv[i], &text)
                      : rows_of(&o, argv[i], &text);
     if (rc == CLI_OK && o.out && strcmp(o.out, "-") != 0) {
         struct sim_err err;

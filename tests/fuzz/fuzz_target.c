@@ -19,6 +19,7 @@
 #include "bench_aiperf.h"
 #include "bench_parse.h"
 #include "bench_lss.h"
+#include "bench_mlperf.h"
 #include "bench_vllm.h"
 #include "calib_json.h"
 #include "cli.h"
@@ -507,6 +508,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 REQUIRE(!ap.has[f][k] || (isfinite(ap.stat_s[f][k]) && ap.stat_s[f][k] >= 0.0));
             }
         REQUIRE(any);
+    }
+    /* MLPerf LoadGen summaries: a known scenario, numbers in range. */
+    sim_mlperf_run ml;
+    if (sim_mlperf_load(path, &ml, &err) == SIM_OK) {
+        if (ml.scenario == SIM_MLPERF_OFFLINE)
+            REQUIRE(ml.samples_per_query >= 1 && ml.samples_per_s > 0.0);
+        else
+            REQUIRE(ml.target_qps > 0.0 && isfinite(ml.min_duration_s) && ml.min_query_count >= 0 &&
+                    ml.has[SIM_VB_E2E][SIM_VB_MEAN]);
+        for (int f = 0; f < SIM_VB_FAMILIES; f++)
+            for (int k = 0; k < SIM_VB_STATS; k++)
+                REQUIRE(!ml.has[f][k] || (isfinite(ml.stat_s[f][k]) && ml.stat_s[f][k] >= 0.0));
     }
     /* LLMServingSim's requests.jsonl: statistics finite and ordered, arrivals in order. */
     sim_lss_run lr;

@@ -28,7 +28,7 @@ seed trace "$src"/tests/data/trace/*.jsonl
 seed stream "$src"/tests/data/import/*stream*
 seed nccl "$src"/tests/data/import/*nccl*
 seed gemm "$src"/tests/data/import/*gemm*
-seed bench "$src"/tests/data/bench/*.json
+seed bench "$src"/tests/data/bench/*.json "$src"/tests/data/bench/*.jsonl "$src"/tests/data/bench/*.txt
 # Kernel tables: the first byte picks the table kind (gemm, decode, prefill, all-reduce); the
 # seeds are the first 40 lines of the shared H100 tables when present, else the test folder's.
 mkdir -p "$work/corpus-kernels"
