@@ -1,5 +1,5 @@
 #!/bin/sh
-# llmstep import-bench vllm-serve, vllm-latency, vllm-throughput, llmservingsim, aiperf and mlperf: result files of `vllm bench serve --save-result` (fixtures in
+# llmstep import-bench vllm-serve, vllm-latency, vllm-throughput, llmservingsim, aiperf, mlperf and inferencex: result files of `vllm bench serve --save-result` (fixtures in
 # tests/data/bench, written in the format vllm/benchmarks/serve.py writes, vllm-project/vllm at
 # 009e6d4a: main_async's result_json and benchmark's result) become serving rows that validate
 # reads; bad files are refused naming the file and the field.
@@ -277,4 +277,43 @@ done
 "$bin" import-bench mlperf "$d/mlperf_server_summary.txt" --hardware h100-sxm \
     --model llama-3.1-8b --tp 1 >/dev/null 2>"$tmp/err"
 expect "mlperf no lengths exit" "$?" 2
+# --- InferenceX agg_*.json (fixtures in the keys utils/process_result.py writes,
+# SemiAnalysisAI/InferenceX at 77f3e680; sim/io/bench_inferencex.h). Oracles, by hand:
+# - inferencex_agg_c16.json: conc 16, tp 2, ep 1, image vllm/vllm-openai:v0.18.0, isl = osl =
+#   1024: lengths uniform on [int(0.8 x 1024), 1024] = [819, 1024], mean 921.5 -> 922 tokens,
+#   spread (1024 - 921.5) / 921.5 = 0.11123; 10 x 16 = 160 requests; engine 0.18.0 from the
+#   image; mean_ttft 0.0734 s, p99_tpot 0.01182 s, median_e2el 9.07 s; 9 rows (mean, median,
+#   p99 of three metrics: the file has no p90).
+# - inferencex_agg_ep8.json: ep 8 at tp 8: run.expert_parallel true, ep_size 8.
+"$bin" import-bench inferencex "$d/inferencex_agg_c16.json" --hardware h200-sxm \
+    --model gpt-oss-120b >"$tmp/ix.jsonl" 2>"$tmp/err"
+expect "inferencex exit" "$?" 0
+expect "inferencex rows" "$(grep -c . "$tmp/ix.jsonl")" 9
+grep -q '^{"id":"inferencex_agg_c16-ttft_mean","source":"InferenceX result: [^"]*","hardware":"h200-sxm","model":"gpt-oss-120b","tp":2,"engine":"vllm","engine_version":"0.18.0","kind":"serving","metric":"ttft_mean","workload":{"arrival":"closed","concurrency":16,"prompt_tokens":922,"output_tokens":922,"num_requests":160,"range_ratio":0.111231[0-9]*},"run":{"expert_parallel":false,"ep_size":1,"image":"vllm/vllm-openai:v0.18.0"},"measured_s":0.0734}$' \
+    "$tmp/ix.jsonl" && ok || bad "inferencex first row: $(head -n 1 "$tmp/ix.jsonl")"
+grep -q '"metric":"tpot_p99".*"measured_s":0.01182}$' "$tmp/ix.jsonl" && ok || bad "ix tpot_p99"
+grep -q '"metric":"e2e_p50".*"measured_s":9.07}$' "$tmp/ix.jsonl" && ok || bad "ix e2e_p50"
+"$bin" validate --measurements "$tmp/ix.jsonl" --format json >/dev/null 2>"$tmp/err"
+expect "inferencex rows validate" "$?" 0
+"$bin" import-bench inferencex "$d/inferencex_agg_ep8.json" --hardware h200-sxm \
+    --model minimax-m2.5 | head -n 1 >"$tmp/ix8.jsonl"
+grep -q '"tp":8,.*"run":{"expert_parallel":true,"ep_size":8,"image":"vllm/vllm-openai:v0.16.0"}' \
+    "$tmp/ix8.jsonl" && ok || bad "inferencex ep8: $(cat "$tmp/ix8.jsonl")"
+for c in "inferencex_bad_sglang|.json:7:3: framework: 'sglang': only vLLM runs" \
+    "inferencex_bad_mtp|.json:9:3: spec_decoding: 'mtp'" \
+    "inferencex_bad_dp|.json:16:3: dp_attention: expected true or false" \
+    "inferencex_bad_tp|.json:14:3: tp: out of range (expected 1 to 65536, got 0)"; do
+    f=${c%%|*}
+    "$bin" import-bench inferencex "$d/$f.json" --hardware h200-sxm --model gpt-oss-120b \
+        >"$tmp/none" 2>"$tmp/err"
+    expect "$f exit" "$?" 1
+    grep -qF "$f${c#*|}" "$tmp/err" && ok || bad "$f message: $(cat "$tmp/err")"
+done
+"$bin" import-bench inferencex "$d/inferencex_agg_c16.json" --model gpt-oss-120b \
+    >/dev/null 2>"$tmp/err"
+expect "inferencex no --hardware exit" "$?" 2
+grep -qF "(the file's runner: 'h200-nb')" "$tmp/err" && ok || bad "ix runner: $(cat "$tmp/err")"
+"$bin" import-bench inferencex "$d/inferencex_agg_c16.json" --hardware h200-sxm \
+    --model gpt-oss-120b --tp 4 >/dev/null 2>"$tmp/err"
+expect "inferencex --tp mismatch exit" "$?" 2
 summary import_bench

@@ -15,6 +15,7 @@
 
 #include "atomic_write.h"
 #include "bench_aiperf.h"
+#include "bench_inferencex.h"
 #include "bench_lss.h"
 #include "bench_mlperf.h"
 #include "bench_vllm.h"
@@ -37,9 +38,14 @@ static const cli_help import_bench_help = {
         "                            --trace TRACE.jsonl [--engine-version V] [--out ROWS.jsonl]\n"
         "       llmstep import-bench aiperf FILE... --hardware ID --model ID --tp N\n"
         "                            [--engine-version V] [--range-ratio R] [--out ROWS.jsonl]\n"
+        "       llmstep import-bench inferencex AGG.json... --hardware ID --model ID\n"
+        "                            [--range-ratio R] [--engine-version V] [--out ROWS.jsonl]\n"
         "       llmstep import-bench mlperf SUMMARY.txt... --hardware ID --model ID --tp N\n"
         "                            --prompt-tokens L --output-tokens O [--range-ratio R]\n"
         "                            [--engine-version V] [--out ROWS.jsonl]\n"
+        "\n"
+        "Options:\n",
+    .tail =
         "\n"
         "vllm-serve: the result files of `vllm bench serve --save-result` become serving\n"
         "measurement rows (../shared/MEASUREMENTS.md), one a statistic the file holds: the\n"
@@ -73,6 +79,10 @@ static const cli_help import_bench_help = {
         "the mean sequence lengths, spread over their min and max. Refused, with the reason:\n"
         "failed or cancelled requests, a capped or constant rate, a fixed schedule.\n"
         "\n"
+        "inferencex: an InferenceX agg_*.json (one vLLM server; its tp, ep, image version):\n"
+        "closed loops of conc clients sending 10 x conc requests of lengths uniform on\n"
+        "[int(0.8 L), L] for its isl and osl L, as InferenceX's benchmark_lib.sh runs them.\n"
+        "\n"
         "mlperf: an mlperf_log_summary.txt of MLPerf LoadGen (PerformanceOnly). Server: the\n"
         "serving rows of its mean, p50, p90, p99 latency (E2E), first-token latency (TTFT)\n"
         "and time per output token (TPOT), Poisson at target_qps; SingleStream: one client;\n"
@@ -82,13 +92,11 @@ static const cli_help import_bench_help = {
         "Serving rows take the run's engine arguments when given: --max-num-seqs,\n"
         "--max-num-batched-tokens, --max-model-len (the row's \"scheduler\").\n"
         "\n"
-        "Options:\n",
-    .tail = "\n"
-            "The rows' ids are the file's name without .json (and the metric). Exit status: 0 ok,\n"
-            "1 bad input, 2 usage. docs/calibration.md, \"Calibrate from your own benchmark\".\n"
-            "Example:\n"
-            "  llmstep import-bench vllm-serve run-c64.json --hardware h100-sxm --model qwen3-32b\n"
-            "      --tp 2 --engine-version 0.12.0 --out rows.jsonl\n",
+        "The rows' ids are the file's name without .json (and the metric). Exit status: 0 ok,\n"
+        "1 bad input, 2 usage. docs/calibration.md, \"Calibrate from your own benchmark\".\n"
+        "Example:\n"
+        "  llmstep import-bench vllm-serve run-c64.json --hardware h100-sxm --model qwen3-32b\n"
+        "      --tp 2 --engine-version 0.12.0 --out rows.jsonl\n",
 };
 
 typedef struct ib_opts {
@@ -346,6 +354,8 @@ typedef struct serve_traffic {
     double rate, burstiness;
     int64_t prompt, output, num_requests;
     double range_ratio;
+    int64_t ep_size;   /* > 0: a "run" object with expert_parallel and ep_size */
+    const char *image; /* and this image (NULL: none) */
 } serve_traffic;
 
 /* One serving row per statistic present (has[f][s]) of stat_s, with the traffic tr; appended
@@ -377,6 +387,14 @@ static int serving_rows(ib_text *t, const ib_opts *o, const char *id0, const cha
             if (tr->range_ratio > 0.0)
                 sim_jw_num(w, "range_ratio", tr->range_ratio);
             sim_jw_object_end(w);
+            if (tr->ep_size > 0) {
+                sim_jw_object_begin(w, "run");
+                sim_jw_bool(w, "expert_parallel", tr->ep_size > 1);
+                sim_jw_int(w, "ep_size", tr->ep_size);
+                if (tr->image && tr->image[0])
+                    sim_jw_str(w, "image", tr->image);
+                sim_jw_object_end(w);
+            }
             const int rc = serving_row_close(t, w, o, stat_s[f][s]);
             if (rc != CLI_OK)
                 return rc;
@@ -440,11 +458,15 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
     char id0[160], source[600];
     stem(path, id0, sizeof(id0));
     snprintf(source, sizeof(source), "vllm bench serve --save-result: %s", path);
-    const serve_traffic tr = {
-        r.rate_inf,     r.rate_inf && r.max_concurrency > 0 ? r.max_concurrency : r.completed,
-        r.request_rate, r.burstiness,
-        prompt,         output,
-        r.completed,    rr};
+    const serve_traffic tr = {.closed = r.rate_inf,
+                              .concurrency = r.rate_inf && r.max_concurrency > 0 ? r.max_concurrency
+                                                                                 : r.completed,
+                              .rate = r.request_rate,
+                              .burstiness = r.burstiness,
+                              .prompt = prompt,
+                              .output = output,
+                              .num_requests = r.completed,
+                              .range_ratio = rr};
     return serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
 }
 
@@ -470,14 +492,14 @@ static int aiperf_rows(const ib_opts *o, const char *path, ib_text *t)
                 "lengths, the run's means; --range-ratio R gives their spread\n",
                 path);
     }
-    const serve_traffic tr = {r.concurrency > 0,
-                              r.concurrency,
-                              r.request_rate,
-                              1.0,
-                              llround(r.isl_avg),
-                              llround(r.osl_avg),
-                              r.completed > 0 ? r.completed : 0,
-                              rr};
+    const serve_traffic tr = {.closed = r.concurrency > 0,
+                              .concurrency = r.concurrency,
+                              .rate = r.request_rate,
+                              .burstiness = 1.0,
+                              .prompt = llround(r.isl_avg),
+                              .output = llround(r.osl_avg),
+                              .num_requests = r.completed > 0 ? r.completed : 0,
+                              .range_ratio = rr};
     char id0[160], source[600];
     stem(path, id0, sizeof(id0));
     snprintf(source, sizeof(source), "%s profile export: %s", r.tool, path);
@@ -523,15 +545,75 @@ static int mlperf_rows(const ib_opts *o, const char *path, ib_text *t)
                   path, r.target_qps, r.min_duration_s, (long long)n, 1 << 24);
         return CLI_BAD_INPUT;
     }
-    const serve_traffic tr = {r.scenario == SIM_MLPERF_SINGLE_STREAM,
-                              1,
-                              r.target_qps,
-                              1.0,
-                              o->prompt_tokens,
-                              o->output_tokens,
-                              n,
-                              o->range_ratio > 0.0 ? o->range_ratio : 0.0};
+    const serve_traffic tr = {.closed = r.scenario == SIM_MLPERF_SINGLE_STREAM,
+                              .concurrency = 1,
+                              .rate = r.target_qps,
+                              .burstiness = 1.0,
+                              .prompt = o->prompt_tokens,
+                              .output = o->output_tokens,
+                              .num_requests = n,
+                              .range_ratio = o->range_ratio > 0.0 ? o->range_ratio : 0.0};
     return serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
+}
+
+/* InferenceX's client lengths (benchmark_serving.py with --random-range-ratio 0.8, as
+ * benchmark_lib.sh runs it): uniform on the integers [int(0.8 L), L]; their mean, and the
+ * spread about it as a range ratio. */
+static void ix_lengths(int64_t l, int64_t *mean, double *ratio)
+{
+    const int64_t lo = (int64_t)(0.8 * (double)l);
+    const double m = 0.5 * (double)(lo + l);
+    *mean = llround(m);
+    *ratio = ((double)l - m) / m;
+}
+
+/* The rows of an InferenceX agg_*.json, appended to t. */
+static int ix_rows(const ib_opts *o0, const char *path, ib_text *t)
+{
+    sim_ix_run r;
+    struct sim_err err;
+    sim_status st = sim_ix_load(path, &r, &err);
+    if (st != SIM_OK) {
+        cli_error("%s", err.msg);
+        return cli_exit_of(st);
+    }
+    if (o0->tp && o0->tp != r.tp) {
+        cli_error("import-bench: %s: --tp %lld, but the file's tp is %lld", path, (long long)o0->tp,
+                  (long long)r.tp);
+        return CLI_USAGE;
+    }
+    ib_opts o = *o0;
+    o.tp = r.tp;
+    if (!o.engine_version && r.engine_version[0])
+        o.engine_version = r.engine_version;
+    int64_t prompt, output;
+    double rp, ro;
+    ix_lengths(r.isl, &prompt, &rp);
+    ix_lengths(r.osl, &output, &ro);
+    double rr = fmax(rp, ro);
+    if (o.range_ratio >= 0.0) {
+        prompt = r.isl;
+        output = r.osl;
+        rr = o.range_ratio;
+    }
+    const serve_traffic tr = {.closed = 1,
+                              .concurrency = r.conc,
+                              .burstiness = 1.0,
+                              .prompt = prompt,
+                              .output = output,
+                              /* benchmark_lib.sh: --num-prompts 10 x concurrency */
+                              .num_requests = 10 * r.conc,
+                              .range_ratio = rr,
+                              .ep_size = r.ep,
+                              .image = r.image};
+    char id0[160], source[600];
+    stem(path, id0, sizeof(id0));
+    snprintf(source, sizeof(source),
+             "InferenceX result: %s (runner %s, %s %s, isl %lld, osl %lld, conc %lld; client "
+             "lengths and requests per InferenceX's benchmark_lib.sh)",
+             path, r.hw, r.framework, r.precision, (long long)r.isl, (long long)r.osl,
+             (long long)r.conc);
+    return serving_rows(t, &o, id0, source, r.stat_s, r.has, &tr);
 }
 
 int cmd_import_bench(int argc, char **argv)
@@ -546,7 +628,9 @@ int cmd_import_bench(int argc, char **argv)
                   "is the\n"
                   "                       server's name, printed when it is missing)\n"),
         CLI_I64_H("tp", &o.tp, 1, 65536,
-                  "  --tp N               tensor-parallel degree of the server (required)\n"),
+                  "  --tp N               tensor-parallel degree of the server (required; "
+                  "inferencex: the\n"
+                  "                       file's)\n"),
         CLI_STR_H("engine-version", &o.engine_version,
                   "  --engine-version V   vLLM version of the server (e.g. 0.12.0): picks the "
                   "engine profile\n"),
@@ -557,12 +641,14 @@ int cmd_import_bench(int argc, char **argv)
                   "has them, else 0)\n"),
         CLI_I64_H("batch", &o.batch, 1, 1 << 20,
                   "  --batch B            vllm-latency: the run's --batch-size (required)\n"),
-        CLI_I64_H("prompt-tokens", &o.prompt_tokens, 1, 1 << 24,
-                  "  --prompt-tokens L    vllm-latency, vllm-throughput: the run's --input-len "
-                  "(required)\n"),
-        CLI_I64_H("output-tokens", &o.output_tokens, 1, 1 << 24,
-                  "  --output-tokens O    vllm-latency, vllm-throughput: the run's --output-len "
-                  "(required)\n"),
+        CLI_I64_H(
+            "prompt-tokens", &o.prompt_tokens, 1, 1 << 24,
+            "  --prompt-tokens L    vllm-latency, vllm-throughput, mlperf: the run's --input-len\n"
+            "                       (mlperf: the dataset's mean; required)\n"),
+        CLI_I64_H(
+            "output-tokens", &o.output_tokens, 1, 1 << 24,
+            "  --output-tokens O    vllm-latency, vllm-throughput, mlperf: the run's --output-len\n"
+            "                       (mlperf: the dataset's mean; required)\n"),
         CLI_STR_H("trace", &o.trace,
                   "  --trace FILE         llmservingsim: the request trace to write (required)\n"),
         CLI_I64_H("max-num-seqs", &o.max_num_seqs, 1, 1 << 20,
@@ -589,7 +675,7 @@ int cmd_import_bench(int argc, char **argv)
         return rc;
     if (first >= argc) {
         cli_error("import-bench: give a format (vllm-serve, vllm-latency, vllm-throughput, "
-                  "llmservingsim, aiperf or mlperf) and one or more files");
+                  "llmservingsim, aiperf, mlperf or inferencex) and one or more files");
         return CLI_USAGE;
     }
     const char *format = argv[first];
@@ -598,9 +684,10 @@ int cmd_import_bench(int argc, char **argv)
     const int lss = strcmp(format, "llmservingsim") == 0;
     const int aip = strcmp(format, "aiperf") == 0;
     const int mlp = strcmp(format, "mlperf") == 0;
-    if (!latency && !thr && !lss && !aip && !mlp && strcmp(format, "vllm-serve") != 0) {
+    const int ix = strcmp(format, "inferencex") == 0;
+    if (!latency && !thr && !lss && !aip && !mlp && !ix && strcmp(format, "vllm-serve") != 0) {
         cli_error("import-bench: unknown format '%s' (expected vllm-serve, vllm-latency, "
-                  "vllm-throughput, llmservingsim, aiperf or mlperf)",
+                  "vllm-throughput, llmservingsim, aiperf, mlperf or inferencex)",
                   format);
         return CLI_USAGE;
     }
@@ -655,25 +742,31 @@ int cmd_import_bench(int argc, char **argv)
                   format);
         return CLI_USAGE;
     }
-    if (!o.hardware || !o.model || o.tp < 1) {
-        /* A serve file names the served model: say so, to help pick --model. */
+    if (!o.hardware || !o.model || (o.tp < 1 && !ix)) {
+        /* A serve file names the served model (an InferenceX file also its runner): say so,
+         * to help pick --model (--hardware). */
         sim_vllm_serve r;
         sim_aiperf_run a;
+        sim_ix_run x;
         struct sim_err err;
-        const char *named =
-            aip ? (sim_aiperf_load(argv[first + 1], &a, &err) == SIM_OK && a.model_id[0]
-                       ? a.model_id
-                       : NULL)
-            : !latency && !thr && !lss &&
-                    sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK && r.model_id[0]
-                ? r.model_id
-                : NULL;
-        cli_error("import-bench: %s: the file does not say %s; give it on the command line%s%s%s",
-                  argv[first + 1],
-                  !o.hardware ? "the GPU (--hardware ID)"
-                  : !o.model  ? "the model as llmstep names it (--model ID)"
-                              : "the tensor-parallel degree (--tp N)",
-                  named ? " (the file's model_id: '" : "", named ? named : "", named ? "')" : "");
+        const char *what = "model_id", *named = NULL;
+        if (aip && sim_aiperf_load(argv[first + 1], &a, &err) == SIM_OK && a.model_id[0])
+            named = a.model_id;
+        else if (ix && sim_ix_load(argv[first + 1], &x, &err) == SIM_OK) {
+            what = !o.hardware ? "runner" : "model";
+            named = !o.hardware ? x.hw : x.model_id;
+            named = named[0] ? named : NULL;
+        } else if (!aip && !ix && !latency && !thr && !lss && !mlp &&
+                   sim_vllm_serve_load(argv[first + 1], &r, &err) == SIM_OK && r.model_id[0])
+            named = r.model_id;
+        cli_error(
+            "import-bench: %s: the file does not say %s; give it on the command line%s%s%s%s%s",
+            argv[first + 1],
+            !o.hardware ? "the GPU (--hardware ID)"
+            : !o.model  ? "the model as llmstep names it (--model ID)"
+                        : "the tensor-parallel degree (--tp N)",
+            named ? " (the file's " : "", named ? what : "", named ? ": '" : "", named ? named : "",
+            named ? "')" : "");
         return CLI_USAGE;
     }
     if ((thr || mlp) && (!o.prompt_tokens || !o.output_tokens)) {
@@ -721,6 +814,7 @@ int cmd_import_bench(int argc, char **argv)
              : lss   ? lss_rows(&o, argv[i], &text)
              : aip   ? aiperf_rows(&o, argv[i], &text)
              : mlp   ? mlperf_rows(&o, argv[i], &text)
+             : ix    ? ix_rows(&o, argv[i], &text)
                      : rows_of(&o, argv[i], &text);
     if (rc == CLI_OK && o.out && strcmp(o.out, "-") != 0) {
         struct sim_err err;

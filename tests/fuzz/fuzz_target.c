@@ -18,6 +18,7 @@
 
 #include "bench_aiperf.h"
 #include "bench_parse.h"
+#include "bench_inferencex.h"
 #include "bench_lss.h"
 #include "bench_mlperf.h"
 #include "bench_vllm.h"
@@ -469,7 +470,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #elif FUZZ_TARGET == 12 /* the public C API: deployments, steps, capacity, batches, serving */
     (void)err;
     api_one(data, size);
-#elif FUZZ_TARGET == 13 /* benchmark files: vllm bench, aiperf, LLMServingSim */
+#elif FUZZ_TARGET == 13 /* benchmark files: vllm bench, aiperf, MLPerf, InferenceX, LLMServingSim  \
+                         */
     if (write_input(data, size) != 0)
         return 0;
     sim_vllm_serve r;
@@ -508,6 +510,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 REQUIRE(!ap.has[f][k] || (isfinite(ap.stat_s[f][k]) && ap.stat_s[f][k] >= 0.0));
             }
         REQUIRE(any);
+    }
+    /* InferenceX agg files: one vLLM server, lengths and statistics in range. */
+    sim_ix_run ix;
+    if (sim_ix_load(path, &ix, &err) == SIM_OK) {
+        REQUIRE(ix.conc >= 1 && ix.isl >= 1 && ix.osl >= 1 && ix.tp >= 1 && ix.ep >= 1);
+        REQUIRE(!ix.dp_attention && !ix.disagg && !ix.multinode);
+        for (int f = 0; f < SIM_VB_FAMILIES; f++)
+            for (int k = 0; k < SIM_VB_STATS; k++)
+                REQUIRE(!ix.has[f][k] || (isfinite(ix.stat_s[f][k]) && ix.stat_s[f][k] >= 0.0));
     }
     /* MLPerf LoadGen summaries: a known scenario, numbers in range. */
     sim_mlperf_run ml;
