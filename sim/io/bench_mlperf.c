@@ -49,17 +49,6 @@ static const char *key_name(int k)
                        : stat_key[(k - K_STATS) / SIM_VB_STATS][(k - K_STATS) % SIM_VB_STATS];
 }
 
-/* s without its leading and trailing blanks, in place. */
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
 sim_status sim_mlperf_load(const char *path, sim_mlperf_run *o, struct sim_err *err)
 {
     memset(o, 0, sizeof(*o));
@@ -78,7 +67,7 @@ sim_status sim_mlperf_load(const char *path, sim_mlperf_run *o, struct sim_err *
         if (!colon)
             continue;
         *colon = '\0';
-        const char *key = trim(line), *v = trim(colon + 1);
+        const char *key = sim_text_trim(line), *v = sim_text_trim(colon + 1);
         for (int k = 0; k < K_COUNT; k++) {
             if (strcmp(key, key_name(k)) != 0)
                 continue;

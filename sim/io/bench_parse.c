@@ -83,16 +83,6 @@ static char *reader_next(reader *r)
     return line;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
 static int is_blank(const char *s)
 {
     while (isspace((unsigned char)*s))
@@ -127,7 +117,7 @@ static int split_csv(char *s, char **tok, int cap)
         char *c = strchr(p, ',');
         if (c)
             *c = '\0';
-        tok[n++] = trim(p);
+        tok[n++] = sim_text_trim(p);
         if (!c)
             break;
         p = c + 1;
@@ -249,7 +239,7 @@ static sim_status stream_text_rows(reader *r, sim_stream_result *out, int ncols,
     char *line;
     int rows = 0;
     while ((line = reader_next(r)) != NULL) {
-        if (is_blank(line) || trim(line)[0] == '-')
+        if (is_blank(line) || sim_text_trim(line)[0] == '-')
             break;
         char *tok[MAX_FIELDS];
         int n = split_ws(line, tok, MAX_FIELDS);
@@ -471,7 +461,7 @@ sim_status sim_nccl_parse(const char *path, sim_nccl_result *out, struct sim_err
     size_t cap = 0;
     char *line;
     while (st == SIM_OK && (line = reader_next(&r)) != NULL) {
-        char *s = trim(line);
+        char *s = sim_text_trim(line);
         if (!*s)
             continue;
         if (*s == '#') {
@@ -761,7 +751,7 @@ sim_status sim_gemm_parse(const char *path, sim_gemm_table *out, struct sim_err 
     size_t cap = 0;
     char *line;
     while (st == SIM_OK && (line = reader_next(&r)) != NULL) {
-        char *s = trim(line);
+        char *s = sim_text_trim(line);
         if (!*s || *s == '#')
             continue;
         char *tok[MAX_FIELDS];

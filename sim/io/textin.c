@@ -1,6 +1,7 @@
 /* textin.c - see textin.h. */
 #include "textin.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,3 +199,13 @@ sim_status sim_textin_line(sim_textin *in, size_t max_bytes, char **line, struct
 const char *sim_textin_path(const sim_textin *in) { return in->path; }
 
 int64_t sim_textin_line_no(const sim_textin *in) { return in->line; }
+
+char *sim_text_trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}

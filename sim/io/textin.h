@@ -52,6 +52,9 @@ sim_status sim_textin_read_all(sim_textin *in, size_t max_bytes, const char *wha
 sim_status sim_textin_line(sim_textin *in, size_t max_bytes, char **line /* OUT */,
                            struct sim_err *err /* OUT */);
 
+/* s without its leading and trailing blanks (isspace), in place: the line readers' trim. */
+char *sim_text_trim(char *s);
+
 /* The path as given to sim_textin_open, and the 1-based number of the last line read. */
 const char *sim_textin_path(const sim_textin *in);
 int64_t sim_textin_line_no(const sim_textin *in);

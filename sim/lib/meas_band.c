@@ -193,18 +193,13 @@ sim_status sim_meas_band_holdout(const sim_meas_opts *o, sim_meas_pred *mp, cons
     double *ratio = malloc(cap * sizeof(double)), *sorted = malloc(cap * sizeof(double));
     int *family = malloc(cap * sizeof(int));
     sim_calib_band *band = malloc(sizeof(*band));
-    if (!done || !within || !ratio || !sorted || !family || !band) {
-        free(done);
-        free(within);
-        free(ratio);
-        free(sorted);
-        free(family);
-        free(band);
-        sim_errf(err, "out of memory");
-        return SIM_ENOMEM;
-    }
     double sum_lo[SIM_BAND_FAMILIES] = {0}, sum_hi[SIM_BAND_FAMILIES] = {0};
     sim_status st = SIM_OK;
+    if (!done || !within || !ratio || !sorted || !family || !band) {
+        sim_errf(err, "out of memory");
+        st = SIM_ENOMEM;
+        goto cleanup;
+    }
     for (size_t i = 0; i < set->n; i++)
         family[i] = -1;
     for (size_t i = 0; st == SIM_OK && i < set->n; i++) {
@@ -256,6 +251,7 @@ sim_status sim_meas_band_holdout(const sim_meas_opts *o, sim_meas_pred *mp, cons
         out[f].ratio_hi = sum_hi[f] / (double)out[f].n;
         out[f].ratio_median = sim_percentile_sorted(sorted, (int64_t)m, 50.0);
     }
+cleanup:
     free(done);
     free(within);
     free(ratio);
