@@ -114,8 +114,10 @@ static const meas_line calibrate_lines[] = {
      "                          more than a standard error pooled and on no model worse,\n"
      "                          and when the whole procedure is repeated inside those folds;\n"
      "                          else it falls back to alpha/beta only. Figures apply only to\n"
-     "                          the classes of model of the rows (dense/moe x mha/gqa/mla);\n"
-     "                          other models get the alpha/beta-only fit (written too).\n"},
+     "                          the classes of model of the rows (dense/moe x mha/gqa/mla;\n"
+     "                          the small-M GEMM class alone: every attention of the rows'\n"
+     "                          dense/moe kinds); other models get the alpha/beta-only fit\n"
+     "                          (written too).\n"},
     {"self-check",
      "  --self-check            with --fit: the method's self-check. The candidate figures of\n"
      "                          the rows' profile are reset to their documented defaults (loose\n"

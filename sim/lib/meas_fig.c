@@ -190,6 +190,32 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
     return SIM_OK;
 }
 
+/*
+ * The classes the fitted figures hold for. The small-M GEMM class (gemm_small_m_rows,
+ * gemm_eff_small_m_frac) describes the BLAS at decode-sized M, the projections every
+ * attention runs alike: a fit of those alone holds for each attention of the rows' dense or
+ * MoE kinds (on MI300X each model's rows alone give 0.069 and 0.071; docs/calibration.md).
+ * Any other figure, and the attention flag, keep the rows' classes.
+ */
+static unsigned figures_domain(const sim_meas_figfit *out, const sim_meas_figspec *spec)
+{
+    if (spec->profile || spec->flag || out->n == 0)
+        return out->domain;
+    for (int k = 0; k < out->n; k++)
+        if (out->f[k] != SIM_HWF_GEMM_EFF_SMALL_M && out->f[k] != SIM_HWF_GEMM_SMALL_M_ROWS)
+            return out->domain;
+    static const sim_model_class kind[2][3] = {
+        {SIM_MCLASS_DENSE_MHA, SIM_MCLASS_DENSE_GQA, SIM_MCLASS_DENSE_MLA},
+        {SIM_MCLASS_MOE_MHA, SIM_MCLASS_MOE_GQA, SIM_MCLASS_MOE_MLA}};
+    unsigned d = out->domain;
+    for (int k = 0; k < 2; k++) {
+        const unsigned all = (1u << kind[k][0]) | (1u << kind[k][1]) | (1u << kind[k][2]);
+        if (d & all)
+            d |= all;
+    }
+    return d;
+}
+
 int sim_meas_folds_lost(const sim_meas_fold *ab, const sim_meas_fold *fig, int n, int *worst)
 {
     int lost = 0;
@@ -496,6 +522,7 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     st = choose(mp->cache, set, mask, spec->profile, out, &gqa, err);
     if (st != SIM_OK)
         return st;
+    out->domain = figures_domain(out, spec);
     /* The alpha/beta-only fit: the start, sigma_row, and what the figure fit is compared with. */
     st = sim_meas_fit(o, mp, mask, cmd, &out->ab, err);
     if (st != SIM_OK)
