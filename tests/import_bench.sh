@@ -217,6 +217,12 @@ grep -q '"metric":"ttft_mean","workload":{"arrival":"poisson","rate_per_s":4,"pr
 "$bin" import-bench aiperf "$d/genai_perf_c4.json" $args >"$tmp/gp.jsonl"
 grep -q '^{"id":"genai_perf_c4-ttft_mean","source":"genai-perf profile export: [^"]*","hardware":"h100-sxm","model":"qwen3-32b","tp":2,"engine":"vllm","engine_version":"0.12.0","kind":"serving","metric":"ttft_mean","workload":{"arrival":"closed","concurrency":4,"prompt_tokens":550,"output_tokens":200,"range_ratio":0.05},"measured_s":0.04125}$' \
     "$tmp/gp.jsonl" && ok || bad "genai-perf row: $(head -n 1 "$tmp/gp.jsonl")"
+# Lengths without their extremes (a min or max missing): fixed lengths, said on stderr.
+sed '/"input_sequence_length"/,/}/{/"min"/d}' "$d/aiperf_c8.json" >"$tmp/ap_nomin.json"
+"$bin" import-bench aiperf "$tmp/ap_nomin.json" $args 2>"$tmp/err" | head -n 1 >"$tmp/apn.jsonl"
+grep -q '"num_requests":64},"measured_s"' "$tmp/apn.jsonl" && ok ||
+    bad "aiperf without a min: $(cat "$tmp/apn.jsonl")"
+grep -q "has no length extremes" "$tmp/err" && ok || bad "aiperf without a min: $(cat "$tmp/err")"
 # Refusals name the file, line and field.
 for c in "aiperf_bad_constant|:103:7: input_config.loadgen.request_rate_mode: 'constant'" \
     "aiperf_bad_unit|:27:5: time_to_first_token.unit: unknown time unit 'minutes'" \

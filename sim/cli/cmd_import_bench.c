@@ -481,7 +481,7 @@ static int aiperf_rows(const ib_opts *o, const char *path, ib_text *t)
         return cli_exit_of(st);
     }
     double rr = o->range_ratio;
-    if (rr < 0.0 && r.isl_max > 0.0 && r.osl_max > 0.0) {
+    if (rr < 0.0 && r.isl_min >= 1.0 && r.osl_min >= 1.0 && r.isl_max > 0.0 && r.osl_max > 0.0) {
         rr = fmin(fmax(spread(r.isl_avg, (int64_t)r.isl_min, (int64_t)r.isl_max),
                        spread(r.osl_avg, (int64_t)r.osl_min, (int64_t)r.osl_max)),
                   0.999);
