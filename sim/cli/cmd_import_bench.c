@@ -110,11 +110,24 @@ typedef struct ib_opts {
 static const char *const family_name[SIM_VB_FAMILIES] = {"ttft", "tpot", "e2e"};
 static const char *const stat_name[SIM_VB_STATS] = {"mean", "p50", "p90", "p99"};
 
+/* The largest range ratio a row takes (lengths L(1 +/- R) stay above 0): --range-ratio's bound
+ * and the cap on one read from a file. */
+#define IB_RANGE_MAX 0.999
+
 /* The spread of lengths in [lo, hi] about mean as a range ratio: the larger distance. */
 static double spread(double mean, int64_t lo, int64_t hi)
 {
     const double a = (mean - (double)lo) / mean, b = ((double)hi - mean) / mean;
     return a > b ? a : b;
+}
+
+/* A run's range ratio from its prompt and output lengths' means and extremes: the larger
+ * spread, capped at IB_RANGE_MAX. */
+static double lengths_spread(double in_mean, int64_t in_lo, int64_t in_hi, double out_mean,
+                             int64_t out_lo, int64_t out_hi)
+{
+    return fmin(fmax(spread(in_mean, in_lo, in_hi), spread(out_mean, out_lo, out_hi)),
+                IB_RANGE_MAX);
 }
 
 /* The file's name without its folder and a ".json", ".jsonl" or ".txt" ending, into out. */
@@ -444,9 +457,8 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
     }
     double rr = o->range_ratio;
     if (rr < 0.0 && r.n_lens > 0) {
-        rr = fmax(spread((double)r.total_input_tokens / n, r.in_min, r.in_max),
-                  spread((double)r.total_output_tokens / n, r.out_min, r.out_max));
-        rr = fmin(rr, 0.999);
+        rr = lengths_spread((double)r.total_input_tokens / n, r.in_min, r.in_max,
+                            (double)r.total_output_tokens / n, r.out_min, r.out_max);
     } else if (rr < 0.0) {
         rr = 0.0;
         fprintf(stderr,
@@ -482,9 +494,8 @@ static int aiperf_rows(const ib_opts *o, const char *path, ib_text *t)
     }
     double rr = o->range_ratio;
     if (rr < 0.0 && r.isl_min >= 1.0 && r.osl_min >= 1.0 && r.isl_max > 0.0 && r.osl_max > 0.0) {
-        rr = fmin(fmax(spread(r.isl_avg, (int64_t)r.isl_min, (int64_t)r.isl_max),
-                       spread(r.osl_avg, (int64_t)r.osl_min, (int64_t)r.osl_max)),
-                  0.999);
+        rr = lengths_spread(r.isl_avg, (int64_t)r.isl_min, (int64_t)r.isl_max, r.osl_avg,
+                            (int64_t)r.osl_min, (int64_t)r.osl_max);
     } else if (rr < 0.0) {
         rr = 0.0;
         fprintf(stderr,
@@ -634,7 +645,7 @@ int cmd_import_bench(int argc, char **argv)
         CLI_STR_H("engine-version", &o.engine_version,
                   "  --engine-version V   vLLM version of the server (e.g. 0.12.0): picks the "
                   "engine profile\n"),
-        CLI_DBL_H("range-ratio", &o.range_ratio, 0.0, 0.999,
+        CLI_DBL_H("range-ratio", &o.range_ratio, 0.0, IB_RANGE_MAX,
                   "  --range-ratio R      lengths uniform in [L(1-R), L(1+R)] (the run's "
                   "--random-range-ratio;\n"
                   "                       default: from the file's per-request lengths when it "
