@@ -19,7 +19,7 @@ CLANG_BUILD ?= build-clang
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 10
 
-.PHONY: all deps build demo check asan clang-check fuzz fuzz-smoke memcheck bench format format-check clean
+.PHONY: all deps build demo check asan tsan clang-check fuzz fuzz-smoke memcheck bench format format-check clean
 
 all: build
 
@@ -61,6 +61,16 @@ asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# ThreadSanitizer: the thread test (tests/test_threads.c) and a serving sweep on two threads.
+TSAN_BUILD ?= build-tsan
+tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSIM_TSAN=ON -DSIM_WERROR=$(WERROR) >/dev/null
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_threads llmstep
+	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/tests/test_threads
+	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/llmstep sweep --kind serving --model qwen3-32b \
+	    --hw h100-sxm --tp 2,4,8 --concurrency 1,4,16,64 --prompt-tokens 1024 --output-tokens 128 \
+	    --jobs 2 --format csv >/dev/null
+
 # A clang build with warnings as errors, and its tests (gcc and clang warn differently).
 clang-check: deps
 	cmake -S . -B $(CLANG_BUILD) -DCMAKE_C_COMPILER=clang -DSIM_WERROR=$(WERROR) >/dev/null
@@ -90,4 +100,4 @@ format-check:
 	clang-format --dry-run -Werror $(SOURCES)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(CLANG_BUILD) $(FUZZ_BUILD)
