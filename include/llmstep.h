@@ -53,7 +53,7 @@ extern "C" {
 #define LLMSTEP_VERSION_MINOR 5
 #define LLMSTEP_VERSION_PATCH 0
 #define LLMSTEP_VERSION       "0.5.0"
-#define LLMSTEP_ABI_VERSION   5
+#define LLMSTEP_ABI_VERSION   6
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
 #define LLMSTEP_API __attribute__((visibility("default")))
@@ -168,10 +168,13 @@ typedef struct llmstep_deploy_spec {
     int64_t block_size;
     double gpu_memory_utilization_frac;
     int chunked_prefill; /* -1 default, 0 off, 1 on */
-    int usage;           /* -1 default, 0 the LLM class (offline), 1 the OpenAI server */
-    int roofline_step;   /* 0: sum of per-operator maxima (default); 1: one max per step */
-    int gemm_tile_wave;  /* 0: flat GEMM efficiency (default); 1: tile and wave quantization */
-    int ignore_memory;   /* 1: open even when the model does not fit (capacity studies) */
+    /* 0 the LLM class's defaults (offline), 1 the OpenAI server's; -1 (default): the LLM
+     * class's, except that llmstep_serve and llmstep_serve_sweep simulate the server, as
+     * `llmstep serve` does (ABI 6; before, they kept the LLM class's budget). */
+    int usage;
+    int roofline_step;  /* 0: sum of per-operator maxima (default); 1: one max per step */
+    int gemm_tile_wave; /* 0: flat GEMM efficiency (default); 1: tile and wave quantization */
+    int ignore_memory;  /* 1: open even when the model does not fit (capacity studies) */
     /* Layout beyond TP (0 takes the default: 1 stage, 1 rank, no EP), as the CLI's --pp, --dp,
      * --ep: pipeline stages; data-parallel ranks (llmstep_step deals each group's sequences
      * to the ranks and times the busiest, as predict; llmstep_batch spreads the batch likewise,
@@ -304,8 +307,8 @@ LLMSTEP_API llmstep_status llmstep_step_grid(const llmstep_deploy *d, size_t n,
  * The band of a prediction (docs/calibration.md, "Prediction intervals and the drift alarm"):
  * the central level_pct interval (10, 20, ..., 100) of the measured / predicted ratios that
  * the deployment's calibration recorded for one family of rows ("offline_batch", "prefill",
- * "decode", "step", "ttft", "tpot" or "e2e"), predicted by fits that had not seen them. A
- * prediction p of that family lies in [*lo_frac x p, *hi_frac x p] as often as those rows
+ * "decode", "step", "ttft", "ttft_queued", "tpot" or "e2e"), predicted by fits that had not seen
+ * them. A prediction p of that family lies in [*lo_frac x p, *hi_frac x p] as often as those rows
  * did; *n_rows (may be NULL) is how many there were. The same numbers as the CLI's
  * --interval. LLMSTEP_EINVAL with the reason: an unknown family or level, an uncalibrated
  * deployment, a calibration without a band or without rows of that family.
@@ -314,6 +317,11 @@ LLMSTEP_API llmstep_status llmstep_deploy_band(const llmstep_deploy *d, const ch
                                                int level_pct, double *lo_frac /* OUT */,
                                                double *hi_frac /* OUT */, int64_t *n_rows /* OUT */,
                                                llmstep_error *err /* OUT */);
+
+/* The band family of a serving run's TTFT, as `llmstep serve --interval` and `sweep --interval`
+ * pick it: "ttft_queued" when ttft_queued (llmstep_serve_result, llmstep_sweep_row) is
+ * non-zero, else "ttft". ABI 6. */
+LLMSTEP_API const char *llmstep_ttft_band_family(int ttft_queued);
 
 /* The band family of a step of these groups, as the CLI's predict --interval picks it:
  * "decode" when every group decodes (one new token after cached ones), "prefill" when every
@@ -404,6 +412,12 @@ typedef struct llmstep_serve_result {
     int64_t preemptions;
     int64_t n_requests; /* measured */
     int64_t n_steps;
+    /* ABI 6: arrival to the first step that schedules the request (the part of TTFT spent
+     * waiting), and whether the run's TTFT is mostly that wait (mean wait >= half the mean
+     * TTFT; docs/calibration.md, "Regimes"): its band family is then "ttft_queued", else
+     * "ttft" (llmstep_ttft_band_family). */
+    llmstep_dist queue_s;
+    int32_t ttft_queued;
 } llmstep_serve_result;
 
 /* Simulates the engine serving the workload, request by request and step by step. */
@@ -506,6 +520,11 @@ typedef struct llmstep_sweep_spec {
 
 LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);
 
+/* The values `llmstep sweep` takes for an axis it is not given: "tp" (1, 2, 4, 8), "batch" and
+ * "concurrency" (1, 2, 4, ..., 256), "context" (2048). Writes up to cap of them to out (may be
+ * NULL with cap 0) and returns how many there are; 0 for an unknown or NULL axis. ABI 6. */
+LLMSTEP_API size_t llmstep_sweep_default_axis(const char *axis, int64_t *out /* OUT */, size_t cap);
+
 /* Rows the sweep yields: n_models x n_hws x max(n_pp, 1) x max(n_dp, 1) x n_tp x (n_batch x
  * n_context, n_batch, or the loads); 0 when spec is NULL. */
 LLMSTEP_API size_t llmstep_sweep_size(const llmstep_sweep_spec *spec);
@@ -546,6 +565,10 @@ typedef struct llmstep_sweep_row {
      * spreads their range over the seeds (0 with one seed). */
     int64_t n_seeds;
     double ttft_spread_s, tpot_spread_s;
+    /* Serving (ABI 6): the mean wait from arrival to the first step (NaN otherwise), and 1
+     * when the TTFT is mostly that wait (as llmstep_serve_result; over seeds, on the means). */
+    double queue_mean_s;
+    int32_t ttft_queued;
 } llmstep_sweep_row;
 
 /* Called with each row in sweep order; a non-zero return stops the sweep. */

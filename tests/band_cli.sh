@@ -95,6 +95,44 @@ awk -F, 'NR > 1 { d = $20 - $9 * 0.92; e = $21 - $9 * 1.08; if (d < 0) d = -d; i
 expect "sweep serving: tpot lo = serve's" "$(jget "$tmp/ws.json" 'repr(d["rows"][0]["band"]["tpot_s"]["lo_s"])')" \
     "$(jget "$tmp/s.json" 'repr(d["band"]["tpot_s"]["lo_s"])')"
 expect "sweep serving: ttft none" "$(jget "$tmp/ws.json" 'd["rows"][0]["band"]["ttft_s"]')" None
+# --- TTFT regimes: data/calib_band_ttft.json has a "ttft" band (ratios 0.80, 0.81, ..., 1.00:
+# 80% = 0.82 - 0.98) and a "ttft_queued" one (0.60, 0.64, ..., 1.40: 80% = 0.68 - 1.32). One
+# client never waits (TTFT is the prefill); 256 clients of 2048-token prompts queue for the
+# token budget. A run is queued when its mean wait before the first step is at least half its
+# mean TTFT (docs/calibration.md, "Regimes"), judged here from the output's own means.
+tcal=$here/data/calib_band_ttft.json
+for lv in "1 ttft 0.82 0.98 False" "256 ttft_queued 0.68 1.32 True"; do
+    set -- $lv
+    "$bin" serve --model llama-3.1-8b --hw h100-sxm --calibration "$tcal" --concurrency "$1" \
+        --prompt-tokens 2048 --output-tokens 64 --interval 80 --format json >"$tmp/q$1.json" ||
+        bad "serve --concurrency $1 --interval exit $?"
+    expect "serve c$1: ttft_queued" "$(jget "$tmp/q$1.json" 'd["ttft_queued"]')" "$5"
+    expect "serve c$1: the rule on its means" \
+        "$(jget "$tmp/q$1.json" 'd["queue_s"]["mean"] >= 0.5 * d["ttft_s"]["mean"]')" "$5"
+    expect "serve c$1: ttft band family" "$(jget "$tmp/q$1.json" 'd["band"]["ttft_s"]["family"]')" "$2"
+    expect "serve c$1: lo_frac" "$(jget "$tmp/q$1.json" 'd["band"]["ttft_s"]["lo_frac"]')" "$3"
+    expect "serve c$1: hi_frac" "$(jget "$tmp/q$1.json" 'd["band"]["ttft_s"]["hi_frac"]')" "$4"
+    within "serve c$1: lo_s" "$(jget "$tmp/q$1.json" 'd["band"]["ttft_s"]["lo_s"]')" \
+        "$(jget "$tmp/q$1.json" 'repr(d["ttft_s"]["mean"] * '"$3"')')" 1e-15
+done
+"$bin" serve --model llama-3.1-8b --hw h100-sxm --calibration "$tcal" --concurrency 256 \
+    --prompt-tokens 2048 --output-tokens 64 --interval 80 >"$tmp/q.txt"
+expect "serve table: queued ttft band" "$(grep -c '^  TTFT 80% band .*held-out ttft_queued rows' "$tmp/q.txt")" 1
+expect "serve table: regime line" "$(grep -c 'the TTFT is mostly queueing' "$tmp/q.txt")" 1
+# The sweep's serving rows: each row's TTFT band of its own regime, as serve's.
+"$bin" sweep --kind serving --model llama-3.1-8b --hw h100-sxm --tp 1 --concurrency 1,256 \
+    --prompt-tokens 2048 --output-tokens 64 --calibration "$tcal" --interval 80 --format json \
+    >"$tmp/wq.json" || bad "serving sweep regimes exit $?"
+for r in "0 1" "1 256"; do
+    set -- $r
+    expect "sweep c$2: ttft band = serve's" \
+        "$(jget "$tmp/wq.json" 'repr(d["rows"]['"$1"']["band"]["ttft_s"])')" \
+        "$(jget "$tmp/q$2.json" 'repr({k: d["band"]["ttft_s"][k] for k in ("level_pct", "family", "lo_s", "hi_s", "lo_frac", "hi_frac", "held_out_rows", "held_out_by")})')"
+    expect "sweep c$2: ttft_queued = serve's" "$(jget "$tmp/wq.json" 'd["rows"]['"$1"']["ttft_queued"]')" \
+        "$(jget "$tmp/q$2.json" 'd["ttft_queued"]')"
+    expect "sweep c$2: queue mean = serve's" "$(jget "$tmp/wq.json" 'repr(d["rows"]['"$1"']["queue_s_mean"])')" \
+        "$(jget "$tmp/q$2.json" 'repr(d["queue_s"]["mean"])')"
+done
 # Uncalibrated rows have empty band fields, and stderr says why.
 "$bin" sweep --model llama-3.1-8b --hw h100-sxm --tp 1 --batch 1 --context 1024 --interval 80 \
     >"$tmp/u.csv" 2>"$tmp/e" || bad "uncalibrated sweep exit $?"

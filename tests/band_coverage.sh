@@ -7,7 +7,8 @@
 # - Argonne offline rows, per GPU, leave-one-model-out (each fold trained on the other models:
 #   its band holds out by model too).
 # - aiconfigurator's Qwen3-32B serving rows on H100, leave-one-TP-out (each fold trained on
-#   the two other TPs; TTFT and TPOT families).
+#   the two other TPs; TTFT in its two regimes, ttft (mostly prefill: 18 rows) and
+#   ttft_queued (mostly the wait before the first step: 72 rows), and TPOT).
 # Oracle of the pooling: the same counts by another path, calibrate --exclude model=M then
 #   validate --select model=M --calibration --interval 80, summed over the models (H100).
 # Exits 77 (ctest SKIP_RETURN_CODE) when ../shared/data is absent.
@@ -43,6 +44,9 @@ done
 "$bin" validate --measurements "$aic" --scheduler-rule aic-benchmark --holdout tp --interval 80 \
     --format json >"$tmp/aic.json" || bad "validate --holdout tp aic: exit $?"
 cover "h100-sxm Qwen3-32B serving, leave-one-TP-out" "$tmp/aic.json" ttft
+cover "h100-sxm Qwen3-32B serving, leave-one-TP-out" "$tmp/aic.json" ttft_queued
+expect "aic: TTFT rows of both regimes" \
+    $(($(fam "$tmp/aic.json" ttft n_rows) + $(fam "$tmp/aic.json" ttft_queued n_rows))) 90
 cover "h100-sxm Qwen3-32B serving, leave-one-TP-out" "$tmp/aic.json" tpot
 
 # The pooled counts by the commands a user would run, one model at a time.

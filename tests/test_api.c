@@ -725,6 +725,56 @@ static void bands(void)
     CHECK_STR(llmstep_step_band_family(mix, 2), "step");
     CHECK_STR(llmstep_step_band_family(chunk, 1), "step");
     CHECK_STR(llmstep_step_band_family(NULL, 3), "");
+    CHECK_STR(llmstep_ttft_band_family(0), "ttft");
+    CHECK_STR(llmstep_ttft_band_family(1), "ttft_queued");
+}
+
+/* One deployment, one answer (ABI 6): a deployment opened with the default usage is served as
+ * `llmstep serve` serves (the OpenAI server's budget, 8192 tokens on an H100 for vLLM V1), not
+ * with the LLM class's 16384 it keeps for steps and batches. 256 clients of 2048-token prompts
+ * fill either budget, so the two usages give different runs: the default must equal the
+ * server's, bit for bit, and differ from the LLM class's. */
+static void serve_usage_default(void)
+{
+    llmstep_deploy *def = open_deploy("llama-3.1-8b", "h100-sxm", 1, -1);
+    llmstep_deploy *srv = open_deploy("llama-3.1-8b", "h100-sxm", 1, 1);
+    llmstep_deploy *llm = open_deploy("llama-3.1-8b", "h100-sxm", 1, 0);
+    if (!def || !srv || !llm)
+        goto done;
+    llmstep_deploy_info info;
+    llmstep_deploy_get_info(def, &info);
+    CHECK_INT(info.max_num_batched_tokens, 16384); /* the deployment's own: the LLM class's */
+    llmstep_workload w;
+    llmstep_workload_init(&w);
+    w.concurrency = 256;
+    w.prompt_tokens = 2048;
+    w.output_tokens = 64;
+    llmstep_serve_result a, b, c;
+    llmstep_error err;
+    CHECK_INT(llmstep_serve(def, &w, &a, &err), LLMSTEP_OK);
+    CHECK_INT(llmstep_serve(srv, &w, &b, &err), LLMSTEP_OK);
+    CHECK_INT(llmstep_serve(llm, &w, &c, &err), LLMSTEP_OK);
+    CHECK(a.ttft_s.mean == b.ttft_s.mean && a.tpot_s.p99 == b.tpot_s.p99 &&
+          a.queue_s.mean == b.queue_s.mean && a.n_steps == b.n_steps);
+    CHECK(a.ttft_s.mean != c.ttft_s.mean);
+    /* queue_s is the part of TTFT before the first step: never more than the TTFT. */
+    CHECK(a.queue_s.mean > 0.0 && a.queue_s.mean < a.ttft_s.mean);
+    CHECK_INT(a.ttft_queued, a.queue_s.mean >= 0.5 * a.ttft_s.mean);
+    /* The sweep's default axes, as `llmstep sweep --help` states them. */
+    int64_t v[16];
+    CHECK_INT((long long)llmstep_sweep_default_axis("tp", v, 16), 4);
+    CHECK(v[0] == 1 && v[1] == 2 && v[2] == 4 && v[3] == 8);
+    CHECK_INT((long long)llmstep_sweep_default_axis("batch", v, 16), 9);
+    CHECK(v[0] == 1 && v[8] == 256);
+    CHECK_INT((long long)llmstep_sweep_default_axis("concurrency", NULL, 0), 9);
+    CHECK_INT((long long)llmstep_sweep_default_axis("context", v, 16), 1);
+    CHECK_INT(v[0], 2048);
+    CHECK_INT((long long)llmstep_sweep_default_axis("tps", v, 16), 0);
+    CHECK_INT((long long)llmstep_sweep_default_axis(NULL, v, 16), 0);
+done:
+    llmstep_deploy_free(def);
+    llmstep_deploy_free(srv);
+    llmstep_deploy_free(llm);
 }
 
 int main(void)
@@ -754,6 +804,7 @@ int main(void)
     scheduler_rule();
     config_sweep();
     bands();
+    serve_usage_default();
     llmstep_ctx_free(ctx);
     return check_report("test_api");
 }

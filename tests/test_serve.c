@@ -138,6 +138,65 @@ static void max_num_seqs_holds_admissions(void)
     CHECK_INT(r.queue_peak, 1);
     CHECK_INT(r.running_peak, 2);
     CHECK(req[2].first_token_s > req[0].finish_s);
+    /* Queueing ends at the first step that schedules a request: requests 0 and 1 at t = 0,
+     * request 2 at the start of step 4, after steps 1-3. The queue statistic is the mean of
+     * (0, 0, t3) and the TTFTs are w1, w1 and t3 + w4 (w_k: step k's wall time). */
+    const double t3 = seen.s[0].wall_s + seen.s[1].wall_s + seen.s[2].wall_s;
+    CHECK_REL(req[0].first_sched_s, 0.0, 0.0);
+    CHECK_REL(req[1].first_sched_s, 0.0, 0.0);
+    CHECK_REL(req[2].first_sched_s, t3, 1e-12);
+    CHECK_REL(req[2].first_sched_s, seen.s[3].start_s, 1e-12);
+    sim_serve_stats st;
+    double scratch[3];
+    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, scratch, &st), SIM_OK);
+    CHECK_REL(st.queue_s.mean, t3 / 3.0, 1e-12);
+    CHECK_REL(st.queue_s.p50, 0.0, 0.0);
+    CHECK_REL(st.queue_s.p99, 0.98 * t3, 1e-12); /* numpy: position 0.99 x 2 = 1.98 */
+    CHECK_REL(st.ttft_s.mean, (2.0 * seen.s[0].wall_s + t3 + seen.s[3].wall_s) / 3.0, 1e-12);
+    /* Regime: queued when t3 / 3 >= (2 w1 + t3 + w4) / 6, i.e. t3 >= 2 w1 + w4, so when the
+     * two decodes of steps 2-3 take at least a prefill step (w1 + w2 + w3 >= 2 w1 + w4). The
+     * toy's steps are host-bound (1 ms + 2 ms, tiny GPU work), so every step takes about the
+     * same: 3 w >= 3 w holds within a few percent either way; the rule's answer must equal
+     * the hand comparison. */
+    const int queued = t3 >= 2.0 * seen.s[0].wall_s + seen.s[3].wall_s;
+    CHECK_INT(sim_serve_ttft_queued(&st), queued);
+}
+
+/*
+ * TTFT under queueing: max_num_seqs 1, three identical requests (prompt 10, output 20) at
+ * t = 0 are served one after another. Each takes the same service time T (a prefill step
+ * of wall wp and 19 decode steps), so request k first runs at k T: queue mean (0 + T + 2T) / 3
+ * = T, TTFT mean wp + T. Mostly queueing: T >= (wp + T) / 2 as T >= wp. Stats of requests
+ * built outside a simulation (first_sched_s < 0) have no queueing.
+ */
+static void ttft_under_queueing(void)
+{
+    toy_setup x;
+    make_setup(&x, 1, 2048, 4096, 0);
+    sim_request req[3];
+    for (int i = 0; i < 3; i++)
+        req[i] = (sim_request){.prompt_tokens = 10, .output_tokens = 20};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, req, 3, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.n_steps, 60);
+    const double service = req[0].finish_s, wp = seen.s[0].wall_s;
+    CHECK_REL(req[1].first_sched_s, service, 1e-12);
+    CHECK_REL(req[2].first_sched_s, 2.0 * service, 1e-12);
+    sim_serve_stats st;
+    double scratch[3];
+    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, scratch, &st), SIM_OK);
+    CHECK_REL(st.queue_s.mean, service, 1e-12);
+    CHECK_REL(st.ttft_s.mean, wp + service, 1e-12);
+    CHECK_INT(sim_serve_ttft_queued(&st), 1);
+    CHECK_INT(sim_ttft_queued_means(0.5, 1.0), 1); /* the boundary is queued */
+    CHECK_INT(sim_ttft_queued_means(0.49, 1.0), 0);
+    CHECK_INT(sim_ttft_queued_means(0.0, 0.0), 0);
+    for (int i = 0; i < 3; i++)
+        req[i].first_sched_s = -1.0;
+    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, scratch, &st), SIM_OK);
+    CHECK_REL(st.queue_s.mean, 0.0, 0.0);
+    CHECK_INT(sim_serve_ttft_queued(&st), 0);
 }
 
 /*
@@ -417,6 +476,7 @@ static void decode_runs_equal_stepping(void)
         for (int64_t i = 0; i < n; i++)
             same_c &= near(c[i].first_token_s, b[i].first_token_s) &&
                       near(c[i].finish_s, b[i].finish_s) && near(c[i].arrival_s, b[i].arrival_s) &&
+                      near(c[i].first_sched_s, b[i].first_sched_s) &&
                       c[i].n_preemptions == b[i].n_preemptions;
         CHECK(same_c);
         n_cases++;
@@ -437,6 +497,7 @@ static void decode_runs_equal_stepping(void)
         for (int64_t i = 0; i < n; i++)
             same &= near(a[i].first_token_s, b[i].first_token_s) &&
                     near(a[i].finish_s, b[i].finish_s) && near(a[i].arrival_s, b[i].arrival_s) &&
+                    near(a[i].first_sched_s, b[i].first_sched_s) &&
                     a[i].n_preemptions == b[i].n_preemptions;
         for (int64_t i = 0; i < ra.n_itl && i < rb.n_itl; i++)
             same &= near(itl_a[i].itl_s, itl_b[i].itl_s) && itl_a[i].count == itl_b[i].count;
@@ -1035,6 +1096,7 @@ int main(void)
     pipeline_closed_loop();
     budget_split_between_decodes_and_a_chunk();
     max_num_seqs_holds_admissions();
+    ttft_under_queueing();
     preemption_and_resumption();
     single_request_latencies();
     closed_loop_obeys_littles_law();

@@ -19,7 +19,7 @@
 
 enum { N_THREADS = 4, N_ROUNDS = 12, N_GRID = 64 };
 
-/* What one round computes; compared field by field with memcmp on the doubles' bits. */
+/* What one round computes (compared through digest). */
 struct answers {
     llmstep_step_result step;
     llmstep_op ops[LLMSTEP_MAX_OPS];
@@ -116,11 +116,75 @@ static int owned_calls(llmstep_ctx *ctx, llmstep_deploy *own, struct answers *a,
     return llmstep_sweep(ctx, &s, a->sweep, 6, &a->n_sweep, NULL, NULL, err) == LLMSTEP_OK;
 }
 
-/* Bitwise equality of two rounds (every field is a number or a static string pointer;
- * the structs are zeroed before use so padding compares equal). */
+/* The numbers of a round, in a fixed order: every figure a caller reads (compared bit for bit;
+ * memcmp of whole structs would also compare their padding, which the library need not set). */
+enum { DIGEST_CAP = 2048 };
+static void dist_in(double *d, size_t *n, const llmstep_dist *x)
+{
+    d[(*n)++] = x->mean;
+    d[(*n)++] = x->p50;
+    d[(*n)++] = x->p90;
+    d[(*n)++] = x->p99;
+}
+
+static size_t digest(const struct answers *a, double *d)
+{
+    size_t n = 0;
+    const llmstep_step_result *s = &a->step;
+    const double step[] = {s->step_s, s->gpu_s, s->roofline_s, s->host_s, s->comm_s,
+                           s->flops,  s->bytes, s->tokens,     s->seqs};
+    for (size_t i = 0; i < sizeof(step) / sizeof(step[0]); i++)
+        d[n++] = step[i];
+    d[n++] = (double)a->n_ops;
+    for (size_t i = 0; i < a->n_ops; i++) {
+        d[n++] = a->ops[i].flops;
+        d[n++] = a->ops[i].bytes;
+        d[n++] = a->ops[i].n_kernels;
+        d[n++] = a->ops[i].time_s;
+    }
+    for (int i = 0; i < N_GRID; i++)
+        d[n++] = a->grid_s[i];
+    d[n++] = (double)a->cap.max_seqs_by_kv;
+    d[n++] = (double)a->cap.max_seqs_at_context;
+    d[n++] = a->info.kv_budget_bytes;
+    d[n++] = (double)a->info.kv_blocks;
+    d[n++] = a->info.weights_bytes;
+    const llmstep_batch_result *b = &a->batch;
+    const double batch[] = {b->latency_s,           b->prefill_s,   b->decode_s,
+                            b->roofline_sum_s,      b->host_sum_s,  (double)b->n_steps,
+                            (double)b->preemptions, b->peak_kv_frac};
+    for (size_t i = 0; i < sizeof(batch) / sizeof(batch[0]); i++)
+        d[n++] = batch[i];
+    const llmstep_serve_result *r = &a->serve;
+    dist_in(d, &n, &r->ttft_s);
+    dist_in(d, &n, &r->tpot_s);
+    dist_in(d, &n, &r->itl_s);
+    dist_in(d, &n, &r->e2e_s);
+    dist_in(d, &n, &r->queue_s);
+    d[n++] = r->output_tokens_per_s;
+    d[n++] = (double)r->n_steps;
+    d[n++] = (double)r->preemptions;
+    d[n++] = (double)r->ttft_queued;
+    d[n++] = (double)a->n_sweep;
+    for (size_t i = 0; i < a->n_sweep; i++) {
+        const llmstep_sweep_row *w = &a->sweep[i];
+        d[n++] = (double)w->status;
+        d[n++] = w->time_s;
+        d[n++] = w->tokens_per_s;
+        dist_in(d, &n, &w->ttft_dist_s);
+        dist_in(d, &n, &w->tpot_dist_s);
+        d[n++] = w->queue_mean_s;
+        d[n++] = (double)w->n_requests;
+    }
+    return n;
+}
+
+/* Bitwise equality of two rounds' numbers. */
 static int same(const struct answers *x, const struct answers *y)
 {
-    return memcmp(x, y, sizeof *x) == 0;
+    static _Thread_local double dx[DIGEST_CAP], dy[DIGEST_CAP];
+    const size_t nx = digest(x, dx), ny = digest(y, dy);
+    return nx == ny && memcmp(dx, dy, nx * sizeof(double)) == 0;
 }
 
 static void *worker(void *arg)
@@ -181,6 +245,8 @@ int main(void)
     CHECK(want.n_ops > 0);
     CHECK(want.serve.n_requests == 80);
     CHECK(want.n_sweep == 6);
+    double d[DIGEST_CAP];
+    CHECK(digest(&want, d) < DIGEST_CAP);
 
     pthread_t tid[N_THREADS];
     struct job jobs[N_THREADS];

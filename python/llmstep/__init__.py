@@ -186,6 +186,13 @@ def _columns(arr, skip=(), flags=()):
     return out
 
 
+def _sweep_default(axis):
+    """The values `llmstep sweep` takes for an axis it is not given."""
+    buf = (ctypes.c_int64 * 64)()
+    n = _lib.lib.llmstep_sweep_default_axis(axis.encode(), buf, 64)
+    return [int(v) for v in buf[:n]]
+
+
 def _struct_dict(st):
     out = {}
     for name, _ in st._fields_:
@@ -243,8 +250,10 @@ class Context:
                chunked_prefill=None, roofline="op", gemm="flat", ignore_memory=False,
                pp=1, dp=1, ep=False, async_scheduling=None):
         """A model on a GPU type at tensor-parallel degree ``tp`` with an engine (default
-        ``vllm-v1``, or the calibration's). ``usage`` is "llm" (offline, the default of the
-        LLM class) or "server" (the OpenAI server's defaults). Scheduler settings left None
+        ``vllm-v1``, or the calibration's). ``usage`` is "llm" (the LLM class's defaults) or
+        "server" (the OpenAI server's); None (the default) takes the LLM class's for step,
+        batch and capacity and the server's for serve and serve_sweep, as the CLI's commands
+        do (``llmstep serve`` simulates the server). Scheduler settings left None
         take the engine's defaults for the version and GPU, as vLLM does. ``pp`` pipeline
         stages, ``dp`` data-parallel ranks and ``ep`` expert parallelism as the CLI's --pp,
         --dp, --ep (step, batch and serve deal the load to the DP ranks and time the busiest).
@@ -261,7 +270,7 @@ class Context:
     # calls were slower, their buffer out of the caches): Ctrl-C is raised between two calls.
     _SWEEP_CHUNK_ROWS = 1 << 14
 
-    def sweep(self, models, hws, kind="decode", tp=(1,), batch=None, context=(2048,),
+    def sweep(self, models, hws, kind="decode", tp=None, batch=None, context=None,
               prompt_tokens=None, output_tokens=None, concurrency=None, request_rate=None,
               num_requests=0, range_ratio=None, burstiness=1.0, seed=0, calibration=None,
               engine=None, dtype=None, kv_dtype=None, no_host=False, slo_ttft_s=0.0,
@@ -309,13 +318,18 @@ class Context:
             raise Error(1, f"kind: expected one of {self._KINDS}, got {kind!r}")
         serving = kind == "serving"
         if serving:
-            if (concurrency is None) == (request_rate is None):
+            if concurrency is not None and request_rate is not None:
                 raise Error(1, "sweep: a serving sweep takes one of concurrency, request_rate")
             batch = concurrency
         elif concurrency is not None or request_rate is not None:
             raise Error(1, "sweep: concurrency and request_rate belong to kind='serving'")
+        # Axes not given: the CLI's defaults, from the library (llmstep_sweep_default_axis).
+        if tp is None:
+            tp = _sweep_default("tp")
+        if context is None:
+            context = _sweep_default("context")
         if batch is None and not (serving and request_rate is not None):
-            batch = [1 << i for i in range(9)]  # 1:256, as the CLI's default
+            batch = _sweep_default("concurrency" if serving else "batch")
         spec = _lib.SweepSpec()
         _lib.lib.llmstep_sweep_spec_init(ctypes.byref(spec))
         keep = []
@@ -444,7 +458,8 @@ class Context:
         out["status"] = names[arr["status"]]
         out["bound"] = np.array(["none", "compute", "memory", "comm"], dtype=object)[arr["bound"]]
         out.update(_columns(arr, skip=("model_index", "hw_index", "kind", "status", "bound"),
-                            flags=("fits", "meets_slo", "calibrated", "ep")))
+                            flags=("fits", "meets_slo", "calibrated", "ep", "ttft_queued")))
+        out["queue_s_mean"] = out.pop("queue_mean_s")  # the CLI's key, as ttft_s_mean
         if interval is not None:
             self._sweep_bands(out, arr, models, hws, kind, interval, calibration, engine)
         return out
@@ -457,6 +472,8 @@ class Context:
         serving = kind == "serving"
         cols = (("ttft_mean", "ttft", "ttft_s_mean"), ("tpot_mean", "tpot", "tpot_s_mean")) \
             if serving else (("band", "offline_batch" if kind == "offline" else kind, "time_s"),)
+        # A serving row's TTFT band is of its regime (the library names the family).
+        ttft_fam = {q: _lib.lib.llmstep_ttft_band_family(q).decode() for q in (0, 1)}
         n = arr.size
         for name, _, _ in cols:
             out[name + "_lo_s"] = np.full(n, np.nan)
@@ -469,12 +486,15 @@ class Context:
                 d = self.deploy(m, h, calibration=calibration, engine=engine,
                                 ignore_memory=True)
                 for name, fam, at in cols:
-                    try:
-                        b = d.band(fam, interval)
-                    except Error:
-                        continue  # no band for this GPU's rows: NaN, as the CLI's empty field
-                    out[name + "_lo_s"][idx] = b["lo_frac"] * out[at][idx]
-                    out[name + "_hi_s"][idx] = b["hi_frac"] * out[at][idx]
+                    parts = [(fam, idx)] if fam != "ttft" else \
+                        [(ttft_fam[q], idx[arr["ttft_queued"][idx] == q]) for q in (0, 1)]
+                    for f, rows in parts:
+                        try:
+                            b = d.band(f, interval)
+                        except Error:
+                            continue  # no band for these rows: NaN, as the CLI's empty field
+                        out[name + "_lo_s"][rows] = b["lo_frac"] * out[at][rows]
+                        out[name + "_hi_s"][rows] = b["hi_frac"] * out[at][rows]
 
     # ---- measurements (../shared/MEASUREMENTS.md rows) ----
 
@@ -698,8 +718,8 @@ class Deployment:
 
     def band(self, family, level=80):
         """The band of this deployment's calibration for one family of predictions
-        ("offline_batch", "prefill", "decode", "step", "ttft", "tpot", "e2e") at ``level``
-        percent (10, 20, ..., 100): a dict of family, level_pct, lo_frac, hi_frac (measured /
+        ("offline_batch", "prefill", "decode", "step", "ttft", "ttft_queued", "tpot", "e2e") at
+        ``level`` percent (10, 20, ..., 100): a dict of family, level_pct, lo_frac, hi_frac (measured /
         predicted of the calibration's held-out rows at (100 - level) / 2 and (100 + level) / 2
         percent) and n_rows. ``llmstep.Error`` with the reason when there is none (uncalibrated,
         a calibration without a band or without rows of that family). The CLI's --interval."""
@@ -811,9 +831,12 @@ class Deployment:
         ``trace`` (a JSONL file). The defaults are those of ``llmstep serve``. Returns the
         keys of ``llmstep serve --format json``: ttft_s, tpot_s, itl_s, e2e_s (each with mean,
         p50, p90, p99), request_throughput_per_s, output_tokens_per_s, goodput_per_s,
-        duration_s, kv_peak_frac, queue_peak, preemptions, n_requests, n_steps; with
+        duration_s, kv_peak_frac, queue_peak, preemptions, n_requests, n_steps, queue_s (arrival
+        to the first step: mean, p50, p90, p99) and ttft_queued; with
         ``interval`` also ``band``: for ttft_s, tpot_s and e2e_s the calibration's band around
-        the mean, or None for a family it has no rows of (``llmstep serve --interval``)."""
+        the mean, or None for a family it has no rows of (``llmstep serve --interval``); ttft_s's
+        band is of the run's regime: "ttft_queued" when ``ttft_queued`` (the mean wait before
+        the first step, ``queue_s``, is at least half the mean TTFT), else "ttft"."""
         given = [x is not None for x in (concurrency, request_rate, trace)]
         if sum(given) != 1:
             raise Error(1, "serve: give exactly one of concurrency, request_rate, trace")
@@ -834,22 +857,26 @@ class Deployment:
         _check(_lib.lib.llmstep_serve(self._h, ctypes.byref(w), ctypes.byref(res),
                                       ctypes.byref(err)), err)
         out = _struct_dict(res)
+        out["ttft_queued"] = bool(out["ttft_queued"])
         if bands is not None:
-            out["band"] = {k: None if b is None else
-                           dict(b, lo_s=b["lo_frac"] * out[k]["mean"],
-                                hi_s=b["hi_frac"] * out[k]["mean"])
-                           for k, b in bands.items()}
+            fams = {"ttft_s": _lib.lib.llmstep_ttft_band_family(res.ttft_queued).decode(),
+                    "tpot_s": "tpot", "e2e_s": "e2e"}
+            out["band"] = {k: None if bands[f] is None else
+                           dict(bands[f], lo_s=bands[f]["lo_frac"] * out[k]["mean"],
+                                hi_s=bands[f]["hi_frac"] * out[k]["mean"])
+                           for k, f in fams.items()}
         return out
 
     def _serve_bands(self, level):
-        """The bands serve(interval=) reports: each of TTFT, TPOT, E2E the calibration has; none
-        at all raises the first one's reason (as the CLI)."""
+        """The bands serve(interval=) may report, by family: TTFT in either regime, TPOT and
+        E2E, each the calibration has (else None); none at all raises the first one's reason
+        (as the CLI)."""
         bands, first = {}, None
-        for key, fam in (("ttft_s", "ttft"), ("tpot_s", "tpot"), ("e2e_s", "e2e")):
+        for fam in ("ttft", "ttft_queued", "tpot", "e2e"):
             try:
-                bands[key] = self.band(fam, level)
+                bands[fam] = self.band(fam, level)
             except Error as e:
-                bands[key] = None
+                bands[fam] = None
                 first = first or e
         if all(b is None for b in bands.values()):
             raise first

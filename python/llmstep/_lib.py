@@ -12,7 +12,7 @@ import ctypes.util
 import os
 import subprocess
 
-ABI_VERSION = 5
+ABI_VERSION = 6
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -140,7 +140,7 @@ class ServeResult(ctypes.Structure):
                 ("request_throughput_per_s", dbl), ("output_tokens_per_s", dbl),
                 ("goodput_per_s", dbl), ("duration_s", dbl), ("kv_peak_frac", dbl),
                 ("queue_peak", i64), ("preemptions", i64), ("n_requests", i64),
-                ("n_steps", i64)]
+                ("n_steps", i64), ("queue_s", Dist), ("ttft_queued", ctypes.c_int32)]
 
 
 class SweepSpec(ctypes.Structure):
@@ -176,7 +176,8 @@ class SweepRow(ctypes.Structure):
                 ("n_requests", i64), ("preemptions", i64), ("requests_per_s", dbl),
                 ("kv_peak_frac", dbl), ("ttft_dist_s", Dist), ("tpot_dist_s", Dist),
                 ("e2e_dist_s", Dist), ("pp", i64), ("dp", i64), ("ep", ctypes.c_int32),
-                ("n_seeds", i64), ("ttft_spread_s", dbl), ("tpot_spread_s", dbl)]
+                ("n_seeds", i64), ("ttft_spread_s", dbl), ("tpot_spread_s", dbl),
+                ("queue_mean_s", dbl), ("ttft_queued", ctypes.c_int32)]
 
 
 class MeasSpec(ctypes.Structure):
@@ -233,6 +234,8 @@ _sigs = {
     "llmstep_capacity": (cint, [vp, i64, P(CapacityResult), P(Error)]),
     "llmstep_deploy_band": (cint, [vp, cstr, cint, P(dbl), P(dbl), P(i64), P(Error)]),
     "llmstep_step_band_family": (cstr, [P(Group), ctypes.c_size_t]),
+    "llmstep_ttft_band_family": (cstr, [cint]),
+    "llmstep_sweep_default_axis": (ctypes.c_size_t, [cstr, P(i64), ctypes.c_size_t]),
     "llmstep_batch": (cint, [vp, i64, i64, i64, P(BatchResult), P(Error)]),
     "llmstep_workload_init": (None, [P(Workload)]),
     "llmstep_serve": (cint, [vp, P(Workload), P(ServeResult), P(Error)]),

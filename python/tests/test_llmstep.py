@@ -297,8 +297,24 @@ def test_one_string_is_one_item(ctx):
     meas = os.path.join(SRC, "measurements", "example.jsonl")
     one = ctx.validate(meas, select="hardware=h100-sxm")
     assert one["n_rows"] == ctx.validate(meas, select=["hardware=h100-sxm"])["n_rows"]
-    rows = ctx.sweep("llama-3.1-8b", "h100-sxm", batch=[1], context=[128])
+    rows = ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1], batch=[1], context=[128])
     assert list(rows["model"]) == ["llama-3.1-8b"]
+
+
+def test_sweep_defaults_are_the_clis(ctx):
+    """Axes not given take the CLI's defaults (one home: SIM_SWEEP_DEFAULT_*, reached through
+    llmstep_sweep_default_axis): TP 1, 2, 4, 8, batch 1:256 and context 2048 for a decode
+    sweep; concurrency 1:256 for a serving one. It defaulted to TP 1 only."""
+    got = ctx.sweep("llama-3.1-8b", "h100-sxm")
+    want = cli_json("sweep", "--model", "llama-3.1-8b", "--hw", "h100-sxm")["rows"]
+    assert len(want) == 4 * 9
+    assert list(got["tp"]) == [r["tp"] for r in want]
+    assert list(got["batch"]) == [r["batch"] for r in want]
+    assert list(got["context_tokens"]) == [r["context_tokens"] for r in want] == [2048] * 36
+    assert list(got["time_s"]) == [r["time_s"] for r in want]
+    srv = ctx.sweep("llama-3.1-8b", "h100-sxm", kind="serving", tp=[1], prompt_tokens=128,
+                    output_tokens=16, num_requests=8)
+    assert list(srv["concurrency"]) == [1 << i for i in range(9)]
 
 
 def test_bands_match_the_cli(ctx):
@@ -351,6 +367,36 @@ def test_sweep_bands_match_the_cli(ctx):
                  "--concurrency", "8", "--prompt-tokens", "512", "--output-tokens", "64",
                  "--calibration", cal, "--interval", "80")["rows"][0]["band"]
     assert srv["tpot_mean_lo_s"][0] == w["tpot_s"]["lo_s"] and np.isnan(srv["ttft_mean_lo_s"][0])
+
+
+def test_ttft_band_of_the_runs_regime(ctx):
+    """A serving run's TTFT band is of its regime (issue 28): "ttft" when the TTFT is mostly
+    the prefill, "ttft_queued" when the mean wait before the first step is at least half the
+    mean TTFT; the library names the family (llmstep_ttft_band_family), and serve, sweep and
+    the CLI agree to the bit. tests/data/calib_band_ttft.json: ttft 80% = 0.82-0.98,
+    ttft_queued 80% = 0.68-1.32 (hand-written quantiles)."""
+    cal = os.path.join(SRC, "tests", "data", "calib_band_ttft.json")
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", calibration=cal)
+    for conc, fam, fracs in ((1, "ttft", (0.82, 0.98)), (256, "ttft_queued", (0.68, 1.32))):
+        got = d.serve(concurrency=conc, prompt_tokens=2048, output_tokens=64, interval=80)
+        want = cli_json("serve", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--calibration",
+                        cal, "--concurrency", str(conc), "--prompt-tokens", "2048",
+                        "--output-tokens", "64", "--interval", "80")
+        assert got["ttft_queued"] is want["ttft_queued"] is (fam == "ttft_queued")
+        assert got["queue_s"] == want["queue_s"]
+        assert got["ttft_queued"] == (got["queue_s"]["mean"] >= 0.5 * got["ttft_s"]["mean"])
+        b, w = got["band"]["ttft_s"], want["band"]["ttft_s"]
+        assert (b["family"], b["lo_frac"], b["hi_frac"]) == (fam,) + fracs
+        assert (b["lo_s"], b["hi_s"]) == (w["lo_s"], w["hi_s"])
+    srv = ctx.sweep("llama-3.1-8b", "h100-sxm", kind="serving", tp=[1], concurrency=[1, 256],
+                    prompt_tokens=2048, output_tokens=64, calibration=cal, interval=80)
+    rows = cli_json("sweep", "--kind", "serving", "--model", "llama-3.1-8b", "--hw", "h100-sxm",
+                    "--tp", "1", "--concurrency", "1,256", "--prompt-tokens", "2048", "--output-tokens", "64",
+                    "--calibration", cal, "--interval", "80")["rows"]
+    assert list(srv["ttft_queued"]) == [r["ttft_queued"] for r in rows] == [False, True]
+    assert list(srv["queue_s_mean"]) == [r["queue_s_mean"] for r in rows]
+    assert list(srv["ttft_mean_lo_s"]) == [r["band"]["ttft_s"]["lo_s"] for r in rows]
+    assert list(srv["ttft_mean_hi_s"]) == [r["band"]["ttft_s"]["hi_s"] for r in rows]
 
 
 def test_calibrate_never_replaces_its_measurements(ctx, tmp_path):

@@ -219,11 +219,12 @@ static const meas_usage check_usage = {
     {.head = "usage: llmstep check --measurements FILE... --calibration CALIB.json [options]\n"
              "\n"
              "Drift alarm: predicts the new rows with the calibration and compares each metric\n"
-             "family (offline_batch, prefill, decode, step, ttft, tpot, e2e) with the band the\n"
-             "calibration recorded (measured / predicted of its own rows, each held out of the\n"
-             "fit). A family whose rows fall in the interval less often than the band says is\n"
-             "reported with its coverage and its median measured / predicted: the engine, the\n"
-             "GPU or the workload changed since the calibration. --refit writes the new fit.\n"
+             "family (offline_batch, prefill, decode, step, ttft, ttft_queued, tpot, e2e) with\n"
+             "the band the calibration recorded (measured / predicted of its own rows, each held\n"
+             "out of the fit; a serving TTFT row is ttft_queued when its simulated TTFT is mostly\n"
+             "queueing). A family whose rows fall in the interval less often than the band says\n"
+             "is reported with its coverage and its median measured / predicted: the engine,\n"
+             "the GPU or the workload changed since the calibration. --refit writes the new fit.\n"
              "\n"
              "Options:\n",
      .tail = "\n"
@@ -555,7 +556,7 @@ static int holdout_mape(const meas_opts *o, sim_meas_pred *mp, const char *field
     sim_meas_opts p = o->p;
     p.figs = figs;
     struct sim_err err;
-    sim_status st = sim_meas_holdout(&p, mp, field, pred, folds, MAX_FILTERS, n_folds, &err);
+    sim_status st = sim_meas_holdout(&p, mp, field, pred, NULL, folds, MAX_FILTERS, n_folds, &err);
     double sum = 0.0;
     for (size_t i = 0; st == SIM_OK && i < n; i++)
         sum += fabs(pred[i] - mp->set->rows[i].measured_s) / mp->set->rows[i].measured_s;
@@ -1720,6 +1721,7 @@ static int run_validate(int argc, char **argv, int check)
     sim_meas_pred mp = {0}, amp = {0};
     sim_cache *cache = NULL;
     double *pred = NULL, *meas = NULL, *scratch = NULL, *apred = NULL;
+    unsigned char *queued = NULL; /* each prediction's regime (sim_meas_pred.queued) */
     double alpha = 1.0, beta = 0.0;
     sim_calib cal;
     sim_hw *cal_hw = NULL;
@@ -1755,7 +1757,8 @@ static int run_validate(int argc, char **argv, int check)
         pred = malloc(set.n * sizeof(double));
         meas = malloc(set.n * sizeof(double));
         scratch = malloc(set.n * sizeof(double));
-        if (!pred || !meas || !scratch) {
+        queued = calloc(set.n, 1);
+        if (!pred || !meas || !scratch || !queued) {
             cli_error("out of memory");
             rc = CLI_NUMERIC;
         }
@@ -1769,6 +1772,8 @@ static int run_validate(int argc, char **argv, int check)
         n_other += mp.other[i];
         rc = mp.other[i] ? predict_row(&mp, i, cal.ab_alpha, cal.ab_beta_s, &pred[i])
                          : predict_row(&mp, i, alpha, beta, &pred[i]);
+        if (rc == CLI_OK)
+            queued[i] = mp.queued[i];
     }
     if (rc == CLI_OK && n_other > 0) {
         char classes[128];
@@ -1782,7 +1787,7 @@ static int run_validate(int argc, char **argv, int check)
     if (rc == CLI_OK && o.holdout) {
         struct sim_err err;
         sim_status st =
-            sim_meas_holdout(&o.p, &mp, o.holdout, pred, folds, MAX_GROUPS, &n_folds, &err);
+            sim_meas_holdout(&o.p, &mp, o.holdout, pred, queued, folds, MAX_GROUPS, &n_folds, &err);
         if (st != SIM_OK)
             rc = meas_fail(st, &err);
     }
@@ -1837,8 +1842,8 @@ static int run_validate(int argc, char **argv, int check)
         /* Each group against the band of a calibration on the others. */
         struct sim_err err;
         memset(&cal.band, 0, sizeof(cal.band));
-        if (sim_meas_band_holdout(&o.p, &mp, o.holdout, pred, (int)o.interval, cover, &no_band,
-                                  cal.band.held_out_by, sizeof(cal.band.held_out_by),
+        if (sim_meas_band_holdout(&o.p, &mp, o.holdout, pred, queued, (int)o.interval, cover,
+                                  &no_band, cal.band.held_out_by, sizeof(cal.band.held_out_by),
                                   &err) != SIM_OK)
             rc = meas_fail(SIM_ENOMEM, &err);
     } else if (rc == CLI_OK && o.interval) {
@@ -1848,8 +1853,8 @@ static int run_validate(int argc, char **argv, int check)
                       "could not be held out: see calibrate's output); recalibrate",
                       o.check ? "check" : "validate --interval", o.calibration);
             rc = CLI_BAD_INPUT;
-        } else if (sim_meas_band_cover(&set, pred, &cal.band, (int)o.interval, cover, &no_band,
-                                       &err) != SIM_OK) {
+        } else if (sim_meas_band_cover(&set, pred, queued, &cal.band, (int)o.interval, cover,
+                                       &no_band, &err) != SIM_OK) {
             rc = meas_fail(SIM_ENOMEM, &err);
         }
     }
@@ -1870,6 +1875,7 @@ static int run_validate(int argc, char **argv, int check)
     sim_meas_pred_free(&mp);
     sim_cache_free(cache);
     free(pred);
+    free(queued);
     free(meas);
     free(scratch);
     free(cal_hw);

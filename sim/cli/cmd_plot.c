@@ -281,7 +281,7 @@ static int open_sweep(const plot_args *a, cli_sweep_opts *so, int64_t *axes, dou
         so->output_tokens = a->output;
         so->num_requests = a->n_req; /* usage: the server's, from the driver */
         so->range_ratio = a->range_ratio;
-        batch_spec = a->conc_spec ? a->conc_spec : "1:256";
+        batch_spec = a->conc_spec ? a->conc_spec : SIM_SWEEP_DEFAULT_BATCH;
         ctx_spec = "0";
         if (a->rate_spec) {
             *rates = malloc(4096 * sizeof(**rates));
@@ -294,8 +294,8 @@ static int open_sweep(const plot_args *a, cli_sweep_opts *so, int64_t *axes, dou
         }
     }
     struct sim_err err;
-    if (sim_sweep_parse_list(a->tp_spec ? a->tp_spec : "1,2,4,8", 1, 4096, axes, serving ? 8 : 4096,
-                             &so->axes.n_tp, &err) != SIM_OK ||
+    if (sim_sweep_parse_list(a->tp_spec ? a->tp_spec : SIM_SWEEP_DEFAULT_TP, 1, 4096, axes,
+                             serving ? 8 : 4096, &so->axes.n_tp, &err) != SIM_OK ||
         sim_sweep_parse_list(batch_spec, 1, serving ? 65536 : INT64_C(1) << 30, axes + 4096, 4096,
                              &so->axes.n_batch, &err) != SIM_OK ||
         sim_sweep_parse_list(ctx_spec, 0, INT64_C(1) << 30, axes + 8192, 1, &so->axes.n_context,
@@ -364,8 +364,8 @@ int cmd_plot(int argc, char **argv)
     memset(&a, 0, sizeof(a));
     a.prompt = a.output = -1;
     a.range_ratio = -1.0; /* the default spread (sim_workload_range_ratio) */
-    a.batch_spec = "1:256";
-    a.ctx_spec = "2048";
+    a.batch_spec = SIM_SWEEP_DEFAULT_BATCH;
+    a.ctx_spec = SIM_SWEEP_DEFAULT_CONTEXT;
     a.group = "model";
     sim_sched_cfg_unset(&a.sched);
     int done, rc = parse_plot_args(argc, argv, &a, &done);

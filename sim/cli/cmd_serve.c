@@ -85,8 +85,8 @@ static void print_dist_row(const char *name, const sim_dist *d)
 /* Every printed number must be finite (exit 3 otherwise). */
 static int stats_finite(const sim_serve_stats *st, const sim_serve_result *r)
 {
-    const sim_dist *d[] = {&st->ttft_s, &st->tpot_s, &st->itl_s, &st->e2e_s};
-    for (size_t i = 0; i < 4; i++)
+    const sim_dist *d[] = {&st->ttft_s, &st->tpot_s, &st->itl_s, &st->e2e_s, &st->queue_s};
+    for (size_t i = 0; i < 5; i++)
         if (!isfinite(d[i]->mean) || !isfinite(d[i]->p50) || !isfinite(d[i]->p90) ||
             !isfinite(d[i]->p99))
             return 0;
@@ -104,12 +104,22 @@ typedef struct serve_args {
     int64_t interval; /* --interval L (0: none) */
 } serve_args;
 
-/* --interval: the bands of TTFT, TPOT and E2E, those the calibration has (ok[i]). */
+/* --interval: the bands of TTFT (in either regime), TPOT and E2E, those the calibration has
+ * (ok[i]); which TTFT band applies is known after the run (serve_band_family). */
+enum { SERVE_BANDS = 4 };
 typedef struct serve_bands {
-    int ok[3];
-    sim_pred_band b[3];
+    int ok[SERVE_BANDS];
+    sim_pred_band b[SERVE_BANDS];
 } serve_bands;
-static const int band_family[3] = {SIM_BAND_TTFT, SIM_BAND_TPOT, SIM_BAND_E2E};
+static const int band_family[SERVE_BANDS] = {SIM_BAND_TTFT, SIM_BAND_TTFT_QUEUED, SIM_BAND_TPOT,
+                                             SIM_BAND_E2E};
+
+/* The band reported for the run's TTFT (k 0), TPOT (1) and E2E (2): TTFT's regime is the
+ * run's (sim_serve_ttft_queued, docs/calibration.md "Regimes"). An index of band_family. */
+static int serve_band_index(int k, const sim_serve_stats *st)
+{
+    return k == 0 ? (sim_serve_ttft_queued(st) ? 1 : 0) : k + 1;
+}
 
 /* The bands --interval asks for: each the calibration has; none at all is an error naming
  * why (the first family's reason). */
@@ -119,7 +129,7 @@ static int serve_bands_get(const serve_args *a, const cli_run *run, serve_bands 
     struct sim_err first, err;
     first.msg[0] = 0;
     int any = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < SERVE_BANDS; i++) {
         out->ok[i] = sim_deploy_band(&run->d, band_family[i], (int)a->interval, &out->b[i],
                                      i ? &err : &first) == SIM_OK;
         any |= out->ok[i];
@@ -340,17 +350,20 @@ static int print_json(const serve_args *a, const cli_run *run, const cli_serve *
     print_dist_json(&w, "tpot_s", &st->tpot_s);
     print_dist_json(&w, "itl_s", &st->itl_s);
     print_dist_json(&w, "e2e_s", &st->e2e_s);
+    print_dist_json(&w, "queue_s", &st->queue_s);
+    sim_jw_bool(&w, "ttft_queued", sim_serve_ttft_queued(st));
     if (a->interval) {
         /* Around each mean; lo_frac and hi_frac apply to every statistic of the family. */
         static const char *const keys[3] = {"ttft_s", "tpot_s", "e2e_s"};
         const double means[3] = {st->ttft_s.mean, st->tpot_s.mean, st->e2e_s.mean};
         int bad = 0;
         sim_jw_object_begin(&w, "band");
-        for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+            const int i = serve_band_index(k, st);
             if (bd->ok[i])
-                bad |= sim_band_json(&w, keys[i], &bd->b[i], means[i]);
+                bad |= sim_band_json(&w, keys[k], &bd->b[i], means[k]);
             else
-                sim_jw_null(&w, keys[i]);
+                sim_jw_null(&w, keys[k]);
         }
         sim_jw_object_end(&w);
         if (bad) {
@@ -423,16 +436,20 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
     print_dist_row("TPOT", &st->tpot_s);
     print_dist_row("ITL", &st->itl_s);
     print_dist_row("E2E", &st->e2e_s);
+    print_dist_row("QUEUE", &st->queue_s);
+    printf("  (QUEUE = arrival to the first step; the TTFT is %s)\n",
+           sim_serve_ttft_queued(st) ? "mostly queueing" : "mostly prefill");
     if (a->interval) {
         static const char *const names[3] = {"TTFT", "TPOT", "E2E"};
         const double means[3] = {st->ttft_s.mean, st->tpot_s.mean, st->e2e_s.mean};
         printf("\n  bands around the means (the same fractions hold for p50, p90 and p99):\n");
-        for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+            const int i = serve_band_index(k, st);
             if (bd->ok[i])
-                cli_band_line(names[i], &bd->b[i], means[i]);
+                cli_band_line(names[k], &bd->b[i], means[k]);
             else {
                 char label[48];
-                snprintf(label, sizeof(label), "%s %lld%% band", names[i], (long long)a->interval);
+                snprintf(label, sizeof(label), "%s %lld%% band", names[k], (long long)a->interval);
                 printf("  %-16s none: the calibration has no held-out %s rows\n", label,
                        sim_band_family_name(band_family[i]));
             }

@@ -93,12 +93,13 @@ typedef struct row_bands {
     sim_pred_band b[2];
 } row_bands;
 
-/* The band families of a row of kind: serving rows the TTFT and TPOT means, others their
+/* The band families of a row of kind: serving rows the TTFT (in the run's regime: queued 1
+ * when its TTFT is mostly queueing, sim_sweep_row.ttft_queued) and TPOT means, others their
  * time. Returns how many (fam[0..n)). */
-static int kind_families(sim_sweep_kind kind, int fam[2])
+static int kind_families(sim_sweep_kind kind, int queued, int fam[2])
 {
     if (kind == SIM_SWEEP_SERVING) {
-        fam[0] = SIM_BAND_TTFT;
+        fam[0] = queued ? SIM_BAND_TTFT_QUEUED : SIM_BAND_TTFT;
         fam[1] = SIM_BAND_TPOT;
         return 2;
     }
@@ -112,7 +113,7 @@ static void bands_of(const writer *w, const cli_sweep_block *b, const sim_sweep_
                      row_bands *out)
 {
     int fam[2];
-    *out = (row_bands){.n = kind_families(r->kind, fam)};
+    *out = (row_bands){.n = kind_families(r->kind, r->ttft_queued, fam)};
     out->at_s[0] = out->n == 2 ? r->ttft_dist_s.mean : r->time_s;
     out->at_s[1] = r->tpot_dist_s.mean;
     struct sim_err err;
@@ -274,6 +275,8 @@ static void write_json_serving_row(writer *w, const cli_sweep_block *b, const si
     json_dist(j, "ttft_s", &r->ttft_dist_s);
     json_dist(j, "tpot_s", &r->tpot_dist_s);
     json_dist(j, "e2e_s", &r->e2e_dist_s);
+    sim_jw_num(j, "queue_s_mean", r->queue_mean_s);
+    sim_jw_bool(j, "ttft_queued", r->ttft_queued);
     sim_jw_num(j, "requests_per_s", r->requests_per_s);
     sim_jw_num(j, "output_tokens_per_s", r->tokens_per_s);
     sim_jw_num(j, "output_tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
@@ -424,12 +427,15 @@ static int sel_begin(void *ctx, const cli_sweep_block *b)
                 b->hw, b->engine, s->w->o->calibration, b->calib_other_engine, b->model);
     if (s->w->interval) { /* a block without a band says why its rows have none */
         int fam[2], any = 0;
-        const int n = kind_families(s->w->o->kind, fam);
         sim_pred_band pb;
         struct sim_err first, err;
-        for (int i = 0; i < n; i++)
-            any |= sim_calib_band_get(b->cal, b->calib_path, fam[i], s->w->interval, &pb,
-                                      i ? &err : &first) == SIM_OK;
+        /* Serving rows: TTFT in either regime. */
+        for (int q = 0; q <= (s->w->o->kind == SIM_SWEEP_SERVING); q++) {
+            const int n = kind_families(s->w->o->kind, q, fam);
+            for (int i = 0; i < n; i++)
+                any |= sim_calib_band_get(b->cal, b->calib_path, fam[i], s->w->interval, &pb,
+                                          i || q ? &err : &first) == SIM_OK;
+        }
         if (!any)
             fprintf(stderr,
                     "llmstep: note: sweep --interval: %s on %s: %s; its rows have no band\n",
@@ -559,7 +565,7 @@ static int parse_kind(const char *arg, void *dst, char *msg, size_t cap)
 static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args *a, int *done)
 {
     memset(a, 0, sizeof(*a));
-    a->tp_spec = "1,2,4,8";
+    a->tp_spec = SIM_SWEEP_DEFAULT_TP;
     a->format = "csv";
     int *sv = a->serving_seen;
     /* In the order of the usage. No help of their own: --ep-values ("--ep 0,1", which
@@ -816,11 +822,11 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
         return CLI_USAGE;
     }
     if (serving) /* the engine and usage context default as for `llmstep serve` (the driver) */
-        a->batch_spec = a->conc_spec ? a->conc_spec : "1:256";
+        a->batch_spec = a->conc_spec ? a->conc_spec : SIM_SWEEP_DEFAULT_BATCH;
     if (!a->batch_spec)
-        a->batch_spec = "1:256";
+        a->batch_spec = SIM_SWEEP_DEFAULT_BATCH;
     if (!a->ctx_spec)
-        a->ctx_spec = "2048";
+        a->ctx_spec = SIM_SWEEP_DEFAULT_CONTEXT;
     o->engine = a->engine; /* NULL: each block's calibration's, else vllm-v1 (sim_deploy_open) */
     o->slo.percentile = a->slo_pct > 0 ? (int)a->slo_pct : 90;
     o->slo.tpot_s = a->slo_tpot_s;

@@ -439,6 +439,8 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
                 break;
         }
         q_pop_front(x);
+        if (r->first_sched_s < 0.0) /* its first admission ends its queueing */
+            r->first_sched_s = x->now_s;
         running[n_tail(x)] = id;
         x->n_running++;
         if (r->generated > 0)
@@ -961,6 +963,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     for (int64_t i = 0; i < w->n_requests; i++) {
         sim_request *r = &w->req[i];
         r->first_token_s = r->finish_s = r->last_token_s = 0.0;
+        r->first_sched_s = -1.0;
         r->n_preemptions = r->computed = r->generated = r->blocks = r->sched = r->batch = 0;
     }
     if (w->concurrency > 0)

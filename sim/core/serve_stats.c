@@ -216,6 +216,12 @@ sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_en
     for (int64_t i = 0; i < n; i++)
         scratch[i] = req[i].finish_s - req[i].arrival_s;
     out->e2e_s = dist_of(scratch, n);
+    for (int64_t i = 0; i < n; i++) {
+        /* A request built outside a simulation has no first step (first_sched_s < 0): none. */
+        const double q = req[i].first_sched_s - req[i].arrival_s;
+        scratch[i] = req[i].first_sched_s >= 0.0 && q > 0.0 ? q : 0.0;
+    }
+    out->queue_s = dist_of(scratch, n);
     int64_t k = 0;
     for (int64_t i = 0; i < n; i++)
         if (req[i].output_tokens > 1)
@@ -262,6 +268,16 @@ sim_status sim_serve_metric_parse(const char *name, sim_serve_metric *out)
             return SIM_OK;
         }
     return SIM_EINVAL;
+}
+
+int sim_ttft_queued_means(double queue_mean_s, double ttft_mean_s)
+{
+    return ttft_mean_s > 0.0 && queue_mean_s >= SIM_TTFT_QUEUED_FRAC * ttft_mean_s;
+}
+
+int sim_serve_ttft_queued(const sim_serve_stats *st)
+{
+    return st->n_requests > 0 && sim_ttft_queued_means(st->queue_s.mean, st->ttft_s.mean);
 }
 
 double sim_serve_stats_metric(const sim_serve_stats *st, sim_serve_metric m)

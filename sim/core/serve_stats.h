@@ -60,6 +60,7 @@ typedef struct sim_serve_stats {
     sim_dist tpot_s;   /* (finish - first token) / (output - 1), requests with output > 1 */
     sim_dist itl_s;    /* time between consecutive tokens of a request */
     sim_dist e2e_s;    /* finish - arrival */
+    sim_dist queue_s;  /* first scheduled - arrival: the part of TTFT spent waiting */
     double duration_s; /* last finish - first arrival */
     double request_throughput_per_s; /* n_requests / duration */
     double output_tokens_per_s;      /* output tokens / duration */
@@ -84,6 +85,19 @@ double sim_percentile_sorted(const double *sorted, int64_t n, double p);
 sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_entry *itl,
                                    int64_t n_itl, double slo_ttft_s, double slo_tpot_s,
                                    double *scratch, sim_serve_stats *out /* OUT */);
+
+/*
+ * TTFT under queueing (docs/calibration.md, "Regimes"): 1 when the requests' mean wait before
+ * their first step is at least SIM_TTFT_QUEUED_FRAC of their mean TTFT, so that the TTFT is
+ * mostly time in the waiting queue (a load above what the engine drains) rather than the
+ * prefill itself; its error then grows with the throughput's error and the band of such
+ * runs is recorded apart ("ttft_queued"). 0 otherwise, and for stats with no requests.
+ */
+#define SIM_TTFT_QUEUED_FRAC 0.5
+int sim_serve_ttft_queued(const sim_serve_stats *st);
+
+/* The same rule on the two means (seconds): runs merged over seeds are judged on theirs. */
+int sim_ttft_queued_means(double queue_mean_s, double ttft_mean_s);
 
 /* One statistic of the stats, seconds. */
 double sim_serve_stats_metric(const sim_serve_stats *st, sim_serve_metric m);

@@ -154,6 +154,8 @@ static void row_init(sim_sweep_row *out, sim_sweep_kind kind, const sim_sweep_ct
     out->kv_peak_frac = (double)NAN;
     out->n_seeds = 1;
     out->ttft_spread_s = out->tpot_spread_s = 0.0;
+    out->queue_mean_s = (double)NAN;
+    out->ttft_queued = 0;
 }
 
 /* GPUs of a row's layout. */
@@ -304,6 +306,8 @@ void sim_sweep_serving_set(sim_sweep_row *r, const sim_serve_stats *st, const si
     r->requests_per_s = st->request_throughput_per_s;
     r->preemptions = res->preemptions;
     r->kv_peak_frac = res->peak_kv_frac;
+    r->queue_mean_s = st->queue_s.mean;
+    r->ttft_queued = sim_serve_ttft_queued(st);
 }
 
 static double mean_in(double acc, double x, int64_t k) { return acc + (x - acc) / (double)(k + 1); }
@@ -352,6 +356,8 @@ void sim_sweep_serving_merge(sim_sweep_row *acc, const sim_sweep_row *one, int64
     range_in(&acc->tpot_s, &acc->tpot_spread_s, one->tpot_s);
     if (one->time_s > acc->time_s)
         acc->time_s = one->time_s;
+    acc->queue_mean_s = mean_in(acc->queue_mean_s, one->queue_mean_s, k);
+    acc->ttft_queued = sim_ttft_queued_means(acc->queue_mean_s, acc->ttft_dist_s.mean);
 }
 
 double sim_sweep_cost_per_mtok(double usd_per_gpu_hour, int64_t tp, double tokens_per_s)

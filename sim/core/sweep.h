@@ -113,6 +113,11 @@ typedef struct sim_sweep_row {
      * range (max - min) over them of the judged TTFT and TPOT percentile; 1 and 0 otherwise. */
     int64_t n_seeds;
     double ttft_spread_s, tpot_spread_s;
+    /* Serving: the mean wait from arrival to the first step (NaN otherwise), and whether the
+     * TTFT is mostly that wait (sim_ttft_queued_means on the means; 0 otherwise): the band
+     * family of its TTFT is then "ttft_queued". */
+    double queue_mean_s;
+    int ttft_queued;
 } sim_sweep_row;
 
 /* Service-level objectives; a value <= 0 means none. */
@@ -141,6 +146,13 @@ int64_t sim_sweep_count(const sim_sweep_axes *ax);
  */
 void sim_sweep_at(const sim_sweep_axes *ax, int64_t i, int64_t *tp /* OUT */,
                   int64_t *batch /* OUT */, int64_t *context /* OUT */);
+
+/* The axes a sweep takes when they are not given (`llmstep sweep`, `plot`, the library's
+ * llmstep_sweep_default_axis and Python): TPs, batch sizes (serving: concurrencies) and
+ * contexts, as sim_sweep_parse_list specs. */
+#define SIM_SWEEP_DEFAULT_TP      "1,2,4,8"
+#define SIM_SWEEP_DEFAULT_BATCH   "1:256"
+#define SIM_SWEEP_DEFAULT_CONTEXT "2048"
 
 /*
  * Parses an axis: a comma-separated list of integers and ranges "a:b", where a

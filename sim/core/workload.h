@@ -23,6 +23,8 @@ typedef struct sim_request {
     double first_token_s;  /* OUT: end of the step that sampled the first token */
     double finish_s;       /* OUT: end of the step that sampled the last token */
     int64_t n_preemptions; /* OUT: times preempted by recompute */
+    double first_sched_s;  /* OUT: start of the step that first scheduled it (its queueing
+                              ends; serve_stats.h's queue_s) */
     /* State during the simulation. */
     double last_token_s; /* when the latest token was sampled */
     int64_t computed;    /* tokens in the KV cache */

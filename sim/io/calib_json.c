@@ -105,7 +105,7 @@ static sim_status parse_domain(const sim_jctx *ctx, const cJSON *root, sim_calib
 }
 
 static const char *const band_names[SIM_BAND_FAMILIES] = {
-    "offline_batch", "prefill", "decode", "step", "ttft", "tpot", "e2e"};
+    "offline_batch", "prefill", "decode", "step", "ttft", "ttft_queued", "tpot", "e2e"};
 
 const char *sim_band_family_name(int family)
 {

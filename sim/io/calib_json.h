@@ -32,7 +32,8 @@ enum {
     SIM_BAND_PREFILL,
     SIM_BAND_DECODE,
     SIM_BAND_STEP,
-    SIM_BAND_TTFT, /* serving rows by metric */
+    SIM_BAND_TTFT,        /* serving rows by metric */
+    SIM_BAND_TTFT_QUEUED, /* TTFT of runs whose TTFT is mostly queueing (sim_serve_ttft_queued) */
     SIM_BAND_TPOT,
     SIM_BAND_E2E,
     SIM_BAND_FAMILIES
@@ -44,7 +45,8 @@ typedef struct sim_calib_band {
     double ratio_q[SIM_BAND_FAMILIES][SIM_BAND_QUANTILES];
 } sim_calib_band;
 
-/* "offline_batch", "prefill", "decode", "step", "ttft", "tpot", "e2e"; "?" otherwise. */
+/* "offline_batch", "prefill", "decode", "step", "ttft", "ttft_queued", "tpot", "e2e"; "?"
+ * otherwise. */
 const char *sim_band_family_name(int family);
 
 /*

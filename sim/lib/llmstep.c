@@ -53,6 +53,13 @@ struct llmstep_ctx {
 struct llmstep_deploy {
     sim_deployment d;
     sim_batch_work *work;
+    /* The deployment llmstep_serve runs: d, or with the default usage (-1) its twin with the
+     * OpenAI server's defaults, as `llmstep serve` (and a serving sweep) resolve them; a twin
+     * that failed to open keeps its status and message for the serving calls. */
+    sim_deployment srv;
+    int have_srv;
+    sim_status srv_status;
+    struct sim_err srv_err;
 };
 
 static llmstep_status fail(llmstep_error *err, sim_status st, const char *fmt, ...)
@@ -312,6 +319,11 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
         llmstep_deploy_free(h);
         return fail_err(err, st, &e);
     }
+    if (in.sched.usage < 0) { /* serving resolves the server's defaults, as the CLI's serve */
+        in.sched.usage = SIM_USAGE_SERVER;
+        h->srv_status = sim_deploy_open(ctx->cache, &in, &h->srv, &h->srv_err);
+        h->have_srv = 1;
+    }
     *out = h;
     ok(err);
     return LLMSTEP_OK;
@@ -451,7 +463,7 @@ llmstep_status llmstep_deploy_band(const llmstep_deploy *d, const char *family, 
     if (f < 0)
         return fail(err, SIM_EINVAL,
                     "band: unknown family '%s' (expected offline_batch, prefill, decode, step, "
-                    "ttft, tpot or e2e)",
+                    "ttft, ttft_queued, tpot or e2e)",
                     family);
     sim_pred_band b;
     struct sim_err e;
@@ -463,6 +475,11 @@ llmstep_status llmstep_deploy_band(const llmstep_deploy *d, const char *family, 
         *n_rows = b.n_rows;
     ok(err);
     return LLMSTEP_OK;
+}
+
+const char *llmstep_ttft_band_family(int ttft_queued)
+{
+    return sim_band_family_name(ttft_queued ? SIM_BAND_TTFT_QUEUED : SIM_BAND_TTFT);
 }
 
 const char *llmstep_step_band_family(const llmstep_group *groups, size_t n_groups)
@@ -574,19 +591,32 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
 
 static llmstep_dist dist_of(sim_dist d) { return (llmstep_dist){d.mean, d.p50, d.p90, d.p99}; }
 
+/* The deployment a serving call simulates (*out); the twin's failure when it did not open. */
+static llmstep_status serving_of(const llmstep_deploy *d, const sim_deployment **out,
+                                 llmstep_error *err)
+{
+    *out = d->have_srv ? &d->srv : &d->d;
+    return d->have_srv && d->srv_status != SIM_OK ? fail_err(err, d->srv_status, &d->srv_err)
+                                                  : LLMSTEP_OK;
+}
+
 /* Serves the checked workload spec (w for the trace and the SLOs) on d into out. */
 static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spec,
                                  const llmstep_workload *w, llmstep_serve_result *out,
                                  llmstep_error *err)
 {
-    const sim_model *m = d->d.m;
-    const sim_hw *hw = d->d.hw;
+    const sim_deployment *dd;
+    llmstep_status ls = serving_of(d, &dd, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    const sim_model *m = dd->m;
+    const sim_hw *hw = dd->hw;
     struct sim_err e;
     sim_served sv;
     sim_serve_result res = {0};
     sim_serve_stats st = {0};
     sim_status s = sim_served_prepare(&sv, spec, w->trace_path, 1, &e);
-    const sim_setup su = sim_deployment_setup(&d->d);
+    const sim_setup su = sim_deployment_setup(dd);
     if (s == SIM_OK)
         s = sim_served_run(&su, &sv, NULL, NULL, &res, &e);
     if (s == SIM_OK)
@@ -594,7 +624,7 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
     sim_served_free(&sv);
     if (s != SIM_OK)
         return fail_err(err, s, &e);
-    llmstep_status ls = check_finite("ttft_s", st.ttft_s.mean + st.e2e_s.p99 + st.tpot_s.mean, err);
+    ls = check_finite("ttft_s", st.ttft_s.mean + st.e2e_s.p99 + st.tpot_s.mean, err);
     if (ls != LLMSTEP_OK)
         return ls;
     *out = (llmstep_serve_result){dist_of(st.ttft_s),
@@ -609,7 +639,9 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
                                   res.queue_peak,
                                   res.preemptions,
                                   st.n_requests,
-                                  res.n_steps};
+                                  res.n_steps,
+                                  dist_of(st.queue_s),
+                                  sim_serve_ttft_queued(&st)};
     return LLMSTEP_OK;
 }
 
@@ -698,6 +730,24 @@ void llmstep_sweep_spec_init(llmstep_sweep_spec *spec)
     spec->usage = -1;
     spec->async_scheduling = -1;
     spec->range_ratio = -1.0; /* the default spread, as `llmstep sweep` */
+}
+
+size_t llmstep_sweep_default_axis(const char *axis, int64_t *out, size_t cap)
+{
+    const char *spec = !axis                     ? NULL
+                       : strcmp(axis, "tp") == 0 ? SIM_SWEEP_DEFAULT_TP
+                       : strcmp(axis, "batch") == 0 || strcmp(axis, "concurrency") == 0
+                           ? SIM_SWEEP_DEFAULT_BATCH
+                       : strcmp(axis, "context") == 0 ? SIM_SWEEP_DEFAULT_CONTEXT
+                                                      : NULL;
+    int64_t v[64];
+    size_t n = 0;
+    struct sim_err e;
+    if (!spec || sim_sweep_parse_list(spec, 0, INT64_MAX, v, 64, &n, &e) != SIM_OK)
+        return 0;
+    for (size_t i = 0; out && i < n && i < cap; i++)
+        out[i] = v[i];
+    return n;
 }
 
 /* Loads per TP of a block. */
@@ -899,6 +949,8 @@ static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r
         .n_seeds = r->n_seeds,
         .ttft_spread_s = r->ttft_spread_s,
         .tpot_spread_s = r->tpot_spread_s,
+        .queue_mean_s = r->queue_mean_s,
+        .ttft_queued = r->ttft_queued,
     };
     if (o->rows && o->n < o->cap)
         o->rows[o->n] = row;
@@ -1142,7 +1194,8 @@ static llmstep_status validate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
     if (ls == LLMSTEP_OK && field) {
         sim_meas_fold fold;
         int n_folds = 0;
-        ls = meas_status(sim_meas_holdout(&o, &mp, field, pred, &fold, 1, &n_folds, &e), &e, err);
+        ls = meas_status(sim_meas_holdout(&o, &mp, field, pred, NULL, &fold, 1, &n_folds, &e), &e,
+                         err);
     }
     if (ls == LLMSTEP_OK)
         ls = report(&set, pred, predicted_s, measured_s, cap, out, err);

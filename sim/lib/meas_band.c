@@ -9,7 +9,7 @@
 #include "err.h"
 #include "serve_stats.h"
 
-int sim_meas_row_band_family(const sim_meas_row *r)
+int sim_meas_row_band_family(const sim_meas_row *r, int queued)
 {
     switch (r->kind) {
     case SIM_MEAS_OFFLINE_BATCH:
@@ -23,7 +23,7 @@ int sim_meas_row_band_family(const sim_meas_row *r)
     case SIM_MEAS_SERVING: {
         const char *m = sim_serve_metric_name(r->metric);
         if (strncmp(m, "ttft", 4) == 0)
-            return SIM_BAND_TTFT;
+            return queued ? SIM_BAND_TTFT_QUEUED : SIM_BAND_TTFT;
         if (strncmp(m, "tpot", 4) == 0)
             return SIM_BAND_TPOT;
         return SIM_BAND_E2E;
@@ -60,11 +60,13 @@ sim_status sim_meas_band_compute_in(const sim_meas_opts *o, sim_meas_pred *mp,
     unsigned char *mask = malloc(n ? n : 1);
     double *pred = malloc((n ? n : 1) * sizeof(double));
     double *ratio = malloc((n ? n : 1) * sizeof(double));
+    unsigned char *queued = calloc(n ? n : 1, 1);
     sim_meas_fold *folds = malloc(SIM_BAND_MAX_FOLDS * sizeof(*folds));
-    if (!mask || !pred || !ratio || !folds) {
+    if (!mask || !pred || !ratio || !queued || !folds) {
         free(mask);
         free(pred);
         free(ratio);
+        free(queued);
         free(folds);
         sim_errf(err, "out of memory");
         return SIM_ENOMEM;
@@ -90,8 +92,8 @@ sim_status sim_meas_band_compute_in(const sim_meas_opts *o, sim_meas_pred *mp,
         struct sim_err e;
         sim_meas_opts oo = *o;
         oo.figs = NULL; /* the band is of the alpha/beta fit the calibration applies */
-        st = sim_meas_holdout_in(&oo, mp, within, field, pred, folds, SIM_BAND_MAX_FOLDS, &n_folds,
-                                 &e);
+        st = sim_meas_holdout_in(&oo, mp, within, field, pred, queued, folds, SIM_BAND_MAX_FOLDS,
+                                 &n_folds, &e);
         if (st == SIM_ENOMEM) {
             sim_errf(err, "%s", e.msg);
         } else if (st != SIM_OK) {
@@ -102,7 +104,8 @@ sim_status sim_meas_band_compute_in(const sim_meas_opts *o, sim_meas_pred *mp,
             for (int f = 0; f < SIM_BAND_FAMILIES; f++) {
                 size_t m = 0;
                 for (size_t i = 0; i < n; i++)
-                    if (mask[i] && sim_meas_row_band_family(&set->rows[i]) == f && pred[i] > 0.0)
+                    if (mask[i] && sim_meas_row_band_family(&set->rows[i], queued[i]) == f &&
+                        pred[i] > 0.0)
                         ratio[m++] = set->rows[i].measured_s / pred[i];
                 band->n_rows[f] = (int64_t)m;
                 if (m == 0)
@@ -119,13 +122,15 @@ sim_status sim_meas_band_compute_in(const sim_meas_opts *o, sim_meas_pred *mp,
     free(mask);
     free(pred);
     free(ratio);
+    free(queued);
     free(folds);
     return st;
 }
 
-sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, const sim_calib_band *b,
-                               int level_pct, sim_band_cover out[SIM_BAND_FAMILIES],
-                               int64_t *no_band, struct sim_err *err)
+sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred,
+                               const unsigned char *queued, const sim_calib_band *b, int level_pct,
+                               sim_band_cover out[SIM_BAND_FAMILIES], int64_t *no_band,
+                               struct sim_err *err)
 {
     memset(out, 0, SIM_BAND_FAMILIES * sizeof(*out));
     *no_band = 0;
@@ -139,7 +144,7 @@ sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, cons
         const int has = sim_band_interval(b, f, level_pct, &lo, &hi);
         size_t m = 0;
         for (size_t i = 0; i < set->n; i++) {
-            if (sim_meas_row_band_family(&set->rows[i]) != f)
+            if (sim_meas_row_band_family(&set->rows[i], queued ? queued[i] : 0) != f)
                 continue;
             if (!has) {
                 (*no_band)++;
@@ -180,7 +185,7 @@ static int in_list(const char *list, const char *word)
 }
 
 sim_status sim_meas_band_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
-                                 const double *pred, int level_pct,
+                                 const double *pred, const unsigned char *queued, int level_pct,
                                  sim_band_cover out[SIM_BAND_FAMILIES], int64_t *no_band,
                                  char *held_out_by, size_t by_cap, struct sim_err *err)
 {
@@ -221,7 +226,7 @@ sim_status sim_meas_band_holdout(const sim_meas_opts *o, sim_meas_pred *mp, cons
             if (within[j] || done[j])
                 continue;
             done[j] = 1;
-            const int f = sim_meas_row_band_family(&set->rows[j]);
+            const int f = sim_meas_row_band_family(&set->rows[j], queued ? queued[j] : 0);
             double lo, hi;
             if (f < 0)
                 continue;

@@ -425,7 +425,7 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
     sim_status st = SIM_OK;
     for (int with_figs = 0; with_figs <= 1 && st == SIM_OK; with_figs++) {
         oo.figs = with_figs ? &spec : NULL;
-        st = sim_meas_holdout_in(&oo, mp, mask, field, pred + (size_t)with_figs * set->n,
+        st = sim_meas_holdout_in(&oo, mp, mask, field, pred + (size_t)with_figs * set->n, NULL,
                                  folds + with_figs * cap, cap, &n_folds[with_figs], &e);
         if (st == SIM_OK)
             *(with_figs ? &out->check_fig_mape_pct : &out->check_ab_mape_pct) =
@@ -453,7 +453,8 @@ static sim_status check_held_out(const sim_meas_opts *o, sim_meas_pred *mp,
         inner.nested = 1;
         oo.figs = &inner;
         int n2 = 0;
-        st = sim_meas_holdout_in(&oo, mp, mask, field, pred + set->n, folds + cap, cap, &n2, &e);
+        st = sim_meas_holdout_in(&oo, mp, mask, field, pred + set->n, NULL, folds + cap, cap, &n2,
+                                 &e);
         out->proc_run = 1;
         out->proc_fig_mape_pct = out->proc_diff_se_pct = (double)NAN;
         out->proc_folds_lost = cap;

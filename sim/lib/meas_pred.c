@@ -259,9 +259,10 @@ sim_status sim_meas_predict_all(const sim_meas_opts *o, const sim_meas_set *set,
     mp->other = calloc(set->n ? set->n : 1, 1);
     mp->call_const_s = calloc(set->n ? set->n : 1, sizeof(double));
     mp->call_const_frac = calloc(set->n ? set->n : 1, sizeof(double));
+    mp->queued = calloc(set->n ? set->n : 1, 1);
     mp->keep_outliers = o->keep_outliers;
     if (!mp->p || !mp->group || !mp->g || !mp->work || !mp->other || !mp->call_const_s ||
-        !mp->call_const_frac ||
+        !mp->call_const_frac || !mp->queued ||
         sim_meas_call_constants(set, mp->call_const_s, mp->call_const_frac) != SIM_OK) {
         sim_errf(err, "out of memory");
         return SIM_ENOMEM;
@@ -324,6 +325,7 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
         g->beta_s = beta_s;
     }
     mp->p[i].preemptions = g->res.preemptions;
+    mp->queued[i] = (unsigned char)sim_serve_ttft_queued(&g->st);
     *out = sim_serve_stats_metric(&g->st, r->metric);
     if (!isfinite(*out)) {
         sim_errf(err, "%s:%d: %s: prediction is not a finite number", r->file, r->line, r->id);
@@ -450,6 +452,7 @@ void sim_meas_pred_free(sim_meas_pred *mp)
     free(mp->other);
     free(mp->call_const_s);
     free(mp->call_const_frac);
+    free(mp->queued);
     memset(mp, 0, sizeof(*mp));
 }
 
@@ -522,16 +525,16 @@ int64_t sim_meas_count_values(const sim_meas_set *set, const unsigned char *mask
 }
 
 sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
-                            double *pred, sim_meas_fold *folds, int folds_cap, int *n_folds,
-                            struct sim_err *err)
+                            double *pred, unsigned char *queued, sim_meas_fold *folds,
+                            int folds_cap, int *n_folds, struct sim_err *err)
 {
-    return sim_meas_holdout_in(o, mp, NULL, field, pred, folds, folds_cap, n_folds, err);
+    return sim_meas_holdout_in(o, mp, NULL, field, pred, queued, folds, folds_cap, n_folds, err);
 }
 
 sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
                                const unsigned char *within, const char *field, double *pred,
-                               sim_meas_fold *folds, int folds_cap, int *n_folds,
-                               struct sim_err *err)
+                               unsigned char *queued, sim_meas_fold *folds, int folds_cap,
+                               int *n_folds, struct sim_err *err)
 {
     const sim_meas_set *set = mp->set;
     *n_folds = 0;
@@ -608,6 +611,8 @@ sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
                 continue;
             if (!o->figs)
                 st = sim_meas_predict_row(mp, j, res.alpha, res.beta_s, &pred[j], err);
+            if (queued) /* the regime of this prediction, before later folds predict j again */
+                queued[j] = mp->queued[j];
             sum += fabs(pred[j] - set->rows[j].measured_s) / set->rows[j].measured_s * 100.0;
             done_rows[j] = 1;
         }

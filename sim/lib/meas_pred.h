@@ -139,6 +139,9 @@ typedef struct sim_meas_pred {
     double *call_const_s;
     double *call_const_frac;
     int keep_outliers; /* opts.keep_outliers, as the fits read it */
+    /* per row: 1 when its latest prediction (sim_meas_predict_row) was of a serving run whose
+     * TTFT is mostly queueing (sim_serve_ttft_queued), else 0: the regime of that prediction */
+    unsigned char *queued;
 } sim_meas_pred;
 
 /*
@@ -225,18 +228,19 @@ typedef struct sim_meas_fold {
  * Leave-one-group-out: for each value of field, fits alpha and beta_s on the other rows and
  * predicts the held-out ones into pred[] (every row once). Up to folds_cap folds are
  * reported in folds (*n_folds of them). field must be a sim_meas_group_field name and the
- * rows of one hardware profile.
+ * rows of one hardware profile. queued (NULL: not wanted) gets each held-out prediction's
+ * regime (sim_meas_pred.queued at the time it was made).
  */
 sim_status sim_meas_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
-                            double *pred, sim_meas_fold *folds, int folds_cap, int *n_folds,
-                            struct sim_err *err);
+                            double *pred, unsigned char *queued, sim_meas_fold *folds,
+                            int folds_cap, int *n_folds, struct sim_err *err);
 
 /* sim_meas_holdout among the rows whose within[] is set (NULL: all): the others are neither
  * fitted on nor predicted (pred[] keeps their entries). */
 sim_status sim_meas_holdout_in(const sim_meas_opts *o, sim_meas_pred *mp,
                                const unsigned char *within, const char *field, double *pred,
-                               sim_meas_fold *folds, int folds_cap, int *n_folds,
-                               struct sim_err *err);
+                               unsigned char *queued, sim_meas_fold *folds, int folds_cap,
+                               int *n_folds, struct sim_err *err);
 
 /* Distinct values of a sim_meas_group_field among the rows whose mask is set (NULL: all). */
 /* Among the rows of mask (NULL: all), the fewest left when the rows of one value of field are
@@ -247,8 +251,9 @@ size_t sim_meas_fewest_left(const sim_meas_set *set, const unsigned char *mask, 
 int64_t sim_meas_count_values(const sim_meas_set *set, const unsigned char *mask,
                               const char *field);
 
-/* The band family of a row (SIM_BAND_*: its kind, and for serving rows its metric's). */
-int sim_meas_row_band_family(const sim_meas_row *r);
+/* The band family of a row (SIM_BAND_*: its kind, and for serving rows its metric's; a TTFT
+ * row predicted by a run whose TTFT is mostly queueing, queued 1, is SIM_BAND_TTFT_QUEUED). */
+int sim_meas_row_band_family(const sim_meas_row *r, int queued);
 
 /* Most groups a band's folds may have. */
 #define SIM_BAND_MAX_FOLDS 64
@@ -283,23 +288,26 @@ typedef struct sim_band_cover {
 } sim_band_cover;
 
 /*
- * The rows of set, predicted as pred[] (seconds, > 0), against band b's level_pct interval,
- * per family (sim_band_interval); *no_band counts rows whose family has no band.
+ * The rows of set, predicted as pred[] (seconds, > 0) in the regimes queued[] (NULL: none
+ * queued), against band b's level_pct interval, per family (sim_band_interval); *no_band
+ * counts rows whose family has no band.
  */
-sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred, const sim_calib_band *b,
-                               int level_pct, sim_band_cover out[SIM_BAND_FAMILIES] /* OUT */,
+sim_status sim_meas_band_cover(const sim_meas_set *set, const double *pred,
+                               const unsigned char *queued, const sim_calib_band *b, int level_pct,
+                               sim_band_cover out[SIM_BAND_FAMILIES] /* OUT */,
                                int64_t *no_band /* OUT */, struct sim_err *err /* OUT */);
 
 /*
  * The band's coverage where no row saw its own band: for each value of field, the band that a
  * calibration on the other groups' rows records (sim_meas_band_compute_in, whose folds hold out
- * by a field of their own) against the group's rows predicted as pred[] (sim_meas_holdout's
- * fit on the other groups). out[] pools the groups per family: ratio_lo and ratio_hi are the
- * intervals' means over the rows; *no_band counts rows whose fold has no band for their
- * family; held_out_by (by_cap bytes) lists the folds' fields. SIM_ENOMEM is the only failure.
+ * by a field of their own) against the group's rows predicted as pred[] in the regimes
+ * queued[] (sim_meas_holdout's fit on the other groups; queued NULL: none). out[] pools the groups
+ * per family: ratio_lo and ratio_hi are the intervals' means over the rows; *no_band counts rows
+ * whose fold has no band for their family; held_out_by (by_cap bytes) lists the folds' fields.
+ * SIM_ENOMEM is the only failure.
  */
 sim_status sim_meas_band_holdout(const sim_meas_opts *o, sim_meas_pred *mp, const char *field,
-                                 const double *pred, int level_pct,
+                                 const double *pred, const unsigned char *queued, int level_pct,
                                  sim_band_cover out[SIM_BAND_FAMILIES] /* OUT */,
                                  int64_t *no_band /* OUT */, char *held_out_by /* OUT */,
                                  size_t by_cap, struct sim_err *err /* OUT */);
