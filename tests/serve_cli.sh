@@ -112,9 +112,9 @@ expect_err 2 "give exactly one workload" serve --model llama-3.1-8b --hw h100-sx
     --concurrency 4 --request-rate 2 --prompt-tokens 10 --output-tokens 10
 expect_err 2 "--prompt-tokens and --output-tokens are required" serve --model llama-3.1-8b \
     --hw h100-sxm --concurrency 4
-expect_err 2 "--concurrency '0': invalid value" serve --model llama-3.1-8b --hw h100-sxm \
+expect_err 2 "--concurrency '0': expected an integer from 1 to 1048576" serve --model llama-3.1-8b --hw h100-sxm \
     --concurrency 0 --prompt-tokens 10 --output-tokens 10
-expect_err 2 "--burstiness 'x': invalid value" serve --model llama-3.1-8b --hw h100-sxm \
+expect_err 2 "--burstiness 'x': expected a number from 0.001 to 1000" serve --model llama-3.1-8b --hw h100-sxm \
     --request-rate 2 --burstiness x --prompt-tokens 10 --output-tokens 10
 expect_err 1 "bad_unsorted.jsonl:4:2: arrival_s: before the previous request's" serve \
     --model llama-3.1-8b --hw h100-sxm --trace "$src/tests/data/trace/bad_unsorted.jsonl"

@@ -69,7 +69,8 @@ static const meas_line calibrate_lines[] = {
      "                          MAPE measures) or absolute (plain least squares in seconds)\n"},
     {"alpha-min", "  --alpha-min X, --alpha-max X      bounds on alpha (default 0.1 and 10)\n"},
     {"beta-min-s",
-     "  --beta-min-s X, --beta-max-s X    bounds on beta_s in seconds (default 0 and 1)\n"},
+     "  --beta-min-s X, --beta-max-s X    bounds on beta_s in seconds (default 0 and 1;\n"
+     "                                    0 to 1000)\n"},
     {"engine", "  --engine ID             engine profile whose host time is taken as known "
                "(default vllm-v0)\n"},
     {"no-host-time",
@@ -305,8 +306,8 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
         CLI_CUSTOM("weighting", parse_weighting, &fit->weight),
         CLI_DBL("alpha-min", &fit->alpha_min, 0.0, 1e6),
         CLI_DBL("alpha-max", &fit->alpha_max, 0.0, 1e6),
-        CLI_DBL("beta-min-s", &fit->beta_min_s, -1e3, 1e3),
-        CLI_DBL("beta-max-s", &fit->beta_max_s, -1e3, 1e3),
+        CLI_DBL("beta-min-s", &fit->beta_min_s, 0.0, SIM_BETA_MAX_S),
+        CLI_DBL("beta-max-s", &fit->beta_max_s, 0.0, SIM_BETA_MAX_S),
         CLI_GEMM("gemm", &o->p.gemm),
         /* repeatable, as the lists: the last one is fitted */
         {.name = "fit", .kind = CLI_OPT_STR, .dst = &o->fit, .repeatable = 1},

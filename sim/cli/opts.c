@@ -103,6 +103,17 @@ static int bad_value(const char *cmd, const cli_opt *o, const char *value, const
         cli_error("%s: --%s '%s': expected %s", cmd, o->name, value, list);
         return CLI_USAGE;
     }
+    /* A number out of its range, or not a number: say the range. */
+    const int whole = o->kind == CLI_OPT_I64 || o->kind == CLI_OPT_U64;
+    if (whole || o->kind == CLI_OPT_DBL || o->kind == CLI_OPT_MS) {
+        const char *what = whole ? "an integer" : "a number";
+        if (o->max >= 1e15)
+            cli_error("%s: --%s '%s': expected %s >= %.10g", cmd, o->name, value, what, o->min);
+        else
+            cli_error("%s: --%s '%s': expected %s from %.10g to %.10g", cmd, o->name, value, what,
+                      o->min, o->max);
+        return CLI_USAGE;
+    }
     return cli_bad_value(cmd, o->name, value);
 }
 

@@ -100,7 +100,7 @@ static sim_status parse_domain(const sim_jctx *ctx, const cJSON *root, sim_calib
     if (st == SIM_OK)
         st = sim_j_num(&ac, ab, "alpha", 1, 1e-6, 1e6, &c->ab_alpha, NULL);
     if (st == SIM_OK)
-        st = sim_j_num(&ac, ab, "beta_s", 1, -1e3, 1e3, &c->ab_beta_s, NULL);
+        st = sim_j_num(&ac, ab, "beta_s", 1, 0.0, SIM_BETA_MAX_S, &c->ab_beta_s, NULL);
     return st;
 }
 
@@ -210,7 +210,7 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     if (st == SIM_OK)
         st = sim_j_num(ctx, root, "alpha", 1, 1e-6, 1e6, &c->alpha, NULL);
     if (st == SIM_OK)
-        st = sim_j_num(ctx, root, "beta_s", 1, -1e3, 1e3, &c->beta_s, NULL);
+        st = sim_j_num(ctx, root, "beta_s", 1, 0.0, SIM_BETA_MAX_S, &c->beta_s, NULL);
     if (st == SIM_OK)
         st = sim_j_num(ctx, root, "alpha_stderr", 0, 0.0, 1e300, &c->alpha_stderr, NULL);
     if (st == SIM_OK)

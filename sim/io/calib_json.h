@@ -20,6 +20,11 @@
 
 #define SIM_CALIB_SCHEMA "llmstep-calibration/1"
 
+/* beta_s, the fixed time a calibration adds to every step, is in [0, SIM_BETA_MAX_S] seconds
+ * wherever it is read or fitted: a negative one made steps of negative time (every command,
+ * the library and Python check it against these). */
+#define SIM_BETA_MAX_S 1e3
+
 /*
  * The band of a calibration (docs/calibration.md, "Prediction intervals"): for each metric
  * family, the quantiles of measured / predicted over the training rows, each predicted by a

@@ -1068,10 +1068,12 @@ static llmstep_status meas_open(const llmstep_meas_spec *spec, sim_meas_set *set
     o->fit.beta_max_s = spec->beta_max_s;
     if (!(o->fit.alpha_min <= o->fit.alpha_max && o->fit.beta_min_s <= o->fit.beta_max_s &&
           isfinite(o->fit.alpha_min) && isfinite(o->fit.alpha_max) && isfinite(o->fit.beta_min_s) &&
-          isfinite(o->fit.beta_max_s) && o->fit.alpha_min >= 0.0))
+          isfinite(o->fit.beta_max_s) && o->fit.alpha_min >= 0.0 && o->fit.beta_min_s >= 0.0 &&
+          o->fit.beta_max_s <= SIM_BETA_MAX_S))
         return fail(err, SIM_ERANGE,
                     "alpha_min <= alpha_max and beta_min_s <= beta_max_s, "
-                    "finite, alpha_min >= 0");
+                    "finite, alpha_min >= 0, beta_s bounds in 0 to %g s",
+                    SIM_BETA_MAX_S);
     struct sim_err e;
     sim_sched_rule rule = SIM_SCHED_RULE_DEFAULTS;
     if (spec->scheduler_rule && sim_sched_rule_parse(spec->scheduler_rule, &rule, &e) != SIM_OK)
