@@ -93,4 +93,32 @@ grep -q "leaves 1 row, fewer than the 3 a figure fit needs" "$tmp/fold.out" && o
     bad "the check's reason: $(cat "$tmp/fold.out")"
 grep -q "validate --holdout" "$tmp/fold.out" "$tmp/fold.err" && bad "another command's message" || ok
 
+# An output never replaces a file the command read (issue 27: serve --timeline replaced the
+# model, hw or calibration file, calibrate --out the engine profile, hw import --force its
+# STREAM input). Each is refused (exit 2) and the input is left byte for byte.
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$tmp/in"
+cp "$here/models/llama-3.1-8b.json" "$tmp/in/m.json"
+cp "$here/hwprofiles/h100-sxm.json" "$tmp/in/hw.json"
+cp "$here/calibrations/h100-sxm.json" "$tmp/in/cal.json"
+cp "$here/engines/vllm-v0.json" "$tmp/in/eng.json"
+printf 'Function    Best Rate MB/s  Avg time     Min time     Max time\nCopy:  3000000.0  0.1 0.1 0.1\n' \
+    >"$tmp/in/st.txt"
+for f in m hw cal; do
+    cp "$tmp/in/$f.json" "$tmp/in/$f.orig"
+    refuse "serve --timeline $f.json" 2 "--timeline $tmp/in/$f.json is the input" serve \
+        --model "$tmp/in/m.json" --hw "$tmp/in/hw.json" --calibration "$tmp/in/cal.json" \
+        --concurrency 2 --prompt-tokens 10 --output-tokens 5 --timeline "$tmp/in/$f.json"
+    cmp -s "$tmp/in/$f.json" "$tmp/in/$f.orig" && ok || bad "serve --timeline changed $f.json"
+done
+cp "$tmp/in/eng.json" "$tmp/in/eng.orig"
+refuse "calibrate --out the engine" 2 "--out $tmp/in/eng.json is the input" calibrate \
+    --measurements "$here/measurements/example.jsonl" --select hardware=h100-sxm \
+    --engine "$tmp/in/eng.json" --out "$tmp/in/eng.json"
+cmp -s "$tmp/in/eng.json" "$tmp/in/eng.orig" && ok || bad "calibrate --out changed the engine"
+cp "$tmp/in/st.txt" "$tmp/in/st.orig"
+refuse "hw import --out its input" 2 "--out $tmp/in/st.txt is the input" hw import \
+    --base h100-sxm --name x --stream "$tmp/in/st.txt" --out "$tmp/in/st.txt" --force
+cmp -s "$tmp/in/st.txt" "$tmp/in/st.orig" && ok || bad "hw import --force changed its input"
+
 summary hostile_cli

@@ -217,6 +217,17 @@ void cli_band_line(const char *what, const sim_pred_band *b, double predicted_s)
 /* Simulates one offline batch; prints the error and returns CLI_BAD_INPUT on failure. */
 int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r);
 void cli_run_close(cli_run *run);
+
+/*
+ * An output file must not be a file the command read (issue 27: `serve --timeline` replaced
+ * the model file, `calibrate --out` the engine profile). CLI_OK when out (the value of option
+ * opt) is none of the files cache loaded (models, profiles, engines, calibrations; cache may be
+ * NULL) nor of inputs[0 .. n) (measurement files, traces; NULL entries skipped); else CLI_USAGE
+ * with "<cmd>: <opt> <out> is the input <file>; it would be replaced". Compared as sim_path_same
+ * does (the same folder and name, or the same inode).
+ */
+int cli_output_clear(const char *cmd, const char *opt, const char *out,
+                     const struct sim_cache *cache, const char *const *inputs, size_t n);
 int cli_load_engine(const char *name, sim_engine *e, char *path_out, size_t cap);
 
 /* A served workload (deploy.h). */

@@ -122,6 +122,13 @@ int cmd_hw_import(int argc, char **argv)
         }
         o.out_path = out_path;
     }
+    /* --force replaces an earlier output, never one of the files imported from. */
+    const char *inputs[3 + SIM_HW_MAX_ALLREDUCE] = {o.base_path, o.stream_path, o.gemm_path};
+    for (int i = 0; i < o.n_nccl; i++)
+        inputs[3 + i] = o.nccl_paths[i];
+    rc = cli_output_clear("hw import", "--out", o.out_path, NULL, inputs, 3 + (size_t)o.n_nccl);
+    if (rc != CLI_OK)
+        return rc;
     static sim_import_result res;
     sim_status st = sim_hw_import(&o, &res, &err);
     if (st != SIM_OK) {

@@ -494,6 +494,8 @@ int cmd_serve(int argc, char **argv)
     a.spec.check_memory = 1;
     a.spec.who = "serve: ";
     rc = cli_run_open(&a.spec, &run);
+    if (rc == CLI_OK) /* the model, profile, engine or calibration read: not to be replaced */
+        rc = cli_output_clear("serve", "--timeline", a.timeline, run.cache, NULL, 0);
     if (rc == CLI_OK)
         rc = cli_serve_prepare(&sv, &a.wl, a.trace);
     sv.exact_steps = a.exact_steps;

@@ -62,6 +62,11 @@ const char *sim_cache_data_dir(const sim_cache *c) { return c->data_dir; }
 
 size_t sim_cache_size(const sim_cache *c) { return c->n; }
 
+const char *sim_cache_file_at(const sim_cache *c, size_t i)
+{
+    return i < c->n && c->e[i]->kind != K_HW_CALIBRATED ? c->e[i]->path : NULL;
+}
+
 /* Makes room for one more entry. */
 static sim_status grow(sim_cache *c, struct sim_err *err)
 {

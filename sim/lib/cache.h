@@ -25,6 +25,10 @@ const char *sim_cache_data_dir(const sim_cache *c);
 /* Files loaded so far. */
 size_t sim_cache_size(const sim_cache *c);
 
+/* The file of loaded entry i (0 .. sim_cache_size - 1), or NULL for an entry that is no file
+ * (a profile with a calibration's figures applied) or i out of range. */
+const char *sim_cache_file_at(const sim_cache *c, size_t i);
+
 /* The object loaded from name (an id or a path); *path (when not NULL) gets the resolved
  * path, owned by the cache. The loaders' errors (file:line:col: field: ...) on failure. */
 sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out, const char **path,
