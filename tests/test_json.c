@@ -286,8 +286,46 @@ static void pcie_profiles_load(void)
     CHECK_INT(ar.prov, SIM_PROV_ESTIMATED);
 }
 
+/* Text a terminal shows as text (sim_text_next): code points decoded by hand from the UTF-8
+ * definition (RFC 3629): C2 9B = U+009B (C1 CSI), E2 80 AE = U+202E (RIGHT-TO-LEFT OVERRIDE),
+ * C3 A9 = U+00E9 (e acute, printable), F0 9F 98 80 = U+1F600; C0 80 is an overlong NUL, ED A0
+ * 80 a surrogate, F4 90 80 80 above U+10FFFF. */
+static void terminal_text(void)
+{
+    uint32_t cp;
+    int safe;
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xC2\x9B", 2, &cp, &safe), 2);
+    CHECK(cp == 0x9B && !safe);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xE2\x80\xAE", 3, &cp, &safe), 3);
+    CHECK(cp == 0x202E && !safe);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xC3\xA9", 2, &cp, &safe), 2);
+    CHECK(cp == 0xE9 && safe);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xF0\x9F\x98\x80", 4, &cp, &safe),
+              4);
+    CHECK(cp == 0x1F600 && safe);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xC0\x80", 2, &cp, &safe), 0);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xED\xA0\x80", 3, &cp, &safe), 0);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xF4\x90\x80\x80", 4, &cp, &safe),
+              0);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\xE2\x80", 2, &cp, &safe), 0);
+    CHECK_INT((long long)sim_text_next((const unsigned char *)"\x1B", 1, &cp, &safe), 1);
+    CHECK(!safe);
+    CHECK_INT((long long)sim_text_unsafe("ab\xC3\xA9"
+                                         "c",
+                                         5),
+              5);
+    CHECK_INT((long long)sim_text_unsafe("ab\x1B[2J", 6), 2);
+    CHECK_INT((long long)sim_text_unsafe("ab\x9B", 3), 2);
+    char out[64];
+    CHECK_STR(sim_text_escape("a\x1B[31mb\xC2\x9B\xC3\xA9\xFF", out, sizeof(out)),
+              "a\\x1B[31mb\\xC2\\x9B\xC3\xA9\\xFF");
+    /* Truncated at a whole escape: "a" fits, "\x1B" (4 bytes) does not in 5 with the NUL. */
+    CHECK_STR(sim_text_escape("a\x1B", out, 5), "a");
+}
+
 int main(void)
 {
+    terminal_text();
     bad_files_are_rejected_with_location();
     good_files_load();
     edit_distance();

@@ -12,6 +12,7 @@
 #include "engine_json.h"
 #include "err.h"
 #include "hw_json.h"
+#include "json_util.h"
 #include "model_json.h"
 #include "paths.h"
 
@@ -40,20 +41,6 @@ int cli_no_operands(const char *cmd, int argc, char *const argv[])
     return CLI_USAGE;
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-    if (p[0] < 0x80)
-        return 1;
-    size_t n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-    if (p[0] >= 0xF8)
-        n = 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
 /* What cli_error puts before each message while a measurement row is predicted. */
 static char error_context[512];
 
@@ -70,25 +57,16 @@ void cli_error_context(const char *fmt, ...)
 
 void cli_error(const char *fmt, ...)
 {
-    /* Messages quote file contents and arguments: control characters and invalid UTF-8
-     * are written as \xNN so nothing reaches the terminal as an escape sequence. */
+    /* Messages quote file contents and arguments: what is not text a terminal shows as text
+     * (sim_text_next: controls, C1, bidi overrides, invalid UTF-8) is written as \xNN, one per
+     * byte, so nothing reaches the terminal as an escape sequence. */
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
     sim_vfmt(msg, sizeof(msg), error_context, 0, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s: ", cli_progname);
-    for (const unsigned char *p = (const unsigned char *)msg; *p;) {
-        size_t n = utf8_len(p);
-        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7F))) {
-            fprintf(stderr, "\\x%02X", *p);
-            p++;
-            continue;
-        }
-        fwrite(p, 1, n, stderr);
-        p += n;
-    }
-    fputc('\n', stderr);
+    char shown[4 * sizeof(msg)];
+    fprintf(stderr, "%s: %s\n", cli_progname, sim_text_escape(msg, shown, sizeof(shown)));
 }
 
 const char *cli_data_dir(void)

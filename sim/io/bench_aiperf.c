@@ -129,8 +129,15 @@ static sim_status first_name(const sim_jctx *ctx, const cJSON *obj, const char *
         return SIM_OK;
     if (!cJSON_IsArray(a) || (a->child && !cJSON_IsString(a->child)))
         return sim_j_fail(ctx, key, "wrong type (expected an array of model names)");
-    if (a->child)
-        snprintf(out, cap, "%s", a->child->valuestring);
+    if (!a->child)
+        return SIM_OK;
+    const char *name = a->child->valuestring;
+    const size_t n = strlen(name);
+    if (sim_text_unsafe(name, n) < n)
+        return sim_j_fail(ctx, key,
+                          "element 0: not printable text (a control character or "
+                          "invalid UTF-8)");
+    snprintf(out, cap, "%s", name);
     return SIM_OK;
 }
 

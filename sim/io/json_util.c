@@ -310,6 +310,73 @@ sim_status sim_j_bool(const sim_jctx *ctx, const cJSON *obj, const char *key, in
     return st;
 }
 
+size_t sim_text_next(const unsigned char *s, size_t n, uint32_t *cp, int *safe)
+{
+    *cp = 0;
+    *safe = 0;
+    size_t len = s[0] < 0x80                    ? 1
+                 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                 : s[0] >= 0xE0                 ? 3
+                 : s[0] >= 0xC2                 ? 2
+                                                : 0;
+    if (len == 0 || len > n)
+        return 0;
+    uint32_t c = len == 1 ? s[0] : (uint32_t)(s[0] & (0x7F >> len));
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = (c << 6) | (uint32_t)(s[i] & 0x3F);
+    }
+    /* Overlong forms, surrogates and code points above U+10FFFF are not UTF-8. */
+    if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
+        (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    *safe = !(c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) ||
+              (c >= 0x2066 && c <= 0x2069));
+    return len;
+}
+
+size_t sim_text_unsafe(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int safe;
+        const size_t len = sim_text_next(u + i, n - i, &cp, &safe);
+        if (len == 0 || !safe)
+            return i;
+        i += len;
+    }
+    return n;
+}
+
+char *sim_text_escape(const char *s, char *out, size_t cap)
+{
+    const size_t n = strlen(s);
+    size_t o = 0;
+    for (size_t i = 0; i < n && cap > 0;) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        uint32_t cp;
+        int safe;
+        const size_t len = sim_text_next(p, n - i, &cp, &safe);
+        const size_t take = len ? len : 1;
+        const size_t need = len && safe ? len : 4 * take;
+        if (o + need + 1 > cap)
+            break;
+        if (len && safe)
+            memcpy(out + o, p, len);
+        else
+            for (size_t k = 0; k < take; k++)
+                snprintf(out + o + 4 * k, 5, "\\x%02X", p[k]);
+        o += need;
+        i += take;
+    }
+    if (cap > 0)
+        out[o] = '\0';
+    return out;
+}
+
 sim_status sim_j_str(const sim_jctx *ctx, const cJSON *obj, const char *key, int required,
                      char *out, size_t cap, int *present)
 {
@@ -322,14 +389,19 @@ sim_status sim_j_str(const sim_jctx *ctx, const cJSON *obj, const char *key, int
         return sim_j_fail(ctx, key, "string too long (expected at most %zu characters, got %zu)",
                           cap - 1, n);
     /* Strings the tools print (ids, names, sources, paths): no control characters, which a
-     * terminal would act on (an ESC starts an escape sequence). */
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char ch = (unsigned char)v->valuestring[i];
-        if (ch < 0x20 || ch == 0x7f)
+     * terminal would act on (an ESC starts an escape sequence), nor invalid UTF-8. */
+    const size_t bad = sim_text_unsafe(v->valuestring, n);
+    if (bad < n) {
+        uint32_t cp;
+        int safe;
+        if (sim_text_next((const unsigned char *)v->valuestring + bad, n - bad, &cp, &safe) == 0)
             return sim_j_fail(ctx, key,
-                              "control character U+%04X at position %zu (expected printable "
+                              "invalid UTF-8 (byte 0x%02X) at position %zu (expected printable "
                               "text)",
-                              ch, i + 1);
+                              (unsigned char)v->valuestring[bad], bad + 1);
+        return sim_j_fail(ctx, key,
+                          "control character U+%04X at position %zu (expected printable text)",
+                          (unsigned)cp, bad + 1);
     }
     memcpy(out, v->valuestring, n + 1);
     return SIM_OK;

@@ -111,7 +111,25 @@ sim_status sim_j_int(const sim_jctx *ctx, const struct cJSON *obj, const char *k
                      int64_t min, int64_t max, int64_t *out, int *present);
 sim_status sim_j_bool(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
                       int *out, int *present);
-/* Copies a string into out (size cap); fails when longer. */
+/*
+ * Text a terminal shows as text (the one rule for strings from files and arguments that the
+ * tools print): valid UTF-8 without C0 controls (U+0000-U+001F), DEL, C1 controls
+ * (U+0080-U+009F: 8-bit escape sequences, e.g. U+009B CSI) and the bidirectional embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069), which reorder what follows.
+ * sim_text_next measures the character at s[0..n) (n > 0): its length in bytes, or 0 when it
+ * is not valid UTF-8; *cp gets its code point and *safe whether it passes.
+ * sim_text_unsafe: the byte position of the first character that does not pass, or n.
+ */
+size_t sim_text_next(const unsigned char *s, size_t n, uint32_t *cp, int *safe);
+size_t sim_text_unsafe(const char *s, size_t n);
+
+/* s with every byte of what sim_text_next does not pass written as \xNN, into out (cap bytes,
+ * always NUL-terminated, truncated at a whole character or escape): how text from a file or
+ * an argument is shown when it cannot be refused (messages, reported keys). Returns out. */
+char *sim_text_escape(const char *s, char *out, size_t cap);
+
+/* Copies a string into out (size cap); fails when longer, or when it is not text a terminal
+ * shows as text (sim_text_unsafe), naming the character and its position. */
 sim_status sim_j_str(const sim_jctx *ctx, const struct cJSON *obj, const char *key, int required,
                      char *out, size_t cap, int *present);
 

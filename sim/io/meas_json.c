@@ -438,11 +438,12 @@ static sim_status parse_groups(const sim_jctx *parent, const cJSON *arr, row_buf
 static void add_unmodelled(row_buf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_unmodelled(row_buf *r, const char *fmt, ...)
 {
-    char item[160];
+    char raw[160], item[160];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(item, sizeof(item), fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
+    sim_text_escape(raw, item, sizeof(item)); /* keys and values from the file are printed */
     size_t n = strlen(r->unmodelled), k = strlen(item);
     const char *sep = n ? "; " : "";
     if (n + strlen(sep) + k + 6 >= sizeof(r->unmodelled)) {
