@@ -322,4 +322,35 @@ grep -qF "(the file's runner: 'h200-nb')" "$tmp/err" && ok || bad "ix runner: $(
 "$bin" import-bench inferencex "$d/inferencex_agg_c16.json" --hardware h200-sxm \
     --model gpt-oss-120b --tp 4 >/dev/null 2>"$tmp/err"
 expect "inferencex --tp mismatch exit" "$?" 2
+# Rows that would not load, statistics out of order, duplicate keys, empty latencies (issue 27:
+# each was written with exit 0, or its first value taken silently). Made from the c4 fixture.
+python3 - "$d" "$tmp" <<'PY'
+import json, sys
+d, t = sys.argv[1], sys.argv[2]
+c4 = json.load(open(d + "/vllm_serve_c4.json"))
+z = dict(c4)
+for k in ("mean_ttft_ms", "median_ttft_ms", "p90_ttft_ms", "p99_ttft_ms"):
+    z[k] = 0
+json.dump(z, open(t + "/zero.json", "w"))
+o = dict(c4, p99_ttft_ms=c4["median_ttft_ms"] / 2)
+json.dump(o, open(t + "/order.json", "w"))
+s = json.dumps(c4)
+open(t + "/dup.json", "w").write(s[:-1] + ', "max_concurrency": 1}')
+lat = json.load(open(d + "/vllm_latency_b8.json"))
+lat["latencies"] = []
+json.dump(lat, open(t + "/lat0.json", "w"))
+PY
+for c in "zero|measured_s: out of range (expected seconds from 1e-9 to 3.2e7, got 0)" \
+    "order|ttft_p99 (" "dup|max_concurrency: duplicate key"; do
+    f=${c%%|*}
+    "$bin" import-bench vllm-serve "$tmp/$f.json" --hardware h100-sxm --model llama-3.1-8b \
+        --tp 1 --out "$tmp/$f.rows" >/dev/null 2>"$tmp/err"
+    expect "$f exit" "$?" 1
+    grep -qF "${c#*|}" "$tmp/err" && ok || bad "$f message: $(cat "$tmp/err")"
+    [ ! -e "$tmp/$f.rows" ] && ok || bad "$f: rows written"
+done
+"$bin" import-bench vllm-latency "$tmp/lat0.json" --hardware h100-sxm --model llama-3.1-8b --tp 1 \
+    --batch 8 --prompt-tokens 10 --output-tokens 10 >/dev/null 2>"$tmp/err"
+expect "empty latencies exit" "$?" 1
+grep -qF "latencies: empty" "$tmp/err" && ok || bad "empty latencies: $(cat "$tmp/err")"
 summary import_bench

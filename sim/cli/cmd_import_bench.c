@@ -19,6 +19,7 @@
 #include "bench_lss.h"
 #include "bench_mlperf.h"
 #include "bench_vllm.h"
+#include "meas_json.h"
 #include "cli.h"
 #include "json_writer.h"
 #include "opts.h"
@@ -152,11 +153,26 @@ typedef struct ib_text {
 } ib_text;
 
 /* Appends w's text (one finished row) to t; CLI_NUMERIC when memory runs out. */
-static int append_row(ib_text *t, sim_jw *w)
+static int append_row(ib_text *t, sim_jw *w, const char *source)
 {
     size_t n = 0;
     char *row = sim_jw_finish(w) == SIM_OK ? sim_jw_take(w, &n) : NULL;
     sim_jw_free(w);
+    /* A measurement row (source: what it was made from) must load as `validate` would load it:
+     * a statistic of 0 s or a batch above the engine's limit is refused here, not written. */
+    if (row && source) {
+        sim_meas_set set;
+        sim_meas_set_init(&set);
+        struct sim_err err;
+        const sim_status st = sim_meas_load_text("imported row", row, n, &set, &err);
+        sim_meas_set_free(&set);
+        if (st != SIM_OK) {
+            free(row);
+            cli_error("import-bench: %s: the row made from it is not a valid measurement: %s",
+                      source, err.msg);
+            return CLI_BAD_INPUT;
+        }
+    }
     if (row && t->len + n + 1 > t->cap) {
         size_t cap = t->cap ? t->cap : 4096;
         while (cap < t->len + n + 1)
@@ -224,12 +240,13 @@ static void serving_row_open(sim_jw *w, const ib_opts *o, const char *id0, const
 
 /* Ends a serving row (its workload written): the scheduler given, the measured time;
  * appended to t. */
-static int serving_row_close(ib_text *t, sim_jw *w, const ib_opts *o, double measured_s)
+static int serving_row_close(ib_text *t, sim_jw *w, const ib_opts *o, const char *source,
+                             double measured_s)
 {
     row_scheduler(w, o);
     sim_jw_num(w, "measured_s", measured_s);
     sim_jw_object_end(w);
-    return append_row(t, w);
+    return append_row(t, w, source);
 }
 
 /* One offline_batch row of batch prompts of the given lengths, appended to t. */
@@ -243,7 +260,7 @@ static int offline_row(ib_text *t, const ib_opts *o, const char *id, const char 
     sim_jw_int(w, "output_tokens", o->output_tokens);
     sim_jw_num(w, "measured_s", measured_s);
     sim_jw_object_end(w);
-    return append_row(t, w);
+    return append_row(t, w, source);
 }
 
 /*
@@ -271,7 +288,7 @@ static int lss_rows(const ib_opts *o, const char *path, ib_text *t)
         sim_jw_int(w, "prompt_tokens", r.input[i]);
         sim_jw_int(w, "output_tokens", r.output[i]);
         sim_jw_object_end(w);
-        rc = append_row(&tr, w);
+        rc = append_row(&tr, w, NULL);
     }
     if (rc == CLI_OK && sim_write_atomic(o->trace, tr.p ? tr.p : "", tr.len, &err) != SIM_OK) {
         cli_error("%s", err.msg);
@@ -305,7 +322,7 @@ static int lss_rows(const ib_opts *o, const char *path, ib_text *t)
             sim_jw_object_begin(w, "workload");
             sim_jw_str(w, "trace", tpath);
             sim_jw_object_end(w);
-            rc = serving_row_close(t, w, o, r.stat_s[f][s]);
+            rc = serving_row_close(t, w, o, source, r.stat_s[f][s]);
         }
     sim_lss_free(&r);
     return rc;
@@ -377,6 +394,21 @@ static int serving_rows(ib_text *t, const ib_opts *o, const char *id0, const cha
                         double stat_s[SIM_VB_FAMILIES][SIM_VB_STATS],
                         int has[SIM_VB_FAMILIES][SIM_VB_STATS], const serve_traffic *tr)
 {
+    /* Percentiles of one latency never decrease (p50 <= p90 <= p99): a file where they do
+     * was not written by the benchmark it claims to be, or was edited. */
+    for (int f = 0; f < SIM_VB_FAMILIES; f++)
+        for (int s = SIM_VB_P90, lo = SIM_VB_P50; s < SIM_VB_STATS; s++) {
+            if (!has[f][s])
+                continue;
+            if (has[f][lo] && stat_s[f][s] < stat_s[f][lo]) {
+                cli_error("import-bench: %s: %s_%s (%.6g s) is below %s_%s (%.6g s); percentiles "
+                          "of one latency cannot decrease",
+                          source, family_name[f], stat_name[s], stat_s[f][s], family_name[f],
+                          stat_name[lo], stat_s[f][lo]);
+                return CLI_BAD_INPUT;
+            }
+            lo = s;
+        }
     for (int f = 0; f < SIM_VB_FAMILIES; f++)
         for (int s = 0; s < SIM_VB_STATS; s++) {
             if (!has[f][s])
@@ -408,7 +440,7 @@ static int serving_rows(ib_text *t, const ib_opts *o, const char *id0, const cha
                     sim_jw_str(w, "image", tr->image);
                 sim_jw_object_end(w);
             }
-            const int rc = serving_row_close(t, w, o, stat_s[f][s]);
+            const int rc = serving_row_close(t, w, o, source, stat_s[f][s]);
             if (rc != CLI_OK)
                 return rc;
         }
@@ -650,7 +682,7 @@ int cmd_import_bench(int argc, char **argv)
                   "--random-range-ratio;\n"
                   "                       default: from the file's per-request lengths when it "
                   "has them, else 0)\n"),
-        CLI_I64_H("batch", &o.batch, 1, 1 << 20,
+        CLI_I64_H("batch", &o.batch, 1, SIM_BATCH_MAX_SEQS,
                   "  --batch B            vllm-latency: the run's --batch-size (required)\n"),
         CLI_I64_H(
             "prompt-tokens", &o.prompt_tokens, 1, 1 << 24,

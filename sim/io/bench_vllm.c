@@ -153,6 +153,8 @@ static sim_status parse_latency(const sim_jctx *ctx, const cJSON *root, void *ou
         return SIM_OK;
     if (!cJSON_IsArray(a))
         return sim_j_fail(ctx, "latencies", "wrong type (expected an array of seconds)");
+    if (!a->child) /* latency.py runs num_iters >= 1 and writes each one's time */
+        return sim_j_fail(ctx, "latencies", "empty (expected the time of each iteration)");
     double sum = 0.0;
     for (const cJSON *v = a->child; v; v = v->next, o->n++) {
         if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1e-9 && v->valuedouble <= 3.2e7))

@@ -540,6 +540,40 @@ sim_status sim_j_figure(const sim_jctx *parent, const cJSON *obj, const char *ke
     return sim_j_status(&ctx, fig, status, source, cap);
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* No object anywhere in node holds a key twice: cJSON keeps the first, so a file that says
+ * two things would silently mean one (issue 27: a benchmark file's second max_concurrency was
+ * ignored). Sorted per object, n log n in its keys. */
+static sim_status no_duplicate_keys(const sim_jctx *ctx, const cJSON *node)
+{
+    if (!node)
+        return SIM_OK;
+    sim_status st = SIM_OK;
+    if (cJSON_IsObject(node) && node->child && node->child->next) {
+        size_t n = 0;
+        for (const cJSON *c = node->child; c; c = c->next)
+            n++;
+        const char **keys = malloc(n * sizeof(*keys));
+        if (!keys)
+            return sim_j_fail(ctx, NULL, "out of memory");
+        n = 0;
+        for (const cJSON *c = node->child; c; c = c->next)
+            keys[n++] = c->string;
+        qsort(keys, n, sizeof(*keys), cmp_key);
+        for (size_t i = 1; i < n && st == SIM_OK; i++)
+            if (strcmp(keys[i], keys[i - 1]) == 0)
+                st = sim_j_fail_nth(ctx, keys[i], 1, "duplicate key");
+        free(keys);
+    }
+    for (const cJSON *c = node->child; c && st == SIM_OK; c = c->next)
+        st = no_duplicate_keys(ctx, c);
+    return st;
+}
+
 sim_status sim_json_load_file(const char *path, sim_json_parse_fn parse, void *out,
                               struct sim_err *err)
 {
@@ -555,7 +589,9 @@ sim_status sim_json_load_file(const char *path, sim_json_parse_fn parse, void *o
         st = SIM_EPARSE;
         goto cleanup;
     }
-    st = parse(&ctx, root, out);
+    st = no_duplicate_keys(&ctx, root);
+    if (st == SIM_OK)
+        st = parse(&ctx, root, out);
 cleanup:
     cJSON_Delete(root);
     free(buf);
@@ -593,7 +629,9 @@ static sim_status jsonl_line(const char *path, const char *line, size_t n, int l
     cJSON *root = sim_json_parse(&ctx, n);
     if (!root)
         return SIM_EPARSE;
-    const sim_status st = line_fn(&ctx, root, lineno, user);
+    sim_status st = no_duplicate_keys(&ctx, root);
+    if (st == SIM_OK)
+        st = line_fn(&ctx, root, lineno, user);
     cJSON_Delete(root);
     return st;
 }
