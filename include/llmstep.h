@@ -318,6 +318,10 @@ LLMSTEP_API llmstep_status llmstep_deploy_band(const llmstep_deploy *d, const ch
                                                double *hi_frac /* OUT */, int64_t *n_rows /* OUT */,
                                                llmstep_error *err /* OUT */);
 
+/* LLMSTEP_OK when level_pct is a level a band gives (10, 20, ..., 100), else LLMSTEP_EINVAL
+ * with the CLI's message for --interval ("level 85%: expected 10, 20, ..., 100 ..."). ABI 6. */
+LLMSTEP_API llmstep_status llmstep_band_level_check(int level_pct, llmstep_error *err /* OUT */);
+
 /* The band family of a serving run's TTFT, as `llmstep serve --interval` and `sweep --interval`
  * pick it: "ttft_queued" when ttft_queued (llmstep_serve_result, llmstep_sweep_row) is
  * non-zero, else "ttft". ABI 6. */

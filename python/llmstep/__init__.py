@@ -16,6 +16,7 @@ names the file, line and field at fault.
 
 import ctypes
 import json
+import math
 import operator
 import os
 
@@ -149,15 +150,40 @@ def _int(v, name, lo=-(1 << 63), hi=(1 << 63) - 1):
 _C_INT = (-(1 << 31), (1 << 31) - 1)
 
 
+def _float(v, name):
+    """A real-number argument: a bool, int, float or NumPy number; TypeError for a string or
+    anything else (float("5") would have taken it)."""
+    if isinstance(v, (str, bytes)):
+        raise TypeError(f"{name}: expected a number, got {v!r}")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a number, got {v!r}") from None
+
+
+def _level(v):
+    """A band level (interval=): an integer the library accepts (10, 20, ..., 100)."""
+    level = _int(v, "interval", *_C_INT)
+    err = _lib.Error()
+    _check(_lib.lib.llmstep_band_level_check(level, ctypes.byref(err)), err)
+    return level
+
+
 def _range_ratio(r):
     """None: the default spread of `llmstep serve` (-1 to the library)."""
-    return -1.0 if r is None else float(r)
+    return -1.0 if r is None else _float(r, "range_ratio")
 
 
 def _enc(s):
-    if s is None or isinstance(s, bytes):
+    """A string for the C library: None stays NULL; a NUL inside is a ValueError (C would
+    read the string up to it: 'h100-sxm\\0x' named h100-sxm)."""
+    if s is None:
         return s
-    return os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
+    b = s if isinstance(s, bytes) else os.fsencode(s) if isinstance(s, os.PathLike) \
+        else str(s).encode()
+    if b"\0" in b:
+        raise ValueError(f"embedded NUL character in {s!r}")
+    return b
 
 
 def _strv(items, keep):
@@ -367,20 +393,28 @@ class Context:
         spec.prompt_tokens = _int(prompt_tokens or 0, "prompt_tokens")
         spec.output_tokens = _int(output_tokens or 0, "output_tokens")
         if request_rate is not None:
-            r = np.ascontiguousarray(request_rate, dtype=np.float64).ravel()
+            r = _f64_array("request_rate", request_rate)
             keep.append(r)
             spec.rates, spec.n_rates = r.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), r.size
         spec.num_requests, spec.range_ratio = _int(num_requests, "num_requests"), _range_ratio(range_ratio)
-        spec.burstiness, spec.seed = float(burstiness), _int(seed, "seed", 0, (1 << 64) - 1)
+        spec.burstiness = _float(burstiness, "burstiness")
+        spec.seed = _int(seed, "seed", 0, (1 << 64) - 1)
         for name, val in (("calibration", calibration), ("engine", engine), ("dtype", dtype),
                           ("kv_dtype", kv_dtype)):
             b = _enc(val)
             keep.append(b)
             setattr(spec, name, b)
         spec.no_host = int(bool(no_host))
-        spec.slo_ttft_s, spec.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
-        spec.slo_percentile, spec.gpu_hour_usd = (_int(slo_percentile, "slo_percentile", *_C_INT),
-                                                  float(gpu_hour_usd))
+        # 0 is none; a negative or non-finite limit or price is refused, as the CLI's options.
+        for name, val in (("slo_ttft_s", slo_ttft_s), ("slo_tpot_s", slo_tpot_s),
+                          ("gpu_hour_usd", gpu_hour_usd)):
+            x = _float(val, name)
+            if not (x >= 0.0 and math.isfinite(x)):
+                raise ValueError(f"{name}: expected 0 (none) or a positive number, got {val!r}")
+            setattr(spec, name, x)
+        spec.slo_percentile = _int(slo_percentile, "slo_percentile", *_C_INT)
+        if interval is not None:
+            interval = _level(interval)
         usages = {None: -1, "llm": 0, "server": 1}
         if usage not in usages:
             raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")
@@ -389,7 +423,8 @@ class Context:
         spec.max_num_batched_tokens = _int(max_num_batched_tokens or 0, "max_num_batched_tokens")
         spec.max_model_len = _int(max_model_len or 0, "max_model_len")
         spec.block_size = _int(block_size or 0, "block_size")
-        spec.gpu_memory_utilization_frac = float(gpu_memory_utilization or 0.0)
+        spec.gpu_memory_utilization_frac = _float(gpu_memory_utilization or 0.0,
+                                                  "gpu_memory_utilization")
         spec.chunked_prefill = {None: -1, False: 0, True: 1}[chunked_prefill]
         spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
         if jobs is None:
@@ -638,6 +673,8 @@ def _i64_array(name, a):
     import numpy as np
 
     raw = np.asarray(a if a is not None else [])
+    if raw.dtype.kind == "u" and raw.size and raw.max() > np.iinfo(np.int64).max:
+        raise OverflowError(f"{name}: {raw.max()!r} is outside the int64 range")
     if raw.dtype.kind in "iub":
         return np.ascontiguousarray(raw, dtype=np.int64).ravel()
     if raw.dtype.kind == "f":
@@ -650,6 +687,17 @@ def _i64_array(name, a):
         return np.ascontiguousarray(raw, dtype=np.int64).ravel()
     # Python ints beyond int64, or anything else: element by element.
     return np.array([_int(v, name) for v in raw.ravel().tolist()], dtype=np.int64)
+
+
+def _f64_array(name, a):
+    """A flat float64 array of the numbers in a; TypeError for strings or objects (NumPy would
+    have converted ['4'] to 4.0)."""
+    import numpy as np
+
+    raw = np.asarray(a)
+    if raw.dtype.kind not in "iubf":
+        raise TypeError(f"{name}: expected numbers, got {a!r}")
+    return np.ascontiguousarray(raw, dtype=np.float64).ravel()
 
 
 def _as_i64(name, a, n):
@@ -745,9 +793,11 @@ class Deployment:
         n = len(groups)
         arr = (_lib.Group * max(n, 1))()
         for i, g in enumerate(groups):
-            emits = g[3] if len(g) > 3 else 1
+            emits = _int(g[3] if len(g) > 3 else 1, "emits")
+            if emits not in (0, 1):
+                raise ValueError(f"emits: expected True/False or 1/0, got {g[3]!r}")
             arr[i] = _lib.Group(_int(g[0], "count"), _int(g[1], "new_tokens"),
-                                _int(g[2], "context_tokens"), int(bool(emits)))
+                                _int(g[2], "context_tokens"), emits)
         res = _lib.StepResult()
         err = _lib.Error()
         op_arr = (_lib.Op * _lib.MAX_OPS)() if ops else None
@@ -815,12 +865,13 @@ class Deployment:
         w.arrival = arrival
         w.prompt_tokens = _int(prompt_tokens, "prompt_tokens")
         w.output_tokens = _int(output_tokens, "output_tokens")
-        w.burstiness, w.range_ratio = float(burstiness), _range_ratio(range_ratio)
+        w.burstiness, w.range_ratio = _float(burstiness, "burstiness"), _range_ratio(range_ratio)
         w.num_requests = _int(num_requests, "num_requests")
         w.warmup_requests = -1 if warmup_requests is None else _int(warmup_requests,
                                                                        "warmup_requests")
         w.seed = _int(seed, "seed", 0, (1 << 64) - 1)
-        w.slo_ttft_s, w.slo_tpot_s = float(slo_ttft_s), float(slo_tpot_s)
+        w.slo_ttft_s = _float(slo_ttft_s, "slo_ttft_s")
+        w.slo_tpot_s = _float(slo_tpot_s, "slo_tpot_s")
         return w
 
     def serve(self, concurrency=None, request_rate=None, trace=None, prompt_tokens=1024,
@@ -847,7 +898,7 @@ class Deployment:
         if concurrency is not None:
             w.concurrency = _int(concurrency, "concurrency")
         elif request_rate is not None:
-            w.rate_per_s = float(request_rate)
+            w.rate_per_s = _float(request_rate, "request_rate")
         else:
             trace_b = _enc(trace)
             w.trace_path = trace_b
@@ -898,8 +949,8 @@ class Deployment:
         if (concurrency is None) == (request_rate is None):
             raise Error(1, "serve_sweep: give exactly one of concurrency, request_rate")
         arrival = 0 if concurrency is not None else 1
-        loads = np.ascontiguousarray(concurrency if concurrency is not None else request_rate,
-                                     dtype=np.float64).ravel()
+        loads = _f64_array("concurrency" if concurrency is not None else "request_rate",
+                           concurrency if concurrency is not None else request_rate)
         w = self._workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
                            num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s)
         n = loads.size

@@ -235,6 +235,7 @@ _sigs = {
     "llmstep_deploy_band": (cint, [vp, cstr, cint, P(dbl), P(dbl), P(i64), P(Error)]),
     "llmstep_step_band_family": (cstr, [P(Group), ctypes.c_size_t]),
     "llmstep_ttft_band_family": (cstr, [cint]),
+    "llmstep_band_level_check": (cint, [cint, P(Error)]),
     "llmstep_sweep_default_axis": (ctypes.c_size_t, [cstr, P(i64), ctypes.c_size_t]),
     "llmstep_batch": (cint, [vp, i64, i64, i64, P(BatchResult), P(Error)]),
     "llmstep_workload_init": (None, [P(Workload)]),

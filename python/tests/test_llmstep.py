@@ -291,6 +291,48 @@ def test_arrays_are_never_silently_changed(ctx):
     assert (a == d.step_grid([1, 2], [128, 256])).all()
 
 
+def test_strings_and_numbers_are_checked(ctx, tmp_path):
+    """Held-out hostile cases (issue 27): a NUL inside a string was cut there by C
+    ('h100-sxm\\0x' opened h100-sxm); a NumPy uint64 2**64-1 wrapped to -1; strings passed
+    as floats (request_rate='5'); emits="no" was True; a sweep took a negative price or SLO
+    and a level no band has (its bands silently NaN)."""
+    import numpy as np
+    with pytest.raises(ValueError, match="NUL"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm\0anything")
+    with pytest.raises(ValueError, match="NUL"):
+        ctx.sweep("llama-3.1-8b\0x", "h100-sxm", tp=[1], batch=[1], context=[128])
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm")
+    with pytest.raises(ValueError, match="NUL"):
+        d.band("tpot\0x")
+    with pytest.raises(OverflowError, match="count"):
+        d.step_grid(np.array([2**64 - 1], dtype=np.uint64), [128])
+    with pytest.raises(OverflowError, match="batch"):
+        ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1], batch=np.array([2**64 - 1], np.uint64),
+                  context=[128])
+    with pytest.raises(TypeError, match="request_rate: expected a number"):
+        d.serve(request_rate="5", prompt_tokens=16, output_tokens=4)
+    with pytest.raises(TypeError, match="burstiness"):
+        d.serve(request_rate=5, burstiness="2", prompt_tokens=16, output_tokens=4)
+    with pytest.raises(TypeError, match="range_ratio"):
+        d.serve(concurrency=2, range_ratio="0.5", prompt_tokens=16, output_tokens=4)
+    with pytest.raises(TypeError, match="concurrency: expected numbers"):
+        d.serve_sweep(concurrency=["4"], prompt_tokens=16, output_tokens=4)
+    with pytest.raises(TypeError, match="emits"):
+        d.step([(1, 1, 100, "no")])
+    with pytest.raises(ValueError, match="emits"):
+        d.step([(1, 1, 100, 2)])
+    assert d.step([(1, 1, 100, False)])["step_s"] > 0  # a bool is 0 or 1
+    for kw, what in ((dict(gpu_hour_usd=-1), "gpu_hour_usd"), (dict(slo_tpot_s=-1), "slo_tpot_s"),
+                     (dict(slo_ttft_s=float("nan")), "slo_ttft_s")):
+        with pytest.raises(ValueError, match=what):
+            ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1], batch=[1], context=[128], **kw)
+    cal = os.path.join(SRC, "tests", "data", "calib_band_decode.json")
+    for level in (85, 0):
+        with pytest.raises(llmstep.Error, match="expected 10, 20, ..., 100"):
+            ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1], batch=[1], context=[128],
+                      calibration=cal, interval=level)
+
+
 def test_one_string_is_one_item(ctx):
     """A string where a list is taken is one item, not its characters: select="hardware=..."
     said "--select 'h': no '='", and sweep("llama-3.1-8b", ...) asked for models 'l', 'l', ..."""

@@ -230,6 +230,19 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     const cJSON *band = cJSON_GetObjectItemCaseSensitive(root, "band");
     if (st == SIM_OK && band)
         st = parse_band(ctx, band, &c->band);
+    /* How it was fitted: one of the values calibrate writes (an unknown one is a file that was
+     * not made by calibrate, or a typo). */
+    static const struct {
+        const char *key, *a, *b;
+    } modes[] = {{"roofline_mode", "op", "step"}, {"weighting", "relative", "absolute"}};
+    for (size_t i = 0; st == SIM_OK && i < N(modes); i++) {
+        char v[32];
+        int present = 0;
+        st = sim_j_str(ctx, root, modes[i].key, 0, v, sizeof(v), &present);
+        if (st == SIM_OK && present && strcmp(v, modes[i].a) != 0 && strcmp(v, modes[i].b) != 0)
+            st = sim_j_fail(ctx, modes[i].key, "unknown value '%s' (expected %s or %s)", v,
+                            modes[i].a, modes[i].b);
+    }
     /* Provenance: read by people, only its type checked. */
     static const char *const objs[] = {"bounds", "fit", "trained_on", "figure_fit", "refit_of"};
     for (size_t i = 0; st == SIM_OK && i < N(objs); i++) {

@@ -478,6 +478,11 @@ static sim_status parse_fp8(const sim_jctx *ctx, const cJSON *q, sim_quant *qt)
         st = sim_j_str(ctx, q, "activation_scheme", 0, act, sizeof(act), NULL);
     if (st != SIM_OK)
         return st;
+    /* The two schemes of HF fp8 configs: scales per tensor measured once (static) or per
+     * token at run time (dynamic). Another is a config this reader does not know. */
+    if (strcmp(act, "static") != 0 && strcmp(act, "dynamic") != 0)
+        return sim_j_fail(ctx, "activation_scheme",
+                          "unknown scheme '%s' (expected static or dynamic)", act);
     qt->weight_bits = 8;
     qt->math = SIM_GEMM_MATH_FP8;
     if (blk) {

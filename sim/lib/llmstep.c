@@ -477,6 +477,14 @@ llmstep_status llmstep_deploy_band(const llmstep_deploy *d, const char *family, 
     return LLMSTEP_OK;
 }
 
+llmstep_status llmstep_band_level_check(int level_pct, llmstep_error *err)
+{
+    if (!sim_band_level_valid(level_pct))
+        return fail(err, SIM_EINVAL, "level %d%%: %s", level_pct, SIM_BAND_LEVEL_RULE);
+    ok(err);
+    return LLMSTEP_OK;
+}
+
 const char *llmstep_ttft_band_family(int ttft_queued)
 {
     return sim_band_family_name(ttft_queued ? SIM_BAND_TTFT_QUEUED : SIM_BAND_TTFT);
