@@ -121,4 +121,14 @@ refuse "hw import --out its input" 2 "--out $tmp/in/st.txt is the input" hw impo
     --base h100-sxm --name x --stream "$tmp/in/st.txt" --out "$tmp/in/st.txt" --force
 cmp -s "$tmp/in/st.txt" "$tmp/in/st.orig" && ok || bad "hw import --force changed its input"
 
+# A serving simulation holds at most 2^22 requests (issue 27: a row of 2^24 held 1.9 GB, three
+# of them 5 GB). A closed loop of 2^20 clients sends 10 x 2^20 by default: refused with the count.
+printf '{"id":"big","source":"s","hardware":"h100-sxm","model":"llama-3.1-8b","tp":1,"kind":"serving","metric":"ttft_mean","workload":{"arrival":"closed","concurrency":1048576,"prompt_tokens":1,"output_tokens":1},"measured_s":0.05}\n' \
+    >"$tmp/big.jsonl"
+refuse "a row of 10 x 2^20 requests" 1 "10485760 requests to simulate" validate \
+    --measurements "$tmp/big.jsonl"
+refuse "serve beyond 2^22 requests" 1 "4194314 requests to simulate" serve --model llama-3.1-8b \
+    --hw h100-sxm --concurrency 8 --prompt-tokens 1 --output-tokens 1 --num-requests 4194304 \
+    --warmup-requests 10
+
 summary hostile_cli

@@ -156,7 +156,7 @@ static int parse_plot_args(int argc, char **argv, plot_args *a, int *done)
          .kind = CLI_OPT_I64,
          .dst = &a->n_req,
          .min = 1,
-         .max = 10000000,
+         .max = (double)SIM_WORKLOAD_MAX_REQUESTS,
          .expect = positive},
         CLI_DBL("range-ratio", &a->range_ratio, 0.0, 0.999),
     };

@@ -181,10 +181,10 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
                   "  --prompt-tokens L             prompt length (closed and open loop)\n"),
         CLI_I64_H("output-tokens", &a->wl.output_tokens, 1, 1 << 24,
                   "  --output-tokens O             tokens generated per request\n"),
-        CLI_I64_H("num-requests", &a->wl.num_requests, 1, 10000000,
+        CLI_I64_H("num-requests", &a->wl.num_requests, 1, SIM_WORKLOAD_MAX_REQUESTS,
                   "  --num-requests K              requests measured (default: closed 10 x N, open "
                   "1000)\n"),
-        CLI_I64_H("warmup-requests", &a->wl.warmup_requests, 0, 10000000,
+        CLI_I64_H("warmup-requests", &a->wl.warmup_requests, 0, SIM_WORKLOAD_MAX_REQUESTS,
                   "  --warmup-requests W           sent first without draining, left out of the\n"
                   "                                statistics (default 0: benchmark clients drain\n"
                   "                                their warm-up, so measuring starts on an idle "

@@ -645,7 +645,7 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
                        "(1,2.5,10 or\n"
                        "                             ranges a:b doubling from a)\n"),
         CLI_I64_SEEN_H(
-            "num-requests", &o->num_requests, 1, 10000000, &sv[3],
+            "num-requests", &o->num_requests, 1, SIM_WORKLOAD_MAX_REQUESTS, &sv[3],
             "  --num-requests K, --range-ratio R, --burstiness B, --seed S\n"
             "                             serving: the workload, as for `llmstep serve` (lengths\n"
             "                             +-10% by default; --range-ratio 0: strict lockstep)\n"),

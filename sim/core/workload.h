@@ -56,6 +56,11 @@ typedef struct sim_workload_spec {
     uint64_t seed;           /* of the generator (lengths, arrivals); same seed, same workload */
 } sim_workload_spec;
 
+/* Most requests one simulation holds, measured and warm-up together (about 120 bytes each:
+ * 0.5 GB, a few seconds): `serve`, `sweep`, `plot`, the library and measurement rows are held
+ * to it (sim_served_prepare refuses more, naming the count; issue 27: 2^24 took 1.9 GB a run). */
+#define SIM_WORKLOAD_MAX_REQUESTS (INT64_C(1) << 22)
+
 /*
  * Requests measured when num_requests is 0: closed loop 10 x concurrency (the request count
  * of genai-perf/aiperf sweeps, `--request-count $((concurrency*10))`); open loop 1000.

@@ -811,9 +811,11 @@ static sim_status parse_workload(const sim_jctx *parent, const cJSON *obj, const
     if (st == SIM_OK)
         st = sim_j_int(&ctx, obj, "output_tokens", 1, 1, 1 << 24, &w->output_tokens, NULL);
     if (st == SIM_OK)
-        st = sim_j_int(&ctx, obj, "num_requests", !closed, 1, 1 << 24, &w->num_requests, NULL);
+        st = sim_j_int(&ctx, obj, "num_requests", !closed, 1, SIM_WORKLOAD_MAX_REQUESTS,
+                       &w->num_requests, NULL);
     if (st == SIM_OK)
-        st = sim_j_int(&ctx, obj, "warmup_requests", 0, 0, 1 << 24, &w->warmup_requests, NULL);
+        st = sim_j_int(&ctx, obj, "warmup_requests", 0, 0, SIM_WORKLOAD_MAX_REQUESTS,
+                       &w->warmup_requests, NULL);
     if (st == SIM_OK)
         st = sim_j_num(&ctx, obj, "range_ratio", 0, 0.0, 0.999, &w->range_ratio, NULL);
     if (st != SIM_OK)

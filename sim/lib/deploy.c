@@ -710,6 +710,13 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
         sim_status st = sim_trace_load(trace_path, &sv->req, &sv->n, err);
         if (st != SIM_OK)
             return st;
+        if (sv->n > SIM_WORKLOAD_MAX_REQUESTS) {
+            sim_errf(err,
+                     "%s: %lld requests exceed the limit of %lld a simulation holds "
+                     "(docs/limits.md)",
+                     trace_path, (long long)sv->n, (long long)SIM_WORKLOAD_MAX_REQUESTS);
+            return SIM_ERANGE;
+        }
     } else {
         int64_t measured =
             spec->num_requests > 0 ? spec->num_requests : sim_workload_default_requests(spec);
@@ -717,6 +724,16 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
             spec->warmup_requests >= 0 ? spec->warmup_requests : sim_workload_default_warmup(spec);
         sv->n = measured + sv->warmup;
         sv->concurrency = spec->arrival == SIM_ARRIVAL_CLOSED ? spec->concurrency : 0;
+        if (sv->n > SIM_WORKLOAD_MAX_REQUESTS) {
+            sim_errf(err,
+                     "workload: %lld requests to simulate (%lld measured%s + %lld warm-up) exceed "
+                     "the limit of %lld (docs/limits.md); give fewer requests",
+                     (long long)sv->n, (long long)measured,
+                     spec->num_requests > 0 ? "" : ", 10 x concurrency by default",
+                     (long long)sv->warmup, (long long)SIM_WORKLOAD_MAX_REQUESTS);
+            sv->n = 0;
+            return SIM_ERANGE;
+        }
         sv->req = calloc((size_t)sv->n, sizeof(*sv->req));
         if (!sv->req) {
             sim_errf(err, "out of memory for %lld requests", (long long)sv->n);

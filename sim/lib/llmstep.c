@@ -584,9 +584,9 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
     if (!(w->range_ratio == -1.0 || (w->range_ratio >= 0.0 && w->range_ratio < 1.0)))
         return fail(err, SIM_ERANGE, "range_ratio: expected -1 (default) or 0 <= r < 1, got %g",
                     w->range_ratio);
-    if (w->num_requests < 0 || w->num_requests > (1 << 24) || w->warmup_requests < -1 ||
-        w->warmup_requests > (1 << 24))
-        return fail(err, SIM_ERANGE, "num_requests and warmup_requests: expected up to 2^24");
+    if (w->num_requests < 0 || w->num_requests > SIM_WORKLOAD_MAX_REQUESTS ||
+        w->warmup_requests < -1 || w->warmup_requests > SIM_WORKLOAD_MAX_REQUESTS)
+        return fail(err, SIM_ERANGE, "num_requests and warmup_requests: expected up to 2^22");
     if (!(w->slo_ttft_s >= 0.0 && w->slo_ttft_s < 1e9 && w->slo_tpot_s >= 0.0 &&
           w->slo_tpot_s < 1e9))
         return fail(err, SIM_ERANGE, "slo_ttft_s and slo_tpot_s: expected >= 0 (0: none)");
@@ -888,11 +888,11 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
         if (!(s->rates[i] >= 1e-6 && s->rates[i] <= 1e7))
             return fail(err, SIM_ERANGE, "rates[%zu]: expected 1e-6 to 1e7, got %g", i,
                         s->rates[i]);
-    if (s->num_requests < 0 || s->num_requests > (1 << 24) ||
+    if (s->num_requests < 0 || s->num_requests > SIM_WORKLOAD_MAX_REQUESTS ||
         !(s->range_ratio == -1.0 || (s->range_ratio >= 0.0 && s->range_ratio < 1.0)) ||
         !(s->burstiness == 0.0 || (s->burstiness >= 1e-3 && s->burstiness <= 1e3)))
         return fail(err, SIM_ERANGE,
-                    "num_requests 0 to 2^24, range_ratio -1 (default) or in [0, 1), burstiness 0 "
+                    "num_requests 0 to 2^22, range_ratio -1 (default) or in [0, 1), burstiness 0 "
                     "or 0.001 to "
                     "1000");
     if (s->slo_percentile != 0 && s->slo_percentile != 50 && s->slo_percentile != 90 &&

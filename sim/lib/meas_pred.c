@@ -239,8 +239,6 @@ static sim_status open_group(const sim_meas_opts *o, sim_cache *c, const sim_mea
     in.no_host = o->no_host;
     struct sim_err e;
     sim_status st = sim_deploy_open(c, &in, &g->d, &e);
-    if (st == SIM_OK)
-        st = sim_served_prepare(&g->sv, &row->workload, row->trace, 1, &e);
     if (st != SIM_OK)
         row_errf(err, row, &e);
     return st;
@@ -313,9 +311,14 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
         g->have = 0;
         struct sim_err e;
         const sim_setup su = sim_deployment_setup(&g->d);
-        sim_status st = sim_served_run(&su, &g->sv, NULL, NULL, &g->res, &e);
+        /* The rows measure TTFT, TPOT and E2E: no inter-token list (with_itl 0). */
+        sim_served sv;
+        sim_status st = sim_served_prepare(&sv, &r->workload, r->trace, 0, &e);
         if (st == SIM_OK)
-            st = sim_served_stats(g->d.m, g->d.hw, &g->sv, &g->res, 0.0, 0.0, &g->st, &e);
+            st = sim_served_run(&su, &sv, NULL, NULL, &g->res, &e);
+        if (st == SIM_OK)
+            st = sim_served_stats(g->d.m, g->d.hw, &sv, &g->res, 0.0, 0.0, &g->st, &e);
+        sim_served_free(&sv);
         if (st != SIM_OK) {
             row_errf(err, r, &e);
             return st;
@@ -443,8 +446,6 @@ sim_status sim_meas_fit(const sim_meas_opts *o, sim_meas_pred *mp, const unsigne
 
 void sim_meas_pred_free(sim_meas_pred *mp)
 {
-    for (int k = 0; k < mp->n_groups; k++)
-        sim_served_free(&mp->g[k].sv);
     free(mp->g);
     free(mp->group);
     free(mp->p);

@@ -114,10 +114,11 @@ sim_status sim_meas_predict_one(sim_cache *c, const sim_meas_row *row, const cha
                                 int no_host, sim_batch_work *work, sim_row_pred *out,
                                 struct sim_err *err);
 
-/* A serving simulation shared by the rows that measured statistics of the same run. */
+/* A serving simulation shared by the rows that measured statistics of the same run. Its
+ * requests are built for each simulation and freed after it, so a set of rows holds one run's
+ * requests at a time, not every run's (issue 27: three rows of 2^24 requests held 5 GB). */
 typedef struct sim_serve_group {
     sim_deployment d;
-    sim_served sv;
     int have; /* st and res hold the run at (alpha, beta_s) */
     double alpha, beta_s;
     sim_serve_stats st;
