@@ -744,7 +744,8 @@ static int check_sweep_names(cli_sweep_opts *o, sweep_args *a)
             bad = cli_parse_double(prices[i], 1e-9, 1e9,
                                    n_prices == 1 ? &o->gpu_hour_usd : &o->gpu_hour_usd_hw[i]) != 0;
         if (bad) {
-            cli_error("sweep: --gpu-hour-usd: expected one price > 0, or one per --hw (%zu)",
+            cli_error("sweep: --gpu-hour-usd: expected one price from 1e-9 to 1e9 USD, or one per "
+                      "--hw (%zu)",
                       o->n_hws);
             return CLI_USAGE;
         }

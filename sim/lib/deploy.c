@@ -918,9 +918,11 @@ sim_status sim_calib_band_get(const sim_calib *cal, const char *cal_path, int fa
                 n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s", n ? ", " : "",
                                       sim_band_family_name(f));
         sim_errf(err,
-                 "calibration %s has no band for %s predictions (it was fitted on %s "
-                 "rows; calibrate on %s rows for one)",
-                 cal_path ? cal_path : cal->hardware, fam, have, fam);
+                 "calibration %s has no band for %s predictions (%s%s%s; calibrate on %s rows "
+                 "for one)",
+                 cal_path ? cal_path : cal->hardware, fam,
+                 have[0] ? "it was fitted on " : "its band has no family", have,
+                 have[0] ? " rows" : "", fam);
         return SIM_EINVAL;
     }
     out->n_rows = b->n_rows[family];
