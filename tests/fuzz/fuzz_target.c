@@ -220,7 +220,14 @@ __attribute__((unused)) static void ref_hw(sim_hw *hw)
 /* A prefill and a decode step of the pair must be finite and positive. */
 __attribute__((unused)) static void check_steps(const sim_model *m, const sim_hw *hw)
 {
-    sim_run_cfg cfg = {1, m->dtype, m->dtype, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
+    sim_run_cfg cfg = {.tp = 1,
+                       .dtype = m->dtype,
+                       .kv_dtype = m->dtype,
+                       .mode = SIM_ROOFLINE_OP,
+                       .alpha = 1.0,
+                       .gemm = SIM_GEMM_FLAT,
+                       .pp = 1,
+                       .dp = 1};
     if (cfg.dtype == SIM_DTYPE_FP32)
         cfg.dtype = cfg.kv_dtype = SIM_DTYPE_BF16;
     sim_step st = {0};
