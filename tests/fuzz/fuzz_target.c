@@ -363,8 +363,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sim_sched_cfg in;
         sim_sched_cfg_unset(&in);
         sim_sched_resolved s;
-        sim_run_cfg cfg = {
-            1, SIM_DTYPE_BF16, SIM_DTYPE_BF16, SIM_ROOFLINE_OP, 1.0, 0.0, SIM_GEMM_FLAT, 1, 1, 0};
+        sim_run_cfg cfg = {.tp = 1,
+                           .dtype = SIM_DTYPE_BF16,
+                           .kv_dtype = SIM_DTYPE_BF16,
+                           .mode = SIM_ROOFLINE_OP,
+                           .alpha = 1.0,
+                           .gemm = SIM_GEMM_FLAT,
+                           .pp = 1,
+                           .dp = 1};
         static int32_t q[65], run[64], heap[64];
         static sim_itl_entry itl[64 * 64];
         static double scratch[64];
