@@ -583,6 +583,12 @@ typedef int (*llmstep_sweep_cb)(void *user, const llmstep_sweep_row *row);
  * NULL; room for llmstep_sweep_size rows holds them all; *n_rows, when not NULL, counts the
  * rows produced) and to cb (may be NULL). Every name loads before the first row.
  */
+/* The checks llmstep_sweep makes of spec before it loads or computes anything (axis lengths
+ * and values, workload, SLOs), with the same status and message; a caller can run them before
+ * allocating llmstep_sweep_size rows (Python does). ABI 6. */
+LLMSTEP_API llmstep_status llmstep_sweep_check(const llmstep_sweep_spec *spec,
+                                               llmstep_error *err /* OUT */);
+
 LLMSTEP_API llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
                                          llmstep_sweep_row *rows /* OUT */, size_t cap,
                                          size_t *n_rows /* OUT */, llmstep_sweep_cb cb, void *user,

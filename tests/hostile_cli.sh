@@ -121,14 +121,41 @@ refuse "hw import --out its input" 2 "--out $tmp/in/st.txt is the input" hw impo
     --base h100-sxm --name x --stream "$tmp/in/st.txt" --out "$tmp/in/st.txt" --force
 cmp -s "$tmp/in/st.txt" "$tmp/in/st.orig" && ok || bad "hw import --force changed its input"
 
-# A serving simulation holds at most 2^22 requests (issue 27: a row of 2^24 held 1.9 GB, three
+# More outputs that must not replace an input (issue 27, second probe): plot --out over the
+# model it draws, calibrate --out over a trace a row replays, hw import --out into the folder
+# of kernel tables it reads; import-bench checks both outputs before writing either.
+cp "$here/models/llama-3.1-8b.json" "$tmp/in/m.svg"
+cp "$tmp/in/m.svg" "$tmp/in/m.orig"
+refuse "plot --out its model" 2 "--out $tmp/in/m.svg is the input $tmp/in/m.svg" plot roofline \
+    --model "$tmp/in/m.svg" --hw h100-sxm --decode 1x100 --out "$tmp/in/m.svg"
+cmp -s "$tmp/in/m.svg" "$tmp/in/m.orig" && ok || bad "plot --out changed the model"
+printf '{"arrival_s": 0, "prompt_tokens": 16, "output_tokens": 4}\n{"arrival_s": 0.1, "prompt_tokens": 16, "output_tokens": 4}\n' \
+    >"$tmp/in/tr.jsonl"
+cp "$tmp/in/tr.jsonl" "$tmp/in/tr.orig"
+for m in ttft_mean tpot_mean; do
+    printf '{"id":"%s","source":"s","hardware":"h100-sxm","model":"llama-3.1-8b","tp":1,"kind":"serving","metric":"%s","workload":{"trace":"tr.jsonl"},"measured_s":0.05}\n' \
+        "$m" "$m"
+done >"$tmp/in/rows.jsonl"
+refuse "calibrate --out a row's trace" 2 "--out $tmp/in/tr.jsonl is the input" calibrate \
+    --measurements "$tmp/in/rows.jsonl" --no-band --out "$tmp/in/tr.jsonl"
+cmp -s "$tmp/in/tr.jsonl" "$tmp/in/tr.orig" && ok || bad "calibrate --out changed the trace"
+mkdir -p "$tmp/in/tables"
+refuse "hw import --out into its tables" 2 "is in the folder of kernel tables" hw import \
+    --base h100-sxm --name x --tables "$tmp/in/tables" --out "$tmp/in/tables/gemm_perf.csv"
+mkdir -p "$tmp/in/outdir"
+refuse "import-bench --out a folder" 1 "exists and is not a regular file" import-bench \
+    llmservingsim "$here/tests/data/bench/lss_requests.jsonl" --hardware rtx-4090 \
+    --model llama-3.1-8b --tp 1 --trace "$tmp/in/tr.jsonl" --out "$tmp/in/outdir"
+cmp -s "$tmp/in/tr.jsonl" "$tmp/in/tr.orig" && ok || bad "import-bench wrote the trace first"
+
+# A serving simulation holds at most 2^20 requests (issue 27: a row of 2^24 held 1.9 GB, three
 # of them 5 GB). A closed loop of 2^20 clients sends 10 x 2^20 by default: refused with the count.
 printf '{"id":"big","source":"s","hardware":"h100-sxm","model":"llama-3.1-8b","tp":1,"kind":"serving","metric":"ttft_mean","workload":{"arrival":"closed","concurrency":1048576,"prompt_tokens":1,"output_tokens":1},"measured_s":0.05}\n' \
     >"$tmp/big.jsonl"
 refuse "a row of 10 x 2^20 requests" 1 "10485760 requests to simulate" validate \
     --measurements "$tmp/big.jsonl"
-refuse "serve beyond 2^22 requests" 1 "4194314 requests to simulate" serve --model llama-3.1-8b \
-    --hw h100-sxm --concurrency 8 --prompt-tokens 1 --output-tokens 1 --num-requests 4194304 \
+refuse "serve beyond 2^20 requests" 1 "1048586 requests to simulate" serve --model llama-3.1-8b \
+    --hw h100-sxm --concurrency 8 --prompt-tokens 1 --output-tokens 1 --num-requests 1048576 \
     --warmup-requests 10
 
 summary hostile_cli

@@ -650,6 +650,34 @@ static void null_arguments(void)
     llmstep_sweep_spec_init(NULL);
     CHECK_INT(llmstep_sweep_size(NULL), 0);
     CHECK_INT(llmstep_sweep_best(NULL, 3), -1);
+    llmstep_error e;
+    CHECK_INT(llmstep_sweep_check(NULL, &e), LLMSTEP_EINVAL);
+    CHECK_INT(llmstep_band_level_check(85, NULL), LLMSTEP_EINVAL);
+    CHECK_INT(llmstep_band_level_check(80, &e), LLMSTEP_OK);
+    CHECK_INT(llmstep_band_level_check(0, &e), LLMSTEP_EINVAL);
+    CHECK(strstr(e.message, "level 0%: expected 10, 20, ..., 100") != NULL);
+    /* The sweep's own checks, without loading or computing: an axis of 5000 TPs. */
+    llmstep_sweep_spec s;
+    llmstep_sweep_spec_init(&s);
+    static int64_t many[5000];
+    const char *m[] = {"llama-3.1-8b"}, *h[] = {"h100-sxm"};
+    const int64_t one[] = {1};
+    for (int i = 0; i < 5000; i++)
+        many[i] = 1;
+    s.models = m;
+    s.n_models = 1;
+    s.hws = h;
+    s.n_hws = 1;
+    s.tp = many;
+    s.n_tp = 5000;
+    s.batch = one;
+    s.n_batch = 1;
+    s.context = one;
+    s.n_context = 1;
+    CHECK_INT(llmstep_sweep_check(&s, &e), LLMSTEP_EINVAL);
+    CHECK(strstr(e.message, "tp: expected 1 to 4096 values") != NULL);
+    s.n_tp = 1;
+    CHECK_INT(llmstep_sweep_check(&s, &e), LLMSTEP_OK);
     llmstep_meas_spec_init(NULL);
     llmstep_ctx_free(NULL);
     llmstep_deploy_free(NULL);

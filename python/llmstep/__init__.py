@@ -161,6 +161,17 @@ def _float(v, name):
         raise TypeError(f"{name}: expected a number, got {v!r}") from None
 
 
+def _flag(v, name, none=None):
+    """A switch: True/False or 1/0 (NumPy's too) to 1 or 0, None to ``none`` where None is
+    allowed; TypeError/ValueError otherwise (bool("no") was True)."""
+    if v is None and none is not None:
+        return none
+    x = _int(v, name)
+    if x not in (0, 1):
+        raise ValueError(f"{name}: expected True/False (or 1/0), got {v!r}")
+    return x
+
+
 def _level(v):
     """A band level (interval=): an integer the library accepts (10, 20, ..., 100)."""
     level = _int(v, "interval", *_C_INT)
@@ -383,7 +394,7 @@ class Context:
             keep.append(e)
             spec.eps, spec.n_ep = e, len(ep)
         else:
-            spec.ep = int(bool(ep))
+            spec.ep = _flag(ep, "ep")
         if seeds is None:
             deterministic = request_rate is None and range_ratio == 0
             seeds = (_lib.lib.llmstep_sweep_planning_seeds()
@@ -406,7 +417,7 @@ class Context:
             b = _enc(val)
             keep.append(b)
             setattr(spec, name, b)
-        spec.no_host = int(bool(no_host))
+        spec.no_host = _flag(no_host, "no_host")
         # 0 is none; a negative or non-finite limit or price is refused, as the CLI's options.
         for name, val in (("slo_ttft_s", slo_ttft_s), ("slo_tpot_s", slo_tpot_s),
                           ("gpu_hour_usd", gpu_hour_usd)):
@@ -427,11 +438,14 @@ class Context:
         spec.block_size = _int(block_size or 0, "block_size")
         spec.gpu_memory_utilization_frac = _float(gpu_memory_utilization or 0.0,
                                                   "gpu_memory_utilization")
-        spec.chunked_prefill = {None: -1, False: 0, True: 1}[chunked_prefill]
-        spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
+        spec.chunked_prefill = _flag(chunked_prefill, "chunked_prefill", -1)
+        spec.async_scheduling = _flag(async_scheduling, "async_scheduling", -1)
         if jobs is None:
             jobs = min(os.cpu_count() or 1, 256) if serving else 1
         spec.jobs = _int(jobs, "jobs", 0, 256)
+        # The library's checks of the axes and workload first: a refused spec allocates nothing.
+        chk = _lib.Error()
+        _check(_lib.lib.llmstep_sweep_check(ctypes.byref(spec), ctypes.byref(chk)), chk)
         n = _lib.lib.llmstep_sweep_size(ctypes.byref(spec))
         limit = _int(max_rows, "max_rows")
         if n > limit:
@@ -572,7 +586,7 @@ class Context:
         eng = _enc(engine)
         keep.append(eng)
         spec.engine = eng
-        spec.no_host = int(bool(no_host))
+        spec.no_host = _flag(no_host, "no_host")
         if roofline not in ("op", "step") or gemm not in ("flat", "tile-wave"):
             raise Error(1, "roofline: 'op' or 'step'; gemm: 'flat' or 'tile-wave'")
         if weighting not in ("relative", "absolute"):
@@ -730,12 +744,13 @@ class Deployment:
                     raise Error(3, f"{name}: expected >= 1, got {v}")
                 setattr(spec, name, _int(v, name))
         if gpu_memory_utilization is not None:
-            if not 0.0 < float(gpu_memory_utilization) <= 1.0:
+            u = _float(gpu_memory_utilization, "gpu_memory_utilization")
+            if not 0.0 < u <= 1.0:
                 raise Error(3, f"gpu_memory_utilization: expected 0 < u <= 1, got "
                                f"{gpu_memory_utilization}")
-            spec.gpu_memory_utilization_frac = float(gpu_memory_utilization)
-        spec.chunked_prefill = -1 if chunked_prefill is None else int(bool(chunked_prefill))
-        spec.async_scheduling = -1 if async_scheduling is None else int(bool(async_scheduling))
+            spec.gpu_memory_utilization_frac = u
+        spec.chunked_prefill = _flag(chunked_prefill, "chunked_prefill", -1)
+        spec.async_scheduling = _flag(async_scheduling, "async_scheduling", -1)
         usages = {None: -1, "llm": 0, "server": 1}
         if usage not in usages:
             raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")
@@ -744,8 +759,8 @@ class Deployment:
             raise Error(1, "roofline: 'op' or 'step'; gemm: 'flat' or 'tile-wave'")
         spec.roofline_step = int(roofline == "step")
         spec.gemm_tile_wave = int(gemm == "tile-wave")
-        spec.ignore_memory = int(bool(ignore_memory))
-        spec.pp, spec.dp, spec.ep = _int(pp, "pp"), _int(dp, "dp"), int(bool(ep))
+        spec.ignore_memory = _flag(ignore_memory, "ignore_memory")
+        spec.pp, spec.dp, spec.ep = _int(pp, "pp"), _int(dp, "dp"), _flag(ep, "ep")
         self._h = ctypes.c_void_p()
         err = _lib.Error()
         _check(_lib.lib.llmstep_deploy_open(ctx._h, ctypes.byref(spec), ctypes.byref(self._h),

@@ -237,6 +237,7 @@ _sigs = {
     "llmstep_ttft_band_family": (cstr, [cint]),
     "llmstep_band_level_check": (cint, [cint, P(Error)]),
     "llmstep_sweep_default_axis": (ctypes.c_size_t, [cstr, P(i64), ctypes.c_size_t]),
+    "llmstep_sweep_check": (cint, [P(SweepSpec), P(Error)]),
     "llmstep_batch": (cint, [vp, i64, i64, i64, P(BatchResult), P(Error)]),
     "llmstep_workload_init": (None, [P(Workload)]),
     "llmstep_serve": (cint, [vp, P(Workload), P(ServeResult), P(Error)]),

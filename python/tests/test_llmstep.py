@@ -326,6 +326,18 @@ def test_strings_and_numbers_are_checked(ctx, tmp_path):
                      (dict(slo_ttft_s=float("nan")), "slo_ttft_s")):
         with pytest.raises(ValueError, match=what):
             ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1], batch=[1], context=[128], **kw)
+    # Switches are True/False or 1/0 (bool("no") was True; a dict lookup raised KeyError).
+    for kw in (dict(chunked_prefill="yes"), dict(ep="no"), dict(ignore_memory="no")):
+        with pytest.raises(TypeError):
+            ctx.deploy("llama-3.1-8b", "h100-sxm", **kw)
+    with pytest.raises(ValueError, match="chunked_prefill"):
+        ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1], batch=[1], context=[16], chunked_prefill=2)
+    with pytest.raises(TypeError, match="gpu_memory_utilization"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", gpu_memory_utilization="0.5")
+    # The library's checks come before the rows are allocated (4.9 M TP values held 3.4 GB
+    # before the library refused the axis).
+    with pytest.raises(llmstep.Error, match="tp: expected 1 to 4096 values"):
+        ctx.sweep("llama-3.1-8b", "h100-sxm", tp=[1] * 5000, batch=[1], context=[1])
     cal = os.path.join(SRC, "tests", "data", "calib_band_decode.json")
     for level in (85, 0):
         with pytest.raises(llmstep.Error, match="expected 10, 20, ..., 100"):

@@ -129,6 +129,20 @@ int cmd_hw_import(int argc, char **argv)
     rc = cli_output_clear("hw import", "--out", o.out_path, NULL, inputs, 3 + (size_t)o.n_nccl);
     if (rc != CLI_OK)
         return rc;
+    /* Nor into the folder of kernel tables it reads (its files are inputs too). */
+    if (o.tables_path) {
+        char dir[4096];
+        snprintf(dir, sizeof(dir), "%s", o.out_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        if (sim_path_same(slash ? dir : ".", o.tables_path)) {
+            cli_error("hw import: --out %s is in the folder of kernel tables %s, whose files it "
+                      "reads; write it elsewhere",
+                      o.out_path, o.tables_path);
+            return CLI_USAGE;
+        }
+    }
     static sim_import_result res;
     sim_status st = sim_hw_import(&o, &res, &err);
     if (st != SIM_OK) {

@@ -488,17 +488,12 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
         return CLI_BAD_INPUT;
     }
     double rr = o->range_ratio;
-    if (rr < 0.0 && r.n_lens > 0) {
+    const int fixed = rr < 0.0 && r.n_lens == 0; /* said once the rows are made */
+    if (rr < 0.0 && r.n_lens > 0)
         rr = lengths_spread((double)r.total_input_tokens / n, r.in_min, r.in_max,
                             (double)r.total_output_tokens / n, r.out_min, r.out_max);
-    } else if (rr < 0.0) {
+    else if (rr < 0.0)
         rr = 0.0;
-        fprintf(stderr,
-                "llmstep import-bench: note: %s has no per-request lengths (vllm bench serve "
-                "--save-detailed keeps them): fixed lengths, the run's means (%lld and %lld "
-                "tokens); --range-ratio R gives the run's --random-range-ratio\n",
-                path, (long long)prompt, (long long)output);
-    }
     char id0[160], source[600];
     stem(path, id0, sizeof(id0));
     snprintf(source, sizeof(source), "vllm bench serve --save-result: %s", path);
@@ -511,7 +506,14 @@ static int rows_of(const ib_opts *o, const char *path, ib_text *t)
                               .output = output,
                               .num_requests = r.completed,
                               .range_ratio = rr};
-    return serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
+    const int rc = serving_rows(t, o, id0, source, r.stat_s, r.has, &tr);
+    if (rc == CLI_OK && fixed) /* a refusal stays one line */
+        fprintf(stderr,
+                "llmstep import-bench: note: %s has no per-request lengths (vllm bench serve "
+                "--save-detailed keeps them): fixed lengths, the run's means (%lld and %lld "
+                "tokens); --range-ratio R gives the run's --random-range-ratio\n",
+                path, (long long)prompt, (long long)output);
+    return rc;
 }
 
 /* The rows of an aiperf or genai-perf profile export, appended to t. */
@@ -849,6 +851,13 @@ int cmd_import_bench(int argc, char **argv)
                   "replay need two files",
                   o.out);
         return CLI_USAGE;
+    }
+    /* Both outputs must be writable before either is written (the trace is written first). */
+    struct sim_err werr;
+    if ((to_file && sim_write_check(o.out, &werr) != SIM_OK) ||
+        (o.trace && sim_write_check(o.trace, &werr) != SIM_OK)) {
+        cli_error("import-bench: %s", werr.msg);
+        return CLI_BAD_INPUT;
     }
     ib_text text = {NULL, 0, 0};
     for (int i = first + 1; rc == CLI_OK && i < argc; i++)

@@ -460,11 +460,11 @@ static int check_one_hardware(const sim_meas_set *set, const char *cmd)
 }
 
 /* Writes the calibration file (the command line that made it included), unless path is one of
- * the files the command read: the measurement files or what cache loaded (an engine or
- * profile named by path). check --refit may replace the calibration it checks (refit_of
- * records it), which is read apart from cache. */
-static int write_calibration(const meas_opts *o, const sim_cache *cache, const char *path, int argc,
-                             char **argv, const char *hardware, const char *engine,
+ * the files the command read (sim_meas_output_clear: the measurement files, the rows' traces,
+ * what mp's cache loaded). check --refit may replace the calibration it checks (refit_of
+ * records it), which is read apart from the cache. */
+static int write_calibration(const meas_opts *o, const sim_meas_pred *mp, const char *path,
+                             int argc, char **argv, const char *hardware, const char *engine,
                              const sim_fit_result *res, const sim_meas_figfit *ff,
                              const sim_calib_band *band, const sim_calib_refit *refit)
 {
@@ -478,11 +478,12 @@ static int write_calibration(const meas_opts *o, const sim_cache *cache, const c
         o->exclude, (size_t)o->n_exclude,
         command,    o->sched_rule ? o->sched_rule : sim_sched_rule_name(SIM_SCHED_RULE_DEFAULTS),
         refit};
-    const int rc = cli_output_clear(refit ? "check" : "calibrate", refit ? "--refit" : "--out",
-                                    path, cache, o->files, (size_t)o->n_files);
-    if (rc != CLI_OK)
-        return rc;
     struct sim_err err;
+    if (sim_meas_output_clear(mp, path, o->files, (size_t)o->n_files, refit ? "check" : "calibrate",
+                              refit ? "--refit" : "--out", &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_USAGE;
+    }
     if (sim_meas_calib_write_figs(path, &o->p, &from, hardware, engine, res, ff, band, &err) !=
         SIM_OK) {
         cli_error("%s: %s", refit ? "check --refit" : "calibrate", err.msg);
@@ -1004,8 +1005,8 @@ static int refit(const meas_opts *o, int argc, char **argv, const sim_meas_set *
     const sim_calib_refit was = {o->calibration, cal->alpha, cal->beta_s, (int)o->interval,
                                  drifted};
     if (rc == CLI_OK)
-        rc = write_calibration(o, mp->cache, o->refit, argc, argv, set->rows[0].hardware, engine,
-                               &res, NULL, &band, &was);
+        rc = write_calibration(o, mp, o->refit, argc, argv, set->rows[0].hardware, engine, &res,
+                               NULL, &band, &was);
     if (rc == CLI_OK)
         fprintf(stderr,
                 "llmstep check: refit: wrote %s: alpha %.4g, beta_s %.4g s from %zu rows (fit "
@@ -1092,8 +1093,8 @@ int cmd_calibrate(int argc, char **argv)
             rc = meas_fail(SIM_ENOMEM, &err);
     }
     if (rc == CLI_OK)
-        rc = write_calibration(&o, mp.cache, o.out, argc, argv, set.rows[0].hardware, engine, &res,
-                               ff, &band, NULL);
+        rc = write_calibration(&o, &mp, o.out, argc, argv, set.rows[0].hardware, engine, &res, ff,
+                               &band, NULL);
     if (rc == CLI_OK)
         rc = print_calibration(&o, set.rows[0].hardware, engine, &res, &band, why);
     if (rc == CLI_OK && ff)

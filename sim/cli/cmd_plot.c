@@ -339,6 +339,40 @@ static int load_meas(const plot_args *a, sim_meas_set *set)
     return CLI_OK;
 }
 
+/* The image must not replace a file the plot reads (issue 27: `--model ./m.svg --out m.svg`
+ * wrote over the model): the model, profile, engine and calibration named, the measurement
+ * files and the traces their rows name. */
+static int out_not_an_input(const plot_args *a, const sim_meas_set *set)
+{
+    char names[2][4096];
+    const char *split[2][64];
+    size_t n_split[2] = {0, 0};
+    const char *lists[2] = {a->model, a->hw};
+    for (int k = 0; k < 2; k++)
+        if (lists[k] &&
+            snprintf(names[k], sizeof(names[k]), "%s", lists[k]) < (int)sizeof(names[k]))
+            (void)cli_split_names(names[k], split[k], 64, &n_split[k]);
+    const size_t cap = 2 + n_split[0] + n_split[1] + (size_t)a->n_files + set->n;
+    const char **in = malloc(cap * sizeof(*in));
+    if (!in) {
+        cli_error("out of memory");
+        return CLI_NUMERIC;
+    }
+    size_t n = 0;
+    in[n++] = a->engine;
+    in[n++] = a->calib;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < n_split[k]; i++)
+            in[n++] = split[k][i];
+    for (int i = 0; i < a->n_files; i++)
+        in[n++] = a->files[i];
+    for (size_t i = 0; i < set->n; i++)
+        in[n++] = set->rows[i].trace && set->rows[i].trace[0] ? set->rows[i].trace : NULL;
+    const int rc = cli_output_clear("plot", "--out", a->out, NULL, in, n);
+    free(in);
+    return rc;
+}
+
 /* Draws the plot into the job. */
 static int draw(const plot_args *a, plot_job *job, const cli_run *run, const cli_sweep_opts *so,
                 sim_meas_set *set)
@@ -393,6 +427,8 @@ int cmd_plot(int argc, char **argv)
     }
     if (rc == CLI_OK && (a.kind == PLOT_VALIDATE || (a.kind == PLOT_SERVING && a.n_files > 0)))
         rc = load_meas(&a, &set);
+    if (rc == CLI_OK)
+        rc = out_not_an_input(&a, &set);
     plot_job job;
     int job_opened = 0;
     if (rc == CLI_OK) {

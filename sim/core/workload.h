@@ -57,9 +57,10 @@ typedef struct sim_workload_spec {
 } sim_workload_spec;
 
 /* Most requests one simulation holds, measured and warm-up together (about 120 bytes each:
- * 0.5 GB, a few seconds): `serve`, `sweep`, `plot`, the library and measurement rows are held
- * to it (sim_served_prepare refuses more, naming the count; issue 27: 2^24 took 1.9 GB a run). */
-#define SIM_WORKLOAD_MAX_REQUESTS (INT64_C(1) << 22)
+ * 125 MB, about a second; a fit simulates a run 10 to 30 times): `serve`, `sweep`, `plot`, the
+ * library and measurement rows are held to it (sim_served_prepare refuses more, naming the
+ * count; issue 27: 2^24 took 1.9 GB a run, and calibrating rows of 2^22 took minutes). */
+#define SIM_WORKLOAD_MAX_REQUESTS (INT64_C(1) << 20)
 
 /*
  * Requests measured when num_requests is 0: closed loop 10 x concurrency (the request count

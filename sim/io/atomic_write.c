@@ -50,6 +50,36 @@ static int write_all(int fd, const char *data, size_t len)
     return 1;
 }
 
+sim_status sim_write_check(const char *path, struct sim_err *err)
+{
+    if (!path[0]) {
+        sim_errf(err, "an empty file name (expected a path to write)");
+        return SIM_EINVAL;
+    }
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        sim_errf(err, "%s: exists and is not a regular file; not replaced", path);
+        return SIM_EINVAL;
+    }
+    /* The folder the temporary file goes to: it must exist and take a new file. */
+    char dir[4096];
+    if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir)) {
+        sim_errf(err, "%s: path too long", path);
+        return SIM_EINVAL;
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    const char *d = slash ? dir : ".";
+    errno = 0;
+    if (stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(d, W_OK | X_OK) != 0) {
+        sim_errf(err, "%s: cannot create a file in %s: %s", path, d,
+                 errno ? strerror(errno) : "not a writable folder");
+        return SIM_EIO;
+    }
+    return SIM_OK;
+}
+
 sim_status sim_write_atomic(const char *path, const char *data, size_t len, struct sim_err *err)
 {
     char tmp[4096];

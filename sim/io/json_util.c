@@ -137,6 +137,24 @@ struct cJSON *sim_json_parse(const sim_jctx *ctx, size_t len)
         line_col(ctx, at, &line, &col);
         const char *what = *at ? "malformed JSON" : "malformed JSON (unexpected end of input)";
         sim_errf(ctx->err, "%s:%d:%d: %s", ctx->path, line, col, what);
+        return NULL;
+    }
+    /* cJSON decodes the escape \u0000 into a NUL that ends the C string: "llama\u0000x" would
+     * read as "llama", in a value or a key. In valid JSON a backslash is inside a string, so
+     * each escape is found by stepping over them. */
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (ctx->buf[i] != '\\')
+            continue;
+        if (ctx->buf[i + 1] == 'u' && i + 5 < len && strncmp(ctx->buf + i + 2, "0000", 4) == 0) {
+            int line, col;
+            line_col(ctx, ctx->buf + i, &line, &col);
+            sim_errf(ctx->err,
+                     "%s:%d:%d: a \\u0000 (NUL) escape in a string (expected printable text)",
+                     ctx->path, line, col);
+            cJSON_Delete(root);
+            return NULL;
+        }
+        i++; /* the escaped character (or the 'u' of \uXXXX, whose hex digits are no '\\') */
     }
     return root;
 }

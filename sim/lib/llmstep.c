@@ -586,7 +586,7 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
                     w->range_ratio);
     if (w->num_requests < 0 || w->num_requests > SIM_WORKLOAD_MAX_REQUESTS ||
         w->warmup_requests < -1 || w->warmup_requests > SIM_WORKLOAD_MAX_REQUESTS)
-        return fail(err, SIM_ERANGE, "num_requests and warmup_requests: expected up to 2^22");
+        return fail(err, SIM_ERANGE, "num_requests and warmup_requests: expected up to 2^20");
     if (!(w->slo_ttft_s >= 0.0 && w->slo_ttft_s < 1e9 && w->slo_tpot_s >= 0.0 &&
           w->slo_tpot_s < 1e9))
         return fail(err, SIM_ERANGE, "slo_ttft_s and slo_tpot_s: expected >= 0 (0: none)");
@@ -892,7 +892,7 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
         !(s->range_ratio == -1.0 || (s->range_ratio >= 0.0 && s->range_ratio < 1.0)) ||
         !(s->burstiness == 0.0 || (s->burstiness >= 1e-3 && s->burstiness <= 1e3)))
         return fail(err, SIM_ERANGE,
-                    "num_requests 0 to 2^22, range_ratio -1 (default) or in [0, 1), burstiness 0 "
+                    "num_requests 0 to 2^20, range_ratio -1 (default) or in [0, 1), burstiness 0 "
                     "or 0.001 to "
                     "1000");
     if (s->slo_percentile != 0 && s->slo_percentile != 50 && s->slo_percentile != 90 &&
@@ -964,6 +964,16 @@ static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r
         o->rows[o->n] = row;
     o->n++;
     return o->cb ? o->cb(o->user, &row) : 0;
+}
+
+llmstep_status llmstep_sweep_check(const llmstep_sweep_spec *spec, llmstep_error *err)
+{
+    if (!spec)
+        return fail(err, SIM_EINVAL, "sweep: NULL argument");
+    const llmstep_status ls = sweep_check(spec, err);
+    if (ls == LLMSTEP_OK)
+        ok(err);
+    return ls;
 }
 
 llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
@@ -1270,6 +1280,10 @@ static llmstep_status calibrate(llmstep_ctx *ctx, const llmstep_meas_spec *spec,
     char why[256];
     if (ls == LLMSTEP_OK && path)
         ls = meas_status(sim_meas_band_compute(&o, &mp, &band, why, sizeof(why), &e), &e, err);
+    if (ls == LLMSTEP_OK && path) /* nor a trace a row names, nor a file predicting loaded */
+        ls = meas_status(
+            sim_meas_output_clear(&mp, path, spec->files, spec->n_files, "calibrate", "--out", &e),
+            &e, err);
     if (ls == LLMSTEP_OK && path) {
         const sim_meas_origin from = {spec->files,
                                       spec->n_files,

@@ -209,6 +209,17 @@ sim_status sim_meas_calib_write(const char *path, const sim_meas_opts *o,
                                 const char *engine, const sim_fit_result *res,
                                 const sim_calib_band *band, struct sim_err *err);
 
+/*
+ * SIM_EINVAL with "<who>: <opt> <path> is the input <file>; it would be replaced" when path
+ * names a file the rows were read or predicted from: one of files[0 .. n_files) (the
+ * measurement files), a trace a row names, or a file mp->cache loaded (models, profiles,
+ * engines, calibrations); else SIM_OK. What `calibrate --out`, `check --refit` and the
+ * library's calibration writer check before writing (issue 27).
+ */
+sim_status sim_meas_output_clear(const sim_meas_pred *mp, const char *path,
+                                 const char *const *files, size_t n_files, const char *who,
+                                 const char *opt, struct sim_err *err);
+
 /* A row's value of a field that holdout and group tables may use (model, hardware, kind,
  * dtype, engine, tp, batch, prompt_tokens, output_tokens, context_tokens, metric,
  * concurrency); NULL for another field. */
