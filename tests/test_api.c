@@ -33,6 +33,24 @@ static llmstep_deploy *open_deploy(const char *model, const char *hw, int64_t tp
     return d;
 }
 
+/* A sweep spec over the given names and axes; the rest as llmstep_sweep_spec_init leaves it. */
+static void sweep_spec(llmstep_sweep_spec *s, const char *const *models, size_t n_models,
+                       const char *const *hws, size_t n_hws, const int64_t *tp, size_t n_tp,
+                       const int64_t *batch, size_t n_batch, const int64_t *ctxs, size_t n_ctxs)
+{
+    llmstep_sweep_spec_init(s);
+    s->models = models;
+    s->n_models = n_models;
+    s->hws = hws;
+    s->n_hws = n_hws;
+    s->tp = tp;
+    s->n_tp = n_tp;
+    s->batch = batch;
+    s->n_batch = n_batch;
+    s->context = ctxs;
+    s->n_context = n_ctxs;
+}
+
 static void version_and_abi(void)
 {
     CHECK_STR(llmstep_version(), LLMSTEP_VERSION);
@@ -453,17 +471,7 @@ static void config_sweep(void)
     const char *models[] = {"llama-3.1-8b"}, *hws[] = {"h100-sxm", "a100-sxm-80gb"};
     const int64_t tp[] = {1, 2}, batch[] = {1, 32}, ctxs[] = {1024, 4096};
     llmstep_sweep_spec s;
-    llmstep_sweep_spec_init(&s);
-    s.models = models;
-    s.n_models = 1;
-    s.hws = hws;
-    s.n_hws = 2;
-    s.tp = tp;
-    s.n_tp = 2;
-    s.batch = batch;
-    s.n_batch = 2;
-    s.context = ctxs;
-    s.n_context = 2;
+    sweep_spec(&s, models, 1, hws, 2, tp, 2, batch, 2, ctxs, 2);
     llmstep_sweep_row rows[16];
     size_t n = 0;
     llmstep_error err;
@@ -657,23 +665,13 @@ static void null_arguments(void)
     CHECK_INT(llmstep_band_level_check(0, &e), LLMSTEP_EINVAL);
     CHECK(strstr(e.message, "level 0%: expected 10, 20, ..., 100") != NULL);
     /* The sweep's own checks, without loading or computing: an axis of 5000 TPs. */
-    llmstep_sweep_spec s;
-    llmstep_sweep_spec_init(&s);
     static int64_t many[5000];
     const char *m[] = {"llama-3.1-8b"}, *h[] = {"h100-sxm"};
     const int64_t one[] = {1};
     for (int i = 0; i < 5000; i++)
         many[i] = 1;
-    s.models = m;
-    s.n_models = 1;
-    s.hws = h;
-    s.n_hws = 1;
-    s.tp = many;
-    s.n_tp = 5000;
-    s.batch = one;
-    s.n_batch = 1;
-    s.context = one;
-    s.n_context = 1;
+    llmstep_sweep_spec s;
+    sweep_spec(&s, m, 1, h, 1, many, 5000, one, 1, one, 1);
     CHECK_INT(llmstep_sweep_check(&s, &e), LLMSTEP_EINVAL);
     CHECK(strstr(e.message, "tp: expected 1 to 4096 values") != NULL);
     s.n_tp = 1;
