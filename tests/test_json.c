@@ -59,6 +59,9 @@ static void bad_files_are_rejected_with_location(void)
          ":9:26: mem_capacity_bytes.value: not a finite number"},
         {"duplicate key", HW, "hw_duplicate_key.json", SIM_EINVAL,
          ":14:3: l2_bytes: duplicate key"},
+        /* A nested duplicate at its own line and path, not at the file's second "value". */
+        {"nested duplicate key", HW, "hw_duplicate_nested.json", SIM_EINVAL,
+         ":13:25: n_sm.value: duplicate key"},
         {"stream above peak", HW, "hw_stream_above_peak.json", SIM_EINVAL,
          ":11:3: bw_stream_copy_bytes_per_s: above bw_hbm_peak_bytes_per_s"},
         {"unknown status", HW, "hw_bad_status.json", SIM_EINVAL, "n_sm.status: unknown status"},

@@ -469,20 +469,14 @@ sim_status sim_j_check_keys(const sim_jctx *ctx, const cJSON *obj, const char *c
                             size_t n_known, const char *const *ignored, size_t n_ignored,
                             int strict)
 {
-    /* The duplicate check below is quadratic: bound the keys first. */
+    /* Duplicates were refused for the whole tree when it was read (no_duplicate_keys). The
+     * known-key search below is n_keys x n_known: bound the keys first. */
     size_t n_keys = 0;
     for (const cJSON *c = obj->child; c; c = c->next)
         if (++n_keys > SIM_JSON_MAX_KEYS)
             return sim_j_fail(ctx, NULL, "%stoo many keys in one object (at most %d)", ctx->prefix,
                               SIM_JSON_MAX_KEYS);
     for (const cJSON *c = obj->child; c; c = c->next) {
-        /* Duplicates: count earlier siblings with the same key. */
-        int seen = 0;
-        for (const cJSON *e = obj->child; e != c; e = e->next)
-            if (strcmp(e->string, c->string) == 0)
-                seen++;
-        if (seen)
-            return sim_j_fail_nth(ctx, c->string, seen, "duplicate key");
         if (in_list(c->string, known, n_known) || in_list(c->string, ignored, n_ignored))
             continue;
         const char *best = NULL;
@@ -563,13 +557,31 @@ static int cmp_key(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* How many members named key come before stop in node, in the order they were written (cJSON
+ * keeps members in that order, and a member's key precedes its children): which occurrence
+ * of "key": in the text stop is, for sim_j_fail_nth. *found is set once stop is reached. */
+static int keys_before(const cJSON *node, const cJSON *stop, const char *key, int *found)
+{
+    int n = 0;
+    for (const cJSON *c = node->child; c && !*found; c = c->next) {
+        if (c == stop) {
+            *found = 1;
+            break;
+        }
+        n += c->string && strcmp(c->string, key) == 0;
+        n += keys_before(c, stop, key, found);
+    }
+    return n;
+}
+
 /* No object anywhere in node holds a key twice: cJSON keeps the first, so a file that says
  * two things would silently mean one (issue 27: a benchmark file's second max_concurrency was
- * ignored). Sorted per object, n log n in its keys. */
-static sim_status no_duplicate_keys(const sim_jctx *ctx, const cJSON *node)
+ * ignored). Sorted per object, n log n in its keys; every reader runs it on the whole tree
+ * before its parse callback, so the callbacks' sim_j_check_keys need not. The message names
+ * the key with its path (path: node's, "" for the root) at its second occurrence. */
+static sim_status no_duplicate_keys(const sim_jctx *ctx, const cJSON *root, const cJSON *node,
+                                    const char *path)
 {
-    if (!node)
-        return SIM_OK;
     sim_status st = SIM_OK;
     if (cJSON_IsObject(node) && node->child && node->child->next) {
         size_t n = 0;
@@ -582,13 +594,35 @@ static sim_status no_duplicate_keys(const sim_jctx *ctx, const cJSON *node)
         for (const cJSON *c = node->child; c; c = c->next)
             keys[n++] = c->string;
         qsort(keys, n, sizeof(*keys), cmp_key);
-        for (size_t i = 1; i < n && st == SIM_OK; i++)
+        const char *dup = NULL;
+        for (size_t i = 1; i < n && !dup; i++)
             if (strcmp(keys[i], keys[i - 1]) == 0)
-                st = sim_j_fail_nth(ctx, keys[i], 1, "duplicate key");
+                dup = keys[i];
+        if (dup) {
+            const cJSON *second = NULL;
+            int seen = 0;
+            for (const cJSON *c = node->child; c && !second; c = c->next)
+                if (strcmp(c->string, dup) == 0 && seen++ == 1)
+                    second = c;
+            int found = 0;
+            char prefix[272];
+            snprintf(prefix, sizeof(prefix), "%s%s", path, path[0] ? "." : "");
+            sim_jctx at = *ctx;
+            at.scope = NULL;
+            at.prefix = prefix;
+            st = sim_j_fail_nth(&at, dup, keys_before(root, second, dup, &found), "duplicate key");
+        }
         free(keys);
     }
-    for (const cJSON *c = node->child; c && st == SIM_OK; c = c->next)
-        st = no_duplicate_keys(ctx, c);
+    int i = 0;
+    for (const cJSON *c = node->child; c && st == SIM_OK; c = c->next, i++) {
+        char sub[256];
+        if (cJSON_IsObject(node))
+            snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "", c->string);
+        else
+            snprintf(sub, sizeof(sub), "%s[%d]", path, i);
+        st = no_duplicate_keys(ctx, root, c, sub);
+    }
     return st;
 }
 
@@ -607,7 +641,7 @@ sim_status sim_json_load_file(const char *path, sim_json_parse_fn parse, void *o
         st = SIM_EPARSE;
         goto cleanup;
     }
-    st = no_duplicate_keys(&ctx, root);
+    st = no_duplicate_keys(&ctx, root, root, "");
     if (st == SIM_OK)
         st = parse(&ctx, root, out);
 cleanup:
@@ -647,7 +681,7 @@ static sim_status jsonl_line(const char *path, const char *line, size_t n, int l
     cJSON *root = sim_json_parse(&ctx, n);
     if (!root)
         return SIM_EPARSE;
-    sim_status st = no_duplicate_keys(&ctx, root);
+    sim_status st = no_duplicate_keys(&ctx, root, root, "");
     if (st == SIM_OK)
         st = line_fn(&ctx, root, lineno, user);
     cJSON_Delete(root);

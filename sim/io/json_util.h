@@ -5,12 +5,12 @@
  * cJSON_ParseWithLengthOpts (require null-termination) and parse errors are
  * turned into file:line:col. Fields are read only with
  * cJSON_GetObjectItemCaseSensitive; numbers through valuedouble and rejected
- * when not finite; integers must be integral and in range. A second pass over an
- * object's children rejects duplicate keys (cJSON returns only the first) and
- * unknown keys, with a "did you mean" hint for near misses. Every message has
- * the form "<file>:<line>:<col>: <json.path>: <problem> (expected .., got ..)".
- * cJSON does not keep positions, so the line of a key is found by searching the
- * source text for "key": after the enclosing object's opening position.
+ * when not finite; integers must be integral and in range. Every file and line read is
+ * walked once for duplicate keys at any depth (cJSON returns only the first); a pass over
+ * an object's children rejects unknown keys, with a "did you mean" hint for near misses. Every
+ * message has the form "<file>:<line>:<col>: <json.path>: <problem> (expected .., got ..)". cJSON
+ * does not keep positions, so the line of a key is found by searching the source text for "key":
+ * after the enclosing object's opening position.
  */
 #ifndef SIM_JSON_UTIL_H
 #define SIM_JSON_UTIL_H
@@ -165,7 +165,8 @@ sim_status sim_j_figure(const sim_jctx *ctx, const struct cJSON *obj, const char
                         char *source, size_t cap, int *present);
 
 /*
- * Walks obj's children: rejects duplicate keys always; rejects keys not in
+ * Walks obj's children (of a tree sim_json_load_file or sim_jsonl_each read: duplicate keys
+ * were refused there, at any depth): rejects more than SIM_JSON_MAX_KEYS keys; keys not in
  * known[] when strict, or (when not strict) only keys within edit distance 2 of
  * a known key, which are taken for misspellings. Keys in ignored[] are accepted.
  */
