@@ -463,6 +463,13 @@ def test_calibrate_never_replaces_its_measurements(ctx, tmp_path):
     with pytest.raises(llmstep.Error, match="is the measurement file"):
         ctx.calibrate(str(rows), out=str(rows), select=["hardware=h100-sxm"])
     assert rows.read_bytes() == before
+    # Nor the engine profile it loads (sim_meas_output_clear, the check calibrate --out makes).
+    eng = tmp_path / "eng.json"
+    shutil.copy(os.path.join(SRC, "engines", "vllm-v0.json"), eng)
+    engine_before = eng.read_bytes()
+    with pytest.raises(llmstep.Error, match="is the input"):
+        ctx.calibrate(str(rows), out=str(eng), select=["hardware=h100-sxm"], engine=str(eng))
+    assert eng.read_bytes() == engine_before
 
 
 def test_to_frame():

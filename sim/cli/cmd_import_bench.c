@@ -584,10 +584,11 @@ static int mlperf_rows(const ib_opts *o, const char *path, ib_text *t)
         r.scenario == SIM_MLPERF_SERVER
             ? (by_time > (double)r.min_query_count ? (int64_t)by_time : r.min_query_count)
             : 0;
-    if (n > (INT64_C(1) << 24)) {
-        cli_error("%s: target_qps %g over min_duration %g s: %lld requests, more than a row's "
-                  "%d",
-                  path, r.target_qps, r.min_duration_s, (long long)n, 1 << 24);
+    if (n > SIM_WORKLOAD_MAX_REQUESTS) {
+        cli_error("%s: target_qps %g over min_duration %g s: %lld requests, more than the %lld "
+                  "a simulation holds",
+                  path, r.target_qps, r.min_duration_s, (long long)n,
+                  (long long)SIM_WORKLOAD_MAX_REQUESTS);
         return CLI_BAD_INPUT;
     }
     const serve_traffic tr = {.closed = r.scenario == SIM_MLPERF_SINGLE_STREAM,

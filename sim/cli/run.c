@@ -7,7 +7,6 @@
 #include "cache.h"
 #include "cli.h"
 #include "deploy.h"
-#include "paths.h"
 #include "units.h"
 
 int cli_exit_of(sim_status st)
@@ -190,13 +189,10 @@ int cli_run_batch(cli_run *run, const sim_batch *b, sim_batch_result *r)
 int cli_output_clear(const char *cmd, const char *opt, const char *out, const sim_cache *cache,
                      const char *const *inputs, size_t n)
 {
-    const size_t n_cache = cache ? sim_cache_size(cache) : 0;
-    for (size_t i = 0; out && i < n_cache + n; i++) {
-        const char *in = i < n_cache ? sim_cache_file_at(cache, i) : inputs[i - n_cache];
-        if (in && sim_path_same(out, in)) {
-            cli_error("%s: %s %s is the input %s; it would be replaced", cmd, opt, out, in);
-            return CLI_USAGE;
-        }
+    struct sim_err err;
+    if (sim_output_clear(out, cache, inputs, n, cmd, opt, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        return CLI_USAGE;
     }
     return CLI_OK;
 }

@@ -67,6 +67,20 @@ const char *sim_cache_file_at(const sim_cache *c, size_t i)
     return i < c->n && c->e[i]->kind != K_HW_CALIBRATED ? c->e[i]->path : NULL;
 }
 
+sim_status sim_output_clear(const char *path, const sim_cache *c, const char *const *inputs,
+                            size_t n, const char *who, const char *opt, struct sim_err *err)
+{
+    const size_t n_cache = c ? c->n : 0;
+    for (size_t i = 0; path && i < n_cache + n; i++) {
+        const char *in = i < n_cache ? sim_cache_file_at(c, i) : inputs[i - n_cache];
+        if (in && in[0] && sim_path_same(path, in)) {
+            sim_errf(err, "%s: %s %s is the input %s; it would be replaced", who, opt, path, in);
+            return SIM_EINVAL;
+        }
+    }
+    return SIM_OK;
+}
+
 /* Makes room for one more entry. */
 static sim_status grow(sim_cache *c, struct sim_err *err)
 {

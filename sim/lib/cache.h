@@ -29,6 +29,16 @@ size_t sim_cache_size(const sim_cache *c);
  * (a profile with a calibration's figures applied) or i out of range. */
 const char *sim_cache_file_at(const sim_cache *c, size_t i);
 
+/*
+ * An output must not replace a file the command read (issue 27). SIM_EINVAL with "<who>: <opt>
+ * <path> is the input <file>; it would be replaced" when path names a file c loaded (c may be
+ * NULL) or one of inputs[0 .. n) (NULL and empty entries skipped), compared as sim_path_same
+ * does (the same folder and name, or the same inode); else SIM_OK. The one check behind the
+ * CLI's cli_output_clear and the measurement writers' sim_meas_output_clear.
+ */
+sim_status sim_output_clear(const char *path, const sim_cache *c, const char *const *inputs,
+                            size_t n, const char *who, const char *opt, struct sim_err *err);
+
 /* The object loaded from name (an id or a path); *path (when not NULL) gets the resolved
  * path, owned by the cache. The loaders' errors (file:line:col: field: ...) on failure. */
 sim_status sim_cache_model(sim_cache *c, const char *name, const sim_model **out, const char **path,

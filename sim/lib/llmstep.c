@@ -1339,16 +1339,7 @@ llmstep_status llmstep_calibrate_write(llmstep_ctx *ctx, const llmstep_meas_spec
             return fail(err, SIM_EINVAL,
                         "calibrate: --out %s is the measurement file %s; it would be replaced",
                         path, spec->files[i]);
-    /* Nor the engine profile named (a path), nor a model, profile, engine or calibration the
-     * context has loaded. */
-    if (spec && spec->engine && sim_path_same(path, spec->engine))
-        return fail(err, SIM_EINVAL, "calibrate: --out %s is the input %s; it would be replaced",
-                    path, spec->engine);
-    for (size_t i = 0; ctx && i < sim_cache_size(ctx->cache); i++) {
-        const char *in = sim_cache_file_at(ctx->cache, i);
-        if (in && sim_path_same(path, in))
-            return fail(err, SIM_EINVAL,
-                        "calibrate: --out %s is the input %s; it would be replaced", path, in);
-    }
+    /* Nor the engine, models and profiles it loads, nor the rows' traces: checked once they
+     * are known, before writing (sim_meas_output_clear in calibrate). */
     return calibrate(ctx, spec, path, out, err);
 }

@@ -8,7 +8,6 @@
 
 #include "calib_nl.h"
 #include "err.h"
-#include "paths.h"
 #include "meas_fig.h"
 
 const char *sim_meas_row_engine(const sim_meas_opts *o, const sim_meas_row *r)
@@ -449,19 +448,10 @@ sim_status sim_meas_output_clear(const sim_meas_pred *mp, const char *path,
                                  const char *const *files, size_t n_files, const char *who,
                                  const char *opt, struct sim_err *err)
 {
-    const size_t n_rows = mp->set ? mp->set->n : 0;
-    const size_t n_cache = mp->cache ? sim_cache_size(mp->cache) : 0;
-    for (size_t i = 0; path && i < n_files + n_rows + n_cache; i++) {
-        const char *in = i < n_files ? files[i]
-                         : i < n_files + n_rows
-                             ? mp->set->rows[i - n_files].trace
-                             : sim_cache_file_at(mp->cache, i - n_files - n_rows);
-        if (in && in[0] && sim_path_same(path, in)) {
-            sim_errf(err, "%s: %s %s is the input %s; it would be replaced", who, opt, path, in);
-            return SIM_EINVAL;
-        }
-    }
-    return SIM_OK;
+    sim_status st = sim_output_clear(path, mp->cache, files, n_files, who, opt, err);
+    for (size_t i = 0; st == SIM_OK && mp->set && i < mp->set->n; i++)
+        st = sim_output_clear(path, NULL, &mp->set->rows[i].trace, 1, who, opt, err);
+    return st;
 }
 
 void sim_meas_pred_free(sim_meas_pred *mp)
