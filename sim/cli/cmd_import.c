@@ -130,13 +130,9 @@ int cmd_hw_import(int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     /* Nor into the folder of kernel tables it reads (its files are inputs too). */
-    if (o.tables_path) {
-        char dir[4096];
-        snprintf(dir, sizeof(dir), "%s", o.out_path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *(slash == dir ? slash + 1 : slash) = '\0';
-        if (sim_path_same(slash ? dir : ".", o.tables_path)) {
+    char out_dir[4096];
+    if (o.tables_path && sim_path_folder(o.out_path, out_dir, sizeof(out_dir))) {
+        if (sim_path_same(out_dir, o.tables_path)) {
             cli_error("hw import: --out %s is in the folder of kernel tables %s, whose files it "
                       "reads; write it elsewhere",
                       o.out_path, o.tables_path);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "paths.h"
 
 /* The process's file-creation mask without changing it (umask() sets it, process-wide and
  * racy with other threads): Linux reports it in /proc/self/status; 022 where it does not. */
@@ -50,31 +51,36 @@ static int write_all(int fd, const char *data, size_t len)
     return 1;
 }
 
-sim_status sim_write_check(const char *path, struct sim_err *err)
+/* The target itself: a name (an empty one would write a temporary in the working directory,
+ * then fail), and, when it exists, a regular file (rename() would replace a device node, a
+ * directory entry's link or a FIFO with a regular file: run as root, --out /dev/full did).
+ * *existed and *sb say what is there. */
+static sim_status target_ok(const char *path, struct stat *sb, int *existed, struct sim_err *err)
 {
+    *existed = 0;
     if (!path[0]) {
         sim_errf(err, "an empty file name (expected a path to write)");
         return SIM_EINVAL;
     }
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    *existed = lstat(path, sb) == 0;
+    if (*existed && !S_ISREG(sb->st_mode)) {
         sim_errf(err, "%s: exists and is not a regular file; not replaced", path);
         return SIM_EINVAL;
     }
+    return SIM_OK;
+}
+
+sim_status sim_write_check(const char *path, struct sim_err *err)
+{
+    struct stat sb;
+    int existed;
+    const sim_status st = target_ok(path, &sb, &existed, err);
+    if (st != SIM_OK)
+        return st;
     /* The folder the temporary file goes to: it must exist and take a new file. */
     char dir[4096];
-    if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir)) {
-        sim_errf(err, "%s: path too long", path);
-        return SIM_EINVAL;
-    }
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    const char *d = slash ? dir : ".";
-    errno = 0;
-    if (stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(d, W_OK | X_OK) != 0) {
-        sim_errf(err, "%s: cannot create a file in %s: %s", path, d,
-                 errno ? strerror(errno) : "not a writable folder");
+    if (!sim_path_folder(path, dir, sizeof(dir)) || access(dir, W_OK | X_OK) != 0) {
+        sim_errf(err, "%s: cannot create a file in its folder (missing or not writable)", path);
         return SIM_EIO;
     }
     return SIM_OK;
@@ -83,18 +89,11 @@ sim_status sim_write_check(const char *path, struct sim_err *err)
 sim_status sim_write_atomic(const char *path, const char *data, size_t len, struct sim_err *err)
 {
     char tmp[4096];
-    if (!path[0]) { /* it would write a temporary in the working directory, then fail */
-        sim_errf(err, "an empty file name (expected a path to write)");
-        return SIM_EINVAL;
-    }
-    /* rename() would replace a device node, a directory entry's link or a FIFO with a
-     * regular file (run as root, --out /dev/full did): only regular files are replaced. */
     struct stat sb;
-    const int existed = lstat(path, &sb) == 0;
-    if (existed && !S_ISREG(sb.st_mode)) {
-        sim_errf(err, "%s: exists and is not a regular file; not replaced", path);
-        return SIM_EINVAL;
-    }
+    int existed;
+    const sim_status st = target_ok(path, &sb, &existed, err);
+    if (st != SIM_OK)
+        return st;
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= sizeof(tmp)) {
         sim_errf(err, "%s: path too long", path);
         return SIM_EINVAL;
