@@ -321,14 +321,15 @@ class Context:
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
         ("serving": ``concurrency`` for closed loops or ``request_rate`` for open ones). Axes
         not given take the CLI's defaults: TP 1, 2, 4, 8; batch (serving: concurrency) 1 to 256
-        in powers of 2; context 2048 (llmstep_sweep_default_axis). Returns a dict of NumPy arrays, one entry per row: model, hardware, kind, tp,
-        batch, context_tokens, prompt_tokens, output_tokens, time_s, tpot_s, ttft_s,
-        tokens_per_s, tokens_per_s_per_gpu, cost_per_mtok_usd, fits, status, bound,
-        meets_slo, calibrated, alpha, beta_s, and for serving concurrency, rate_per_s,
-        n_requests, ttft_s_p90 style percentiles, requests_per_s, preemptions,
-        kv_peak_frac, queue_s_mean and ttft_queued (serving: the wait before the first step,
-        and whether it is most of the TTFT), and the layout's pp, dp and ep. ``pp`` and ``dp`` (lists) cross pipeline
-        stages and data-parallel ranks with the TPs and ``ep`` turns on expert parallelism
+        in powers of 2; context 2048 (llmstep_sweep_default_axis). Returns a dict of NumPy
+        arrays, one entry per row: model, hardware, kind, tp, batch, context_tokens,
+        prompt_tokens, output_tokens, time_s, tpot_s, ttft_s, tokens_per_s,
+        tokens_per_s_per_gpu, cost_per_mtok_usd, fits, status, bound, meets_slo, calibrated,
+        alpha, beta_s, and for serving concurrency, rate_per_s, n_requests, ttft_s_p90 style
+        percentiles, requests_per_s, preemptions, kv_peak_frac, queue_s_mean and ttft_queued
+        (the wait before the first step, and whether it is most of the TTFT), and the layout's
+        pp, dp and ep. ``pp`` and ``dp`` (lists) cross pipeline stages and data-parallel ranks
+        with the TPs and ``ep`` turns on expert parallelism
         (True) or sweeps it ([0, 1]), as ``--pp``, ``--dp``, ``--ep``. ``seeds`` (serving)
         simulates each point over that many workload seeds, as ``--seeds`` (None: 20 with
         ``best`` unless the workload is deterministic, else 1, as the CLI). ``best`` keeps
