@@ -47,6 +47,11 @@ typedef enum sim_usage {
 /* "llm", "server"; "?" for out-of-range values. */
 const char *sim_usage_name(sim_usage u);
 
+/* The usage a serving simulation resolves from a sim_sched_cfg.usage: the one given, else
+ * (-1) the OpenAI server's, as `vllm serve` runs: `llmstep serve`, serving sweeps and the
+ * library's llmstep_serve of a deployment opened with the default usage. */
+static inline int sim_usage_for_serving(int usage) { return usage < 0 ? SIM_USAGE_SERVER : usage; }
+
 /* Scheduler and memory settings; a value < 0 means "use the engine's default". */
 typedef struct sim_sched_cfg {
     int64_t max_num_seqs;

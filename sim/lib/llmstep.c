@@ -319,8 +319,8 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
         llmstep_deploy_free(h);
         return fail_err(err, st, &e);
     }
-    if (in.sched.usage < 0) { /* serving resolves the server's defaults, as the CLI's serve */
-        in.sched.usage = SIM_USAGE_SERVER;
+    if (sim_usage_for_serving(in.sched.usage) != in.sched.usage) { /* as the CLI's serve */
+        in.sched.usage = sim_usage_for_serving(in.sched.usage);
         h->srv_status = sim_deploy_open(ctx->cache, &in, &h->srv, &h->srv_err);
         h->have_srv = 1;
     }

@@ -408,8 +408,8 @@ sim_status sim_sweep_drive(sim_cache *c, const sim_sweep_opts *o, const sim_swee
     sim_status s = load_calibration_file(c, o, &cal_file, err);
     /* The serving defaults of `llmstep serve`: vLLM's server usage context. */
     sim_sched_cfg sched_in = o->sched;
-    if (o->kind == SIM_SWEEP_SERVING && sched_in.usage < 0)
-        sched_in.usage = SIM_USAGE_SERVER;
+    if (o->kind == SIM_SWEEP_SERVING)
+        sched_in.usage = sim_usage_for_serving(sched_in.usage);
     /* Every name must load before the first row is written. */
     const sim_model *m;
     const sim_hw *hw;
