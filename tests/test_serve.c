@@ -71,7 +71,7 @@ static sim_status serve(toy_setup *x, sim_request *req, int64_t n, int64_t conc,
     static int32_t queue[1024], running[1024];
     static sim_itl_entry itl[4096];
     sim_workload w = {req, n, conc};
-    sim_serve_scratch scr = {queue, running, itl, 4096, 0, NULL};
+    sim_serve_scratch scr = {queue, running, itl, 4096, 0, NULL, NULL, NULL, 0};
     sim_status st = sim_serve_simulate(toy_su(x), &w, &scr, record, seen, r, &x->err);
     if (st != SIM_OK)
         printf("serve: %s\n", x->err.msg);
@@ -372,13 +372,13 @@ static void closed_loop_obeys_littles_law(void)
     toy_setup x;
     make_setup(&x, 256, 256, 4096, 0);
     static sim_request req[2200];
-    sim_workload_spec spec = {SIM_ARRIVAL_CLOSED, 16, 0.0, 1.0, 100, 20, 0.3, 2000, 200, 7};
+    sim_workload_spec spec = {SIM_ARRIVAL_CLOSED, 16, 0.0, 1.0, 100, 20, 0.3, 2000, 200, 7, 0, 0};
     sim_workload_generate(&spec, req, 2200);
     static int32_t queue[2201], running[2200];
     static sim_itl_entry itl[2200 * 30];
     static double scratch[2200];
     sim_workload w = {req, 2200, 16};
-    sim_serve_scratch scr = {queue, running, itl, 2200 * 30, 0, NULL};
+    sim_serve_scratch scr = {queue, running, itl, 2200 * 30, 0, NULL, NULL, NULL, 0};
     sim_serve_result r;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, NULL, NULL, &r, &x.err), SIM_OK);
     sim_serve_stats st;
@@ -450,14 +450,16 @@ static void decode_runs_equal_stepping(void)
                                   range,
                                   n,
                                   0,
-                                  next_u64(&g)};
+                                  next_u64(&g),
+                                  0,
+                                  0};
         sim_workload_generate(&spec, a, n);
         for (int64_t i = 0; i < n; i++)
             b[i] = c[i] = a[i];
         /* a: decode runs and the decode aggregate (sched_v1.c); c: decode runs only. */
-        sim_serve_scratch fast = {queue, running, itl_a, 400 * 160, 0, heap};
-        sim_serve_scratch exact = {queue, running, itl_b, 400 * 160, 1, NULL};
-        sim_serve_scratch runs = {queue, running, itl_c, 400 * 160, 0, NULL};
+        sim_serve_scratch fast = {queue, running, itl_a, 400 * 160, 0, heap, NULL, NULL, 0};
+        sim_serve_scratch exact = {queue, running, itl_b, 400 * 160, 1, NULL, NULL, NULL, 0};
+        sim_serve_scratch runs = {queue, running, itl_c, 400 * 160, 0, NULL, NULL, NULL, 0};
         sim_serve_result ra, rb, rc;
         sim_status sa = sim_serve_simulate(toy_su(&x), &(sim_workload){a, n, conc}, &fast, NULL,
                                            NULL, &ra, &x.err);
@@ -564,10 +566,12 @@ static void schedule_properties_on_random_workloads(void)
                                   (double)(next_u64(&g) % 9) / 10.0,
                                   n,
                                   0,
-                                  next_u64(&g)};
+                                  next_u64(&g),
+                                  0,
+                                  0};
         sim_workload_generate(&spec, req, n);
         step_props c = {x.s.max_num_seqs, x.s.max_num_batched_tokens, x.run.pp, 0, 0, 0.0};
-        sim_serve_scratch scr = {queue, running, NULL, 0, 0, NULL};
+        sim_serve_scratch scr = {queue, running, NULL, 0, 0, NULL, NULL, NULL, 0};
         sim_serve_result r;
         if (sim_serve_simulate(toy_su(&x), &(sim_workload){req, n, spec.concurrency}, &scr,
                                check_props, &c, &r, &x.err) != SIM_OK) {
@@ -791,7 +795,7 @@ static void bad_workloads_refused(void)
     toy_setup x;
     make_setup(&x, 256, 2048, 100, 0);
     static int32_t queue[3], running[2];
-    sim_serve_scratch scr = {queue, running, NULL, 0, 0, NULL};
+    sim_serve_scratch scr = {queue, running, NULL, 0, 0, NULL, NULL, NULL, 0};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         sim_request req[2] = {
             {.arrival_s = 1.0, .prompt_tokens = 8, .output_tokens = cases[i].output_1},
@@ -853,7 +857,7 @@ static void trace_files(void)
 static void generated_workloads(void)
 {
     static sim_request a[1001], b[1001];
-    sim_workload_spec spec = {SIM_ARRIVAL_POISSON, 0, 10.0, 1.0, 1000, 200, 0.5, 1001, 0, 42};
+    sim_workload_spec spec = {SIM_ARRIVAL_POISSON, 0, 10.0, 1.0, 1000, 200, 0.5, 1001, 0, 42, 0, 0};
     sim_workload_generate(&spec, a, 1001);
     sim_workload_generate(&spec, b, 1001);
     CHECK(memcmp(a, b, sizeof(a)) == 0);
@@ -922,11 +926,11 @@ static void pipeline_batches_in_flight(void)
         CHECK_REL(seen.s[1].start_s, h, 1e-12);
     /* More stages than layers: refused, not simulated. */
     x.run.pp = 3;
-    CHECK_INT(
-        sim_serve_simulate(toy_su(&x), &(sim_workload){req, 2, 0},
-                           &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0, 0, NULL},
-                           NULL, NULL, &r, &x.err),
-        SIM_EINVAL);
+    CHECK_INT(sim_serve_simulate(toy_su(&x), &(sim_workload){req, 2, 0},
+                                 &(sim_serve_scratch){(int32_t[3]){0}, (int32_t[2]){0}, NULL, 0, 0,
+                                                      NULL, NULL, NULL, 0},
+                                 NULL, NULL, &r, &x.err),
+              SIM_EINVAL);
     CHECK_CONTAINS(x.err.msg, "--pp 3");
 }
 
@@ -983,13 +987,13 @@ static void pipeline_closed_loop(void)
     x.run.pp = 2;
     x.e.host_step_s = x.e.host_step_tp_s = x.e.host_per_seq_s = 0.0; /* the GPUs' time alone */
     static sim_request req[1100];
-    sim_workload_spec spec = {SIM_ARRIVAL_CLOSED, 16, 0.0, 1.0, 100, 20, 0.3, 1000, 100, 7};
+    sim_workload_spec spec = {SIM_ARRIVAL_CLOSED, 16, 0.0, 1.0, 100, 20, 0.3, 1000, 100, 7, 0, 0};
     sim_workload_generate(&spec, req, 1100);
     static int32_t queue[1101], running[1100];
     static sim_itl_entry itl[1100 * 30];
     static double scratch[1100];
     sim_workload w = {req, 1100, 16};
-    sim_serve_scratch scr = {queue, running, itl, 1100 * 30, 0, NULL};
+    sim_serve_scratch scr = {queue, running, itl, 1100 * 30, 0, NULL, NULL, NULL, 0};
     sim_serve_result r;
     double latencies = 0.0;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, sum_walls, &latencies, &r, &x.err), SIM_OK);
@@ -1086,6 +1090,252 @@ static void windowed_credit_avoids_preemption(void)
     CHECK(r.preemptions >= 1);
 }
 
+/* ---- Prefix caching (sched_v1.h, "Prefix caching"; block size 4 in these tests) ---------- */
+
+/* Serves on x with prefix caching's pool (room for 256 blocks). */
+static sim_status serve_pc(toy_setup *x, sim_request *req, int64_t n, int64_t conc,
+                           steps_seen *seen, sim_serve_result *r)
+{
+    static int32_t queue[1024], running[1024];
+    static sim_itl_entry itl[4096];
+    static sim_kv_block blocks[256];
+    static int32_t buckets[256];
+    sim_workload w = {req, n, conc};
+    sim_serve_scratch scr = {queue, running, itl, 4096, 0, NULL, blocks, buckets, 256};
+    sim_status st = sim_serve_simulate(toy_su(x), &w, &scr, seen ? record : NULL, seen, r, &x->err);
+    if (st != SIM_OK)
+        printf("serve_pc: %s\n", x->err.msg);
+    return st;
+}
+
+/*
+ * A at t = 0 and B at t = 1 s (A long done), both prompt 10 whose first 8 tokens are group
+ * 0's, output 2. A computes its 10 tokens; when it is scheduled its blocks 0 and 1 are full
+ * (tokens 0-7) and within the prefix: cached as (0, 0) and (0, 1). B finds both: at most
+ * (10 - 1) / 4 = 2 blocks may hit, so B computes 10 - 8 = 2 tokens in its first step, a chunk
+ * at context 8. Hit rate: 8 of the 10 + 10 tokens looked up = 0.4. Prefix caching off: B
+ * prefills its 10 tokens.
+ */
+static void prefix_hit_skips_the_shared_blocks(void)
+{
+    for (int on = 1; on >= 0; on--) {
+        toy_setup x;
+        make_setup(&x, 256, 2048, 256, 100);
+        x.in.enable_prefix_caching = on;
+        CHECK_INT(toy_resolve(&x), SIM_OK);
+        toy_set_blocks(&x, 100);
+        sim_request req[2] = {
+            {.prompt_tokens = 10, .output_tokens = 2, .prefix_tokens = 8},
+            {.arrival_s = 1.0, .prompt_tokens = 10, .output_tokens = 2, .prefix_tokens = 8}};
+        steps_seen seen = {0};
+        sim_serve_result r;
+        CHECK_INT(serve_pc(&x, req, 2, 0, &seen, &r), SIM_OK);
+        CHECK_INT(r.n_steps, 4);
+        CHECK_INT(seen.s[0].n_prefill_tokens, 10);
+        CHECK_INT(seen.s[2].n_prefill_tokens, on ? 2 : 10);
+        CHECK_INT(r.prefix_cache_simulated, on);
+        CHECK_INT(r.prefix_hit_tokens, on ? 8 : 0);
+        CHECK_INT(r.prefix_query_tokens, on ? 20 : 0);
+        CHECK_INT(req[0].cached_tokens, 0);
+        CHECK_INT(req[1].cached_tokens, on ? 8 : 0);
+        /* B's first step is cheaper than A's: 2 tokens, not 10. */
+        if (on)
+            CHECK(req[1].first_token_s - req[1].arrival_s < req[0].first_token_s);
+    }
+}
+
+/* A whole prompt in the cache still computes its last token's block: prompt 8 = prefix 8,
+ * twice; at most (8 - 1) / 4 = 1 block hits, so B computes 4 tokens (vLLM
+ * max_cache_hit_length = num_tokens - 1). */
+static void whole_prompt_hit_recomputes_the_last_block(void)
+{
+    toy_setup x;
+    make_setup(&x, 256, 2048, 256, 100);
+    sim_request req[2] = {
+        {.prompt_tokens = 8, .output_tokens = 2, .prefix_tokens = 8},
+        {.arrival_s = 1.0, .prompt_tokens = 8, .output_tokens = 2, .prefix_tokens = 8}};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve_pc(&x, req, 2, 0, &seen, &r), SIM_OK);
+    CHECK_INT(seen.s[2].n_prefill_tokens, 4);
+    CHECK_INT(req[1].cached_tokens, 4);
+}
+
+/*
+ * LRU eviction under pressure, a pool of 4 blocks (5 less the null block), one request at a
+ * time (each arrives when the previous has left), output 1:
+ *  - A: prompt 12 = group 1's prefix. Takes the never-used blocks 0, 1, 2, all full and cached
+ *    as (1, 0), (1, 1), (1, 2); freed last block first: free queue [3 | 2, 1, 0].
+ *  - C: prompt 8, nothing shared. Takes block 3, then the head 2, evicting (1, 2).
+ *    C's two full blocks are cached under C alone and freed: queue [1, 0, 2, 3].
+ *  - B: prompt 16, group 1's first 12. At most 15 / 4 = 3 blocks may hit; (1, 0) and (1, 1)
+ *    do, (1, 2) was evicted: B computes 16 - 8 = 8 tokens, in two new blocks, the head 2 and 3,
+ *    evicting C's two. Evictions: 3. With 100 blocks nothing is evicted and B computes 4.
+ */
+static void lru_eviction_under_pressure(void)
+{
+    for (int blocks = 5; blocks <= 100; blocks += 95) {
+        toy_setup x;
+        make_setup(&x, 256, 2048, 20, blocks);
+        sim_request req[3] = {
+            {.prompt_tokens = 12, .output_tokens = 1, .prefix_tokens = 12, .prefix_group = 1},
+            {.arrival_s = 1.0, .prompt_tokens = 8, .output_tokens = 1},
+            {.arrival_s = 2.0,
+             .prompt_tokens = 16,
+             .output_tokens = 1,
+             .prefix_tokens = 12,
+             .prefix_group = 1}};
+        steps_seen seen = {0};
+        sim_serve_result r;
+        CHECK_INT(serve_pc(&x, req, 3, 0, &seen, &r), SIM_OK);
+        CHECK_INT(r.n_steps, 3);
+        CHECK_INT(seen.s[2].n_prefill_tokens, blocks == 5 ? 8 : 4);
+        CHECK_INT(r.prefix_evictions, blocks == 5 ? 3 : 0);
+        CHECK_INT(req[2].cached_tokens, blocks == 5 ? 8 : 12);
+    }
+}
+
+/*
+ * A pool of K = 3 prompts of 16 tokens, 9 requests, one client: each pass of 3 requests visits
+ * every entry once (aiperf's shuffle), so the first pass misses and the other 6 requests find
+ * (16 - 1) / 4 = 3 blocks = 12 tokens each. Hit rate 6 x 12 / (9 x 16) = 0.5.
+ */
+static void pool_of_prompts(void)
+{
+    sim_workload_spec spec = {.arrival = SIM_ARRIVAL_CLOSED,
+                              .concurrency = 1,
+                              .burstiness = 1.0,
+                              .prompt_tokens = 16,
+                              .output_tokens = 3,
+                              .seed = 11,
+                              .distinct_prompts = 3};
+    sim_request req[9];
+    sim_workload_generate(&spec, req, 9);
+    for (int p = 0; p < 3; p++) {
+        int seen_e[3] = {0};
+        for (int q = 0; q < 3; q++) {
+            const sim_request *r = &req[3 * p + q];
+            CHECK(r->prefix_group >= 0 && r->prefix_group < 3);
+            if (r->prefix_group >= 0 && r->prefix_group < 3)
+                seen_e[r->prefix_group]++;
+            CHECK_INT(r->prefix_tokens, 16);
+        }
+        CHECK(seen_e[0] == 1 && seen_e[1] == 1 && seen_e[2] == 1);
+    }
+    toy_setup x;
+    make_setup(&x, 256, 2048, 256, 100);
+    sim_serve_result r;
+    CHECK_INT(serve_pc(&x, req, 9, 1, NULL, &r), SIM_OK);
+    CHECK_INT(r.prefix_hit_tokens, 6 * 12);
+    CHECK_INT(r.prefix_query_tokens, 9 * 16);
+    /* Lengths spread: an entry keeps its length every time it is drawn. */
+    spec.range_ratio = 0.5;
+    spec.distinct_prompts = 4;
+    sim_request more[40];
+    sim_workload_generate(&spec, more, 40);
+    for (int i = 0; i < 40; i++)
+        for (int j = 0; j < i; j++)
+            if (more[i].prefix_group == more[j].prefix_group)
+                CHECK_INT(more[i].prompt_tokens, more[j].prompt_tokens);
+    /* A system prompt: every request group 0 with min(P, prompt) shared; the lengths and
+     * outputs are those of the same seed without sharing. */
+    sim_workload_spec sys = spec;
+    sys.distinct_prompts = 0;
+    sys.prefix_tokens = 10;
+    sim_workload_spec plain = sys;
+    plain.prefix_tokens = 0;
+    sim_request a[40], b[40];
+    sim_workload_generate(&sys, a, 40);
+    sim_workload_generate(&plain, b, 40);
+    for (int i = 0; i < 40; i++) {
+        CHECK_INT(a[i].prompt_tokens, b[i].prompt_tokens);
+        CHECK_INT(a[i].output_tokens, b[i].output_tokens);
+        CHECK_INT(a[i].prefix_group, 0);
+        CHECK_INT(a[i].prefix_tokens, a[i].prompt_tokens < 10 ? a[i].prompt_tokens : 10);
+    }
+}
+
+/*
+ * The pool simulated block by block gives the counted pool's schedule when nothing is found:
+ * every request in a group of its own (no hits), a pool large enough that nobody is preempted.
+ * 200 random workloads: every time equal to the plain run's.
+ */
+static void block_pool_without_hits_matches_the_count(void)
+{
+    uint64_t g = 99;
+    for (int trial = 0; trial < 200; trial++) {
+        toy_setup x;
+        make_setup(&x, 1 + (int64_t)(next_u64(&g) % 8), 64 + (int64_t)(next_u64(&g) % 256), 256,
+                   255);
+        const int64_t n = 2 + (int64_t)(next_u64(&g) % 30);
+        const int64_t conc = (int64_t)(next_u64(&g) % 4);
+        sim_request a[32], b[32];
+        double t = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            a[i] = (sim_request){.arrival_s = t,
+                                 .prompt_tokens = 4 + (int64_t)(next_u64(&g) % 60),
+                                 .output_tokens = 1 + (int64_t)(next_u64(&g) % 20)};
+            t += 0.001 * (double)(next_u64(&g) % 10);
+            b[i] = a[i];
+            b[i].prefix_tokens = b[i].prompt_tokens;
+            b[i].prefix_group = i;
+        }
+        sim_serve_result ra, rb;
+        steps_seen sa = {0}, sb = {0};
+        CHECK_INT(serve_pc(&x, a, n, conc, &sa, &ra), SIM_OK);
+        CHECK_INT(serve_pc(&x, b, n, conc, &sb, &rb), SIM_OK);
+        CHECK_INT(rb.prefix_cache_simulated, 1);
+        CHECK_INT(ra.preemptions, 0);
+        CHECK_INT(rb.n_steps, ra.n_steps);
+        CHECK_INT(rb.peak_kv_blocks, ra.peak_kv_blocks);
+        CHECK_INT(rb.prefix_hit_tokens, 0);
+        for (int64_t i = 0; i < n; i++) {
+            CHECK_REL(b[i].first_token_s, a[i].first_token_s, 1e-12);
+            CHECK_REL(b[i].finish_s, a[i].finish_s, 1e-12);
+        }
+    }
+}
+
+/* Shared prefixes under pressure: 300 random workloads (a few groups, pools of 12 to 60
+ * blocks, preemptions) finish, every request in order (arrival <= first token <= finish), no
+ * hit beyond (prompt - 1) / 4 blocks, and hits of at most the tokens looked up. */
+static void prefix_caching_under_pressure(void)
+{
+    uint64_t g = 7;
+    int64_t preempted = 0, hits = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        toy_setup x;
+        const int64_t blocks = 12 + (int64_t)(next_u64(&g) % 49);
+        make_setup(&x, 1 + (int64_t)(next_u64(&g) % 8), 16 + (int64_t)(next_u64(&g) % 64), 40,
+                   blocks);
+        const int64_t n = 2 + (int64_t)(next_u64(&g) % 30);
+        const int64_t conc = (int64_t)(next_u64(&g) % 4);
+        sim_request a[32];
+        double t = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t p = 1 + (int64_t)(next_u64(&g) % 30);
+            a[i] = (sim_request){.arrival_s = t,
+                                 .prompt_tokens = p,
+                                 .output_tokens = 1 + (int64_t)(next_u64(&g) % 10),
+                                 .prefix_tokens = (int64_t)(next_u64(&g) % (uint64_t)(p + 1)),
+                                 .prefix_group = (int64_t)(next_u64(&g) % 3)};
+            t += 0.001 * (double)(next_u64(&g) % 10);
+        }
+        sim_serve_result r;
+        CHECK_INT(serve_pc(&x, a, n, conc, NULL, &r), SIM_OK);
+        CHECK(r.prefix_hit_tokens <= r.prefix_query_tokens);
+        preempted += r.preemptions;
+        hits += r.prefix_hit_tokens;
+        for (int64_t i = 0; i < n; i++) {
+            CHECK(a[i].first_token_s >= a[i].arrival_s && a[i].finish_s >= a[i].first_token_s);
+            CHECK(a[i].cached_tokens <= (a[i].prompt_tokens - 1) / 4 * 4);
+        }
+    }
+    printf("  prefix caching: 300 workloads, %lld preemptions, %lld tokens hit\n",
+           (long long)preempted, (long long)hits);
+    CHECK(preempted > 0 && hits > 0);
+}
+
 int main(void)
 {
     percentiles_of_large_sets();
@@ -1110,5 +1360,11 @@ int main(void)
     generated_workloads();
     windowed_layer_frees_blocks_out_of_reach();
     windowed_credit_avoids_preemption();
+    prefix_hit_skips_the_shared_blocks();
+    whole_prompt_hit_recomputes_the_last_block();
+    lru_eviction_under_pressure();
+    pool_of_prompts();
+    block_pool_without_hits_matches_the_count();
+    prefix_caching_under_pressure();
     return check_report("test_serve");
 }

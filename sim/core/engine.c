@@ -24,6 +24,7 @@ void sim_sched_cfg_unset(sim_sched_cfg *c)
     c->usage = -1;
     c->disable_hybrid_kv = -1;
     c->async_scheduling = -1;
+    c->enable_prefix_caching = -1;
 }
 
 /* ASCII case-insensitive substring test; an empty needle never matches. */
@@ -74,6 +75,12 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
         in->async_scheduling >= 0 ? in->async_scheduling > 0 : e->async_scheduling != 0;
     if (out->async_scheduling && e->kind != SIM_SCHED_V1) {
         sim_errf(err, "async_scheduling: the V0 engine has no async scheduling (vLLM V1 only)");
+        return SIM_EINVAL;
+    }
+    out->enable_prefix_caching =
+        in->enable_prefix_caching >= 0 ? in->enable_prefix_caching > 0 : e->kind == SIM_SCHED_V1;
+    if (out->enable_prefix_caching && e->kind != SIM_SCHED_V1) {
+        sim_errf(err, "enable_prefix_caching: prefix caching is simulated on the V1 engine only");
         return SIM_EINVAL;
     }
     if (out->max_model_len > m->max_pos) {

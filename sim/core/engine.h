@@ -64,6 +64,7 @@ typedef struct sim_sched_cfg {
     int usage;                     /* sim_usage, or -1: SIM_USAGE_LLM */
     int disable_hybrid_kv;         /* 0/1, or -1 (= 0): vLLM V1 disable_hybrid_kv_cache_manager */
     int async_scheduling;          /* 0/1, or -1: the engine's default (V1 --async-scheduling) */
+    int enable_prefix_caching;     /* 0/1, or -1: on for V1, off for V0 (vLLM's defaults) */
 } sim_sched_cfg;
 
 /* All fields unset (-1). */
@@ -126,9 +127,11 @@ typedef struct sim_sched_resolved {
     int enable_chunked_prefill;
     int enforce_eager;
     sim_usage usage;
-    int disable_hybrid_kv; /* 1: windowed layers keep the whole context (vLLM V1
-                              disable_hybrid_kv_cache_manager; the V0 engine always) */
-    int async_scheduling;  /* 1: host work overlaps the GPU (sim_engine.async_scheduling) */
+    int disable_hybrid_kv;     /* 1: windowed layers keep the whole context (vLLM V1
+                                  disable_hybrid_kv_cache_manager; the V0 engine always) */
+    int async_scheduling;      /* 1: host work overlaps the GPU (sim_engine.async_scheduling) */
+    int enable_prefix_caching; /* 1: KV blocks of shared prompt prefixes are reused (V1 only;
+                                  sched_v1.h, "Prefix caching") */
 } sim_sched_resolved;
 
 /* Most steps one simulation (offline batch or serving run) may take before it stops with an
@@ -156,7 +159,9 @@ static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_reso
  * on; max_num_seqs and max_num_batched_tokens from the usage context and the
  * GPU's CUDA-reported memory (sim_engine.default_*). Fails with a message when a
  * given value is out of range. async_scheduling: the setting, else the engine's default;
- * the V0 engine has none (asking for it is an error).
+ * the V0 engine has none (asking for it is an error). enable_prefix_caching: the setting,
+ * else on for V1 (vLLM 0.8+ enables it by default: EngineArgs.enable_prefix_caching, V1
+ * arg_utils) and off for V0, whose simulation has no prefix cache (asking is an error).
  */
 sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                              const sim_sched_cfg *in, sim_sched_resolved *out /* OUT */,

@@ -370,7 +370,8 @@ static sim_status batch_v1(const sim_setup *su, const sim_batch *b, sim_batch_wo
         work->req[i] =
             (sim_request){.prompt_tokens = b->prompt_tokens, .output_tokens = b->output_tokens};
     sim_workload w = {work->req, b->batch, 0};
-    sim_serve_scratch scr = {work->v1_queue, work->v1_running, NULL, 0, 0, work->v1_heap};
+    sim_serve_scratch scr = {
+        work->v1_queue, work->v1_running, NULL, 0, 0, work->v1_heap, NULL, NULL, 0};
     sim_serve_result r;
     sim_status st = sim_serve_simulate(su, &w, &scr, NULL, NULL, &r, err);
     if (st != SIM_OK)

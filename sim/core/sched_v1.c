@@ -40,7 +40,98 @@ typedef struct serve_state {
     sim_step_prep prep;                 /* without pipeline stages: the step cost's constants */
     sim_step_memo memo;                 /* and its operators other than attention by (T, Se) */
     int64_t ph[SIM_AGG_MAX_BLOCK_SIZE]; /* members by stored computed mod bs */
+    sim_prefix_pool *pc;                /* prefix caching with shared blocks: the pool, else NULL */
+    sim_prefix_pool pool;
 } serve_state;
+
+/*
+ * Prefix caching (sched_v1.h): the key of block j of request r, the blocks it releases, the
+ * hits it would find, and the blocks it allocates and offers to the cache.
+ */
+static int64_t block_owner(const serve_state *x, const sim_request *r, int64_t j)
+{
+    if ((j + 1) * x->bs <= r->prefix_tokens)
+        return r->prefix_group;
+    return -(int64_t)(r - x->w->req) - 1;
+}
+
+/* Frees request r's blocks (vLLM KVCacheManager.free: last block first): its own, newest
+ * first, then its hits; keys stay for later hits. */
+static void release_blocks(serve_state *x, sim_request *r)
+{
+    if (!x->pc) {
+        x->free_blocks += r->blocks;
+        r->blocks = 0;
+        return;
+    }
+    for (int32_t id = r->own_head; id >= 0;) {
+        const int32_t older = x->pc->b[id].own_next;
+        sim_prefix_release(x->pc, id);
+        id = older;
+    }
+    for (int64_t j = r->hit_blocks - 1; j >= 0; j--)
+        sim_prefix_release(x->pc, sim_prefix_lookup(x->pc, block_owner(x, r, j), j));
+    r->own_head = -1;
+    r->blocks = r->hit_blocks = r->hashed = 0;
+    x->free_blocks = x->pc->n_free;
+}
+
+/* Leading blocks of request r (nothing computed) found in the cache, at most
+ * (tokens known - 1) / bs (vLLM get_computed_blocks' max_cache_hit_length); *idle: those of
+ * them nobody holds (in the free queue: taking them uses free blocks). */
+static int64_t cache_hits(const serve_state *x, const sim_request *r, int64_t *idle)
+{
+    const int64_t max_hit = (r->prompt_tokens + r->generated - 1) / x->bs;
+    int64_t h = 0;
+    *idle = 0;
+    for (; h < max_hit; h++) {
+        const int32_t id = sim_prefix_lookup(x->pc, block_owner(x, r, h), h);
+        if (id < 0)
+            break;
+        *idle += x->pc->b[id].ref == 0;
+    }
+    return h;
+}
+
+/* Request r takes the h cache hits found by cache_hits. */
+static void take_hits(serve_state *x, sim_request *r, int64_t h)
+{
+    for (int64_t j = 0; j < h; j++)
+        sim_prefix_touch(x->pc, sim_prefix_lookup(x->pc, block_owner(x, r, j), j));
+    r->hit_blocks = r->hashed = r->blocks = h;
+    r->computed = h * x->bs;
+    x->free_blocks = x->pc->n_free;
+    const int64_t known = r->prompt_tokens + r->generated;
+    x->out->prefix_query_tokens += known;
+    x->out->prefix_hit_tokens += r->computed;
+    if (r->first_sched_s < 0.0)
+        r->cached_tokens = r->computed;
+}
+
+/* Request r, about to compute up to `upto` tokens, allocates need blocks from the head of the
+ * free queue and offers the blocks those tokens fill to the cache (vLLM allocate_slots and
+ * cache_blocks, at scheduling time). */
+static void pool_allocate(serve_state *x, sim_request *r, int64_t need, int64_t upto)
+{
+    for (int64_t i = 0; i < need; i++)
+        r->own_head = sim_prefix_alloc(x->pc, r->own_head);
+    x->free_blocks = x->pc->n_free;
+    const int64_t known = r->prompt_tokens + r->generated;
+    const int64_t full = (upto < known ? upto : known) / x->bs;
+    /* The newest block is block r->blocks + need - 1; walk back to the first to offer. */
+    int64_t j = r->blocks + need - 1;
+    int32_t id = r->own_head;
+    while (j >= full && id >= 0) {
+        id = x->pc->b[id].own_next;
+        j--;
+    }
+    for (; j >= r->hashed && id >= 0; j--) {
+        sim_prefix_offer(x->pc, id, block_owner(x, r, j), j);
+        id = x->pc->b[id].own_next;
+    }
+    if (full > r->hashed)
+        r->hashed = full;
+}
 
 /* The explicit requests of the running list: after the aggregate's region. */
 static int32_t *tail(const serve_state *x) { return x->scr->running + x->dlen; }
@@ -138,8 +229,7 @@ static int32_t preempt_last(serve_state *x)
         running[k] = running[k + 1];
     x->n_running--;
     sim_request *r = &x->w->req[id];
-    x->free_blocks += r->blocks;
-    r->blocks = 0;
+    release_blocks(x, r);
     r->computed = 0;
     r->sched = 0;
     r->n_preemptions++;
@@ -205,7 +295,10 @@ static void add_decodes(sim_step *st, int64_t n, int64_t ctx)
 /* Puts want tokens of request r, with the need blocks they take, into this step's batch. */
 static void take(serve_state *x, sim_request *r, int64_t need, int64_t want, int64_t *budget)
 {
-    x->free_blocks -= need;
+    if (x->pc)
+        pool_allocate(x, r, need, r->computed + want);
+    else
+        x->free_blocks -= need;
     r->blocks += need;
     r->sched = want;
     r->batch = x->batch;
@@ -421,30 +514,43 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
     while (x->step_preempted == 0 && x->q_len > 0 && budget > 0 && x->n_running < s->max_num_seqs) {
         int32_t id = q_front(x);
         sim_request *r = &req[id];
+        /* Prefix caching: the hits count as computed and held while the request is weighed;
+         * the hits nobody holds leave the free blocks when taken (vLLM allocate_slots'
+         * num_evictable_computed_blocks). */
+        int64_t hits = 0, idle = 0;
+        if (x->pc) {
+            hits = cache_hits(x, r, &idle);
+            r->computed = hits * x->bs;
+            r->blocks = hits;
+        }
         int64_t want = wanted_tokens(x, r);
         if (want > budget)
             want = budget;
         int64_t need = blocks_needed(x, r, r->computed + want);
-        if (need > x->free_blocks)
-            break;
+        int fits = need + idle <= x->free_blocks;
         /* vLLM 0.19 (scheduler_reserve_full_isl): the whole current sequence must fit; a
          * windowed group's share is capped at what one request may hold at most
          * (SlidingWindowSpec.max_admission_blocks_per_request). */
-        if (x->su.engine->admit_full_sequence) {
+        if (fits && x->su.engine->admit_full_sequence) {
             const int64_t seq = r->prompt_tokens + r->generated;
             int64_t full = blocks_needed(x, r, seq) + r->blocks;
             const int64_t cap =
                 sim_kv_max_request_blocks(x->kv, s->block_size, s->max_num_batched_tokens, seq);
-            if ((full < cap ? full : cap) - r->blocks > x->free_blocks)
-                break;
+            fits = (full < cap ? full : cap) - r->blocks + idle <= x->free_blocks;
         }
+        if (!fits) {
+            r->computed = r->blocks = 0; /* (waiting requests hold nothing) */
+            break;
+        }
+        if (x->pc)
+            take_hits(x, r, hits);
         q_pop_front(x);
         if (r->first_sched_s < 0.0) /* its first admission ends its queueing */
             r->first_sched_s = x->now_s;
         running[n_tail(x)] = id;
         x->n_running++;
-        if (r->generated > 0)
-            x->out->recomputed_tokens += r->prompt_tokens + r->generated - 1;
+        if (r->generated > 0 && r->prompt_tokens + r->generated - 1 > r->computed)
+            x->out->recomputed_tokens += r->prompt_tokens + r->generated - 1 - r->computed;
         take(x, r, need, want, &budget);
         n_sched++;
     }
@@ -504,8 +610,7 @@ static void finish_step(serve_state *x, double t, double wall_s, int64_t batch, 
         }
         if (r->generated >= r->output_tokens) {
             r->finish_s = t;
-            x->free_blocks += r->blocks;
-            r->blocks = 0;
+            release_blocks(x, r);
             x->done++;
             send_next(x, t);
             continue;
@@ -529,6 +634,13 @@ static sim_status check_workload(const sim_workload *w, const sim_sched_resolved
         const sim_request *r = &w->req[i];
         if (r->prompt_tokens < 1 || r->output_tokens < 1) {
             sim_errf(err, "request %lld: prompt_tokens and output_tokens must be >= 1",
+                     (long long)(i + 1));
+            return SIM_ERANGE;
+        }
+        if (r->prefix_tokens < 0 || r->prefix_tokens > r->prompt_tokens || r->prefix_group < 0) {
+            sim_errf(err,
+                     "request %lld: prefix_tokens must be in [0, prompt_tokens] and prefix_group "
+                     ">= 0",
                      (long long)(i + 1));
             return SIM_ERANGE;
         }
@@ -588,6 +700,7 @@ static sim_status stuck(const serve_state *x, struct sim_err *err)
 static sim_status end_run(serve_state *x)
 {
     x->out->end_s = x->now_s;
+    x->out->prefix_evictions = x->pc ? x->pc->evictions : 0;
     x->out->peak_kv_frac =
         x->pool_blocks > 0 ? (double)x->out->peak_kv_blocks / (double)x->pool_blocks : 0.0;
     return SIM_OK;
@@ -923,6 +1036,45 @@ static sim_status decode_run(serve_state *x, sim_step_cost *c, double *sched_s, 
     return st;
 }
 
+/* Whether the workload shares a full block (prefix caching has something to find). */
+int sim_serve_shares_blocks(const sim_workload *w, int64_t block_size)
+{
+    for (int64_t i = 0; i < w->n_requests; i++)
+        if (w->req[i].prefix_tokens >= block_size)
+            return 1;
+    return 0;
+}
+
+/* Prefix caching with shared blocks: the pool over the scratch (sched_v1.h). */
+static sim_status prefix_setup(serve_state *x, const sim_memory *mem, struct sim_err *err)
+{
+    const sim_sched_resolved *s = x->su.sched;
+    x->bs = s->block_size;
+    if (!s->enable_prefix_caching || !sim_serve_shares_blocks(x->w, s->block_size))
+        return SIM_OK;
+    if (mem->kv.n_window_groups > 0) {
+        sim_errf(err,
+                 "prefix caching: shared prefixes on a model with sliding-window layers are not "
+                 "simulated (docs/limits.md); pass --no-prefix-caching or no shared prefix");
+        return SIM_EINVAL;
+    }
+    const sim_serve_scratch *scr = x->scr;
+    if (x->pool_blocks > SIM_PREFIX_MAX_BLOCKS || !scr->prefix_blocks || !scr->prefix_buckets ||
+        scr->prefix_cap < x->pool_blocks) {
+        sim_errf(err,
+                 "prefix caching: a pool of %lld KV blocks is simulated block by block with room "
+                 "for %lld (at most %lld; docs/limits.md): pass a larger --block-size or "
+                 "--no-prefix-caching",
+                 (long long)x->pool_blocks, (long long)scr->prefix_cap,
+                 (long long)SIM_PREFIX_MAX_BLOCKS);
+        return SIM_ERANGE;
+    }
+    sim_prefix_init(&x->pool, scr->prefix_blocks, scr->prefix_buckets, x->pool_blocks);
+    x->pc = &x->pool;
+    x->out->prefix_cache_simulated = 1;
+    return SIM_OK;
+}
+
 sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_serve_scratch *scr,
                               sim_serve_observer obs, void *obs_ctx, sim_serve_result *out,
                               struct sim_err *err)
@@ -965,7 +1117,11 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         r->first_token_s = r->finish_s = r->last_token_s = 0.0;
         r->first_sched_s = -1.0;
         r->n_preemptions = r->computed = r->generated = r->blocks = r->sched = r->batch = 0;
+        r->hit_blocks = r->hashed = r->cached_tokens = 0;
+        r->own_head = -1;
     }
+    if ((st = prefix_setup(&x, &mem, err)) != SIM_OK)
+        return st;
     if (w->concurrency > 0)
         for (int64_t i = 0; i < w->concurrency; i++)
             send_next(&x, 0.0);
@@ -981,7 +1137,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     /* The previous step was a decode of every running request that admitted, preempted and
      * finished nothing: a decode run may follow (decode_run). */
     int runnable = 0;
-    const int runs = !scr->exact_steps && !obs && mem.kv.n_window_groups == 0;
+    const int runs = !scr->exact_steps && !obs && mem.kv.n_window_groups == 0 && !x.pc;
     /* The decode aggregate: with decode runs, a block size its phase table holds, and no
      * context clamped at the window (add_to_step: every layer windowed). */
     x.agg = runs && scr->agg_heap && s->block_size <= SIM_AGG_MAX_BLOCK_SIZE &&

@@ -21,6 +21,20 @@
  * KV blocks are allocated as tokens arrive: a request holds
  * ceil(computed / block_size) blocks. One block of the pool is vLLM's null block.
  *
+ * Prefix caching (vLLM KVCacheManager; docs/engine.md, "Prefix caching"), when it is on and
+ * some request shares at least one full block (sim_request.prefix_tokens >= block_size): the
+ * blocks are then simulated one by one (prefix_cache.h). A request scheduled with nothing
+ * computed (new, or preempted) first takes the longest run of leading full blocks found in
+ * the cache, at most (prompt + generated - 1) / block_size of them (the last token is always
+ * computed, vLLM's max_cache_hit_length); they count as computed, and a waiting request is
+ * admitted only if its new blocks plus the hits nobody held fit in the free blocks. A block's
+ * content is cached as soon as it is full of tokens scheduled (vLLM caches at allocation):
+ * blocks within prefix_tokens under (prefix_group, index), the others under the request
+ * alone (which a preempted request finds again). Blocks are freed last block first to the
+ * tail of the free queue; allocations take its head, evicting the least recently freed.
+ * Without shared blocks the pool is counted, not simulated: a preempted request then
+ * recomputes everything (docs/limits.md).
+ *
  * Time: a step takes sim_engine_step_wall_s(alpha x roofline + beta_s, host).
  * Requests that arrive during a step are seen by the next one; an idle engine
  * waits for the next arrival. Closed loop: `concurrency` clients each send their
@@ -35,6 +49,7 @@
 #include "engine.h"
 #include "hw.h"
 #include "model.h"
+#include "prefix_cache.h"
 #include "serve_stats.h"
 #include "setup.h"
 #include "status.h"
@@ -58,6 +73,12 @@ typedef struct sim_serve_scratch {
      * finishes, a heap here) instead of one by one each step; the same numbers (sched_v1.c,
      * "Decode aggregate"). Off with exact_steps. */
     int32_t *agg_heap;
+    /* Prefix caching, when the workload shares blocks (above): room for prefix_cap blocks and
+     * sim_prefix_buckets(prefix_cap) buckets; the pool (the KV blocks less the null block)
+     * must fit, else the simulation fails naming the size. NULL: none. */
+    sim_kv_block *prefix_blocks;
+    int32_t *prefix_buckets;
+    int64_t prefix_cap;
 } sim_serve_scratch;
 
 /* What one step did, for timelines. */
@@ -96,6 +117,13 @@ typedef struct sim_serve_result {
     int64_t queue_peak;   /* most arrived requests waiting at once */
     int64_t running_peak; /* most requests running at once */
     int64_t n_itl;        /* ITL entries written */
+    /* Prefix caching (vLLM's prefix cache hit rate = hit / query tokens): prompt and generated
+     * tokens of the requests scheduled with nothing computed, those found in the cache, and
+     * cached blocks evicted. */
+    int64_t prefix_query_tokens;
+    int64_t prefix_hit_tokens;
+    int64_t prefix_evictions;
+    int prefix_cache_simulated; /* 1: the blocks were simulated one by one (shared prefixes) */
 } sim_serve_result;
 
 /* Default cap on steps of one simulation: a bug or an absurd workload stops with an error. */
@@ -111,5 +139,9 @@ typedef struct sim_serve_result {
 sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_serve_scratch *scr,
                               sim_serve_observer obs, void *obs_ctx,
                               sim_serve_result *out /* OUT */, struct sim_err *err /* OUT */);
+
+/* 1 when some request of w shares a full block of block_size tokens (prefix_tokens >=
+ * block_size): with prefix caching on, the simulation then needs the scratch's pool. */
+int sim_serve_shares_blocks(const sim_workload *w, int64_t block_size);
 
 #endif

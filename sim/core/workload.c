@@ -66,6 +66,40 @@ static int64_t draw_len(uint64_t *s, int64_t mean, double r)
     return lo + (int64_t)(next_unit(s) * (double)(hi - lo + 1));
 }
 
+/* A generator of its own for item k of a stream tag, from the workload's seed. */
+static uint64_t sub_seed(uint64_t seed, uint64_t tag, uint64_t k)
+{
+    uint64_t s = seed ^ (tag * UINT64_C(0xD6E8FEB86659FD93));
+    s += k * UINT64_C(0x9E3779B97F4A7C15);
+    return next_u64(&s);
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The pool entry of request i: position i mod K of pass i / K, whose order is the
+ * permutation q -> (a q + b) mod K with a coprime to K, drawn for that pass. Every pass visits
+ * every entry once (aiperf's "shuffle" sampling: without replacement, a new order after each
+ * pass), without memory for a shuffled list. */
+static int64_t pool_entry(uint64_t seed, int64_t i, int64_t k)
+{
+    const uint64_t kk = (uint64_t)k, pass = (uint64_t)(i / k), q = (uint64_t)(i % k);
+    uint64_t s = sub_seed(seed, 1, pass);
+    uint64_t a = kk > 1 ? 1 + next_u64(&s) % (kk - 1) : 1;
+    while (gcd_u64(a, kk) != 1)
+        a = a + 1 < kk ? a + 1 : 1;
+    const uint64_t b = next_u64(&s) % kk;
+    /* a q + b without overflow: a, q < K <= 2^31 keep a q below 2^62. */
+    return (int64_t)((a % kk * q + b) % kk);
+}
+
 void sim_workload_generate(const sim_workload_spec *spec, sim_request *req, int64_t n)
 {
     uint64_t s = spec->seed;
@@ -74,6 +108,17 @@ void sim_workload_generate(const sim_workload_spec *spec, sim_request *req, int6
         req[i] = (sim_request){0};
         req[i].prompt_tokens = draw_len(&s, spec->prompt_tokens, spec->range_ratio);
         req[i].output_tokens = draw_len(&s, spec->output_tokens, spec->range_ratio);
+        if (spec->distinct_prompts > 0) {
+            const int64_t e = pool_entry(spec->seed, i, spec->distinct_prompts);
+            uint64_t es = sub_seed(spec->seed, 2, (uint64_t)e);
+            req[i].prompt_tokens = draw_len(&es, spec->prompt_tokens, spec->range_ratio);
+            req[i].prefix_group = e;
+            req[i].prefix_tokens = req[i].prompt_tokens;
+        } else if (spec->prefix_tokens > 0) {
+            req[i].prefix_tokens = spec->prefix_tokens < req[i].prompt_tokens
+                                       ? spec->prefix_tokens
+                                       : req[i].prompt_tokens;
+        }
         if (spec->arrival == SIM_ARRIVAL_POISSON) {
             req[i].arrival_s = t;
             const double k = spec->burstiness;

@@ -25,6 +25,12 @@ typedef struct sim_request {
     int64_t n_preemptions; /* OUT: times preempted by recompute */
     double first_sched_s;  /* OUT: start of the step that first scheduled it (its queueing
                               ends; serve_stats.h's queue_s) */
+    /* Prefix caching (sched_v1.h, "Prefix caching"): the first prefix_tokens tokens of the
+     * prompt are the same as those of every other request of prefix_group (a shared system
+     * prompt, a prompt drawn again from a pool, a conversation's history); 0: none shared. */
+    int64_t prefix_tokens; /* IN: 0 <= prefix_tokens <= prompt_tokens */
+    int64_t prefix_group;  /* IN: >= 0 */
+    int64_t cached_tokens; /* OUT: tokens found in the prefix cache when first scheduled */
     /* State during the simulation. */
     double last_token_s; /* when the latest token was sampled */
     int64_t computed;    /* tokens in the KV cache */
@@ -32,6 +38,9 @@ typedef struct sim_request {
     int64_t blocks;      /* KV blocks held */
     int64_t sched;       /* tokens scheduled in the current step (0 = not scheduled) */
     int64_t batch;       /* with pipeline stages: the batch in flight it rides when sched > 0 */
+    int64_t hit_blocks;  /* prefix cache: leading blocks held from the cache */
+    int64_t hashed;      /* prefix cache: leading blocks full and offered to the cache */
+    int32_t own_head;    /* prefix cache: newest block it allocated itself (-1: none) */
 } sim_request;
 
 /* How requests arrive. */
@@ -54,6 +63,12 @@ typedef struct sim_workload_spec {
     int64_t num_requests;    /* requests measured (0: sim_workload_default_requests) */
     int64_t warmup_requests; /* requests sent first and left out of the statistics (-1: default) */
     uint64_t seed;           /* of the generator (lengths, arrivals); same seed, same workload */
+    /* Shared prefixes (0: none; at most one of the two): every prompt starts with the same
+     * prefix_tokens tokens (a system prompt; prompts shorter than that are all prefix), or
+     * prompts are drawn from a pool of distinct_prompts prompts (aiperf's dataset entries:
+     * lengths drawn once per entry, entries visited in a new shuffled order each pass). */
+    int64_t prefix_tokens;
+    int64_t distinct_prompts;
 } sim_workload_spec;
 
 /* Most requests one simulation holds, measured and warm-up together (about 120 bytes each:
@@ -83,6 +98,11 @@ int64_t sim_workload_default_warmup(const sim_workload_spec *spec);
  * [floor(L(1-r)), floor(L(1+r))] (at least 1) as vllm bench serve's random dataset does;
  * open-loop arrivals start at 0 and add gamma(shape = burstiness, scale =
  * 1/(rate x burstiness)) intervals (vllm bench serve --burstiness). Deterministic in seed.
+ * Shared prefixes: prefix_tokens P gives every request group 0 and min(P, its prompt) shared
+ * tokens; distinct_prompts K gives request i the entry e of pass i / K (a permutation of the
+ * K entries drawn for that pass), group e, entry e's prompt length (drawn from a generator of
+ * its own, so lengths and arrivals are those of the same seed without a pool) and its whole
+ * prompt shared.
  */
 void sim_workload_generate(const sim_workload_spec *spec, sim_request *req, int64_t n);
 

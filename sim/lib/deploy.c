@@ -759,6 +759,32 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
 
 static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* Prefix caching with shared blocks simulates the pool block by block (sched_v1.h): room for
+ * the pool of su's KV cache (the blocks less vLLM's null block), once per served workload.
+ * A pool above SIM_PREFIX_MAX_BLOCKS gets none: the simulation then says so. */
+static sim_status prefix_scratch(const sim_setup *su, sim_served *sv, struct sim_err *err)
+{
+    const sim_workload all = {sv->req, sv->n, sv->concurrency};
+    if (!su->sched->enable_prefix_caching || !sim_serve_shares_blocks(&all, su->sched->block_size))
+        return SIM_OK;
+    sim_memory mem;
+    sim_memory_compute(su, &mem);
+    const int64_t pool = mem.kv_blocks - 1;
+    if (pool < 1 || pool > SIM_PREFIX_MAX_BLOCKS || pool <= sv->prefix_cap)
+        return SIM_OK;
+    free(sv->prefix_blocks);
+    free(sv->prefix_buckets);
+    sv->prefix_cap = 0;
+    sv->prefix_blocks = malloc((size_t)pool * sizeof(*sv->prefix_blocks));
+    sv->prefix_buckets = malloc((size_t)sim_prefix_buckets(pool) * sizeof(*sv->prefix_buckets));
+    if (!sv->prefix_blocks || !sv->prefix_buckets) {
+        sim_errf(err, "out of memory for a prefix cache of %lld KV blocks", (long long)pool);
+        return SIM_ENOMEM;
+    }
+    sv->prefix_cap = pool;
+    return SIM_OK;
+}
+
 /* The run of one DP rank into res (its results written back into sv's requests). */
 static sim_status serve_rank(const sim_setup *su, sim_served *sv, sim_request *sub, int64_t n_ranks,
                              int64_t rank, int64_t itl_used, sim_serve_observer obs, void *obs_ctx,
@@ -777,9 +803,15 @@ static sim_status serve_rank(const sim_setup *su, sim_served *sv, sim_request *s
         return SIM_OK;
     }
     sim_workload w = {sub, n, conc};
-    sim_serve_scratch scr = {
-        sv->queue,       sv->running, sv->itl ? sv->itl + itl_used : NULL, sv->itl_cap - itl_used,
-        sv->exact_steps, sv->agg_heap};
+    sim_serve_scratch scr = {sv->queue,
+                             sv->running,
+                             sv->itl ? sv->itl + itl_used : NULL,
+                             sv->itl_cap - itl_used,
+                             sv->exact_steps,
+                             sv->agg_heap,
+                             sv->prefix_blocks,
+                             sv->prefix_buckets,
+                             sv->prefix_cap};
     sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, err);
     for (int64_t i = rank, k = 0; rc == SIM_OK && i < sv->n; i += n_ranks)
         sv->req[i] = sub[k++];
@@ -793,10 +825,14 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
     const sim_hw *hw = su->hw;
     const sim_run_cfg *cfg = su->run;
     struct sim_err e2;
+    sim_status pst = prefix_scratch(su, sv, err);
+    if (pst != SIM_OK)
+        return pst;
     if (cfg->dp <= 1) {
         sim_workload w = {sv->req, sv->n, sv->concurrency};
-        sim_serve_scratch scr = {sv->queue,   sv->running,     sv->itl,
-                                 sv->itl_cap, sv->exact_steps, sv->agg_heap};
+        sim_serve_scratch scr = {sv->queue,         sv->running,        sv->itl,
+                                 sv->itl_cap,       sv->exact_steps,    sv->agg_heap,
+                                 sv->prefix_blocks, sv->prefix_buckets, sv->prefix_cap};
         sim_status rc = sim_serve_simulate(su, &w, &scr, obs, obs_ctx, res, &e2);
         if (rc != SIM_OK)
             sim_errf(err, "%s on %s at TP %d: %s", m->id, hw->id, cfg->tp, e2.msg);
@@ -873,6 +909,8 @@ void sim_served_free(sim_served *sv)
     free(sv->queue);
     free(sv->running);
     free(sv->agg_heap);
+    free(sv->prefix_blocks);
+    free(sv->prefix_buckets);
     free(sv->itl);
     free(sv->scratch);
     memset(sv, 0, sizeof(*sv));

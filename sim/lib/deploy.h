@@ -262,6 +262,9 @@ typedef struct sim_served {
     int64_t itl_cap;
     double *scratch;
     int exact_steps; /* 1: every step through the scheduler (sim_serve_scratch.exact_steps) */
+    sim_kv_block *prefix_blocks; /* prefix caching's pool, sized by sim_served_run when the */
+    int32_t *prefix_buckets;     /* workload shares blocks (sim_serve_scratch.prefix_*) */
+    int64_t prefix_cap;
 } sim_served;
 
 /*

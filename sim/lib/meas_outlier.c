@@ -48,7 +48,8 @@ static int cmp_deployment(const series_ent *x, const series_ent *y)
         (c = cmp_i64(s->enable_chunked_prefill, t->enable_chunked_prefill)) ||
         (c = cmp_i64(s->enforce_eager, t->enforce_eager)) || (c = cmp_i64(s->usage, t->usage)) ||
         (c = cmp_i64(s->disable_hybrid_kv, t->disable_hybrid_kv)) ||
-        (c = cmp_i64(s->async_scheduling, t->async_scheduling)))
+        (c = cmp_i64(s->async_scheduling, t->async_scheduling)) ||
+        (c = cmp_i64(s->enable_prefix_caching, t->enable_prefix_caching)))
         return c;
     if ((c = cmp_i64(x->ratio_p, y->ratio_p)) || (c = cmp_i64(x->ratio_o, y->ratio_o)))
         return c;
