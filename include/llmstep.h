@@ -53,7 +53,7 @@ extern "C" {
 #define LLMSTEP_VERSION_MINOR 5
 #define LLMSTEP_VERSION_PATCH 0
 #define LLMSTEP_VERSION       "0.5.0"
-#define LLMSTEP_ABI_VERSION   6
+#define LLMSTEP_ABI_VERSION   7
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
 #define LLMSTEP_API __attribute__((visibility("default")))
@@ -186,6 +186,9 @@ typedef struct llmstep_deploy_spec {
      * -1 the engine version's default (on from vLLM 0.14), 0 off, 1 on (--async-scheduling).
      * ABI 4. */
     int async_scheduling;
+    /* V1 prefix caching (--prefix-caching): -1 the engine's default (on for V1, off for V0),
+     * 0 off, 1 on. It matters when a workload shares prefixes (llmstep_workload). ABI 7. */
+    int prefix_caching;
 } llmstep_deploy_spec;
 
 LLMSTEP_API void llmstep_deploy_spec_init(llmstep_deploy_spec *spec /* OUT */);
@@ -394,6 +397,12 @@ typedef struct llmstep_workload {
     const char *trace_path; /* LLMSTEP_ARRIVAL_TRACE */
     double slo_ttft_s;      /* goodput: TTFT limit (0: none) */
     double slo_tpot_s;      /* goodput: TPOT limit (0: none) */
+    /* Shared prefixes (ABI 7; 0: none; at most one of the two), as `llmstep serve
+     * --prefix-tokens P` (every prompt starts with the same P tokens) or --distinct-prompts K
+     * (prompts drawn from a pool of K, aiperf's dataset entries). Traces give them per
+     * request. */
+    int64_t prefix_tokens;
+    int64_t distinct_prompts;
 } llmstep_workload;
 
 LLMSTEP_API void llmstep_workload_init(llmstep_workload *w /* OUT */);
@@ -422,6 +431,9 @@ typedef struct llmstep_serve_result {
      * "ttft" (llmstep_ttft_band_family). */
     llmstep_dist queue_s;
     int32_t ttft_queued;
+    /* ABI 7: prompt tokens found in the prefix cache over those looked up (vLLM's prefix
+     * cache hit rate), 0 when nothing is shared or prefix caching is off. */
+    double prefix_hit_frac;
 } llmstep_serve_result;
 
 /* Simulates the engine serving the workload, request by request and step by step. */
@@ -520,6 +532,10 @@ typedef struct llmstep_sweep_spec {
      * depend on it; the callback is called on the calling thread, the rows of 8 x jobs points
      * at a time (one with one thread), in order. ABI 5. */
     int jobs;
+    /* Serving: prefix caching and shared prefixes, as llmstep_deploy_spec.prefix_caching and
+     * llmstep_workload's fields (-1, 0, 0: the engine's default, nothing shared). ABI 7. */
+    int prefix_caching;
+    int64_t prefix_tokens, distinct_prompts;
 } llmstep_sweep_spec;
 
 LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);
@@ -573,6 +589,9 @@ typedef struct llmstep_sweep_row {
      * when the TTFT is mostly that wait (as llmstep_serve_result; over seeds, on the means). */
     double queue_mean_s;
     int32_t ttft_queued;
+    /* Serving (ABI 7): the prefix cache hit rate (as llmstep_serve_result; over seeds, the
+     * mean; NaN otherwise). */
+    double prefix_hit_frac;
 } llmstep_sweep_row;
 
 /* Called with each row in sweep order; a non-zero return stops the sweep. */

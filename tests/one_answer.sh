@@ -151,9 +151,11 @@ rk=tests/data/meas/run_keys.jsonl
 expect "rows in the errors" "$(jnum n_rows "$tmp/rk.json")" 2
 grep -q '"assumed_rows":{"n_rows":1,' "$tmp/rk.json" && ok || bad "assumed_rows: $(cat "$tmp/rk.json")"
 grep -q '"assumed":"tp (data parallel not expressible)"' "$tmp/rk.json" && ok || bad "assumed text"
-for k in '"key":"cudagraph_mode=PIECEWISE","n_rows":2' '"key":"env.VLLM_FLOAT32_MATMUL_PRECISION=high","n_rows":1' '"key":"prefix_caching=true","n_rows":1'; do
+for k in '"key":"cudagraph_mode=PIECEWISE","n_rows":2' '"key":"env.VLLM_FLOAT32_MATMUL_PRECISION=high","n_rows":1'; do
     grep -q "$k" "$tmp/rk.json" && ok || bad "unmodelled $k"
 done
+# run.prefix_caching is followed (sched_v1.h, "Prefix caching"), not reported.
+grep -q 'prefix_caching=true' "$tmp/rk.json" && bad "prefix_caching reported as unmodelled" || ok
 grep -q 'VLLM_MOE_USE_DEEP_GEMM' "$tmp/rk.json" && bad "DEEP_GEMM=0 is what the figures time" || ok
 "$bin" validate --measurements $rk --keep-assumed --format json >"$tmp/rk_all.json" ||
     bad "validate --keep-assumed exit $?"

@@ -718,11 +718,12 @@ static void run_object_is_taken_or_reported(void)
     if (set.n == 1) {
         const sim_meas_row *r = &set.rows[0];
         CHECK_INT(r->sched.async_scheduling, 0);
+        CHECK_INT(r->sched.enable_prefix_caching, 1); /* taken: sched_v1.h simulates it */
         CHECK_INT(r->sched.enforce_eager, -1);
         CHECK_INT(r->ep, 1);
         CHECK_INT(r->dp, 2);
         /* ep_size 4 = TP 2 x DP 2: consistent, not listed. */
-        CHECK_STR(r->unmodelled, "prefix_caching=true; cudagraph_mode=PIECEWISE; "
+        CHECK_STR(r->unmodelled, "cudagraph_mode=PIECEWISE; "
                                  "compilation_config.pass_config.fuse_allreduce_rms=true; "
                                  "max_cudagraph_capture_size=2048; env.VLLM_MXFP4_USE_MARLIN=1");
         CHECK_STR(r->assumed, "tp (data parallel not expressible); run.env");
@@ -747,6 +748,7 @@ static void run_object_is_taken_or_reported(void)
     if (set.n == 1) {
         CHECK_INT(set.rows[0].sched.enforce_eager, 1);
         CHECK_INT(set.rows[0].sched.async_scheduling, -1);
+        CHECK_INT(set.rows[0].sched.enable_prefix_caching, 0);
         CHECK_STR(set.rows[0].unmodelled, "ep_size=2 (the layout gives 1)");
         CHECK_STR(set.rows[0].assumed, "");
     }
@@ -786,6 +788,33 @@ static void run_object_is_taken_or_reported(void)
         "\"scheduler\":{\"enforce_eager\":false},\"run\":{\"cudagraph_mode\":\"NONE\"}}\n";
     CHECK(sim_meas_load_text("run.jsonl", text, strlen(text), &set, &err) != SIM_OK);
     CHECK_CONTAINS(err.msg, "contradicts scheduler.enforce_eager");
+    sim_meas_set_free(&set);
+    /* Likewise run.prefix_caching against scheduler.enable_prefix_caching. */
+    sim_meas_set_init(&set);
+    text = "{\"id\":\"r\",\"source\":\"t\",\"hardware\":\"h\",\"model\":\"m\",\"tp\":1,"
+           "\"kind\":\"offline_batch\",\"batch\":1,\"prompt_tokens\":10,\"output_tokens\":10,"
+           "\"measured_s\":0.01,\"scheduler\":{\"enable_prefix_caching\":false},"
+           "\"run\":{\"prefix_caching\":true}}\n";
+    CHECK(sim_meas_load_text("run.jsonl", text, strlen(text), &set, &err) != SIM_OK);
+    CHECK_CONTAINS(err.msg, "run.prefix_caching: contradicts scheduler.enable_prefix_caching");
+    sim_meas_set_free(&set);
+    /* A serving workload's shared prefixes: taken; both at once refused. */
+    static const char serving[] =
+        "{\"id\":\"s\",\"source\":\"t\",\"hardware\":\"h\",\"model\":\"m\",\"tp\":1,"
+        "\"kind\":\"serving\",\"metric\":\"ttft_mean\",\"measured_s\":0.1,"
+        "\"workload\":{\"arrival\":\"closed\",\"concurrency\":4,\"prompt_tokens\":100,"
+        "\"output_tokens\":10,%s}}\n";
+    char buf[512];
+    snprintf(buf, sizeof(buf), serving, "\"distinct_prompts\":100");
+    sim_meas_set_init(&set);
+    CHECK_INT(sim_meas_load_text("w.jsonl", buf, strlen(buf), &set, &err), SIM_OK);
+    if (set.n == 1)
+        CHECK_INT(set.rows[0].workload.distinct_prompts, 100);
+    sim_meas_set_free(&set);
+    snprintf(buf, sizeof(buf), serving, "\"prefix_tokens\":64,\"distinct_prompts\":100");
+    sim_meas_set_init(&set);
+    CHECK(sim_meas_load_text("w.jsonl", buf, strlen(buf), &set, &err) != SIM_OK);
+    CHECK_CONTAINS(err.msg, "workload.distinct_prompts: not allowed with prefix_tokens");
     sim_meas_set_free(&set);
 }
 

@@ -285,7 +285,7 @@ class Context:
                kv_dtype=None, usage=None, max_num_seqs=None, max_num_batched_tokens=None,
                max_model_len=None, block_size=None, gpu_memory_utilization=None,
                chunked_prefill=None, roofline="op", gemm="flat", ignore_memory=False,
-               pp=1, dp=1, ep=False, async_scheduling=None):
+               pp=1, dp=1, ep=False, async_scheduling=None, prefix_caching=None):
         """A model on a GPU type at tensor-parallel degree ``tp`` with an engine (default
         ``vllm-v1``, or the calibration's). ``usage`` is "llm" (the LLM class's defaults) or
         "server" (the OpenAI server's); None (the default) takes the LLM class's for step,
@@ -294,11 +294,12 @@ class Context:
         take the engine's defaults for the version and GPU, as vLLM does. ``pp`` pipeline
         stages, ``dp`` data-parallel ranks and ``ep`` expert parallelism as the CLI's --pp,
         --dp, --ep (step, batch and serve deal the load to the DP ranks and time the busiest).
-        ``async_scheduling`` True/False as --async-scheduling on/off (None: the engine's)."""
+        ``async_scheduling`` True/False as --async-scheduling on/off (None: the engine's);
+        ``prefix_caching`` likewise as --prefix-caching on/off (None: on for V1)."""
         return Deployment(self, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                           max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                           gpu_memory_utilization, chunked_prefill, roofline, gemm,
-                          ignore_memory, pp, dp, ep, async_scheduling)
+                          ignore_memory, pp, dp, ep, async_scheduling, prefix_caching)
 
     # ---- configuration sweeps ----
 
@@ -315,7 +316,8 @@ class Context:
               max_num_seqs=None, max_num_batched_tokens=None, max_model_len=None,
               block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
               pp=None, dp=None, ep=False, seeds=None, best=False, async_scheduling=None,
-              max_rows=5_000_000, progress=None, jobs=None, interval=None):
+              max_rows=5_000_000, progress=None, jobs=None, interval=None, prefix_caching=None,
+              prefix_tokens=0, distinct_prompts=0):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -327,8 +329,9 @@ class Context:
         tokens_per_s_per_gpu, cost_per_mtok_usd, fits, status, bound, meets_slo, calibrated,
         alpha, beta_s, and for serving concurrency, rate_per_s, n_requests, ttft_s_p90 style
         percentiles, requests_per_s, preemptions, kv_peak_frac, queue_s_mean and ttft_queued
-        (the wait before the first step, and whether it is most of the TTFT), and the layout's
-        pp, dp and ep. ``pp`` and ``dp`` (lists) cross pipeline stages and data-parallel ranks
+        (the wait before the first step, and whether it is most of the TTFT), prefix_hit_frac
+        (with ``prefix_tokens`` or ``distinct_prompts`` and ``prefix_caching`` as the CLI's
+        --prefix-tokens, --distinct-prompts, --prefix-caching), and the layout's pp, dp and ep. ``pp`` and ``dp`` (lists) cross pipeline stages and data-parallel ranks
         with the TPs and ``ep`` turns on expert parallelism
         (True) or sweeps it ([0, 1]), as ``--pp``, ``--dp``, ``--ep``. ``seeds`` (serving)
         simulates each point over that many workload seeds, as ``--seeds`` (None: 20 with
@@ -441,6 +444,9 @@ class Context:
                                                   "gpu_memory_utilization")
         spec.chunked_prefill = _flag(chunked_prefill, "chunked_prefill", -1)
         spec.async_scheduling = _flag(async_scheduling, "async_scheduling", -1)
+        spec.prefix_caching = _flag(prefix_caching, "prefix_caching", -1)
+        spec.prefix_tokens = _int(prefix_tokens, "prefix_tokens")
+        spec.distinct_prompts = _int(distinct_prompts, "distinct_prompts")
         if jobs is None:
             jobs = min(os.cpu_count() or 1, 256) if serving else 1
         spec.jobs = _int(jobs, "jobs", 0, 256)
@@ -729,7 +735,7 @@ class Deployment:
     def __init__(self, ctx, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                  max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                  gpu_memory_utilization, chunked_prefill, roofline, gemm, ignore_memory,
-                 pp=1, dp=1, ep=False, async_scheduling=None):
+                 pp=1, dp=1, ep=False, async_scheduling=None, prefix_caching=None):
         self._ctx = ctx  # keeps the loaded files alive
         spec = _lib.DeploySpec()
         _lib.lib.llmstep_deploy_spec_init(ctypes.byref(spec))
@@ -752,6 +758,7 @@ class Deployment:
             spec.gpu_memory_utilization_frac = u
         spec.chunked_prefill = _flag(chunked_prefill, "chunked_prefill", -1)
         spec.async_scheduling = _flag(async_scheduling, "async_scheduling", -1)
+        spec.prefix_caching = _flag(prefix_caching, "prefix_caching", -1)
         usages = {None: -1, "llm": 0, "server": 1}
         if usage not in usages:
             raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")
@@ -877,7 +884,8 @@ class Deployment:
 
     @staticmethod
     def _workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
-                  num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s):
+                  num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s, prefix_tokens=0,
+                  distinct_prompts=0):
         w = _lib.Workload()
         _lib.lib.llmstep_workload_init(ctypes.byref(w))
         w.arrival = arrival
@@ -890,18 +898,23 @@ class Deployment:
         w.seed = _int(seed, "seed", 0, (1 << 64) - 1)
         w.slo_ttft_s = _float(slo_ttft_s, "slo_ttft_s")
         w.slo_tpot_s = _float(slo_tpot_s, "slo_tpot_s")
+        w.prefix_tokens = _int(prefix_tokens, "prefix_tokens")
+        w.distinct_prompts = _int(distinct_prompts, "distinct_prompts")
         return w
 
     def serve(self, concurrency=None, request_rate=None, trace=None, prompt_tokens=1024,
               output_tokens=128, burstiness=1.0, range_ratio=None, num_requests=0,
-              warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0, interval=None):
+              warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0, interval=None,
+              prefix_tokens=0, distinct_prompts=0):
         """Simulates the engine serving a workload: exactly one of ``concurrency`` (closed
         loop), ``request_rate`` (open loop, gamma arrivals of shape ``burstiness``) or
         ``trace`` (a JSONL file). The defaults are those of ``llmstep serve``. Returns the
         keys of ``llmstep serve --format json``: ttft_s, tpot_s, itl_s, e2e_s (each with mean,
         p50, p90, p99), request_throughput_per_s, output_tokens_per_s, goodput_per_s,
         duration_s, kv_peak_frac, queue_peak, preemptions, n_requests, n_steps, queue_s (arrival
-        to the first step: mean, p50, p90, p99) and ttft_queued; with
+        to the first step: mean, p50, p90, p99), ttft_queued and prefix_hit_frac (the prefix
+        cache hit rate; ``prefix_tokens`` and ``distinct_prompts`` as --prefix-tokens and
+        --distinct-prompts); with
         ``interval`` also ``band``: for ttft_s, tpot_s and e2e_s the calibration's band around
         the mean, or None for a family it has no rows of (``llmstep serve --interval``); ttft_s's
         band is of the run's regime: "ttft_queued" when ``ttft_queued`` (the mean wait before
@@ -911,7 +924,8 @@ class Deployment:
             raise Error(1, "serve: give exactly one of concurrency, request_rate, trace")
         arrival = 0 if concurrency is not None else (1 if request_rate is not None else 2)
         w = self._workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
-                           num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s)
+                           num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s,
+                           prefix_tokens, distinct_prompts)
         trace_b = None
         if concurrency is not None:
             w.concurrency = _int(concurrency, "concurrency")
@@ -953,7 +967,8 @@ class Deployment:
 
     def serve_sweep(self, concurrency=None, request_rate=None, slo_ttft_s=0.0, slo_tpot_s=0.0,
                     slo_percentile=90, prompt_tokens=1024, output_tokens=128, burstiness=1.0,
-                    range_ratio=None, num_requests=0, warmup_requests=None, seed=0):
+                    range_ratio=None, num_requests=0, warmup_requests=None, seed=0,
+                    prefix_tokens=0, distinct_prompts=0):
         """Serves the workload at each load of ``concurrency`` (closed loops) or
         ``request_rate`` (open loops), a sequence, in one call to the library
         (llmstep_serve_sweep). Returns a dict of NumPy arrays, one entry per load: ``load``,
@@ -970,7 +985,8 @@ class Deployment:
         loads = _f64_array("concurrency" if concurrency is not None else "request_rate",
                            concurrency if concurrency is not None else request_rate)
         w = self._workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
-                           num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s)
+                           num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s,
+                           prefix_tokens, distinct_prompts)
         n = loads.size
         res = (_lib.ServeResult * max(n, 1))()
         meets = np.zeros(max(n, 1), dtype=np.intc)
@@ -997,10 +1013,12 @@ def deploy(model, hw, tp=1, **kw):
     return default_context().deploy(model, hw, tp=tp, **kw)
 
 
-def serve(model, hw, tp=1, engine=None, calibration=None, usage="server", **workload):
+def serve(model, hw, tp=1, engine=None, calibration=None, usage="server", prefix_caching=None,
+          **workload):
     """One serving simulation: deploy(model, hw, tp, ...) then Deployment.serve(**workload).
     The OpenAI server's defaults apply unless ``usage="llm"``."""
-    d = deploy(model, hw, tp=tp, engine=engine, calibration=calibration, usage=usage)
+    d = deploy(model, hw, tp=tp, engine=engine, calibration=calibration, usage=usage,
+               prefix_caching=prefix_caching)
     return d.serve(**workload)
 
 

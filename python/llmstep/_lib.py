@@ -12,7 +12,7 @@ import ctypes.util
 import os
 import subprocess
 
-ABI_VERSION = 6
+ABI_VERSION = 7
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -79,7 +79,7 @@ class DeploySpec(ctypes.Structure):
                 ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
                 ("usage", cint), ("roofline_step", cint), ("gemm_tile_wave", cint),
                 ("ignore_memory", cint), ("pp", i64), ("dp", i64), ("ep", cint),
-                ("async_scheduling", cint)]
+                ("async_scheduling", cint), ("prefix_caching", cint)]
 
 
 class DeployInfo(ctypes.Structure):
@@ -128,7 +128,7 @@ class Workload(ctypes.Structure):
                 ("burstiness", dbl), ("prompt_tokens", i64), ("output_tokens", i64),
                 ("range_ratio", dbl), ("num_requests", i64), ("warmup_requests", i64),
                 ("seed", ctypes.c_uint64), ("trace_path", cstr), ("slo_ttft_s", dbl),
-                ("slo_tpot_s", dbl)]
+                ("slo_tpot_s", dbl), ("prefix_tokens", i64), ("distinct_prompts", i64)]
 
 
 class Dist(ctypes.Structure):
@@ -140,7 +140,8 @@ class ServeResult(ctypes.Structure):
                 ("request_throughput_per_s", dbl), ("output_tokens_per_s", dbl),
                 ("goodput_per_s", dbl), ("duration_s", dbl), ("kv_peak_frac", dbl),
                 ("queue_peak", i64), ("preemptions", i64), ("n_requests", i64),
-                ("n_steps", i64), ("queue_s", Dist), ("ttft_queued", ctypes.c_int32)]
+                ("n_steps", i64), ("queue_s", Dist), ("ttft_queued", ctypes.c_int32),
+                ("prefix_hit_frac", dbl)]
 
 
 class SweepSpec(ctypes.Structure):
@@ -161,7 +162,8 @@ class SweepSpec(ctypes.Structure):
                 ("usage", cint), ("pp", ctypes.POINTER(i64)), ("n_pp", ctypes.c_size_t),
                 ("dp", ctypes.POINTER(i64)), ("n_dp", ctypes.c_size_t), ("ep", cint),
                 ("eps", ctypes.POINTER(cint)), ("n_ep", ctypes.c_size_t), ("n_seeds", i64),
-                ("async_scheduling", cint), ("jobs", cint)]
+                ("async_scheduling", cint), ("jobs", cint), ("prefix_caching", cint),
+                ("prefix_tokens", i64), ("distinct_prompts", i64)]
 
 
 class SweepRow(ctypes.Structure):
@@ -177,7 +179,8 @@ class SweepRow(ctypes.Structure):
                 ("kv_peak_frac", dbl), ("ttft_dist_s", Dist), ("tpot_dist_s", Dist),
                 ("e2e_dist_s", Dist), ("pp", i64), ("dp", i64), ("ep", ctypes.c_int32),
                 ("n_seeds", i64), ("ttft_spread_s", dbl), ("tpot_spread_s", dbl),
-                ("queue_mean_s", dbl), ("ttft_queued", ctypes.c_int32)]
+                ("queue_mean_s", dbl), ("ttft_queued", ctypes.c_int32),
+                ("prefix_hit_frac", dbl)]
 
 
 class MeasSpec(ctypes.Structure):

@@ -67,6 +67,45 @@ def test_async_scheduling_matches_the_cli(ctx, flag, value):
         assert got[key]["mean"] == pytest.approx(want[key]["mean"], rel=1e-9), key
 
 
+@pytest.mark.parametrize("workload,cli_args,caching", [
+    (dict(distinct_prompts=100), ["--distinct-prompts", "100"], None),
+    (dict(distinct_prompts=100), ["--distinct-prompts", "100", "--no-prefix-caching"], False),
+    (dict(prefix_tokens=512), ["--prefix-tokens", "512"], None),
+])
+def test_prefix_caching_matches_the_cli(ctx, workload, cli_args, caching):
+    """Shared prefixes and prefix caching give, by serve, sweep and the CLI's serve and sweep,
+    the same TTFT and hit rate; with caching off nothing is found."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    base = ["--model", "llama-3.1-8b", "--hw", "h100-sxm", "--concurrency", "16",
+            "--prompt-tokens", "1024", "--output-tokens", "64"]
+    want = cli_json("serve", *base, *cli_args)
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server", prefix_caching=caching)
+    got = d.serve(concurrency=16, prompt_tokens=1024, output_tokens=64, **workload)
+    assert got["prefix_hit_frac"] == want["prefix_cache"]["hit_frac"]
+    assert got["ttft_s"]["mean"] == want["ttft_s"]["mean"]
+    assert (got["prefix_hit_frac"] > 0.0) == (caching is not False)
+    row = cli_json("sweep", "--kind", "serving", *base, *cli_args)["rows"][0]
+    sw = ctx.sweep(["llama-3.1-8b"], ["h100-sxm"], kind="serving", tp=[1], concurrency=[16],
+                   prompt_tokens=1024, output_tokens=64, prefix_caching=caching, jobs=1,
+                   **workload)
+    assert sw["prefix_hit_frac"][0] == row["prefix_hit_frac"] == got["prefix_hit_frac"]
+    assert sw["ttft_s_mean"][0] == row["ttft_s"]["mean"] == got["ttft_s"]["mean"]
+
+
+def test_prefix_options_refused_alike(ctx):
+    """Both shared-prefix options at once: the library's message, as the CLI's."""
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")
+    with pytest.raises(llmstep.Error, match="one of them"):
+        d.serve(concurrency=4, prefix_tokens=64, distinct_prompts=10)
+    if os.path.exists(CLI):
+        out = subprocess.run([CLI, "sweep", "--kind", "serving", "--model", "llama-3.1-8b",
+                              "--hw", "h100-sxm", "--prompt-tokens", "100", "--output-tokens",
+                              "10", "--prefix-tokens", "64", "--distinct-prompts", "10"],
+                             capture_output=True, text=True)
+        assert out.returncode != 0 and "one of them" in out.stderr
+
+
 @pytest.mark.parametrize("loads,kind,percentile", [
     ([1, 8, 64], "concurrency", 90),
     ([2.0, 20.0], "request-rate", 50),

@@ -238,6 +238,7 @@ int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s)
     }
     int *onoff = strcmp(name, "chunked-prefill") == 0    ? &s->enable_chunked_prefill
                  : strcmp(name, "async-scheduling") == 0 ? &s->async_scheduling
+                 : strcmp(name, "prefix-caching") == 0   ? &s->enable_prefix_caching
                                                          : NULL;
     if (onoff) {
         if (strcmp(arg, "on") == 0)

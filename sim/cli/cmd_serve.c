@@ -102,6 +102,7 @@ typedef struct serve_args {
     int have_conc, have_rate;
     int exact_steps;  /* --exact-steps: every step through the scheduler */
     int64_t interval; /* --interval L (0: none) */
+    int no_prefix_caching;
 } serve_args;
 
 /* --interval: the bands of TTFT (in either regime), TPOT and E2E, those the calibration has
@@ -203,6 +204,15 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         CLI_U64_H(
             "seed", &a->wl.seed, 0, 9.3e18,
             "  --seed S                      generator seed (default 0): same seed, same run\n"),
+        CLI_I64_H("prefix-tokens", &a->wl.prefix_tokens, 1, 1 << 24,
+                  "  --prefix-tokens P             every prompt starts with the same P tokens (a\n"
+                  "                                system prompt; part of --prompt-tokens)\n"),
+        CLI_I64_H(
+            "distinct-prompts", &a->wl.distinct_prompts, 1, SIM_WORKLOAD_MAX_REQUESTS,
+            "  --distinct-prompts K          prompts drawn from a pool of K (aiperf's dataset\n"
+            "                                entries, 100 by default there), each pass in a\n"
+            "                                new order; with prefix caching a prompt drawn\n"
+            "                                again finds its blocks cached\n"),
         {.name = "tp",
          .kind = CLI_OPT_I64,
          .dst = &a->spec.tp,
@@ -244,6 +254,12 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
             "async-scheduling", sc,
             "  --async-scheduling on|off     V1: the next step's host work overlaps the GPU\n"
             "                                (default: the engine's; on from vLLM 0.14)\n"),
+        CLI_SCHED_H(
+            "prefix-caching", sc,
+            "  --prefix-caching on|off       V1 prefix caching (default on, as vLLM V1); it\n"
+            "                                matters when prompts share a prefix\n"),
+        CLI_FLAG_H("no-prefix-caching", &a->no_prefix_caching,
+                   "  --no-prefix-caching           the same as --prefix-caching off\n"),
         CLI_FLAG_H("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv,
                    "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole "
                    "context\n"),
@@ -278,10 +294,19 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         cli_error("serve: give exactly one workload: --concurrency, --request-rate or --trace");
         return CLI_USAGE;
     }
+    if (a->no_prefix_caching) {
+        if (sc->enable_prefix_caching == 1) {
+            cli_error("serve: --no-prefix-caching and --prefix-caching on contradict");
+            return CLI_USAGE;
+        }
+        sc->enable_prefix_caching = 0;
+    }
     if (a->trace) {
-        if (a->wl.prompt_tokens > 0 || a->wl.output_tokens > 0 || a->wl.num_requests > 0) {
-            cli_error("serve: --trace gives the lengths and count; drop --prompt-tokens, "
-                      "--output-tokens and --num-requests");
+        if (a->wl.prompt_tokens > 0 || a->wl.output_tokens > 0 || a->wl.num_requests > 0 ||
+            a->wl.prefix_tokens > 0 || a->wl.distinct_prompts > 0) {
+            cli_error("serve: --trace gives the lengths, shared prefixes and count; drop "
+                      "--prompt-tokens, --output-tokens, --prefix-tokens, --distinct-prompts and "
+                      "--num-requests");
             return CLI_USAGE;
         }
         a->wl.arrival = SIM_ARRIVAL_TRACE;
@@ -292,6 +317,12 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
             return CLI_USAGE;
         }
         a->wl.arrival = a->have_conc ? SIM_ARRIVAL_CLOSED : SIM_ARRIVAL_POISSON;
+    }
+    struct sim_err perr;
+    if (!a->trace && sim_workload_prefix_check(a->wl.prefix_tokens, a->wl.distinct_prompts, 0,
+                                               &perr) != SIM_OK) {
+        cli_error("serve: %s", perr.msg);
+        return CLI_USAGE;
     }
     if (strcmp(a->format, "table") != 0 && strcmp(a->format, "json") != 0) {
         cli_error("serve: --format '%s': expected table or json", a->format);
@@ -319,6 +350,8 @@ static void print_workload_json(sim_jw *w, const serve_args *a)
         sim_jw_int(w, "output_tokens", a->wl.output_tokens);
         sim_jw_num(w, "range_ratio", sim_workload_range_ratio(a->wl.range_ratio));
         sim_jw_uint(w, "seed", a->wl.seed);
+        sim_jw_int(w, "prefix_tokens", a->wl.prefix_tokens);
+        sim_jw_int(w, "distinct_prompts", a->wl.distinct_prompts);
     }
     sim_jw_object_end(w);
 }
@@ -395,6 +428,14 @@ static int print_json(const serve_args *a, const cli_run *run, const cli_serve *
     sim_jw_num(&w, "gpu_memory_utilization_frac", s->gpu_memory_utilization);
     sim_jw_str(&w, "usage", sim_usage_name(s->usage));
     sim_jw_bool(&w, "async_scheduling", s->async_scheduling);
+    sim_jw_bool(&w, "prefix_caching", s->enable_prefix_caching);
+    sim_jw_object_begin(&w, "prefix_cache");
+    sim_jw_bool(&w, "simulated", r->prefix_cache_simulated);
+    sim_jw_num(&w, "hit_frac", sim_serve_prefix_hit_frac(r));
+    sim_jw_int(&w, "hit_tokens", r->prefix_hit_tokens);
+    sim_jw_int(&w, "query_tokens", r->prefix_query_tokens);
+    sim_jw_int(&w, "evictions", r->prefix_evictions);
+    sim_jw_object_end(&w);
     sim_jw_object_end(&w);
     return cli_json_close(&w, "serve");
 }
@@ -469,6 +510,14 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
            "tokens recomputed)\n",
            (long long)r->queue_peak, (long long)r->running_peak, (long long)r->preemptions,
            (long long)r->recomputed_tokens);
+    if (r->prefix_cache_simulated)
+        printf("  prefix cache     hit rate %.1f%% (%lld of %lld prompt tokens looked up); %lld "
+               "blocks evicted\n",
+               100.0 * sim_serve_prefix_hit_frac(r), (long long)r->prefix_hit_tokens,
+               (long long)r->prefix_query_tokens, (long long)r->prefix_evictions);
+    else if (a->wl.prefix_tokens > 0 || a->wl.distinct_prompts > 0 || a->trace)
+        printf("  prefix cache     %s\n",
+               s->enable_prefix_caching ? "on; no full block shared, nothing to find" : "off");
     printf("  scheduler        max_num_seqs %lld, max_num_batched_tokens %lld, max_model_len "
            "%lld, block %lld\n",
            (long long)s->max_num_seqs, (long long)s->max_num_batched_tokens,

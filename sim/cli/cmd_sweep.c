@@ -277,6 +277,7 @@ static void write_json_serving_row(writer *w, const cli_sweep_block *b, const si
     json_dist(j, "e2e_s", &r->e2e_dist_s);
     sim_jw_num(j, "queue_s_mean", r->queue_mean_s);
     sim_jw_bool(j, "ttft_queued", r->ttft_queued);
+    sim_jw_num(j, "prefix_hit_frac", r->prefix_hit_frac);
     sim_jw_num(j, "requests_per_s", r->requests_per_s);
     sim_jw_num(j, "output_tokens_per_s", r->tokens_per_s);
     sim_jw_num(j, "output_tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
@@ -534,16 +535,27 @@ typedef struct sweep_args {
     int best, pareto, no_host, ep;
     double slo_tpot_s, slo_ttft_s;
     /* options of --kind serving only, given or not, in the order of serving_names */
-    int serving_seen[9];
+    int serving_seen[13];
+    int no_prefix_caching;
     int64_t jobs;
     int64_t interval; /* --interval L (0: none) */
     enum sweep_select select;
     enum sweep_format fmt;
 } sweep_args;
 
-static const char *const serving_names[9] = {"concurrency",  "request-rate", "slo-percentile",
-                                             "num-requests", "range-ratio",  "burstiness",
-                                             "seed",         "seeds",        "jobs"};
+static const char *const serving_names[13] = {"concurrency",
+                                              "request-rate",
+                                              "slo-percentile",
+                                              "num-requests",
+                                              "range-ratio",
+                                              "burstiness",
+                                              "seed",
+                                              "seeds",
+                                              "jobs",
+                                              "prefix-tokens",
+                                              "distinct-prompts",
+                                              "prefix-caching",
+                                              "no-prefix-caching"};
 
 static int parse_slo_pct(const char *arg, void *dst, char *msg, size_t cap)
 {
@@ -660,6 +672,20 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
             "                             TPOT percentiles and their ranges over the seeds\n"
             "                             (default 20 with --best or --pareto unless the workload\n"
             "                             is deterministic, else 1)\n"),
+        CLI_I64_SEEN_H(
+            "prefix-tokens", &o->prefix_tokens, 1, 1 << 24, &sv[9],
+            "  --prefix-tokens P, --distinct-prompts K, --prefix-caching on|off,\n"
+            "  --no-prefix-caching\n"
+            "                             serving: shared prefixes and V1 prefix caching,\n"
+            "                             as for `llmstep serve`; adds prefix_hit_frac "
+            "(JSON)\n"),
+        CLI_I64_SEEN_H("distinct-prompts", &o->distinct_prompts, 1, SIM_WORKLOAD_MAX_REQUESTS,
+                       &sv[10], NULL),
+        {.name = "prefix-caching", .kind = CLI_OPT_SCHED, .dst = &o->sched, .seen = &sv[11]},
+        {.name = "no-prefix-caching",
+         .kind = CLI_OPT_FLAG,
+         .dst = &a->no_prefix_caching,
+         .seen = &sv[12]},
         CLI_I64_SEEN_H(
             "jobs", &a->jobs, 1, SIM_SWEEP_MAX_JOBS, &sv[8],
             "  --jobs N                   serving: simulate N points at a time on N threads\n"
@@ -792,11 +818,23 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
                   "serving (decode and prefill take --context)");
         return CLI_USAGE;
     }
-    for (int i = 0; !serving && i < 9; i++)
+    for (int i = 0; !serving && i < 13; i++)
         if (a->serving_seen[i]) {
             cli_error("sweep: --%s belongs to --kind serving", serving_names[i]);
             return CLI_USAGE;
         }
+    if (a->no_prefix_caching) {
+        if (o->sched.enable_prefix_caching == 1) {
+            cli_error("sweep: --no-prefix-caching and --prefix-caching on contradict");
+            return CLI_USAGE;
+        }
+        o->sched.enable_prefix_caching = 0;
+    }
+    struct sim_err perr;
+    if (sim_workload_prefix_check(o->prefix_tokens, o->distinct_prompts, 0, &perr) != SIM_OK) {
+        cli_error("sweep: %s", perr.msg);
+        return CLI_USAGE;
+    }
     /* A planning answer must not hinge on one draw of the workload: --best and --pareto judge
      * each serving point over SIM_SWEEP_PLANNING_SEEDS seeds unless --seeds says otherwise. */
     if (serving && !a->serving_seen[7])

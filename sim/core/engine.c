@@ -79,10 +79,6 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
     }
     out->enable_prefix_caching =
         in->enable_prefix_caching >= 0 ? in->enable_prefix_caching > 0 : e->kind == SIM_SCHED_V1;
-    if (out->enable_prefix_caching && e->kind != SIM_SCHED_V1) {
-        sim_errf(err, "enable_prefix_caching: prefix caching is simulated on the V1 engine only");
-        return SIM_EINVAL;
-    }
     if (out->max_model_len > m->max_pos) {
         sim_errf(err, "max_model_len: %lld exceeds the model's max_position_embeddings = %lld",
                  (long long)out->max_model_len, (long long)m->max_pos);

@@ -161,7 +161,8 @@ static inline bool sim_sched_hybrid_kv(const sim_engine *e, const sim_sched_reso
  * given value is out of range. async_scheduling: the setting, else the engine's default;
  * the V0 engine has none (asking for it is an error). enable_prefix_caching: the setting,
  * else on for V1 (vLLM 0.8+ enables it by default: EngineArgs.enable_prefix_caching, V1
- * arg_utils) and off for V0, whose simulation has no prefix cache (asking is an error).
+ * arg_utils) and off for V0 (a V0 run with prefix caching and shared prefixes is refused by
+ * the serving simulation, sched_v1.h).
  */
 sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_hw *hw,
                              const sim_sched_cfg *in, sim_sched_resolved *out /* OUT */,

@@ -1052,6 +1052,11 @@ static sim_status prefix_setup(serve_state *x, const sim_memory *mem, struct sim
     x->bs = s->block_size;
     if (!s->enable_prefix_caching || !sim_serve_shares_blocks(x->w, s->block_size))
         return SIM_OK;
+    if (x->su.engine->kind != SIM_SCHED_V1) {
+        sim_errf(err, "prefix caching: shared prefixes are simulated on the V1 engine only; pass "
+                      "--no-prefix-caching or no shared prefix");
+        return SIM_EINVAL;
+    }
     if (mem->kv.n_window_groups > 0) {
         sim_errf(err,
                  "prefix caching: shared prefixes on a model with sliding-window layers are not "

@@ -140,6 +140,14 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
                               sim_serve_observer obs, void *obs_ctx,
                               sim_serve_result *out /* OUT */, struct sim_err *err /* OUT */);
 
+/* vLLM's prefix cache hit rate: tokens found over tokens looked up (0 when none). */
+static inline double sim_serve_prefix_hit_frac(const sim_serve_result *r)
+{
+    return r->prefix_query_tokens > 0
+               ? (double)r->prefix_hit_tokens / (double)r->prefix_query_tokens
+               : 0.0;
+}
+
 /* 1 when some request of w shares a full block of block_size tokens (prefix_tokens >=
  * block_size): with prefix caching on, the simulation then needs the scratch's pool. */
 int sim_serve_shares_blocks(const sim_workload *w, int64_t block_size);

@@ -155,6 +155,7 @@ static void row_init(sim_sweep_row *out, sim_sweep_kind kind, const sim_sweep_ct
     out->n_seeds = 1;
     out->ttft_spread_s = out->tpot_spread_s = 0.0;
     out->queue_mean_s = (double)NAN;
+    out->prefix_hit_frac = (double)NAN;
     out->ttft_queued = 0;
 }
 
@@ -308,6 +309,7 @@ void sim_sweep_serving_set(sim_sweep_row *r, const sim_serve_stats *st, const si
     r->kv_peak_frac = res->peak_kv_frac;
     r->queue_mean_s = st->queue_s.mean;
     r->ttft_queued = sim_serve_ttft_queued(st);
+    r->prefix_hit_frac = sim_serve_prefix_hit_frac(res);
 }
 
 static double mean_in(double acc, double x, int64_t k) { return acc + (x - acc) / (double)(k + 1); }
@@ -357,6 +359,7 @@ void sim_sweep_serving_merge(sim_sweep_row *acc, const sim_sweep_row *one, int64
     if (one->time_s > acc->time_s)
         acc->time_s = one->time_s;
     acc->queue_mean_s = mean_in(acc->queue_mean_s, one->queue_mean_s, k);
+    acc->prefix_hit_frac = mean_in(acc->prefix_hit_frac, one->prefix_hit_frac, k);
     acc->ttft_queued = sim_ttft_queued_means(acc->queue_mean_s, acc->ttft_dist_s.mean);
 }
 

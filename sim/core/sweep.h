@@ -118,6 +118,9 @@ typedef struct sim_sweep_row {
      * family of its TTFT is then "ttft_queued". */
     double queue_mean_s;
     int ttft_queued;
+    /* Serving: the prefix cache hit rate (sim_serve_prefix_hit_frac; over seeds the mean;
+     * NaN otherwise). */
+    double prefix_hit_frac;
 } sim_sweep_row;
 
 /* Service-level objectives; a value <= 0 means none. */

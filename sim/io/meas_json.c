@@ -639,9 +639,14 @@ static sim_status parse_run(const sim_jctx *parent, const cJSON *obj, row_buf *r
         r->sched.async_scheduling = v;
     if (st == SIM_OK)
         st = sim_j_bool(&ctx, obj, "prefix_caching", 0, &v, &present);
-    /* Prefix caching reuses blocks of prompts that share a prefix; none is simulated. */
-    if (st == SIM_OK && present && v)
-        add_unmodelled(r, "prefix_caching=true");
+    /* Prefix caching (sched_v1.h): the run's setting, as scheduler.enable_prefix_caching. */
+    if (st == SIM_OK && present) {
+        if (r->sched.enable_prefix_caching >= 0 && r->sched.enable_prefix_caching != v)
+            return sim_j_fail(&ctx, "prefix_caching",
+                              "contradicts scheduler.enable_prefix_caching (expected the same "
+                              "setting)");
+        r->sched.enable_prefix_caching = v;
+    }
     char s[512];
     if (st == SIM_OK)
         st = sim_j_str(&ctx, obj, "cudagraph_mode", 0, s, sizeof(s), &present);
@@ -695,7 +700,7 @@ static sim_status parse_sched(const sim_jctx *parent, const cJSON *obj, sim_sche
         return sim_j_fail(parent, "scheduler", "wrong type (expected an object)");
     static const char *const keys[] = {
         "max_num_seqs", "max_num_batched_tokens", "max_model_len", "gpu_memory_utilization",
-        "block_size",   "enable_chunked_prefill", "enforce_eager"};
+        "block_size",   "enable_chunked_prefill", "enforce_eager", "enable_prefix_caching"};
     sim_jctx ctx = *parent;
     ctx.scope = sim_j_locate(parent, "scheduler");
     ctx.prefix = "scheduler.";
@@ -723,6 +728,8 @@ static sim_status parse_sched(const sim_jctx *parent, const cJSON *obj, sim_sche
         st = sim_j_bool(&ctx, obj, "enable_chunked_prefill", 0, &s->enable_chunked_prefill, NULL);
     if (st == SIM_OK)
         st = sim_j_bool(&ctx, obj, "enforce_eager", 0, &s->enforce_eager, NULL);
+    if (st == SIM_OK)
+        st = sim_j_bool(&ctx, obj, "enable_prefix_caching", 0, &s->enable_prefix_caching, NULL);
     return st;
 }
 
@@ -742,9 +749,10 @@ static sim_status parse_workload(const sim_jctx *parent, const cJSON *obj, const
 {
     if (!cJSON_IsObject(obj))
         return sim_j_fail(parent, "workload", "wrong type (expected an object)");
-    static const char *const keys[] = {
-        "arrival",      "concurrency", "rate_per_s", "prompt_tokens", "output_tokens",
-        "num_requests", "trace",       "burstiness", "range_ratio",   "warmup_requests"};
+    static const char *const keys[] = {"arrival",         "concurrency",   "rate_per_s",
+                                       "prompt_tokens",   "output_tokens", "num_requests",
+                                       "trace",           "burstiness",    "range_ratio",
+                                       "warmup_requests", "prefix_tokens", "distinct_prompts"};
     sim_jctx ctx = *parent;
     ctx.scope = sim_j_locate(parent, "workload");
     ctx.prefix = "workload.";
@@ -818,6 +826,14 @@ static sim_status parse_workload(const sim_jctx *parent, const cJSON *obj, const
                        &w->warmup_requests, NULL);
     if (st == SIM_OK)
         st = sim_j_num(&ctx, obj, "range_ratio", 0, 0.0, 0.999, &w->range_ratio, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "prefix_tokens", 0, 0, 1 << 24, &w->prefix_tokens, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(&ctx, obj, "distinct_prompts", 0, 1, SIM_WORKLOAD_MAX_REQUESTS,
+                       &w->distinct_prompts, NULL);
+    if (st == SIM_OK && w->prefix_tokens > 0 && w->distinct_prompts > 0)
+        return sim_j_fail(&ctx, "distinct_prompts",
+                          "not allowed with prefix_tokens (expected one of them)");
     if (st != SIM_OK)
         return st;
     r->prompt_tokens = w->prompt_tokens;

@@ -38,8 +38,9 @@ static sim_status trace_line(const sim_jctx *ctx, const cJSON *root, int line, v
     trace_ctx *t = user;
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object (one request per line)");
-    static const char *const keys[] = {"arrival_s", "prompt_tokens", "output_tokens"};
-    sim_status st = sim_j_check_keys(ctx, root, keys, 3, NULL, 0, 1);
+    static const char *const keys[] = {"arrival_s", "prompt_tokens", "output_tokens",
+                                       "prefix_tokens", "prefix_group"};
+    sim_status st = sim_j_check_keys(ctx, root, keys, 5, NULL, 0, 1);
     if (st != SIM_OK)
         return st;
     void *arr = t->req;
@@ -54,8 +55,23 @@ static sim_status trace_line(const sim_jctx *ctx, const cJSON *root, int line, v
         st = sim_j_int(ctx, root, "prompt_tokens", 1, 1, 1 << 24, &r->prompt_tokens, NULL);
     if (st == SIM_OK)
         st = sim_j_int(ctx, root, "output_tokens", 1, 1, 1 << 24, &r->output_tokens, NULL);
+    int has_group = 0;
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "prefix_tokens", 0, 0, 1 << 24, &r->prefix_tokens, NULL);
+    if (st == SIM_OK)
+        st = sim_j_int(ctx, root, "prefix_group", 0, 0, INT64_C(1) << 53, &r->prefix_group,
+                       &has_group);
     if (st != SIM_OK)
         return st;
+    if (r->prefix_tokens > r->prompt_tokens)
+        return sim_j_fail(ctx, "prefix_tokens",
+                          "above prompt_tokens (expected the shared leading part of the prompt, "
+                          "got %lld of %lld)",
+                          (long long)r->prefix_tokens, (long long)r->prompt_tokens);
+    if (r->prefix_tokens > 0 && !has_group)
+        return sim_j_fail(ctx, "prefix_group",
+                          "required field missing (expected the group whose prefix the "
+                          "request shares, with prefix_tokens)");
     if (t->n > 0 && r->arrival_s < t->req[t->n - 1].arrival_s)
         return sim_j_fail(ctx, "arrival_s",
                           "before the previous request's (expected requests in order of "

@@ -2,7 +2,9 @@
  * trace_json.h - reads a request trace for `llmstep serve --trace` and for serving
  * measurements: JSON Lines, one request a line,
  *   {"arrival_s": seconds from the start (>= 0), "prompt_tokens": n >= 1,
- *    "output_tokens": n >= 1}
+ *    "output_tokens": n >= 1, optional "prefix_tokens": 0 <= p <= prompt_tokens with
+ *    "prefix_group": g >= 0 (the first p prompt tokens are those of every request of group g:
+ *    a system prompt, a conversation's history; sched_v1.h, "Prefix caching")}
  * in order of arrival (a line arriving before the previous one is an error). Blank lines
  * and lines starting with '#' are skipped; unknown keys are errors. Every message names
  * file, line, column and field.

@@ -702,10 +702,29 @@ sim_status sim_deploy_step(const sim_deployment *d, const sim_step *st, const ch
     return SIM_OK;
 }
 
+sim_status sim_workload_prefix_check(int64_t prefix_tokens, int64_t distinct_prompts, int trace,
+                                     struct sim_err *err)
+{
+    if (prefix_tokens >= 0 && prefix_tokens <= (INT64_C(1) << 24) && distinct_prompts >= 0 &&
+        distinct_prompts <= SIM_WORKLOAD_MAX_REQUESTS &&
+        !(prefix_tokens > 0 && distinct_prompts > 0) &&
+        !(trace && (prefix_tokens > 0 || distinct_prompts > 0)))
+        return SIM_OK;
+    sim_errf(err,
+             "workload: prefix_tokens (--prefix-tokens, 0 to 2^24) or distinct_prompts "
+             "(--distinct-prompts, 0 to %lld): one of them, and neither with a trace, whose "
+             "lines give prefix_tokens and prefix_group",
+             (long long)SIM_WORKLOAD_MAX_REQUESTS);
+    return SIM_EINVAL;
+}
+
 sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, const char *trace_path,
                               int with_itl, struct sim_err *err)
 {
     memset(sv, 0, sizeof(*sv));
+    if (sim_workload_prefix_check(spec->prefix_tokens, spec->distinct_prompts,
+                                  spec->arrival == SIM_ARRIVAL_TRACE, err) != SIM_OK)
+        return SIM_EINVAL;
     if (spec->arrival == SIM_ARRIVAL_TRACE) {
         sim_status st = sim_trace_load(trace_path, &sv->req, &sv->n, err);
         if (st != SIM_OK)

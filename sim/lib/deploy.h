@@ -267,6 +267,12 @@ typedef struct sim_served {
     int64_t prefix_cap;
 } sim_served;
 
+/* The shared-prefix fields of a workload (sim_workload_spec): each 0 or in range, not both,
+ * neither for a trace (whose lines carry them). SIM_EINVAL with the message otherwise; every
+ * path (serve, sweep, the library, measurement rows) checks through here. */
+sim_status sim_workload_prefix_check(int64_t prefix_tokens, int64_t distinct_prompts, int trace,
+                                     struct sim_err *err);
+
 /*
  * Builds the requests of a workload: generated from spec (closed or Poisson/gamma) or read
  * from trace_path (spec->arrival == SIM_ARRIVAL_TRACE). SIM_EIO/SIM_EPARSE/SIM_EINVAL for

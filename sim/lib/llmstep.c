@@ -209,6 +209,7 @@ void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
     spec->chunked_prefill = -1;
     spec->usage = -1;
     spec->async_scheduling = -1;
+    spec->prefix_caching = -1;
 }
 
 /* The scheduler options of spec as the core takes them (unset = -1). */
@@ -216,13 +217,14 @@ void llmstep_deploy_spec_init(llmstep_deploy_spec *spec)
 typedef struct sched_fields {
     int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
     double gpu_memory_utilization_frac;
-    int chunked_prefill, usage, async_scheduling;
+    int chunked_prefill, usage, async_scheduling, prefix_caching;
 } sched_fields;
 
 #define SCHED_FIELDS_OF(spec)                                                                      \
     ((sched_fields){(spec)->max_num_seqs, (spec)->max_num_batched_tokens, (spec)->max_model_len,   \
                     (spec)->block_size, (spec)->gpu_memory_utilization_frac,                       \
-                    (spec)->chunked_prefill, (spec)->usage, (spec)->async_scheduling})
+                    (spec)->chunked_prefill, (spec)->usage, (spec)->async_scheduling,              \
+                    (spec)->prefix_caching})
 
 static llmstep_status sched_of(const sched_fields *spec, sim_sched_cfg *c, llmstep_error *err)
 {
@@ -261,6 +263,10 @@ static llmstep_status sched_of(const sched_fields *spec, sim_sched_cfg *c, llmst
         return fail(err, SIM_EINVAL, "async_scheduling: expected -1, 0 or 1, got %d",
                     spec->async_scheduling);
     c->async_scheduling = spec->async_scheduling;
+    if (spec->prefix_caching < -1 || spec->prefix_caching > 1)
+        return fail(err, SIM_EINVAL, "prefix_caching: expected -1, 0 or 1, got %d",
+                    spec->prefix_caching);
+    c->enable_prefix_caching = spec->prefix_caching;
     return LLMSTEP_OK;
 }
 
@@ -590,10 +596,14 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
     if (!(w->slo_ttft_s >= 0.0 && w->slo_ttft_s < 1e9 && w->slo_tpot_s >= 0.0 &&
           w->slo_tpot_s < 1e9))
         return fail(err, SIM_ERANGE, "slo_ttft_s and slo_tpot_s: expected >= 0 (0: none)");
+    struct sim_err e;
+    if (sim_workload_prefix_check(w->prefix_tokens, w->distinct_prompts,
+                                  w->arrival == LLMSTEP_ARRIVAL_TRACE, &e) != SIM_OK)
+        return fail_err(err, SIM_EINVAL, &e);
     *spec = (sim_workload_spec){
-        (sim_arrival)w->arrival, w->concurrency,   w->rate_per_s,  w->burstiness,
-        w->prompt_tokens,        w->output_tokens, w->range_ratio, w->num_requests,
-        w->warmup_requests,      w->seed};
+        (sim_arrival)w->arrival, w->concurrency,   w->rate_per_s,    w->burstiness,
+        w->prompt_tokens,        w->output_tokens, w->range_ratio,   w->num_requests,
+        w->warmup_requests,      w->seed,          w->prefix_tokens, w->distinct_prompts};
     return LLMSTEP_OK;
 }
 
@@ -649,7 +659,8 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
                                   st.n_requests,
                                   res.n_steps,
                                   dist_of(st.queue_s),
-                                  sim_serve_ttft_queued(&st)};
+                                  sim_serve_ttft_queued(&st),
+                                  sim_serve_prefix_hit_frac(&res)};
     return LLMSTEP_OK;
 }
 
@@ -737,6 +748,7 @@ void llmstep_sweep_spec_init(llmstep_sweep_spec *spec)
     spec->chunked_prefill = -1;
     spec->usage = -1;
     spec->async_scheduling = -1;
+    spec->prefix_caching = -1;
     spec->range_ratio = -1.0; /* the default spread, as `llmstep sweep` */
 }
 
@@ -899,6 +911,9 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
         s->slo_percentile != 99)
         return fail(err, SIM_ERANGE, "slo_percentile: expected 50, 90 or 99 (0: 90), got %d",
                     s->slo_percentile);
+    struct sim_err e;
+    if (sim_workload_prefix_check(s->prefix_tokens, s->distinct_prompts, 0, &e) != SIM_OK)
+        return fail_err(err, SIM_EINVAL, &e);
     if (!isfinite(s->slo_ttft_s) || !isfinite(s->slo_tpot_s) || !isfinite(s->gpu_hour_usd))
         return fail(err, SIM_ERANGE, "slo_ttft_s, slo_tpot_s and gpu_hour_usd: finite numbers");
     sim_dtype dt = SIM_DTYPE_BF16, kdt = SIM_DTYPE_BF16;
@@ -959,6 +974,7 @@ static int sweep_row(void *ctx, const sim_sweep_block *b, const sim_sweep_row *r
         .tpot_spread_s = r->tpot_spread_s,
         .queue_mean_s = r->queue_mean_s,
         .ttft_queued = r->ttft_queued,
+        .prefix_hit_frac = r->prefix_hit_frac,
     };
     if (o->rows && o->n < o->cap)
         o->rows[o->n] = row;
@@ -1012,6 +1028,8 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     o.range_ratio = spec->range_ratio;
     o.burstiness = spec->burstiness;
     o.seed = spec->seed;
+    o.prefix_tokens = spec->prefix_tokens;
+    o.distinct_prompts = spec->distinct_prompts;
     o.calibration = spec->calibration;
     o.dtype = spec->dtype;
     o.kv_dtype = spec->kv_dtype;

@@ -100,6 +100,8 @@ static sim_workload_spec serving_spec(const sim_sweep_opts *o, int open_loop, si
         .num_requests = o->num_requests,
         .warmup_requests = -1,
         .seed = o->seed,
+        .prefix_tokens = o->prefix_tokens,
+        .distinct_prompts = o->distinct_prompts,
     };
 }
 

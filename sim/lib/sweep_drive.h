@@ -46,6 +46,7 @@ typedef struct sim_sweep_opts {
     int64_t num_requests; /* measured per point; 0: closed 10 x concurrency, open 1000 */
     double range_ratio, burstiness;
     uint64_t seed;
+    int64_t prefix_tokens, distinct_prompts; /* serving: shared prefixes (sim_workload_spec) */
     /* Serving: each point simulated with seeds seed .. seed + n_seeds - 1 and merged
      * (sim_sweep_serving_merge: mean statistics, SLO judged on the worst seed); 0 or 1: one. */
     int64_t n_seeds;
