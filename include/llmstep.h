@@ -189,6 +189,16 @@ typedef struct llmstep_deploy_spec {
     /* V1 prefix caching (--prefix-caching): -1 the engine's default (on for V1, off for V0),
      * 0 off, 1 on. It matters when a workload shares prefixes (llmstep_workload). ABI 7. */
     int prefix_caching;
+    /* Speculative decoding (ABI 7), as `llmstep serve --spec`: spec_method NULL (none) or
+     * "ngram", "eagle", "eagle3", "mtp", "draft"; spec_tokens draft tokens per step (1-16);
+     * spec_acceptance n_spec_acceptance rates in [0, 1] (one for every position, or one per
+     * position, each given the ones before it); spec_model the draft model of "draft". Served
+     * by llmstep_serve; the drafter's weights and KV cache count in every memory figure. */
+    const char *spec_method;
+    int64_t spec_tokens;
+    const double *spec_acceptance;
+    size_t n_spec_acceptance;
+    const char *spec_model;
 } llmstep_deploy_spec;
 
 LLMSTEP_API void llmstep_deploy_spec_init(llmstep_deploy_spec *spec /* OUT */);
@@ -434,6 +444,8 @@ typedef struct llmstep_serve_result {
     /* ABI 7: prompt tokens found in the prefix cache over those looked up (vLLM's prefix
      * cache hit rate), 0 when nothing is shared or prefix caching is off. */
     double prefix_hit_frac;
+    /* ABI 7: with speculative decoding, draft tokens accepted over those verified (0 without). */
+    double spec_accepted_frac;
 } llmstep_serve_result;
 
 /* Simulates the engine serving the workload, request by request and step by step. */
@@ -536,6 +548,12 @@ typedef struct llmstep_sweep_spec {
      * llmstep_workload's fields (-1, 0, 0: the engine's default, nothing shared). ABI 7. */
     int prefix_caching;
     int64_t prefix_tokens, distinct_prompts;
+    /* Serving: speculative decoding, as in llmstep_deploy_spec (spec_method NULL: none). ABI 7. */
+    const char *spec_method;
+    int64_t spec_tokens;
+    const double *spec_acceptance;
+    size_t n_spec_acceptance;
+    const char *spec_model;
 } llmstep_sweep_spec;
 
 LLMSTEP_API void llmstep_sweep_spec_init(llmstep_sweep_spec *spec /* OUT */);

@@ -12,6 +12,7 @@
 #include "hw.h"
 #include "pipeline.h"
 #include "sched_v1.h"
+#include "spec.h"
 #include "trace_json.h"
 #include "toys.h"
 
@@ -1336,6 +1337,111 @@ static void prefix_caching_under_pressure(void)
     CHECK(preempted > 0 && hits > 0);
 }
 
+/* ---- Speculative decoding (spec.h; block size 4) ---------------------------------------- */
+
+/* A spec of method m with k tokens, every position accepted with rate a (or the rates
+ * given), resolved for x's model. */
+static void make_spec(toy_setup *x, sim_spec *sp, sim_spec_method m, int64_t k, const double *a)
+{
+    *sp = (sim_spec){.method = m, .k = k};
+    for (int64_t i = 0; i < k; i++)
+        sp->accept[i] = a[i];
+    CHECK_INT(sim_spec_resolve(sp, &x->m, NULL, &x->run, &x->err), SIM_OK);
+    x->run.spec = sp;
+}
+
+/*
+ * One request, prompt 8, output 9, n-gram drafting (no GPU cost) with k = 3:
+ *  - every draft accepted: step 1 prefills 8 tokens and samples token 1; each verify step
+ *    schedules 1 + 3 = 4 tokens and emits 4: tokens 2-5, then 6-9. Steps: 3; tokens 8, 4, 4.
+ *  - none accepted: each verify step still schedules 4 tokens and emits 1: 1 + 8 = 9 steps.
+ *  - rates (1, 1, 0): each verify emits 3: tokens 1, 4, 7, then 10 capped at 9: 4 steps.
+ * Expected tokens per verify step, 1 + a1 + a1 a2 + a1 a2 a3: 4, 1, 3 (and 2.952 at 0.8).
+ */
+static void spec_verify_steps_by_hand(void)
+{
+    static const struct {
+        double a[3];
+        int64_t steps;
+        double expect;
+    } cases[] = {{{1, 1, 1}, 3, 4.0}, {{0, 0, 0}, 9, 1.0}, {{1, 1, 0}, 4, 3.0}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        toy_setup x;
+        make_setup(&x, 256, 2048, 256, 100);
+        sim_spec sp;
+        make_spec(&x, &sp, SIM_SPEC_NGRAM, 3, cases[c].a);
+        CHECK_REL(sim_spec_expected_tokens(&sp), cases[c].expect, 1e-12);
+        sim_request req[1] = {{.prompt_tokens = 8, .output_tokens = 9}};
+        steps_seen seen = {0};
+        sim_serve_result r;
+        CHECK_INT(serve(&x, req, 1, 0, &seen, &r), SIM_OK);
+        CHECK_INT(r.n_steps, cases[c].steps);
+        CHECK_INT(seen.s[0].n_tokens, 8);
+        for (int i = 1; i < seen.n && i < MAX_STEPS; i++) {
+            CHECK_INT(seen.s[i].n_tokens, 4);
+            CHECK_INT(seen.s[i].n_prefill_seqs, 0); /* a verify is a decode */
+        }
+        CHECK_INT(r.spec_verified_tokens, 3 * (cases[c].steps - 1));
+    }
+    /* 0.8 at every position: 1 + 0.8 + 0.64 + 0.512. */
+    toy_setup x;
+    make_setup(&x, 256, 2048, 256, 100);
+    sim_spec sp;
+    const double a8[3] = {0.8, 0.8, 0.8};
+    make_spec(&x, &sp, SIM_SPEC_NGRAM, 3, a8);
+    CHECK_REL(sim_spec_expected_tokens(&sp), 2.952, 1e-12);
+    /* Drawn acceptance: over 200 requests of 64 output tokens the tokens per verify step
+     * approach the expectation (the last step of each request is capped: compare the
+     * accepted drafts per verified draft instead, (2.952 - 1) / 3 = 0.6507). */
+    static sim_request many[200];
+    for (int i = 0; i < 200; i++)
+        many[i] = (sim_request){.arrival_s = 0.01 * i, .prompt_tokens = 8, .output_tokens = 64};
+    sim_serve_result r;
+    static int32_t queue[256], running[256];
+    sim_workload w = {many, 200, 0};
+    sim_serve_scratch scr = {queue, running, NULL, 0, 0, NULL, NULL, NULL, 0};
+    CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, NULL, NULL, &r, &x.err), SIM_OK);
+    const double frac = (double)r.spec_accepted_tokens / (double)r.spec_verified_tokens;
+    printf("  spec: accepted %.4f of verified drafts (expected 0.6507)\n", frac);
+    CHECK(fabs(frac - 0.6507) < 0.02);
+}
+
+/* EAGLE's drafter: one pass over the step's tokens and k - 1 one-token passes. With every
+ * draft rejected the schedule is the same for k = 1 and k = 3 except the verify width; the
+ * prefill step's extra cost over n-gram is the head's pass over 8 tokens, and k only adds
+ * one-token passes: the first step costs the same at k = 1 and k = 3 minus 2 such passes. */
+static void eagle_draft_passes(void)
+{
+    double first[3];
+    const double a[3] = {0, 0, 0};
+    for (int v = 0; v < 3; v++) {
+        toy_setup x;
+        make_setup(&x, 256, 2048, 256, 100);
+        sim_spec sp;
+        make_spec(&x, &sp, v == 0 ? SIM_SPEC_NGRAM : SIM_SPEC_EAGLE, v == 2 ? 3 : 1, a);
+        toy_set_blocks(&x, 100); /* the head's weights and KV cache are in the budget now */
+        sim_request req[1] = {{.prompt_tokens = 8, .output_tokens = 2}};
+        steps_seen seen = {0};
+        sim_serve_result r;
+        CHECK_INT(serve(&x, req, 1, 0, &seen, &r), SIM_OK);
+        first[v] = seen.s[0].gpu_s;
+        if (v == 2) {
+            /* The head: one layer of the toy model; its 8-token pass and a 1-token pass. */
+            sim_step st8 = {0}, st1 = {0};
+            sim_step_add_group(&st8, 1, 8, 0, 1);
+            sim_step_add_group(&st1, 1, 1, 8, 1);
+            sim_step_cost c8, c1;
+            sim_step_cost_compute(&sp.draft, &x.hw, &x.run, &st8, &c8);
+            sim_step_cost_compute(&sp.draft, &x.hw, &x.run, &st1, &c1);
+            CHECK_INT(sp.draft.n_layers, 1);
+            CHECK_REL(first[2] - first[0], x.run.alpha * (c8.roofline_s + 2.0 * c1.roofline_s),
+                      1e-9);
+            CHECK_REL(first[1] - first[0], x.run.alpha * c8.roofline_s, 1e-9);
+        }
+    }
+    CHECK(first[2] > first[1] && first[1] > first[0]);
+}
+
 int main(void)
 {
     percentiles_of_large_sets();
@@ -1366,5 +1472,7 @@ int main(void)
     pool_of_prompts();
     block_pool_without_hits_matches_the_count();
     prefix_caching_under_pressure();
+    spec_verify_steps_by_hand();
+    eagle_draft_passes();
     return check_report("test_serve");
 }

@@ -285,7 +285,8 @@ class Context:
                kv_dtype=None, usage=None, max_num_seqs=None, max_num_batched_tokens=None,
                max_model_len=None, block_size=None, gpu_memory_utilization=None,
                chunked_prefill=None, roofline="op", gemm="flat", ignore_memory=False,
-               pp=1, dp=1, ep=False, async_scheduling=None, prefix_caching=None):
+               pp=1, dp=1, ep=False, async_scheduling=None, prefix_caching=None, spec=None,
+               spec_tokens=None, acceptance=None, spec_model=None):
         """A model on a GPU type at tensor-parallel degree ``tp`` with an engine (default
         ``vllm-v1``, or the calibration's). ``usage`` is "llm" (the LLM class's defaults) or
         "server" (the OpenAI server's); None (the default) takes the LLM class's for step,
@@ -295,11 +296,15 @@ class Context:
         stages, ``dp`` data-parallel ranks and ``ep`` expert parallelism as the CLI's --pp,
         --dp, --ep (step, batch and serve deal the load to the DP ranks and time the busiest).
         ``async_scheduling`` True/False as --async-scheduling on/off (None: the engine's);
-        ``prefix_caching`` likewise as --prefix-caching on/off (None: on for V1)."""
+        ``prefix_caching`` likewise as --prefix-caching on/off (None: on for V1). ``spec``
+        ("ngram", "eagle", "eagle3", "mtp", "draft"), ``spec_tokens``, ``acceptance`` (one
+        rate or one per position) and ``spec_model`` as --spec, --spec-tokens, --acceptance,
+        --spec-model: speculative decoding for serve."""
         return Deployment(self, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                           max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                           gpu_memory_utilization, chunked_prefill, roofline, gemm,
-                          ignore_memory, pp, dp, ep, async_scheduling, prefix_caching)
+                          ignore_memory, pp, dp, ep, async_scheduling, prefix_caching,
+                          (spec, spec_tokens, acceptance, spec_model))
 
     # ---- configuration sweeps ----
 
@@ -317,7 +322,8 @@ class Context:
               block_size=None, gpu_memory_utilization=None, chunked_prefill=None,
               pp=None, dp=None, ep=False, seeds=None, best=False, async_scheduling=None,
               max_rows=5_000_000, progress=None, jobs=None, interval=None, prefix_caching=None,
-              prefix_tokens=0, distinct_prompts=0):
+              prefix_tokens=0, distinct_prompts=0, spec=None, spec_tokens=None,
+              acceptance=None, spec_model=None):
         """A configuration sweep, as ``llmstep sweep`` (the same rows, from one C call):
         every model x hardware, over TP x batch x context (``kind`` "decode" or "prefill"),
         TP x batch ("offline", with prompt_tokens and output_tokens) or TP x load
@@ -373,6 +379,7 @@ class Context:
             context = _sweep_default("context")
         if batch is None and not (serving and request_rate is not None):
             batch = _sweep_default("concurrency" if serving else "batch")
+        spec_method = spec  # the speculative-decoding method; spec is the C spec from here
         spec = _lib.SweepSpec()
         _lib.lib.llmstep_sweep_spec_init(ctypes.byref(spec))
         keep = []
@@ -447,6 +454,8 @@ class Context:
         spec.prefix_caching = _flag(prefix_caching, "prefix_caching", -1)
         spec.prefix_tokens = _int(prefix_tokens, "prefix_tokens")
         spec.distinct_prompts = _int(distinct_prompts, "distinct_prompts")
+        spec_keep = []
+        _set_spec(spec, spec_keep, spec_method, spec_tokens, acceptance, spec_model)
         if jobs is None:
             jobs = min(os.cpu_count() or 1, 256) if serving else 1
         spec.jobs = _int(jobs, "jobs", 0, 256)
@@ -729,13 +738,29 @@ def _as_i64(name, a, n):
     return np.ascontiguousarray(np.broadcast_to(_i64_array(name, a), (n,)))
 
 
+def _set_spec(spec, keep, method, tokens, acceptance, model):
+    """Speculative decoding onto a DeploySpec or SweepSpec (the C library checks it)."""
+    if method is None:
+        if tokens is not None or acceptance is not None or model is not None:
+            raise Error(1, "spec_tokens, acceptance and spec_model: need spec")
+        return
+    rates = [acceptance] if isinstance(acceptance, (int, float)) else list(acceptance or [])
+    arr = (ctypes.c_double * max(len(rates), 1))(*[_float(r, "acceptance") for r in rates])
+    keep += [_enc(method), _enc(model), arr]
+    spec.spec_method, spec.spec_model = keep[-3], keep[-2]
+    spec.spec_tokens = _int(tokens if tokens is not None else 0, "spec_tokens")
+    spec.spec_acceptance = ctypes.cast(arr, ctypes.POINTER(ctypes.c_double))
+    spec.n_spec_acceptance = len(rates)
+
+
 class Deployment:
     """A deployment (see Context.deploy). Not for use by two threads at once."""
 
     def __init__(self, ctx, model, hw, tp, engine, calibration, dtype, kv_dtype, usage,
                  max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
                  gpu_memory_utilization, chunked_prefill, roofline, gemm, ignore_memory,
-                 pp=1, dp=1, ep=False, async_scheduling=None, prefix_caching=None):
+                 pp=1, dp=1, ep=False, async_scheduling=None, prefix_caching=None,
+                 spec_args=(None, None, None, None)):
         self._ctx = ctx  # keeps the loaded files alive
         spec = _lib.DeploySpec()
         _lib.lib.llmstep_deploy_spec_init(ctypes.byref(spec))
@@ -759,6 +784,7 @@ class Deployment:
         spec.chunked_prefill = _flag(chunked_prefill, "chunked_prefill", -1)
         spec.async_scheduling = _flag(async_scheduling, "async_scheduling", -1)
         spec.prefix_caching = _flag(prefix_caching, "prefix_caching", -1)
+        _set_spec(spec, self._keep, *spec_args)
         usages = {None: -1, "llm": 0, "server": 1}
         if usage not in usages:
             raise Error(1, f"usage: expected 'llm' or 'server', got {usage!r}")
@@ -1014,11 +1040,12 @@ def deploy(model, hw, tp=1, **kw):
 
 
 def serve(model, hw, tp=1, engine=None, calibration=None, usage="server", prefix_caching=None,
-          **workload):
+          spec=None, spec_tokens=None, acceptance=None, spec_model=None, **workload):
     """One serving simulation: deploy(model, hw, tp, ...) then Deployment.serve(**workload).
     The OpenAI server's defaults apply unless ``usage="llm"``."""
     d = deploy(model, hw, tp=tp, engine=engine, calibration=calibration, usage=usage,
-               prefix_caching=prefix_caching)
+               prefix_caching=prefix_caching, spec=spec, spec_tokens=spec_tokens,
+               acceptance=acceptance, spec_model=spec_model)
     return d.serve(**workload)
 
 

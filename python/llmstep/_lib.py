@@ -79,7 +79,9 @@ class DeploySpec(ctypes.Structure):
                 ("gpu_memory_utilization_frac", dbl), ("chunked_prefill", cint),
                 ("usage", cint), ("roofline_step", cint), ("gemm_tile_wave", cint),
                 ("ignore_memory", cint), ("pp", i64), ("dp", i64), ("ep", cint),
-                ("async_scheduling", cint), ("prefix_caching", cint)]
+                ("async_scheduling", cint), ("prefix_caching", cint), ("spec_method", cstr),
+                ("spec_tokens", i64), ("spec_acceptance", ctypes.POINTER(dbl)),
+                ("n_spec_acceptance", ctypes.c_size_t), ("spec_model", cstr)]
 
 
 class DeployInfo(ctypes.Structure):
@@ -141,7 +143,7 @@ class ServeResult(ctypes.Structure):
                 ("goodput_per_s", dbl), ("duration_s", dbl), ("kv_peak_frac", dbl),
                 ("queue_peak", i64), ("preemptions", i64), ("n_requests", i64),
                 ("n_steps", i64), ("queue_s", Dist), ("ttft_queued", ctypes.c_int32),
-                ("prefix_hit_frac", dbl)]
+                ("prefix_hit_frac", dbl), ("spec_accepted_frac", dbl)]
 
 
 class SweepSpec(ctypes.Structure):
@@ -163,7 +165,9 @@ class SweepSpec(ctypes.Structure):
                 ("dp", ctypes.POINTER(i64)), ("n_dp", ctypes.c_size_t), ("ep", cint),
                 ("eps", ctypes.POINTER(cint)), ("n_ep", ctypes.c_size_t), ("n_seeds", i64),
                 ("async_scheduling", cint), ("jobs", cint), ("prefix_caching", cint),
-                ("prefix_tokens", i64), ("distinct_prompts", i64)]
+                ("prefix_tokens", i64), ("distinct_prompts", i64), ("spec_method", cstr),
+                ("spec_tokens", i64), ("spec_acceptance", ctypes.POINTER(dbl)),
+                ("n_spec_acceptance", ctypes.c_size_t), ("spec_model", cstr)]
 
 
 class SweepRow(ctypes.Structure):

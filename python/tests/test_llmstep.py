@@ -93,6 +93,46 @@ def test_prefix_caching_matches_the_cli(ctx, workload, cli_args, caching):
     assert sw["ttft_s_mean"][0] == row["ttft_s"]["mean"] == got["ttft_s"]["mean"]
 
 
+@pytest.mark.parametrize("kw,cli_args", [
+    (dict(spec="eagle", spec_tokens=3, acceptance=[0.8, 0.7, 0.6]),
+     ["--spec", "eagle", "--spec-tokens", "3", "--acceptance", "0.8,0.7,0.6"]),
+    (dict(spec="ngram", spec_tokens=4, acceptance=0.5),
+     ["--spec", "ngram", "--spec-tokens", "4", "--acceptance", "0.5"]),
+    (dict(spec="draft", spec_tokens=2, acceptance=0.7, spec_model="llama-3.1-8b"),
+     ["--spec", "draft", "--spec-tokens", "2", "--acceptance", "0.7", "--spec-model",
+      "llama-3.1-8b"]),
+])
+def test_spec_decoding_matches_the_cli(ctx, kw, cli_args):
+    """Speculative decoding gives, by serve, sweep and the CLI's serve and sweep, the same
+    TPOT and TTFT."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    base = ["--model", "llama-3.1-70b", "--hw", "h100-sxm", "--concurrency", "8",
+            "--prompt-tokens", "1024", "--output-tokens", "128"]
+    want = cli_json("serve", *base, "--tp", "4", *cli_args)
+    d = ctx.deploy("llama-3.1-70b", "h100-sxm", tp=4, usage="server", **kw)
+    got = d.serve(concurrency=8, prompt_tokens=1024, output_tokens=128)
+    assert got["tpot_s"]["mean"] == want["tpot_s"]["mean"]
+    assert got["ttft_s"]["mean"] == want["ttft_s"]["mean"]
+    assert got["spec_accepted_frac"] == pytest.approx(
+        want["spec"]["accepted_tokens"] / want["spec"]["verified_tokens"], rel=1e-12)
+    row = cli_json("sweep", "--kind", "serving", *base, "--tp", "4", *cli_args)["rows"][0]
+    sw = ctx.sweep(["llama-3.1-70b"], ["h100-sxm"], kind="serving", tp=[4], concurrency=[8],
+                   prompt_tokens=1024, output_tokens=128, jobs=1, **kw)
+    assert sw["tpot_s_mean"][0] == row["tpot_s"]["mean"] == got["tpot_s"]["mean"]
+
+
+def test_spec_options_refused_alike(ctx):
+    """Bad speculative-decoding settings: the library's messages, as the CLI's."""
+    with pytest.raises(llmstep.Error, match="expected ngram, eagle"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", spec="medusa", spec_tokens=2, acceptance=0.5)
+    with pytest.raises(llmstep.Error, match="one acceptance rate, or one per token"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", spec="eagle", spec_tokens=3,
+                   acceptance=[0.5, 0.4])
+    with pytest.raises(llmstep.Error, match="no multi-token-prediction layer"):
+        ctx.deploy("llama-3.1-8b", "h100-sxm", spec="mtp", spec_tokens=1, acceptance=0.8)
+
+
 def test_prefix_options_refused_alike(ctx):
     """Both shared-prefix options at once: the library's message, as the CLI's."""
     d = ctx.deploy("llama-3.1-8b", "h100-sxm", usage="server")

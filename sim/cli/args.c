@@ -252,6 +252,78 @@ int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s)
     return -1;
 }
 
+int cli_parse_spec_method(const char *arg, void *dst, char *msg, size_t cap)
+{
+    cli_spec_args *a = dst;
+    if (sim_spec_method_parse(arg, &a->method) == SIM_OK)
+        return 0;
+    snprintf(msg, cap, "--spec '%s': expected ngram, eagle, eagle3, mtp or draft", arg);
+    return -1;
+}
+
+int cli_parse_acceptance(const char *arg, void *dst, char *msg, size_t cap)
+{
+    cli_spec_args *a = dst;
+    char buf[512];
+    if (strlen(arg) >= sizeof(buf)) {
+        snprintf(msg, cap, "--acceptance: too long");
+        return -1;
+    }
+    snprintf(buf, sizeof(buf), "%s", arg);
+    a->n_accept = 0;
+    for (char *t = buf, *next; t; t = next) {
+        char *comma = strchr(t, ',');
+        next = comma ? comma + 1 : NULL;
+        if (comma)
+            *comma = '\0';
+        if (a->n_accept >= SIM_SPEC_MAX_TOKENS ||
+            cli_parse_double(t, 0.0, 1.0, &a->accept[a->n_accept]) != 0) {
+            snprintf(msg, cap,
+                     "--acceptance '%s': expected up to %d rates in [0, 1], comma-separated", arg,
+                     SIM_SPEC_MAX_TOKENS);
+            return -1;
+        }
+        a->n_accept++;
+    }
+    if (a->n_accept == 0) {
+        snprintf(msg, cap, "--acceptance '%s': expected rates in [0, 1]", arg);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_spec_finish(const char *cmd, const cli_spec_args *a, sim_spec *out, const char **model)
+{
+    *out = (sim_spec){.method = SIM_SPEC_NONE};
+    *model = NULL;
+    if (a->method == SIM_SPEC_NONE) {
+        if (a->k || a->n_accept || a->model) {
+            cli_error("%s: --spec-tokens, --acceptance and --spec-model belong to --spec", cmd);
+            return CLI_USAGE;
+        }
+        return CLI_OK;
+    }
+    if (a->k < 1 || a->n_accept == 0) {
+        cli_error("%s: --spec %s needs --spec-tokens K and --acceptance A (one rate, or one per "
+                  "position)",
+                  cmd, sim_spec_method_name(a->method));
+        return CLI_USAGE;
+    }
+    if ((a->method == SIM_SPEC_DRAFT) != (a->model != NULL)) {
+        cli_error("%s: %s", cmd,
+                  a->method == SIM_SPEC_DRAFT ? "--spec draft needs --spec-model ID"
+                                              : "--spec-model belongs to --spec draft");
+        return CLI_USAGE;
+    }
+    struct sim_err err;
+    if (sim_spec_fill(a->method, a->k, a->accept, a->n_accept, out, &err) != SIM_OK) {
+        cli_error("%s: %s", cmd, err.msg);
+        return CLI_USAGE;
+    }
+    *model = a->model;
+    return CLI_OK;
+}
+
 /* CLI_OK, or the message printed and CLI_BAD_INPUT. */
 static int loaded(sim_status st, const struct sim_err *err)
 {

@@ -101,6 +101,24 @@ int cli_parse_roofline(const char *s, sim_roofline_mode *out);
  */
 int cli_parse_sched_opt(const char *name, const char *arg, sim_sched_cfg *s);
 
+/* The speculative-decoding options of serve and sweep (--spec, --spec-tokens, --acceptance,
+ * --spec-model), as parsed: cli_spec_finish checks them together into a sim_spec. */
+typedef struct cli_spec_args {
+    sim_spec_method method; /* --spec (SIM_SPEC_NONE: not given) */
+    int64_t k;              /* --spec-tokens (0: not given) */
+    double accept[SIM_SPEC_MAX_TOKENS];
+    int n_accept;      /* values of --acceptance (0: not given) */
+    const char *model; /* --spec-model */
+} cli_spec_args;
+/* CLI_OPT_CUSTOM parsers: --spec into a cli_spec_args' method, --acceptance (one rate, or one
+ * per position, comma-separated, each in [0, 1]) into its rates. */
+int cli_parse_spec_method(const char *arg, void *dst, char *msg, size_t cap);
+int cli_parse_acceptance(const char *arg, void *dst, char *msg, size_t cap);
+/* The options together: none, or --spec with --spec-tokens and --acceptance (one rate for
+ * every position, or k of them), --spec-model with --spec draft only. Fills out (method NONE
+ * when not given) and *model; prints "<cmd>: ..." and returns CLI_USAGE otherwise. */
+int cli_spec_finish(const char *cmd, const cli_spec_args *a, sim_spec *out, const char **model);
+
 /* Resolve and load by id or path; print the error and return CLI_BAD_INPUT on failure. */
 int cli_load_model(const char *name, sim_model *m, char *path_out, size_t cap);
 int cli_load_hw(const char *name, sim_hw *hw, char *path_out, size_t cap);
@@ -173,6 +191,8 @@ typedef struct cli_run_spec {
      * memory_hint appended; who prefixes the messages about settings ("serve: "). */
     int check_memory;
     const char *who, *memory_hint;
+    sim_spec spec;          /* speculative decoding (method SIM_SPEC_NONE: off) */
+    const char *spec_model; /* --spec-model: method draft's model */
 } cli_run_spec;
 
 /* An opened run (sim_deploy_open through the run's own cache): copies of the loaded inputs

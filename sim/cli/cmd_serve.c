@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "paths.h"
+#include "units.h"
 
 /* The usage around the options' help, which the option table holds. */
 static const cli_help serve_help = {
@@ -103,6 +104,7 @@ typedef struct serve_args {
     int exact_steps;  /* --exact-steps: every step through the scheduler */
     int64_t interval; /* --interval L (0: none) */
     int no_prefix_caching;
+    cli_spec_args sp;
 } serve_args;
 
 /* --interval: the bands of TTFT (in either regime), TPOT and E2E, those the calibration has
@@ -260,6 +262,20 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
             "                                matters when prompts share a prefix\n"),
         CLI_FLAG_H("no-prefix-caching", &a->no_prefix_caching,
                    "  --no-prefix-caching           the same as --prefix-caching off\n"),
+        CLI_CUSTOM_H(
+            "spec", cli_parse_spec_method, &a->sp,
+            "  --spec METHOD                 speculative decoding: ngram, eagle, eagle3, mtp\n"
+            "                                or draft (vLLM --speculative-config method)\n"),
+        CLI_I64_H("spec-tokens", &a->sp.k, 1, SIM_SPEC_MAX_TOKENS,
+                  "  --spec-tokens K               draft tokens verified per step\n"),
+        CLI_CUSTOM_H(
+            "acceptance", cli_parse_acceptance, &a->sp,
+            "  --acceptance A[,A2,..]        acceptance rate of each draft position given\n"
+            "                                the ones before it (one rate: every position)\n"),
+        {.name = "spec-model",
+         .kind = CLI_OPT_STR,
+         .dst = &a->sp.model,
+         .help = "  --spec-model ID               the draft model of --spec draft\n"},
         CLI_FLAG_H("disable-hybrid-kv-cache-manager", &sc->disable_hybrid_kv,
                    "  --disable-hybrid-kv-cache-manager   sliding-window layers keep the whole "
                    "context\n"),
@@ -294,6 +310,8 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         cli_error("serve: give exactly one workload: --concurrency, --request-rate or --trace");
         return CLI_USAGE;
     }
+    if (cli_spec_finish("serve", &a->sp, &a->spec.spec, &a->spec.spec_model) != CLI_OK)
+        return CLI_USAGE;
     if (a->no_prefix_caching) {
         if (sc->enable_prefix_caching == 1) {
             cli_error("serve: --no-prefix-caching and --prefix-caching on contradict");
@@ -429,6 +447,24 @@ static int print_json(const serve_args *a, const cli_run *run, const cli_serve *
     sim_jw_str(&w, "usage", sim_usage_name(s->usage));
     sim_jw_bool(&w, "async_scheduling", s->async_scheduling);
     sim_jw_bool(&w, "prefix_caching", s->enable_prefix_caching);
+    const sim_spec *sp = run->cfg.spec;
+    if (sp) {
+        sim_jw_object_begin(&w, "spec");
+        sim_jw_str(&w, "method", sim_spec_method_name(sp->method));
+        sim_jw_int(&w, "spec_tokens", sp->k);
+        sim_jw_array_begin(&w, "acceptance_frac");
+        for (int64_t i = 0; i < sp->k; i++)
+            sim_jw_num(&w, NULL, sp->accept[i]);
+        sim_jw_array_end(&w);
+        sim_jw_num(&w, "expected_tokens_per_step", sim_spec_expected_tokens(sp));
+        sim_jw_int(&w, "verified_tokens", r->spec_verified_tokens);
+        sim_jw_int(&w, "accepted_tokens", r->spec_accepted_tokens);
+        sim_jw_num(&w, "draft_weight_bytes", sp->draft_weight_bytes);
+        sim_jw_num(&w, "draft_kv_bytes_per_token", sp->draft_kv_bytes_per_token);
+        sim_jw_object_end(&w);
+    } else {
+        sim_jw_null(&w, "spec");
+    }
     sim_jw_object_begin(&w, "prefix_cache");
     sim_jw_bool(&w, "simulated", r->prefix_cache_simulated);
     sim_jw_num(&w, "hit_frac", sim_serve_prefix_hit_frac(r));
@@ -510,6 +546,16 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
            "tokens recomputed)\n",
            (long long)r->queue_peak, (long long)r->running_peak, (long long)r->preemptions,
            (long long)r->recomputed_tokens);
+    const sim_spec *sp = run->cfg.spec;
+    if (sp)
+        printf("  speculative      %s, %lld tokens, %.3f expected per verify step; %lld of %lld "
+               "drafts accepted (%.1f%%); drafter %.2f GB, %.0f KV bytes per token\n",
+               sim_spec_method_name(sp->method), (long long)sp->k, sim_spec_expected_tokens(sp),
+               (long long)r->spec_accepted_tokens, (long long)r->spec_verified_tokens,
+               r->spec_verified_tokens > 0
+                   ? 100.0 * (double)r->spec_accepted_tokens / (double)r->spec_verified_tokens
+                   : 0.0,
+               sp->draft_weight_bytes / SIM_GB, sp->draft_kv_bytes_per_token);
     if (r->prefix_cache_simulated)
         printf("  prefix cache     hit rate %.1f%% (%lld of %lld prompt tokens looked up); %lld "
                "blocks evicted\n",

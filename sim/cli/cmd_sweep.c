@@ -527,6 +527,9 @@ static int parse_axis(const char *opt, const char *spec, int64_t min, int64_t ma
 }
 
 /* The sweep's settings after parsing, before the axes are expanded. */
+/* The options of --kind serving only (serving_names). */
+enum { N_SERVING_OPTS = 17 };
+
 typedef struct sweep_args {
     char *models, *hws, *price_spec;
     const char *tp_spec, *pp_spec, *dp_spec, *ep_spec, *batch_spec, *ctx_spec, *conc_spec,
@@ -535,27 +538,32 @@ typedef struct sweep_args {
     int best, pareto, no_host, ep;
     double slo_tpot_s, slo_ttft_s;
     /* options of --kind serving only, given or not, in the order of serving_names */
-    int serving_seen[13];
+    int serving_seen[N_SERVING_OPTS];
     int no_prefix_caching;
+    cli_spec_args sp;
     int64_t jobs;
     int64_t interval; /* --interval L (0: none) */
     enum sweep_select select;
     enum sweep_format fmt;
 } sweep_args;
 
-static const char *const serving_names[13] = {"concurrency",
-                                              "request-rate",
-                                              "slo-percentile",
-                                              "num-requests",
-                                              "range-ratio",
-                                              "burstiness",
-                                              "seed",
-                                              "seeds",
-                                              "jobs",
-                                              "prefix-tokens",
-                                              "distinct-prompts",
-                                              "prefix-caching",
-                                              "no-prefix-caching"};
+static const char *const serving_names[N_SERVING_OPTS] = {"concurrency",
+                                                          "request-rate",
+                                                          "slo-percentile",
+                                                          "num-requests",
+                                                          "range-ratio",
+                                                          "burstiness",
+                                                          "seed",
+                                                          "seeds",
+                                                          "jobs",
+                                                          "prefix-tokens",
+                                                          "distinct-prompts",
+                                                          "prefix-caching",
+                                                          "no-prefix-caching",
+                                                          "spec",
+                                                          "spec-tokens",
+                                                          "acceptance",
+                                                          "spec-model"};
 
 static int parse_slo_pct(const char *arg, void *dst, char *msg, size_t cap)
 {
@@ -686,6 +694,26 @@ static int parse_sweep_args(int argc, char **argv, cli_sweep_opts *o, sweep_args
          .kind = CLI_OPT_FLAG,
          .dst = &a->no_prefix_caching,
          .seen = &sv[12]},
+        {.name = "spec",
+         .kind = CLI_OPT_CUSTOM,
+         .dst = &a->sp,
+         .parse = cli_parse_spec_method,
+         .seen = &sv[13],
+         .help = "  --spec M, --spec-tokens K, --acceptance A[,..], --spec-model ID\n"
+                 "                             serving: speculative decoding, as for `llmstep "
+                 "serve`\n"},
+        {.name = "spec-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->sp.k,
+         .min = 1,
+         .max = SIM_SPEC_MAX_TOKENS,
+         .seen = &sv[14]},
+        {.name = "acceptance",
+         .kind = CLI_OPT_CUSTOM,
+         .dst = &a->sp,
+         .parse = cli_parse_acceptance,
+         .seen = &sv[15]},
+        {.name = "spec-model", .kind = CLI_OPT_STR, .dst = &a->sp.model, .seen = &sv[16]},
         CLI_I64_SEEN_H(
             "jobs", &a->jobs, 1, SIM_SWEEP_MAX_JOBS, &sv[8],
             "  --jobs N                   serving: simulate N points at a time on N threads\n"
@@ -818,7 +846,7 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
                   "serving (decode and prefill take --context)");
         return CLI_USAGE;
     }
-    for (int i = 0; !serving && i < 13; i++)
+    for (int i = 0; !serving && i < N_SERVING_OPTS; i++)
         if (a->serving_seen[i]) {
             cli_error("sweep: --%s belongs to --kind serving", serving_names[i]);
             return CLI_USAGE;
@@ -830,6 +858,8 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
         }
         o->sched.enable_prefix_caching = 0;
     }
+    if (cli_spec_finish("sweep", &a->sp, &o->spec, &o->spec_model) != CLI_OK)
+        return CLI_USAGE;
     struct sim_err perr;
     if (sim_workload_prefix_check(o->prefix_tokens, o->distinct_prompts, 0, &perr) != SIM_OK) {
         cli_error("sweep: %s", perr.msg);

@@ -67,7 +67,9 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
                               .no_host = spec->no_host,
                               .who = spec->who,
                               .check_memory = spec->check_memory && !spec->ignore_memory,
-                              .memory_hint = spec->memory_hint};
+                              .memory_hint = spec->memory_hint,
+                              .spec = spec->spec.method != SIM_SPEC_NONE ? &spec->spec : NULL,
+                              .spec_model = spec->spec_model};
     sim_deployment d;
     struct sim_err err;
     sim_status st = sim_deploy_open(run->cache, &in, &d, &err);
@@ -80,10 +82,11 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
     if (d.cal_other_class)
         cli_note_other_class("llmstep", d.cal_path, d.cal->fig_domain, d.m);
     run->d = d;
+    sim_deployment_rebase(&run->d);
     run->model = *d.m;
     run->hw = *d.hw;
     run->engine = d.e;
-    run->cfg = d.cfg;
+    run->cfg = run->d.cfg;
     run->sched = d.s;
     run->mem = d.mem;
     snprintf(run->model_path, sizeof(run->model_path), "%s", d.model_path);

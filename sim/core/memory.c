@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "pipeline.h"
+#include "spec.h"
 
 /*
  * Peak activation memory of vLLM's profiling run: a forward pass over
@@ -52,18 +53,26 @@ void sim_memory_compute(const sim_setup *su, sim_memory *out)
     if (e->kind == SIM_SCHED_V1 && !s->enforce_eager)
         out->reserve_bytes += e->cudagraph_bytes;
     out->kv_bytes_per_token = sim_model_kv_bytes_per_token(m, run->tp, run->kv_dtype);
+    /* Speculative decoding: the drafter's weights, and its layers' KV cache in the same blocks
+     * (vLLM adds the draft layers to the target's KV-cache group; spec.h). */
+    const double spec_kv = run->spec ? run->spec->draft_kv_bytes_per_token : 0.0;
+    if (run->spec)
+        out->weights_bytes += run->spec->draft_weight_bytes;
+    out->kv_bytes_per_token += spec_kv;
     out->kv_budget_bytes =
         out->usable_bytes - out->weights_bytes - out->activation_bytes - out->reserve_bytes;
     sim_model_kv_layout(m, run->tp, run->kv_dtype, sim_sched_hybrid_kv(e, s), &out->kv);
     const sim_kv_layout *k = &out->kv;
     const int two_kinds = k->n_full_groups > 0 && k->n_window_groups > 0;
-    out->kv_full_bytes_per_token = k->layer_token_bytes * (double)k->n_full_layers;
+    out->kv_full_bytes_per_token = k->layer_token_bytes * (double)k->n_full_layers + spec_kv;
     /* One pool block (vLLM get_kv_cache_config_from_groups): block_size tokens of every layer
      * when all layers are of one kind, else one page in each of G layers. */
     out->kv_block_bytes =
         (double)s->block_size *
         (two_kinds ? k->layer_token_bytes * (double)k->group_layers : out->kv_bytes_per_token);
-    out->kv_block_layers = two_kinds ? k->group_layers : m->n_layers;
+    out->kv_block_layers =
+        two_kinds ? k->group_layers
+                  : m->n_layers + (run->spec && spec_kv > 0.0 ? run->spec->draft.n_layers : 0);
     double blocks =
         out->kv_budget_bytes > 0.0 ? floor(out->kv_budget_bytes / out->kv_block_bytes) : 0.0;
     out->pp_stage = 0;

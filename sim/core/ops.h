@@ -113,6 +113,9 @@ typedef struct sim_run_cfg {
      * (dp x tp) whole experts per GPU instead of every expert's 1/(dp x tp) slice. */
     int ep;
     sim_decode_attn decode; /* the engine's decode-attention kernel rule (zero: none) */
+    /* Speculative decoding (spec.h), owned by the caller; NULL: none. Read by the V1 serving
+     * simulation and the memory model, not by the step model. */
+    const struct sim_spec *spec;
 } sim_run_cfg;
 
 /* The fused-MoE kernel class the routed experts run (hw.h, sim_moe_class), from the

@@ -9,6 +9,7 @@
 #include "err.h"
 #include "memory.h"
 #include "pipeline.h"
+#include "spec.h"
 
 /* Largest block size the decode aggregate counts blocks for (its phase table). */
 #define SIM_AGG_MAX_BLOCK_SIZE 256
@@ -42,6 +43,9 @@ typedef struct serve_state {
     int64_t ph[SIM_AGG_MAX_BLOCK_SIZE]; /* members by stored computed mod bs */
     sim_prefix_pool *pc;                /* prefix caching with shared blocks: the pool, else NULL */
     sim_prefix_pool pool;
+    const sim_spec *sp;       /* speculative decoding, else NULL */
+    int64_t lookahead;        /* slots allocated beyond the tokens scheduled (EAGLE's k) */
+    int64_t emit_n, emit_ctx; /* this step: requests that sample, and their contexts after it */
 } serve_state;
 
 /*
@@ -232,6 +236,7 @@ static int32_t preempt_last(serve_state *x)
     release_blocks(x, r);
     r->computed = 0;
     r->sched = 0;
+    r->spec_sched = 0;
     r->n_preemptions++;
     q_push_front(x, id);
     x->out->preemptions++;
@@ -244,6 +249,14 @@ static int32_t preempt_last(serve_state *x)
 static int64_t wanted_tokens(const serve_state *x, const sim_request *r)
 {
     int64_t want = r->prompt_tokens + r->generated - r->computed;
+    /* Speculative decoding: a decoding request verifies its k draft tokens with its last one
+     * (num_tokens_with_spec - num_computed_tokens), within max_model_len. */
+    if (x->sp && want == 1 && r->generated > 0) {
+        const int64_t room = x->su.sched->max_model_len - r->computed;
+        want = 1 + x->sp->k;
+        if (want > room)
+            want = room > 1 ? room : 1;
+    }
     const int64_t thr = x->su.engine->long_prefill_threshold;
     if (thr > 0 && want > thr)
         want = thr;
@@ -257,7 +270,11 @@ static int64_t wanted_tokens(const serve_state *x, const sim_request *r)
  */
 static int64_t blocks_needed(const serve_state *x, const sim_request *r, int64_t tokens)
 {
-    return sim_kv_request_blocks(x->kv, x->su.sched->block_size, r->computed, tokens) - r->blocks;
+    tokens += x->lookahead;
+    const int64_t need =
+        sim_kv_request_blocks(x->kv, x->su.sched->block_size, r->computed, tokens) - r->blocks;
+    /* With speculative decoding a request holds the blocks of its rejected slots too. */
+    return x->sp && need < 0 && x->kv->n_window_groups == 0 ? 0 : need;
 }
 
 /* Adds a scheduled request to the step: decodes are summed (context clamped to the sliding
@@ -265,7 +282,17 @@ static int64_t blocks_needed(const serve_state *x, const sim_request *r, int64_t
 static void add_to_step(serve_state *x, sim_step *st, const sim_request *r, int64_t *dec_n,
                         int64_t *dec_ctx)
 {
+    if (r->spec_sched > 0) { /* a verify: 1 + spec tokens at the request's context */
+        sim_step_add_group(st, 1, r->sched, r->computed, 1);
+        x->emit_n++;
+        x->emit_ctx += r->computed + r->sched;
+        return;
+    }
     const int emits = r->computed + r->sched == r->prompt_tokens + r->generated;
+    if (emits) {
+        x->emit_n++;
+        x->emit_ctx += r->computed + r->sched;
+    }
     if (r->sched == 1 && emits) {
         int64_t c = r->computed;
         /* Only when every layer is windowed does a longer context cost no more. */
@@ -301,6 +328,10 @@ static void take(serve_state *x, sim_request *r, int64_t need, int64_t want, int
         x->free_blocks -= need;
     r->blocks += need;
     r->sched = want;
+    r->spec_sched =
+        x->sp && want > 1 && r->generated > 0 && r->computed + 1 == r->prompt_tokens + r->generated
+            ? (int32_t)(want - 1)
+            : 0;
     r->batch = x->batch;
     *budget -= want;
 }
@@ -472,6 +503,7 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
     int64_t budget = s->max_num_batched_tokens;
     int64_t dec_n = 0, dec_ctx = 0, n_sched = 0;
     x->step_preempted = 0;
+    x->emit_n = x->emit_ctx = 0;
 
     /* The aggregate first, as it heads the running list: one token each, and a block each for
      * those whose blocks are full (agg_fits has checked that the budget and the free blocks
@@ -561,8 +593,9 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         const sim_request *r = &req[running[i]];
         if (r->sched <= 0 || r->batch != x->batch)
             continue;
-        int decode = r->sched == 1 && r->computed + 1 == r->prompt_tokens + r->generated &&
-                     r->generated > 0 && r->computed >= r->prompt_tokens;
+        int decode = (r->sched == 1 || r->spec_sched > 0) &&
+                     r->computed + 1 == r->prompt_tokens + r->generated && r->generated > 0 &&
+                     r->computed >= r->prompt_tokens;
         if (!decode) {
             (*n_prefill_seqs)++;
             *n_prefill_tokens += r->sched;
@@ -592,10 +625,25 @@ static void finish_step(serve_state *x, double t, double wall_s, int64_t batch, 
         int32_t id = running[i];
         sim_request *r = &req[id];
         if (r->sched > 0 && r->batch == batch) {
-            r->computed += r->sched;
+            int64_t extra = 0; /* speculative tokens kept beyond the one sampled */
+            if (r->spec_sched > 0) {
+                /* Verified: the accepted drafts and the last token enter the KV cache, the
+                 * rejected slots are dropped (vLLM num_computed_tokens -= rejected). */
+                const uint64_t key = (uint64_t)(r - req) * UINT64_C(0x9E3779B97F4A7C15) ^
+                                     (uint64_t)r->generated * UINT64_C(0xD1B54A32D192ED03);
+                extra = sim_spec_accepted(x->sp, r->spec_sched, key);
+                r->computed += 1 + extra;
+                r->spec_sched = 0;
+                x->out->spec_verified_tokens += r->sched - 1;
+                x->out->spec_accepted_tokens += extra;
+            } else {
+                r->computed += r->sched;
+            }
             r->sched = 0;
-            if (r->computed == r->prompt_tokens + r->generated) {
-                r->generated++;
+            if (r->computed == r->prompt_tokens + r->generated + extra) {
+                r->generated += 1 + extra;
+                if (r->generated > r->output_tokens)
+                    r->generated = r->output_tokens;
                 if (r->generated == 1) {
                     r->first_token_s = t;
                 } else if (scr->itl) {
@@ -1036,6 +1084,32 @@ static sim_status decode_run(serve_state *x, sim_step_cost *c, double *sched_s, 
     return st;
 }
 
+/*
+ * Speculative decoding's drafter (spec.h, docs/engine.md "Speculative decoding"): after the
+ * target's forward the proposer runs once over every token of the step, then k - 1 times over
+ * one token of each request that sampled, each pass priced by the step model of the drafter's
+ * model; n-gram drafting is host work. The step's roofline and calibrated time take them in.
+ */
+static void add_draft_cost(const serve_state *x, const sim_step *stp, sim_step_cost *cc)
+{
+    const sim_spec *sp = x->sp;
+    if (sp->method == SIM_SPEC_NGRAM || x->emit_n == 0)
+        return;
+    const sim_run_cfg *run = x->su.run;
+    sim_step_cost d;
+    sim_step_cost_compute(&sp->draft, x->su.hw, run, stp, &d);
+    double roof = d.roofline_s;
+    if (sp->k > 1) {
+        sim_step one;
+        one.n_groups = 0;
+        add_decodes(&one, x->emit_n, x->emit_ctx);
+        sim_step_cost_compute(&sp->draft, x->su.hw, run, &one, &d);
+        roof += (double)(sp->k - 1) * d.roofline_s;
+    }
+    cc->roofline_s += roof;
+    cc->step_s = sim_calibrated_s(run->alpha, cc->roofline_s, run->beta_s, 1.0);
+}
+
 /* Whether the workload shares a full block (prefix caching has something to find). */
 int sim_serve_shares_blocks(const sim_workload *w, int64_t block_size)
 {
@@ -1127,6 +1201,17 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     }
     if ((st = prefix_setup(&x, &mem, err)) != SIM_OK)
         return st;
+    if (run->spec && run->spec->method != SIM_SPEC_NONE) {
+        if (run->pp > 1 || e->kind != SIM_SCHED_V1) {
+            sim_errf(err, "speculative decoding: simulated on the V1 engine without pipeline "
+                          "stages (docs/limits.md)");
+            return SIM_EINVAL;
+        }
+        x.sp = run->spec;
+        const sim_spec_method sm = x.sp->method;
+        x.lookahead =
+            sm == SIM_SPEC_EAGLE || sm == SIM_SPEC_EAGLE3 || sm == SIM_SPEC_MTP ? x.sp->k : 0;
+    }
     if (w->concurrency > 0)
         for (int64_t i = 0; i < w->concurrency; i++)
             send_next(&x, 0.0);
@@ -1142,7 +1227,7 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     /* The previous step was a decode of every running request that admitted, preempted and
      * finished nothing: a decode run may follow (decode_run). */
     int runnable = 0;
-    const int runs = !scr->exact_steps && !obs && mem.kv.n_window_groups == 0 && !x.pc;
+    const int runs = !scr->exact_steps && !obs && mem.kv.n_window_groups == 0 && !x.pc && !x.sp;
     /* The decode aggregate: with decode runs, a block size its phase table holds, and no
      * context clamped at the window (add_to_step: every layer windowed). */
     x.agg = runs && scr->agg_heap && s->block_size <= SIM_AGG_MAX_BLOCK_SIZE &&
@@ -1176,9 +1261,12 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         const int all_decoded = n_pf_seqs == 0 && x.step_preempted == 0 &&
                                 x.n_running == n_before && n_sched == n_before;
         sim_step_cost_next_memo(&x.prep, &x.memo, &stp, &c);
-        const double host = sim_engine_host_s(e, run->tp, c.seqs);
-        const double wall = sim_engine_step_wall_s(e, c.step_s, host);
-        count_step(&x, &mem, &c, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
+        sim_step_cost cc = c; /* c stays the target's: the next step's cost reuses it */
+        if (x.sp)
+            add_draft_cost(&x, &stp, &cc);
+        const double host = sim_engine_host_s(e, run->tp, cc.seqs);
+        const double wall = sim_engine_step_wall_s(e, cc.step_s, host);
+        count_step(&x, &mem, &cc, host, wall, wall, n_sched, n_pf_seqs, n_pf_tokens, obs, obs_ctx);
         const double t_end = x.now_s + wall;
         finish_step(&x, t_end, wall, x.batch, x.now_s);
         if (x.agg)

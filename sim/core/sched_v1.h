@@ -124,6 +124,9 @@ typedef struct sim_serve_result {
     int64_t prefix_hit_tokens;
     int64_t prefix_evictions;
     int prefix_cache_simulated; /* 1: the blocks were simulated one by one (shared prefixes) */
+    /* Speculative decoding (spec.h): draft tokens verified, and accepted. */
+    int64_t spec_verified_tokens;
+    int64_t spec_accepted_tokens;
 } sim_serve_result;
 
 /* Default cap on steps of one simulation: a bug or an absurd workload stops with an error. */

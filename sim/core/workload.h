@@ -41,6 +41,7 @@ typedef struct sim_request {
     int64_t hit_blocks;  /* prefix cache: leading blocks held from the cache */
     int64_t hashed;      /* prefix cache: leading blocks full and offered to the cache */
     int32_t own_head;    /* prefix cache: newest block it allocated itself (-1: none) */
+    int32_t spec_sched;  /* speculative tokens verified in the current step (spec.h) */
 } sim_request;
 
 /* How requests arrive. */

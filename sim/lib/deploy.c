@@ -555,6 +555,59 @@ void sim_deploy_uncalibrated_hint(sim_cache *c, const sim_deployment *d, char *b
                  d->hw->id);
 }
 
+sim_status sim_spec_setup(const sim_setup *su, const sim_spec *in, const sim_model *draft,
+                          sim_spec *out, struct sim_err *err)
+{
+    const sim_run_cfg *run = su->run;
+    if (su->engine->kind != SIM_SCHED_V1 || run->pp > 1) {
+        sim_errf(err, "speculative decoding: simulated on the V1 engine without pipeline "
+                      "stages (docs/limits.md)");
+        return SIM_EINVAL;
+    }
+    sim_kv_layout k;
+    sim_model_kv_layout(su->model, run->tp, run->kv_dtype,
+                        sim_sched_hybrid_kv(su->engine, su->sched), &k);
+    if (k.n_full_groups > 0 && k.n_window_groups > 0) {
+        sim_errf(err,
+                 "speculative decoding: %s has sliding-window layers; a drafter on a hybrid KV "
+                 "cache is not simulated (docs/limits.md)",
+                 su->model->id);
+        return SIM_EINVAL;
+    }
+    *out = *in;
+    sim_status st = sim_spec_resolve(out, su->model, draft, run, err);
+    if (st != SIM_OK)
+        return st;
+    if (draft && draft->max_pos < su->sched->max_model_len) {
+        sim_errf(err,
+                 "spec_model: %s holds %lld positions, below max_model_len %lld (pass "
+                 "--max-model-len)",
+                 draft->id, (long long)draft->max_pos, (long long)su->sched->max_model_len);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+/* Speculative decoding for the opened deployment d (sim_spec_setup), the draft model of
+ * method draft loaded through the cache. */
+static sim_status deploy_spec(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
+                              const char *who, struct sim_err *err)
+{
+    const sim_model *draft = NULL;
+    sim_status st = SIM_OK;
+    if (in->spec_model && (st = sim_cache_model(c, in->spec_model, &draft, NULL, err)) != SIM_OK)
+        return st;
+    struct sim_err e2;
+    const sim_setup su = sim_deployment_setup(d);
+    if ((st = sim_spec_setup(&su, in->spec, draft, &d->spec, &e2)) != SIM_OK) {
+        sim_errf(err, "%s%s", who, e2.msg);
+        d->bad_option = 1;
+        return st;
+    }
+    sim_deployment_rebase(d);
+    return SIM_OK;
+}
+
 sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment *d,
                            struct sim_err *err)
 {
@@ -644,6 +697,9 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
      * version's default in the deployment's copy, which every step and serving path reads. */
     d->e.async_scheduling = d->s.async_scheduling;
     sim_decode_attn_resolve(&d->e, d->m, &d->s, &d->cfg.decode);
+    if (in->spec && in->spec->method != SIM_SPEC_NONE &&
+        (st = deploy_spec(c, in, d, who, err)) != SIM_OK)
+        return st;
     const sim_setup su = sim_deployment_setup(d);
     sim_memory_compute(&su, &d->mem);
     d->check_memory = in->check_memory;

@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "hw.h"
 #include "memory.h"
+#include "spec.h"
 #include "model.h"
 #include "sched_v1.h"
 #include "setup.h"
@@ -138,6 +139,11 @@ typedef struct sim_deploy_in {
      * steps whose KV cache does not fit (sim_deploy_step). 0: --ignore-memory. */
     int check_memory;
     const char *memory_hint;
+    /* Speculative decoding (spec.h): NULL, or the method, k and acceptance rates to resolve
+     * for this deployment (the drafter is derived); spec_model names the draft model of
+     * method draft (an id or path). */
+    const sim_spec *spec;
+    const char *spec_model;
 } sim_deploy_in;
 
 /* An opened deployment: the loaded inputs (owned by the cache) and the resolved settings. */
@@ -162,7 +168,24 @@ typedef struct sim_deployment {
     int check_memory;        /* as given in sim_deploy_in */
     const char *memory_hint; /* likewise */
     int bad_option; /* after a failure: 1 when a setting (engine, dtype) is at fault, not a file */
+    sim_spec spec;  /* speculative decoding; cfg.spec points here when it is on */
 } sim_deployment;
+
+/*
+ * Speculative decoding in (method, k, acceptance) for deployment su, into out: refused with a
+ * message on the V0 engine, with pipeline stages, and on models with sliding-window layers
+ * under the hybrid KV-cache manager; the drafter resolved at su's TP and dtypes (draft: the
+ * draft model of method draft, else NULL); a draft model must hold max_model_len positions.
+ * Every path (serve, sweep points at each TP, the library) goes through here.
+ */
+sim_status sim_spec_setup(const sim_setup *su, const sim_spec *in, const sim_model *draft,
+                          sim_spec *out, struct sim_err *err);
+
+/* After a sim_deployment is copied: its cfg.spec points into the copy. */
+static inline void sim_deployment_rebase(sim_deployment *d)
+{
+    d->cfg.spec = d->spec.method != SIM_SPEC_NONE ? &d->spec : NULL;
+}
 
 /*
  * d's band for family at level_pct. SIM_EINVAL with the reason when there is none: an

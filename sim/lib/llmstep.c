@@ -270,6 +270,34 @@ static llmstep_status sched_of(const sched_fields *spec, sim_sched_cfg *c, llmst
     return LLMSTEP_OK;
 }
 
+/* Speculative decoding as the library's specs give it (method NULL: none), checked as the
+ * CLI's options are (sim_spec_fill). */
+static llmstep_status spec_of(const char *method, int64_t k, const double *rates, size_t n,
+                              const char *model, sim_spec *out, llmstep_error *err)
+{
+    *out = (sim_spec){.method = SIM_SPEC_NONE};
+    if (!method) {
+        if (k != 0 || n != 0 || rates || model)
+            return fail(err, SIM_EINVAL,
+                        "spec_tokens, spec_acceptance and spec_model: need spec_method");
+        return LLMSTEP_OK;
+    }
+    sim_spec_method m;
+    if (sim_spec_method_parse(method, &m) != SIM_OK)
+        return fail(err, SIM_EINVAL,
+                    "spec_method: expected ngram, eagle, eagle3, mtp or draft, got '%s'", method);
+    if ((m == SIM_SPEC_DRAFT) != (model != NULL))
+        return fail(err, SIM_EINVAL, "spec_model: %s",
+                    m == SIM_SPEC_DRAFT ? "method draft needs the draft model"
+                                        : "only method draft takes a draft model");
+    struct sim_err e;
+    if (n > SIM_SPEC_MAX_TOKENS || sim_spec_fill(m, k, rates, (int64_t)n, out, &e) != SIM_OK)
+        return n > SIM_SPEC_MAX_TOKENS
+                   ? fail(err, SIM_EINVAL, "spec_acceptance: at most %d rates", SIM_SPEC_MAX_TOKENS)
+                   : fail_err(err, SIM_EINVAL, &e);
+    return LLMSTEP_OK;
+}
+
 llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *spec,
                                    llmstep_deploy **out, llmstep_error *err)
 {
@@ -312,6 +340,13 @@ llmstep_status llmstep_deploy_open(llmstep_ctx *ctx, const llmstep_deploy_spec *
     llmstep_status ls = sched_of(&sf, &in.sched, err);
     if (ls != LLMSTEP_OK)
         return ls;
+    sim_spec sp;
+    ls = spec_of(spec->spec_method, spec->spec_tokens, spec->spec_acceptance,
+                 spec->n_spec_acceptance, spec->spec_model, &sp, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    in.spec = sp.method != SIM_SPEC_NONE ? &sp : NULL;
+    in.spec_model = spec->spec_model;
     llmstep_deploy *h = calloc(1, sizeof(*h));
     if (h)
         h->work = malloc(sizeof(*h->work));
@@ -645,22 +680,26 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
     ls = check_finite("ttft_s", st.ttft_s.mean + st.e2e_s.p99 + st.tpot_s.mean, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    *out = (llmstep_serve_result){dist_of(st.ttft_s),
-                                  dist_of(st.tpot_s),
-                                  dist_of(st.itl_s),
-                                  dist_of(st.e2e_s),
-                                  st.request_throughput_per_s,
-                                  st.output_tokens_per_s,
-                                  st.goodput_per_s,
-                                  st.duration_s,
-                                  res.peak_kv_frac,
-                                  res.queue_peak,
-                                  res.preemptions,
-                                  st.n_requests,
-                                  res.n_steps,
-                                  dist_of(st.queue_s),
-                                  sim_serve_ttft_queued(&st),
-                                  sim_serve_prefix_hit_frac(&res)};
+    *out =
+        (llmstep_serve_result){dist_of(st.ttft_s),
+                               dist_of(st.tpot_s),
+                               dist_of(st.itl_s),
+                               dist_of(st.e2e_s),
+                               st.request_throughput_per_s,
+                               st.output_tokens_per_s,
+                               st.goodput_per_s,
+                               st.duration_s,
+                               res.peak_kv_frac,
+                               res.queue_peak,
+                               res.preemptions,
+                               st.n_requests,
+                               res.n_steps,
+                               dist_of(st.queue_s),
+                               sim_serve_ttft_queued(&st),
+                               sim_serve_prefix_hit_frac(&res),
+                               res.spec_verified_tokens > 0 ? (double)res.spec_accepted_tokens /
+                                                                  (double)res.spec_verified_tokens
+                                                            : 0.0};
     return LLMSTEP_OK;
 }
 
@@ -914,6 +953,14 @@ static llmstep_status sweep_check(const llmstep_sweep_spec *s, llmstep_error *er
     struct sim_err e;
     if (sim_workload_prefix_check(s->prefix_tokens, s->distinct_prompts, 0, &e) != SIM_OK)
         return fail_err(err, SIM_EINVAL, &e);
+    sim_spec sp;
+    const llmstep_status lsp = spec_of(s->spec_method, s->spec_tokens, s->spec_acceptance,
+                                       s->n_spec_acceptance, s->spec_model, &sp, err);
+    if (lsp != LLMSTEP_OK)
+        return lsp;
+    if ((sp.method != SIM_SPEC_NONE || s->prefix_tokens || s->distinct_prompts) && !serving)
+        return fail(err, SIM_EINVAL,
+                    "spec_method, prefix_tokens and distinct_prompts: serving sweeps only");
     if (!isfinite(s->slo_ttft_s) || !isfinite(s->slo_tpot_s) || !isfinite(s->gpu_hour_usd))
         return fail(err, SIM_ERANGE, "slo_ttft_s, slo_tpot_s and gpu_hour_usd: finite numbers");
     sim_dtype dt = SIM_DTYPE_BF16, kdt = SIM_DTYPE_BF16;
@@ -1030,6 +1077,11 @@ llmstep_status llmstep_sweep(llmstep_ctx *ctx, const llmstep_sweep_spec *spec,
     o.seed = spec->seed;
     o.prefix_tokens = spec->prefix_tokens;
     o.distinct_prompts = spec->distinct_prompts;
+    ls = spec_of(spec->spec_method, spec->spec_tokens, spec->spec_acceptance,
+                 spec->n_spec_acceptance, spec->spec_model, &o.spec, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    o.spec_model = spec->spec_model;
     o.calibration = spec->calibration;
     o.dtype = spec->dtype;
     o.kv_dtype = spec->kv_dtype;

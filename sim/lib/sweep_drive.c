@@ -151,6 +151,7 @@ typedef struct serving_tp {
     sim_setup su;
     sim_memory mem;
     sim_sweep_ctx c;
+    sim_spec spec; /* speculative decoding at this TP (cfg.spec points here when on) */
 } serving_tp;
 
 /*
@@ -248,6 +249,18 @@ static sim_status serving_points(const block_in *x, const sim_run_cfg *cfg, stru
         q->mem = (sim_memory){0};
         q->c = (sim_sweep_ctx){x->su.model, x->su.hw, &q->cfg,      x->su.engine,
                                x->su.sched, &q->mem,  o->host_time, layout_ok(x, &q->cfg)};
+        q->cfg.spec = NULL;
+        if (q->c.tp_ok && o->spec.method != SIM_SPEC_NONE) {
+            const sim_model *draft = NULL;
+            struct sim_err e2;
+            s = o->spec_model ? sim_cache_model(x->cache, o->spec_model, &draft, NULL, err)
+                              : SIM_OK;
+            if (s == SIM_OK &&
+                (s = sim_spec_setup(&q->su, &o->spec, draft, &q->spec, &e2)) != SIM_OK)
+                sim_errf(err, "%s on %s at TP %d: %s", x->su.model->id, x->su.hw->id, q->cfg.tp,
+                         e2.msg);
+            q->cfg.spec = &q->spec;
+        }
         if (q->c.tp_ok)
             sim_memory_compute(&q->su, &q->mem);
     }

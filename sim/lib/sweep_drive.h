@@ -47,6 +47,10 @@ typedef struct sim_sweep_opts {
     double range_ratio, burstiness;
     uint64_t seed;
     int64_t prefix_tokens, distinct_prompts; /* serving: shared prefixes (sim_workload_spec) */
+    /* Serving: speculative decoding (method SIM_SPEC_NONE: off), resolved at each TP
+     * (sim_spec_setup); spec_model names method draft's model. */
+    sim_spec spec;
+    const char *spec_model;
     /* Serving: each point simulated with seeds seed .. seed + n_seeds - 1 and merged
      * (sim_sweep_serving_merge: mean statistics, SLO judged on the worst seed); 0 or 1: one. */
     int64_t n_seeds;
