@@ -61,6 +61,9 @@ typedef struct tp_result {
     int legal;
     char why[512]; /* when not legal */
     sim_capacity cap;
+    int spec;                  /* speculative decoding: the drafter's share (spec.h) */
+    double draft_weight_bytes; /* per GPU, in the weights */
+    double draft_kv_bytes;     /* per token per GPU, in the KV cache's */
 } tp_result;
 
 static void compute_tp(const cli_run *r, int64_t tp, int64_t pp, int64_t context, tp_result *out)
@@ -82,6 +85,11 @@ static void compute_tp(const cli_run *r, int64_t tp, int64_t pp, int64_t context
     sim_setup su = cli_run_setup(r);
     su.run = &cfg;
     sim_capacity_compute(&su, context, &out->cap);
+    if (cfg.spec) {
+        out->spec = 1;
+        sim_spec_draft_bytes(cfg.spec, &r->model, &cfg, &out->draft_weight_bytes,
+                             &out->draft_kv_bytes);
+    }
 }
 
 /*
@@ -124,6 +132,10 @@ static void print_json_tp(sim_jw *w, const char *key, const tp_result *t)
     sim_jw_num(w, "capacity_bytes_per_gpu", m->capacity_bytes);
     sim_jw_num(w, "usable_bytes_per_gpu", m->usable_bytes);
     sim_jw_num(w, "weights_bytes_per_gpu", m->weights_bytes);
+    if (t->spec) {
+        sim_jw_num(w, "draft_weight_bytes_per_gpu", t->draft_weight_bytes);
+        sim_jw_num(w, "draft_kv_bytes_per_token_per_gpu", t->draft_kv_bytes);
+    }
     sim_jw_num(w, "activation_bytes_per_gpu", m->activation_bytes);
     sim_jw_num(w, "reserve_bytes_per_gpu", m->reserve_bytes);
     sim_jw_num(w, "kv_budget_bytes_per_gpu", m->kv_budget_bytes);
@@ -171,6 +183,9 @@ static void print_table_tp(const tp_result *t, const sim_run_cfg *cfg, const sim
     snprintf(lab, sizeof(lab), "usable (x %.2f)", s->gpu_memory_utilization);
     printf("  %-26s %10.2f GB\n", lab, m->usable_bytes / SIM_GB);
     printf("  %-26s %10.2f GB\n", "weights", m->weights_bytes / SIM_GB);
+    if (t->spec)
+        printf("  %-26s %10.2f GB (and %.0f KV bytes per token)\n", "  of which the drafter",
+               t->draft_weight_bytes / SIM_GB, t->draft_kv_bytes);
     printf("  %-26s %10.2f GB\n", "activation peak", m->activation_bytes / SIM_GB);
     printf("  %-26s %10.2f GB\n", "reserve", m->reserve_bytes / SIM_GB);
     printf("  %-26s %10.2f GB\n", "KV budget", m->kv_budget_bytes / SIM_GB);
@@ -237,6 +252,7 @@ static int parse_tp(const char *arg, void *dst, char *msg, size_t cap)
 /* What the options give. */
 typedef struct cap_args {
     cli_run_spec spec;
+    cli_spec_args sp;
     const char *format;
     int64_t context, prompt, output, tp_asked, pp;
     int all, json;
@@ -327,6 +343,20 @@ static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
         CLI_STR_H(
             "engine", &a->spec.engine,
             "  --engine ID                engine profile (default vllm-v1; vllm-v0 for V0)\n"),
+        CLI_CUSTOM_H("spec", cli_parse_spec_method, &a->sp,
+                     "  --spec M, --spec-tokens K, --acceptance A, --spec-model ID\n"
+                     "                             speculative decoding (as for serve): the\n"
+                     "                             drafter's weights and KV cache count\n"),
+        {.name = "spec-tokens",
+         .kind = CLI_OPT_I64,
+         .dst = &a->sp.k,
+         .min = 1,
+         .max = SIM_SPEC_MAX_TOKENS},
+        {.name = "acceptance",
+         .kind = CLI_OPT_CUSTOM,
+         .dst = &a->sp,
+         .parse = cli_parse_acceptance},
+        {.name = "spec-model", .kind = CLI_OPT_STR, .dst = &a->sp.model},
         CLI_STR_H("format", &a->format, "  --format table|json        default table\n"),
         {.name = "model", .kind = CLI_OPT_STR, .dst = &a->spec.model},
         {.name = "hw", .kind = CLI_OPT_STR, .dst = &a->spec.hw},
@@ -335,6 +365,8 @@ static int parse_capacity(int argc, char **argv, cap_args *a, int *done)
     if (rc != CLI_OK || *done)
         return rc;
     a->all = tp.all;
+    if (cli_spec_finish("capacity", &a->sp, &a->spec.spec, &a->spec.spec_model) != CLI_OK)
+        return CLI_USAGE;
     if (!a->spec.model || !a->spec.hw) {
         cli_error("capacity: --model and --hw are required (see llmstep capacity --help)");
         return CLI_USAGE;

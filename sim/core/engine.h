@@ -115,6 +115,13 @@ typedef struct sim_engine {
     int64_t paged_decode_sliding_window;
     int64_t paged_v1_max_seq_len, paged_v1_min_seq_heads, paged_partition_tokens;
     int64_t graph_max_seq_len, graph_max_batch, graph_batch_align;
+    /* V1 speculative decoding (spec.h): time a verify step adds beyond the priced target and
+     * drafter passes (rejection sampling, the proposer's set-up), and each drafter pass of
+     * eagle, eagle3, mtp and draft adds (the proposer's loop on the worker: metadata and
+     * launches), seconds, on the GPU's critical path (not overlapped by async scheduling).
+     * 0 when the profile has none. */
+    double spec_step_s;
+    double spec_pass_s;
 } sim_engine;
 
 /* Settings of a run after defaults are resolved. */

@@ -55,9 +55,10 @@ void sim_memory_compute(const sim_setup *su, sim_memory *out)
     out->kv_bytes_per_token = sim_model_kv_bytes_per_token(m, run->tp, run->kv_dtype);
     /* Speculative decoding: the drafter's weights, and its layers' KV cache in the same blocks
      * (vLLM adds the draft layers to the target's KV-cache group; spec.h). */
-    const double spec_kv = run->spec ? run->spec->draft_kv_bytes_per_token : 0.0;
+    double spec_w = 0.0, spec_kv = 0.0;
     if (run->spec)
-        out->weights_bytes += run->spec->draft_weight_bytes;
+        sim_spec_draft_bytes(run->spec, m, run, &spec_w, &spec_kv);
+    out->weights_bytes += spec_w;
     out->kv_bytes_per_token += spec_kv;
     out->kv_budget_bytes =
         out->usable_bytes - out->weights_bytes - out->activation_bytes - out->reserve_bytes;

@@ -1088,14 +1088,20 @@ static sim_status decode_run(serve_state *x, sim_step_cost *c, double *sched_s, 
  * Speculative decoding's drafter (spec.h, docs/engine.md "Speculative decoding"): after the
  * target's forward the proposer runs once over every token of the step, then k - 1 times over
  * one token of each request that sampled, each pass priced by the step model of the drafter's
- * model; n-gram drafting is host work. The step's roofline and calibrated time take them in.
+ * model; n-gram drafting is host work. The step's roofline and calibrated time take them in,
+ * plus the engine's spec_step_s per step and spec_pass_s per drafter pass.
  */
 static void add_draft_cost(const serve_state *x, const sim_step *stp, sim_step_cost *cc)
 {
     const sim_spec *sp = x->sp;
-    if (sp->method == SIM_SPEC_NGRAM || x->emit_n == 0)
+    if (x->emit_n == 0)
         return;
     const sim_run_cfg *run = x->su.run;
+    const sim_engine *e = x->su.engine;
+    if (sp->method == SIM_SPEC_NGRAM) {
+        cc->step_s += e->spec_step_s;
+        return;
+    }
     sim_step_cost d;
     sim_step_cost_compute(&sp->draft, x->su.hw, run, stp, &d);
     double roof = d.roofline_s;
@@ -1107,7 +1113,8 @@ static void add_draft_cost(const serve_state *x, const sim_step *stp, sim_step_c
         roof += (double)(sp->k - 1) * d.roofline_s;
     }
     cc->roofline_s += roof;
-    cc->step_s = sim_calibrated_s(run->alpha, cc->roofline_s, run->beta_s, 1.0);
+    cc->step_s = sim_calibrated_s(run->alpha, cc->roofline_s, run->beta_s, 1.0) + e->spec_step_s +
+                 (double)sp->k * e->spec_pass_s;
 }
 
 /* Whether the workload shares a full block (prefix caching has something to find). */

@@ -108,6 +108,16 @@ sim_status sim_spec_resolve(sim_spec *s, const sim_model *target, const sim_mode
     sim_status st = sim_model_validate(&s->draft, err);
     if (st != SIM_OK)
         return st;
+    sim_spec_draft_bytes(s, target, run, &s->draft_weight_bytes, &s->draft_kv_bytes_per_token);
+    return SIM_OK;
+}
+
+void sim_spec_draft_bytes(const sim_spec *s, const sim_model *target, const sim_run_cfg *run,
+                          double *weight_bytes, double *kv_bytes_per_token)
+{
+    *weight_bytes = *kv_bytes_per_token = 0.0;
+    if (s->method == SIM_SPEC_NONE || s->method == SIM_SPEC_NGRAM)
+        return;
     const sim_dtype dt = s->method == SIM_SPEC_DRAFT || s->method == SIM_SPEC_MTP
                              ? run->dtype
                              : sim_model_dtype16(target);
@@ -125,9 +135,8 @@ sim_status sim_spec_resolve(sim_spec *s, const sim_model *target, const sim_mode
         const double d = (double)target->d_model;
         w += (s->method == SIM_SPEC_EAGLE ? 2.0 : 3.0) * d * d * sim_dtype_bytes(dt);
     }
-    s->draft_weight_bytes = w > 0.0 ? w : 0.0;
-    s->draft_kv_bytes_per_token = sim_model_kv_bytes_per_token(&s->draft, run->tp, run->kv_dtype);
-    return SIM_OK;
+    *weight_bytes = w > 0.0 ? w : 0.0;
+    *kv_bytes_per_token = sim_model_kv_bytes_per_token(&s->draft, run->tp, run->kv_dtype);
 }
 
 sim_status sim_spec_fill(sim_spec_method m, int64_t k, const double *rates, int64_t n,

@@ -71,6 +71,12 @@ sim_status sim_spec_method_parse(const char *name, sim_spec_method *out /* OUT *
 sim_status sim_spec_resolve(sim_spec *s, const sim_model *target, const sim_model *draft_model,
                             const sim_run_cfg *run, struct sim_err *err /* OUT */);
 
+/* The drafter's weight bytes per GPU beyond the target's and its KV bytes per token per GPU, at
+ * run's TP, DP, EP and dtypes (s resolved for target; 0 for ngram): the memory model calls it
+ * for each layout, sim_spec_resolve for the deployment's. */
+void sim_spec_draft_bytes(const sim_spec *s, const sim_model *target, const sim_run_cfg *run,
+                          double *weight_bytes /* OUT */, double *kv_bytes_per_token /* OUT */);
+
 /* A spec of method m with k tokens from n acceptance rates: one rate for every position, or
  * one per position (n == k). SIM_EINVAL with a message naming the options otherwise (the
  * range checks are sim_spec_resolve's). */

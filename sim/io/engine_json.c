@@ -64,6 +64,8 @@ static const struct {
     I64("graph_max_seq_len", 1, 1e9, 0, graph_max_seq_len),
     I64("graph_max_batch", 0, 1e6, 0, graph_max_batch),
     I64("graph_batch_align", 1, 1e6, 0, graph_batch_align),
+    DBL("spec_step_s", 0, 1, 0, spec_step_s),
+    DBL("spec_pass_s", 0, 1, 0, spec_pass_s),
 #undef I64
 #undef DBL
 };
