@@ -346,6 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* Keep the simulation small: the trace's shape, not its size, is fuzzed. */
             req[i].prompt_tokens = 1 + req[i].prompt_tokens % 512;
             req[i].output_tokens = 1 + req[i].output_tokens % 64;
+            req[i].prefix_tokens %= req[i].prompt_tokens + 1; /* shared prefixes: the pool */
         }
         sim_model m;
         sim_hw hw;
@@ -372,10 +373,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                            .pp = 1,
                            .dp = 1};
         static int32_t q[65], run[64], heap[64];
+        /* Prefix caching's pool when the trace shares blocks (a larger pool is refused). */
+        static sim_kv_block pool[1 << 17];
+        static int32_t buckets[1 << 17];
         static sim_itl_entry itl[64 * 64];
         static double scratch[64];
         sim_workload w = {req, n, 0};
-        sim_serve_scratch scr = {q, run, itl, 64 * 64, 0, heap};
+        sim_serve_scratch scr = {q, run, itl, 64 * 64, 0, heap, pool, buckets, 1 << 17};
         sim_serve_result r;
         if (sim_sched_resolve(&e, &m, &hw, &in, &s, &err) == SIM_OK &&
             sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s}, &w, &scr, NULL, NULL, &r,
@@ -391,7 +395,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             static sim_itl_entry itl2[64 * 64];
             for (int64_t i = 0; i < n; i++)
                 again[i] = req[i];
-            sim_serve_scratch exact = {q, run, itl2, 64 * 64, 1, NULL};
+            sim_serve_scratch exact = {q, run, itl2, 64 * 64, 1, NULL, pool, buckets, 1 << 17};
             sim_serve_result r2;
             REQUIRE(sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s},
                                        &(sim_workload){again, n, 0}, &exact, NULL, NULL, &r2,
