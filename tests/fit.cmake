@@ -12,3 +12,5 @@ sim_script_test(band_cli band_cli.sh ARGS $<TARGET_FILE:llmstep>)
 # The band's coverage on rows no fit and no band saw (validate --holdout --interval; issue 28).
 sim_script_test(band_coverage band_coverage.sh SKIPPABLE
   ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})
+# Disaggregated serving against a case worked by hand (issue 29; docs/serving.md).
+sim_script_test(disagg_cli disagg_cli.sh ARGS $<TARGET_FILE:llmstep>)

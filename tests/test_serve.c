@@ -1442,6 +1442,38 @@ static void eagle_draft_passes(void)
     CHECK(first[2] > first[1] && first[1] > first[0]);
 }
 
+/*
+ * Remote prefill (sched_v1.h): request A (prompt 10, output 3) whose first 9 prompt tokens'
+ * KV a prefill instance computed, pulled in 0.5 s. Admitted at t = 0 it takes the blocks of its
+ * 10 tokens (3 of 4 tokens) but is not scheduled; the engine waits to t = 0.5, then a step
+ * computes its last prompt token (1 token at context 9) and samples its first token, and two
+ * decode steps follow: 3 steps, TTFT = 0.5 + the first step. Request B (prompt 8, no remote
+ * KV) arriving at t = 0.2, during the wait, is scheduled then, not after it.
+ */
+static void remote_prefill_waits_for_the_transfer(void)
+{
+    toy_setup x;
+    make_setup(&x, 256, 2048, 256, 100);
+    sim_request req[2] = {
+        {.prompt_tokens = 10, .output_tokens = 3, .remote_tokens = 9, .xfer_s = 0.5},
+        {.arrival_s = 0.2, .prompt_tokens = 8, .output_tokens = 1}};
+    steps_seen seen = {0};
+    sim_serve_result r;
+    CHECK_INT(serve(&x, req, 1, 0, &seen, &r), SIM_OK);
+    CHECK_INT(r.n_steps, 3);
+    CHECK_INT(seen.s[0].n_tokens, 1);
+    CHECK_INT(seen.s[0].kv_used_blocks, 3);
+    CHECK_REL(seen.s[0].start_s, 0.5, 1e-12);
+    CHECK_REL(req[0].first_token_s, 0.5 + seen.s[0].wall_s, 1e-12);
+    CHECK_REL(req[0].first_sched_s, 0.0, 1e-12);
+    steps_seen seen2 = {0};
+    CHECK_INT(serve(&x, req, 2, 0, &seen2, &r), SIM_OK);
+    CHECK_REL(seen2.s[0].start_s, 0.2, 1e-12);
+    CHECK_INT(seen2.s[0].n_tokens, 8);
+    CHECK_REL(req[1].first_sched_s, 0.2, 1e-12);
+    CHECK(req[0].first_token_s >= 0.5);
+}
+
 int main(void)
 {
     percentiles_of_large_sets();
@@ -1474,5 +1506,6 @@ int main(void)
     prefix_caching_under_pressure();
     spec_verify_steps_by_hand();
     eagle_draft_passes();
+    remote_prefill_waits_for_the_transfer();
     return check_report("test_serve");
 }

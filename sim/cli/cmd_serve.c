@@ -105,7 +105,27 @@ typedef struct serve_args {
     int64_t interval; /* --interval L (0: none) */
     int no_prefix_caching;
     cli_spec_args sp;
+    int64_t disagg_p, disagg_d; /* --disagg xPyD (0: aggregated) */
+    int64_t prefill_tp, decode_tp;
 } serve_args;
+
+/* --disagg xPyD: x prefill and y decode instances. */
+static int parse_disagg(const char *arg, void *dst, char *msg, size_t cap)
+{
+    int64_t *xy = dst;
+    char p = 0, d = 0, extra = 0;
+    long long x = 0, y = 0;
+    if (sscanf(arg, "%lld%c%lld%c%c", &x, &p, &y, &d, &extra) == 4 && (p == 'P' || p == 'p') &&
+        (d == 'D' || d == 'd') && x >= 1 && y >= 1 && x <= SIM_DP_MAX && y <= SIM_DP_MAX) {
+        xy[0] = x;
+        xy[1] = y;
+        return 0;
+    }
+    snprintf(msg, cap,
+             "--disagg '%s': expected xPyD, x prefill and y decode instances (1 to %d each)", arg,
+             SIM_DP_MAX);
+    return -1;
+}
 
 /* --interval: the bands of TTFT (in either regime), TPOT and E2E, those the calibration has
  * (ok[i]); which TTFT band applies is known after the run (serve_band_family). */
@@ -263,6 +283,15 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         CLI_FLAG_H("no-prefix-caching", &a->no_prefix_caching,
                    "  --no-prefix-caching           the same as --prefix-caching off\n"),
         CLI_CUSTOM_H(
+            "disagg", parse_disagg, &a->disagg_p,
+            "  --disagg xPyD                 disaggregated prefill and decode: x prefill and y\n"
+            "                                decode instances, the KV pulled over NVLink or the\n"
+            "                                inter-node fabric (open loop: --request-rate, "
+            "--trace)\n"),
+        CLI_I64_H("prefill-tp", &a->prefill_tp, 1, 4096,
+                  "  --prefill-tp N, --decode-tp M each pool's TP (default --tp)\n"),
+        {.name = "decode-tp", .kind = CLI_OPT_I64, .dst = &a->decode_tp, .min = 1, .max = 4096},
+        CLI_CUSTOM_H(
             "spec", cli_parse_spec_method, &a->sp,
             "  --spec METHOD                 speculative decoding: ngram, eagle, eagle3, mtp\n"
             "                                or draft (vLLM --speculative-config method)\n"),
@@ -312,6 +341,16 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
     }
     if (cli_spec_finish("serve", &a->sp, &a->spec.spec, &a->spec.spec_model) != CLI_OK)
         return CLI_USAGE;
+    if (!a->disagg_p && (a->prefill_tp || a->decode_tp)) {
+        cli_error("serve: --prefill-tp and --decode-tp belong to --disagg");
+        return CLI_USAGE;
+    }
+    if (a->disagg_p &&
+        (a->have_conc || a->timeline || a->interval || a->spec.pp > 1 || a->spec.dp > 1)) {
+        cli_error("serve: --disagg takes --request-rate or --trace, without --timeline, "
+                  "--interval, --pp or --dp");
+        return CLI_USAGE;
+    }
     if (a->no_prefix_caching) {
         if (sc->enable_prefix_caching == 1) {
             cli_error("serve: --no-prefix-caching and --prefix-caching on contradict");
@@ -570,6 +609,115 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
            (long long)s->max_model_len, (long long)s->block_size);
 }
 
+/*
+ * `serve --disagg xPyD` (docs/serving.md, "Disaggregated prefill and decode"): the prefill pool
+ * and the decode pool opened as two deployments (their own TP), the workload served through
+ * both (sim_disagg_run), the statistics of the requests as the client sees them.
+ */
+static int serve_disagg(serve_args *a)
+{
+    cli_run_spec ps = a->spec, ds = a->spec;
+    ps.tp = a->prefill_tp ? a->prefill_tp : a->spec.tp;
+    ds.tp = a->decode_tp ? a->decode_tp : a->spec.tp;
+    ps.spec = (sim_spec){.method = SIM_SPEC_NONE}; /* the drafter runs in the decode pool */
+    ps.spec_model = NULL;
+    cli_run pr, dr;
+    int rc = cli_run_open(&ps, &pr);
+    if (rc != CLI_OK)
+        return rc;
+    rc = cli_run_open(&ds, &dr);
+    if (rc != CLI_OK) {
+        cli_run_close(&pr);
+        return rc;
+    }
+    cli_serve sv;
+    memset(&sv, 0, sizeof(sv));
+    rc = cli_serve_prepare(&sv, &a->wl, a->trace);
+    sv.exact_steps = a->exact_steps;
+    const int64_t gpus = a->disagg_p * pr.cfg.tp + a->disagg_d * dr.cfg.tp;
+    sim_disagg_link link = {0};
+    struct sim_err err;
+    sim_serve_result pres, dres;
+    double xfer_s = 0.0;
+    sim_serve_stats st;
+    if (rc == CLI_OK && sim_disagg_link_of(&dr.hw, gpus, &link, &err) != SIM_OK) {
+        cli_error("serve: %s", err.msg);
+        rc = CLI_BAD_INPUT;
+    }
+    const sim_setup psu = cli_run_setup(&pr), dsu = cli_run_setup(&dr);
+    if (rc == CLI_OK && sim_disagg_run(&psu, &dsu, a->disagg_p, a->disagg_d, &link, &sv, &pres,
+                                       &dres, &xfer_s, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        rc = CLI_BAD_INPUT;
+    }
+    if (rc == CLI_OK && sim_served_stats(&dr.model, &dr.hw, &sv, &dres, a->slo_ttft_s,
+                                         a->slo_tpot_s, &st, &err) != SIM_OK) {
+        cli_error("%s", err.msg);
+        rc = CLI_NUMERIC;
+    }
+    if (rc == CLI_OK && strcmp(a->format, "json") == 0) {
+        sim_jw w;
+        cli_json_open(&w);
+        sim_jw_object_begin(&w, NULL);
+        sim_jw_str(&w, "schema_version", "llmstep-serve/1");
+        sim_jw_str(&w, "model", dr.model.id);
+        sim_jw_str(&w, "hardware", dr.hw.id);
+        sim_jw_str(&w, "engine", dr.engine.id);
+        sim_jw_object_begin(&w, "disagg");
+        sim_jw_int(&w, "prefill_instances", a->disagg_p);
+        sim_jw_int(&w, "decode_instances", a->disagg_d);
+        sim_jw_int(&w, "prefill_tp", pr.cfg.tp);
+        sim_jw_int(&w, "decode_tp", dr.cfg.tp);
+        sim_jw_int(&w, "gpus", gpus);
+        sim_jw_str(&w, "link", link.same_node ? "nvlink" : "internode");
+        sim_jw_num(&w, "link_bw_bytes_per_s", link.bw_bytes_per_s);
+        sim_jw_num(&w, "kv_transfer_mean_s", xfer_s);
+        sim_jw_num(&w, "prefill_kv_peak_frac", pres.peak_kv_frac);
+        sim_jw_num(&w, "decode_kv_peak_frac", dres.peak_kv_frac);
+        sim_jw_int(&w, "decode_preemptions", dres.preemptions);
+        sim_jw_object_end(&w);
+        print_workload_json(&w, a);
+        sim_jw_int(&w, "n_requests", st.n_requests);
+        print_dist_json(&w, "ttft_s", &st.ttft_s);
+        print_dist_json(&w, "tpot_s", &st.tpot_s);
+        print_dist_json(&w, "itl_s", &st.itl_s);
+        print_dist_json(&w, "e2e_s", &st.e2e_s);
+        sim_jw_num(&w, "request_throughput_per_s", st.request_throughput_per_s);
+        sim_jw_num(&w, "output_tokens_per_s", st.output_tokens_per_s);
+        sim_jw_num(&w, "output_tokens_per_s_per_gpu", st.output_tokens_per_s / (double)gpus);
+        sim_jw_num(&w, "goodput_per_s", st.goodput_per_s);
+        sim_jw_object_end(&w);
+        rc = cli_json_close(&w, "serve");
+    } else if (rc == CLI_OK) {
+        printf("llmstep serve: %s on %s, disaggregated %lldP%lldD: prefill TP %d, decode TP %d "
+               "(%lld GPUs), engine %s\n",
+               dr.model.id, dr.hw.id, (long long)a->disagg_p, (long long)a->disagg_d, pr.cfg.tp,
+               dr.cfg.tp, (long long)gpus, dr.engine.id);
+        printf("KV transfer: %s, %.1f GB/s per GPU pair, mean %.3f ms a request\n\n",
+               link.same_node ? "NVLink (one node)" : "inter-node fabric",
+               link.bw_bytes_per_s / 1e9, xfer_s * 1e3);
+        printf("  %-6s %12s %12s %12s %12s\n", "ms", "mean", "p50", "p90", "p99");
+        print_dist_row("TTFT", &st.ttft_s);
+        print_dist_row("TPOT", &st.tpot_s);
+        print_dist_row("ITL", &st.itl_s);
+        print_dist_row("E2E", &st.e2e_s);
+        printf("\n  throughput       %.3f requests/s, %.1f output tokens/s (%.1f per GPU)\n",
+               st.request_throughput_per_s, st.output_tokens_per_s,
+               st.output_tokens_per_s / (double)gpus);
+        if (a->slo_ttft_s > 0.0 || a->slo_tpot_s > 0.0)
+            printf("  goodput          %.3f requests/s (%lld of %lld within the SLOs)\n",
+                   st.goodput_per_s, (long long)st.n_good, (long long)st.n_requests);
+        printf("  prefill pool     KV peak use %.1f%%, %lld preemptions\n",
+               100.0 * pres.peak_kv_frac, (long long)pres.preemptions);
+        printf("  decode pool      KV peak use %.1f%%, %lld preemptions\n",
+               100.0 * dres.peak_kv_frac, (long long)dres.preemptions);
+    }
+    cli_serve_free(&sv);
+    cli_run_close(&dr);
+    cli_run_close(&pr);
+    return rc;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     serve_args a;
@@ -588,6 +736,8 @@ int cmd_serve(int argc, char **argv)
     }
     a.spec.check_memory = 1;
     a.spec.who = "serve: ";
+    if (a.disagg_p)
+        return serve_disagg(&a);
     rc = cli_run_open(&a.spec, &run);
     if (rc == CLI_OK) /* the model, profile, engine or calibration read: not to be replaced */
         rc = cli_output_clear("serve", "--timeline", a.timeline, run.cache, NULL, 0);

@@ -44,6 +44,7 @@ typedef struct serve_state {
     sim_prefix_pool *pc;                /* prefix caching with shared blocks: the pool, else NULL */
     sim_prefix_pool pool;
     const sim_spec *sp;       /* speculative decoding, else NULL */
+    int remote;               /* some request's prompt KV comes from a remote prefill */
     int64_t lookahead;        /* slots allocated beyond the tokens scheduled (EAGLE's k) */
     int64_t emit_n, emit_ctx; /* this step: requests that sample, and their contexts after it */
 } serve_state;
@@ -519,6 +520,8 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         sim_request *r = &req[running[i]];
         if (in_flight(x, r)) /* vLLM: num_new_tokens == 0 until its batch comes back */
             continue;
+        if (r->ready_s > x->now_s) /* its remote KV is still on its way */
+            continue;
         int64_t want = wanted_tokens(x, r);
         if (want > budget)
             want = budget;
@@ -549,6 +552,23 @@ static int64_t schedule(serve_state *x, sim_step *st, int64_t *n_prefill_seqs,
         /* Prefix caching: the hits count as computed and held while the request is weighed;
          * the hits nobody holds leave the free blocks when taken (vLLM allocate_slots'
          * num_evictable_computed_blocks). */
+        if (x->remote && r->remote_tokens > 0 && r->n_preemptions == 0 && r->generated == 0) {
+            /* Remote prefill: the prompt's blocks now, the KV pulled in xfer_s, no compute this
+             * step (vLLM allocates, then waits in WAITING_FOR_REMOTE_KVS). */
+            const int64_t need = blocks_needed(x, r, r->prompt_tokens);
+            if (need > x->free_blocks)
+                break;
+            q_pop_front(x);
+            if (r->first_sched_s < 0.0)
+                r->first_sched_s = x->now_s;
+            x->free_blocks -= need;
+            r->blocks += need;
+            r->computed = r->remote_tokens;
+            r->ready_s = x->now_s + r->xfer_s;
+            running[n_tail(x)] = id;
+            x->n_running++;
+            continue;
+        }
         int64_t hits = 0, idle = 0;
         if (x->pc) {
             hits = cache_hits(x, r, &idle);
@@ -682,6 +702,14 @@ static sim_status check_workload(const sim_workload *w, const sim_sched_resolved
         const sim_request *r = &w->req[i];
         if (r->prompt_tokens < 1 || r->output_tokens < 1) {
             sim_errf(err, "request %lld: prompt_tokens and output_tokens must be >= 1",
+                     (long long)(i + 1));
+            return SIM_ERANGE;
+        }
+        if (r->remote_tokens < 0 || r->remote_tokens >= r->prompt_tokens ||
+            !(isfinite(r->xfer_s) && r->xfer_s >= 0.0)) {
+            sim_errf(err,
+                     "request %lld: remote_tokens must be in [0, prompt_tokens) and xfer_s a "
+                     "finite time >= 0",
                      (long long)(i + 1));
             return SIM_ERANGE;
         }
@@ -1117,6 +1145,28 @@ static void add_draft_cost(const serve_state *x, const sim_step *stp, sim_step_c
                  (double)sp->k * e->spec_pass_s;
 }
 
+/* Nothing schedulable while running requests wait for their remote KV: the clock moves to
+ * the first transfer's end, or to the next request's arrival when that comes first. 0 when
+ * no transfer is pending. */
+static int wait_for_transfer(serve_state *x)
+{
+    const sim_request *req = x->w->req;
+    const int32_t *running = tail(x);
+    double t = (double)INFINITY;
+    for (int64_t i = 0; i < n_tail(x); i++)
+        if (req[running[i]].ready_s > x->now_s && req[running[i]].ready_s < t)
+            t = req[running[i]].ready_s;
+    if (!(t < (double)INFINITY))
+        return 0;
+    const sim_workload *w = x->w;
+    const int64_t next = w->concurrency > 0 ? x->next_admit : x->next_arrival;
+    const int64_t end = w->concurrency > 0 ? x->next_arrival : w->n_requests;
+    if (next < end && req[next].arrival_s > x->now_s && req[next].arrival_s < t)
+        t = req[next].arrival_s;
+    x->now_s = t;
+    return 1;
+}
+
 /* Whether the workload shares a full block (prefix caching has something to find). */
 int sim_serve_shares_blocks(const sim_workload *w, int64_t block_size)
 {
@@ -1205,9 +1255,17 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         r->n_preemptions = r->computed = r->generated = r->blocks = r->sched = r->batch = 0;
         r->hit_blocks = r->hashed = r->cached_tokens = 0;
         r->own_head = -1;
+        r->ready_s = 0.0;
+        x.remote |= r->remote_tokens > 0;
     }
+
     if ((st = prefix_setup(&x, &mem, err)) != SIM_OK)
         return st;
+    if (x.remote && (run->pp > 1 || x.pc)) {
+        sim_errf(err, "remote prefill: not simulated with pipeline stages or shared-prefix "
+                      "caching (docs/limits.md)");
+        return SIM_EINVAL;
+    }
     if (run->spec && run->spec->method != SIM_SPEC_NONE) {
         if (run->pp > 1 || e->kind != SIM_SCHED_V1) {
             sim_errf(err, "speculative decoding: simulated on the V1 engine without pipeline "
@@ -1234,7 +1292,8 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
     /* The previous step was a decode of every running request that admitted, preempted and
      * finished nothing: a decode run may follow (decode_run). */
     int runnable = 0;
-    const int runs = !scr->exact_steps && !obs && mem.kv.n_window_groups == 0 && !x.pc && !x.sp;
+    const int runs =
+        !scr->exact_steps && !obs && mem.kv.n_window_groups == 0 && !x.pc && !x.sp && !x.remote;
     /* The decode aggregate: with decode runs, a block size its phase table holds, and no
      * context clamped at the window (add_to_step: every layer windowed). */
     x.agg = runs && scr->agg_heap && s->block_size <= SIM_AGG_MAX_BLOCK_SIZE &&
@@ -1263,6 +1322,10 @@ sim_status sim_serve_simulate(const sim_setup *su, const sim_workload *w, sim_se
         int64_t n_pf_seqs, n_pf_tokens;
         const int64_t n_before = x.n_running;
         int64_t n_sched = schedule(&x, &stp, &n_pf_seqs, &n_pf_tokens);
+        if ((n_sched == 0 || stp.n_groups == 0) && x.remote && wait_for_transfer(&x)) {
+            sched_s = x.now_s;
+            continue; /* nothing to compute until a pulled KV is in place (or a request comes) */
+        }
         if (n_sched == 0 || stp.n_groups == 0)
             return stuck(&x, err);
         const int all_decoded = n_pf_seqs == 0 && x.step_preempted == 0 &&

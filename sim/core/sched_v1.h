@@ -35,6 +35,13 @@
  * Without shared blocks the pool is counted, not simulated: a preempted request then
  * recomputes everything (docs/limits.md).
  *
+ * Remote prefill (disaggregated serving, vLLM's KV connectors such as NixlConnector): a request
+ * with remote_tokens > 0, when first admitted, takes the blocks of its whole prompt and pulls
+ * that KV (xfer_s: WAITING_FOR_REMOTE_KVS) without being scheduled; once it is in place the
+ * request computes the rest of its prompt (at least its last token, whose logits vLLM
+ * recomputes) and decodes. An engine whose only work is waiting for transfers waits for the
+ * first to end (or the next arrival). Not with pipeline stages or shared-prefix caching.
+ *
  * Time: a step takes sim_engine_step_wall_s(alpha x roofline + beta_s, host).
  * Requests that arrive during a step are seen by the next one; an idle engine
  * waits for the next arrival. Closed loop: `concurrency` clients each send their

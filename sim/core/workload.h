@@ -31,6 +31,12 @@ typedef struct sim_request {
     int64_t prefix_tokens; /* IN: 0 <= prefix_tokens <= prompt_tokens */
     int64_t prefix_group;  /* IN: >= 0 */
     int64_t cached_tokens; /* OUT: tokens found in the prefix cache when first scheduled */
+    /* Disaggregated decode (sched_v1.h, "Remote prefill"): the KV cache of the first
+     * remote_tokens prompt tokens was computed by a prefill instance and is pulled when the
+     * request is admitted, taking xfer_s; 0: none. */
+    int64_t remote_tokens; /* IN: 0 <= remote_tokens < prompt_tokens */
+    double xfer_s;         /* IN: the transfer's duration, seconds */
+    double ready_s;        /* state: when the pulled KV is in place */
     /* State during the simulation. */
     double last_token_s; /* when the latest token was sampled */
     int64_t computed;    /* tokens in the KV cache */

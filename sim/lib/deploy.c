@@ -834,6 +834,35 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
 
 static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* One engine's run folded into the result of several (DP ranks, a disaggregated pool): the
+ * sums of counts, the largest times, steps and peaks (per GPU). */
+static void merge_rank(sim_serve_result *res, const sim_serve_result *one)
+{
+    res->end_s = fmax(res->end_s, one->end_s);
+    res->roofline_sum_s = fmax(res->roofline_sum_s, one->roofline_sum_s);
+    res->host_sum_s = fmax(res->host_sum_s, one->host_sum_s);
+    res->busy_s = fmax(res->busy_s, one->busy_s);
+    res->prefill_s = fmax(res->prefill_s, one->prefill_s);
+    res->n_steps = max_i64(res->n_steps, one->n_steps);
+    res->n_prefill_steps = max_i64(res->n_prefill_steps, one->n_prefill_steps);
+    res->preemptions += one->preemptions;
+    res->recomputed_tokens += one->recomputed_tokens;
+    res->kv_blocks = one->kv_blocks ? one->kv_blocks : res->kv_blocks;
+    res->kv_capacity_tokens =
+        one->kv_capacity_tokens ? one->kv_capacity_tokens : res->kv_capacity_tokens;
+    res->peak_kv_blocks = max_i64(res->peak_kv_blocks, one->peak_kv_blocks);
+    res->peak_kv_frac = fmax(res->peak_kv_frac, one->peak_kv_frac);
+    res->queue_peak = max_i64(res->queue_peak, one->queue_peak);
+    res->running_peak = max_i64(res->running_peak, one->running_peak);
+    res->n_itl += one->n_itl;
+    res->prefix_query_tokens += one->prefix_query_tokens;
+    res->prefix_hit_tokens += one->prefix_hit_tokens;
+    res->prefix_evictions += one->prefix_evictions;
+    res->prefix_cache_simulated |= one->prefix_cache_simulated;
+    res->spec_verified_tokens += one->spec_verified_tokens;
+    res->spec_accepted_tokens += one->spec_accepted_tokens;
+}
+
 /* Prefix caching with shared blocks simulates the pool block by block (sched_v1.h): room for
  * the pool of su's KV cache (the blocks less vLLM's null block), once per served workload.
  * A pool above SIM_PREFIX_MAX_BLOCKS gets none: the simulation then says so. */
@@ -942,23 +971,7 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
                      (long long)n_ranks, (long long)r, e2.msg);
             break;
         }
-        res->end_s = fmax(res->end_s, one.end_s);
-        res->roofline_sum_s = fmax(res->roofline_sum_s, one.roofline_sum_s);
-        res->host_sum_s = fmax(res->host_sum_s, one.host_sum_s);
-        res->busy_s = fmax(res->busy_s, one.busy_s);
-        res->prefill_s = fmax(res->prefill_s, one.prefill_s);
-        res->n_steps = max_i64(res->n_steps, one.n_steps);
-        res->n_prefill_steps = max_i64(res->n_prefill_steps, one.n_prefill_steps);
-        res->preemptions += one.preemptions;
-        res->recomputed_tokens += one.recomputed_tokens;
-        res->kv_blocks = one.kv_blocks ? one.kv_blocks : res->kv_blocks;
-        res->kv_capacity_tokens =
-            one.kv_capacity_tokens ? one.kv_capacity_tokens : res->kv_capacity_tokens;
-        res->peak_kv_blocks = max_i64(res->peak_kv_blocks, one.peak_kv_blocks);
-        res->peak_kv_frac = fmax(res->peak_kv_frac, one.peak_kv_frac);
-        res->queue_peak = max_i64(res->queue_peak, one.queue_peak);
-        res->running_peak = max_i64(res->running_peak, one.running_peak);
-        res->n_itl += one.n_itl;
+        merge_rank(res, &one);
     }
     free(sub);
     return rc;
@@ -1057,4 +1070,157 @@ int sim_step_band_family(const sim_step *st)
     for (int i = 0; i < st->n_groups; i++)
         f = sim_band_family_join(f, &st->groups[i]);
     return f < 0 ? SIM_BAND_STEP : f;
+}
+
+sim_status sim_disagg_link_of(const sim_hw *hw, int64_t n_gpus, sim_disagg_link *out,
+                              struct sim_err *err)
+{
+    const double per_node =
+        hw->v[SIM_HWF_N_GPUS_PER_NODE] > 0.0 ? hw->v[SIM_HWF_N_GPUS_PER_NODE] : 8.0;
+    out->same_node = (double)n_gpus <= per_node;
+    out->bw_bytes_per_s = out->same_node ? hw->v[SIM_HWF_LINK_BW] : hw->v[SIM_HWF_BW_INTERNODE];
+    out->latency_s = out->same_node ? 0.0 : hw->v[SIM_HWF_INTERNODE_LATENCY];
+    if (!(out->bw_bytes_per_s > 0.0)) {
+        sim_errf(err,
+                 "%s: no %s in the profile: the KV transfer of disaggregated serving cannot be "
+                 "priced",
+                 hw->id,
+                 out->same_node ? "link_bw_per_dir_bytes_per_s (NVLink within a node)"
+                                : "bw_internode_per_gpu_bytes_per_s (the inter-node fabric)");
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+double sim_disagg_xfer_s(const sim_model *m, sim_dtype kv_dtype, int64_t tokens, int tp_p, int tp_d,
+                         const sim_disagg_link *link)
+{
+    const double bytes = (double)tokens * sim_model_kv_bytes_per_token(m, 1, kv_dtype);
+    const double pairs = (double)(tp_p < tp_d ? tp_p : tp_d);
+    return bytes / (pairs * link->bw_bytes_per_s) + link->latency_s;
+}
+
+/* An index with the time it is ordered by. */
+typedef struct timed_index {
+    double t;
+    int64_t i;
+} timed_index;
+
+static int by_time(const void *a, const void *b)
+{
+    const timed_index *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+sim_status sim_disagg_run(const sim_setup *p_su, const sim_setup *d_su, int64_t n_prefill,
+                          int64_t n_decode, const sim_disagg_link *link, sim_served *sv,
+                          sim_serve_result *pres, sim_serve_result *dres, double *xfer_mean_s,
+                          struct sim_err *err)
+{
+    *pres = *dres = (sim_serve_result){0};
+    *xfer_mean_s = 0.0;
+    if (sv->concurrency > 0) {
+        sim_errf(err, "--disagg: a closed loop couples the pools through its clients, which is "
+                      "not simulated; give --request-rate or --trace");
+        return SIM_EINVAL;
+    }
+    if (n_prefill < 1 || n_decode < 1 || n_prefill > SIM_DP_MAX || n_decode > SIM_DP_MAX) {
+        sim_errf(err, "--disagg: 1 to %d prefill and decode instances", SIM_DP_MAX);
+        return SIM_EINVAL;
+    }
+    const int64_t n = sv->n;
+    sim_request *sub = malloc((size_t)n * sizeof(*sub));
+    timed_index *ord = malloc((size_t)n * sizeof(*ord));
+    double *pfin = malloc((size_t)n * sizeof(*pfin));
+    if (!sub || !ord || !pfin) {
+        free(sub);
+        free(ord);
+        free(pfin);
+        sim_errf(err, "out of memory for %lld requests", (long long)n);
+        return SIM_ENOMEM;
+    }
+    sim_status rc = SIM_OK;
+    struct sim_err e2;
+    /* The prefill pool: request i to instance i mod x (the proxy's round robin), each a prompt
+     * and the one token vLLM's prefill instance samples (max_tokens 1). */
+    for (int64_t r = 0; rc == SIM_OK && r < n_prefill; r++) {
+        int64_t k = 0;
+        for (int64_t i = r; i < n; i += n_prefill)
+            sub[k++] = (sim_request){.arrival_s = sv->req[i].arrival_s,
+                                     .prompt_tokens = sv->req[i].prompt_tokens,
+                                     .output_tokens = 1};
+        if (k == 0)
+            continue;
+        sim_workload w = {sub, k, 0};
+        sim_serve_scratch scr = {sv->queue, sv->running, NULL, 0, sv->exact_steps,
+                                 NULL,      NULL,        NULL, 0};
+        sim_serve_result one;
+        rc = sim_serve_simulate(p_su, &w, &scr, NULL, NULL, &one, &e2);
+        if (rc != SIM_OK) {
+            sim_errf(err, "%s on %s, prefill instance %lld: %s", p_su->model->id, p_su->hw->id,
+                     (long long)r, e2.msg);
+            break;
+        }
+        merge_rank(pres, &one);
+        k = 0;
+        for (int64_t i = r; i < n; i += n_prefill, k++) {
+            pfin[i] = sub[k].finish_s;
+            sv->req[i].first_sched_s = sub[k].first_sched_s;
+        }
+    }
+    /* The decode pool: requests in the order their prefill ends, dealt in turn; each arrives
+     * with its prompt's KV but the last token's computed remotely, pulled in xfer_s. */
+    for (int64_t i = 0; rc == SIM_OK && i < n; i++)
+        ord[i] = (timed_index){pfin[i], i};
+    if (rc == SIM_OK)
+        qsort(ord, (size_t)n, sizeof(*ord), by_time);
+    double xfer_sum = 0.0;
+    for (int64_t r = 0; rc == SIM_OK && r < n_decode; r++) {
+        int64_t k = 0;
+        for (int64_t j = r; j < n; j += n_decode) {
+            const sim_request *q = &sv->req[ord[j].i];
+            const int64_t remote = q->prompt_tokens - 1;
+            const double xs = sim_disagg_xfer_s(d_su->model, d_su->run->kv_dtype, remote,
+                                                p_su->run->tp, d_su->run->tp, link);
+            xfer_sum += xs;
+            sub[k++] = (sim_request){.arrival_s = ord[j].t,
+                                     .prompt_tokens = q->prompt_tokens,
+                                     .output_tokens = q->output_tokens,
+                                     .remote_tokens = remote,
+                                     .xfer_s = xs};
+        }
+        if (k == 0)
+            continue;
+        sim_workload w = {sub, k, 0};
+        sim_serve_scratch scr = {sv->queue,
+                                 sv->running,
+                                 sv->itl ? sv->itl + dres->n_itl : NULL,
+                                 sv->itl_cap - dres->n_itl,
+                                 sv->exact_steps,
+                                 NULL,
+                                 NULL,
+                                 NULL,
+                                 0};
+        sim_serve_result one;
+        rc = sim_serve_simulate(d_su, &w, &scr, NULL, NULL, &one, &e2);
+        if (rc != SIM_OK) {
+            sim_errf(err, "%s on %s, decode instance %lld: %s", d_su->model->id, d_su->hw->id,
+                     (long long)r, e2.msg);
+            break;
+        }
+        merge_rank(dres, &one);
+        k = 0;
+        for (int64_t j = r; j < n; j += n_decode, k++) {
+            sim_request *q = &sv->req[ord[j].i];
+            q->first_token_s = sub[k].first_token_s;
+            q->finish_s = sub[k].finish_s;
+            q->n_preemptions = sub[k].n_preemptions;
+            q->generated = sub[k].generated;
+        }
+    }
+    *xfer_mean_s = n > 0 ? xfer_sum / (double)n : 0.0;
+    free(sub);
+    free(ord);
+    free(pfin);
+    return rc;
 }

@@ -311,6 +311,40 @@ sim_status sim_served_prepare(sim_served *sv, const sim_workload_spec *spec, con
 sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observer obs,
                           void *obs_ctx, sim_serve_result *res, struct sim_err *err);
 
+/*
+ * Disaggregated serving (docs/serving.md, "Disaggregated prefill and decode"). The link between
+ * the pools: NVLink (link_bw_per_dir_bytes_per_s, no latency) when the n_gpus of both pools
+ * fit in one node of the profile, else the inter-node fabric (bw_internode_per_gpu_bytes_per_s
+ * and internode_latency_s); SIM_EINVAL when the profile lacks the figure.
+ */
+typedef struct sim_disagg_link {
+    double bw_bytes_per_s; /* per GPU pair */
+    double latency_s;
+    int same_node;
+} sim_disagg_link;
+sim_status sim_disagg_link_of(const sim_hw *hw, int64_t n_gpus, sim_disagg_link *out,
+                              struct sim_err *err);
+/* The KV transfer of tokens prompt tokens from a prefill instance at TP tp_p to a decode one at
+ * tp_d: every layer's KV of the tokens (sim_model_kv_bytes_per_token at TP 1) over min(tp_p,
+ * tp_d) GPU pairs at once, plus the link's latency. */
+double sim_disagg_xfer_s(const sim_model *m, sim_dtype kv_dtype, int64_t tokens, int tp_p, int tp_d,
+                         const sim_disagg_link *link);
+/*
+ * Serves the prepared open-loop workload sv on n_prefill prefill engines of p_su and n_decode
+ * decode engines of d_su: request i prefills on instance i mod n_prefill (its prompt, one token
+ * sampled); in the order the prefills end, requests go in turn to the decode instances, where
+ * each arrives with the KV of its prompt but the last token, pulled in sim_disagg_xfer_s
+ * (sched_v1.h, "Remote prefill"), then computes its last prompt token, samples its first
+ * token and decodes. sv's requests get the decode instance's first-token and finish times
+ * (TTFT and E2E from the original arrival) and the prefill instance's first scheduling; the
+ * ITL list is the decode pool's. pres and dres: each pool's runs merged as DP ranks are;
+ * *xfer_mean_s the mean transfer. A closed loop is refused.
+ */
+sim_status sim_disagg_run(const sim_setup *p_su, const sim_setup *d_su, int64_t n_prefill,
+                          int64_t n_decode, const sim_disagg_link *link, sim_served *sv,
+                          sim_serve_result *pres /* OUT */, sim_serve_result *dres /* OUT */,
+                          double *xfer_mean_s /* OUT */, struct sim_err *err /* OUT */);
+
 /* Statistics of the measured requests of a served workload under the SLOs (<= 0: none). */
 sim_status sim_served_stats(const sim_model *m, const sim_hw *hw, sim_served *sv,
                             const sim_serve_result *res, double slo_ttft_s, double slo_tpot_s,
