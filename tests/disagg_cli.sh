@@ -42,5 +42,27 @@ PY
     --format json >"$tmp/d2.json" || { echo "FAIL 16-GPU run exit $?"; exit 1; }
 grep -q '"link":"internode"' "$tmp/d2.json" && echo "ok   16 GPUs: inter-node fabric" ||
     { echo "FAIL 16 GPUs: $(cat "$tmp/d2.json")"; fail=1; }
+# sweep --disagg gives, per layout, the numbers of serve for that layout: 4 GPUs at TP 2, the
+# aggregated TP 2 x DP 2 (serve --tp 2 --dp 2) and 1P1D (serve --disagg 1P1D).
+w="--request-rate 2 --num-requests 40 --prompt-tokens 1024 --output-tokens 64"
+"$bin" sweep --kind serving --disagg $m --gpus 4 --tp 2 $w --slo-ttft-ms 5000 \
+    --slo-tpot-ms 100 --format csv >"$tmp/sw.csv" || { echo "FAIL sweep --disagg exit $?"; exit 1; }
+"$bin" serve $m --tp 2 --dp 2 $w --format json >"$tmp/agg.json" || { echo "FAIL agg"; exit 1; }
+"$bin" serve $m --disagg 1P1D --tp 2 $w --format json >"$tmp/dis.json" || { echo "FAIL dis"; exit 1; }
+python3 - "$tmp/sw.csv" "$tmp/agg.json" "$tmp/dis.json" <<'PY' || fail=1
+import csv, json, sys
+rows = {r["layout"]: r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))}
+ok = True
+for name, path in (("TP2 x DP2", sys.argv[2]), ("1P(TP2)+1D(TP2)", sys.argv[3])):
+    j = json.load(open(path))
+    for key in ("ttft", "tpot"):
+        got, want = float(rows[name][key + "_p90_s"]), j[key + "_s"]["p90"]
+        good = abs(got - want) <= 1e-5 * want
+        print(("ok  " if good else "FAIL") + f" sweep {name} {key} p90 {got:.6g} = serve {want:.6g}")
+        ok &= good
+sys.exit(0 if ok else 1)
+PY
+grep -q "^# best under the SLOs: " "$tmp/sw.csv" && echo "ok   best line" ||
+    { echo "FAIL no best line"; fail=1; }
 [ $fail -eq 0 ] && echo "disagg_cli: passed" || echo "disagg_cli: FAILED"
 exit $fail

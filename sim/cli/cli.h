@@ -192,6 +192,7 @@ typedef struct cli_run_spec {
     int check_memory;
     const char *who, *memory_hint;
     sim_spec spec;          /* speculative decoding (method SIM_SPEC_NONE: off) */
+    int quiet;              /* 1: cli_run_open prints no error (the caller reports it) */
     const char *spec_model; /* --spec-model: method draft's model */
 } cli_run_spec;
 

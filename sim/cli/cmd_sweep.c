@@ -36,6 +36,9 @@ static const cli_help sweep_help = {
             "           --request-rate LIST requests/s, as `llmstep serve`: TTFT, TPOT and E2E\n"
             "           mean/p50/p90/p99, requests/s and output tokens/s (per GPU = / tp)\n"
             "Times include the engine's host time per step (--no-host-time to leave it out).\n"
+            "With --disagg (--kind serving --gpus G --request-rate LIST): aggregated TP x DP\n"
+            "against disaggregated xPyD layouts of G GPUs and the best under the SLOs\n"
+            "(llmstep sweep --disagg --help).\n"
             "\n",
     .tail =
         "\n"
@@ -978,6 +981,9 @@ static int is_ep_list(const char *s)
 
 int cmd_sweep(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--disagg") == 0)
+            return cli_sweep_disagg(argc, argv);
     cli_sweep_opts o;
     cli_sweep_opts_init(&o);
     sweep_args a;

@@ -74,7 +74,8 @@ int cli_run_open(const cli_run_spec *spec, cli_run *run)
     struct sim_err err;
     sim_status st = sim_deploy_open(run->cache, &in, &d, &err);
     if (st != SIM_OK) {
-        cli_error("%s", err.msg);
+        if (!spec->quiet)
+            cli_error("%s", err.msg);
         return d.bad_option && st != SIM_ENOMEM ? CLI_USAGE : cli_exit_of(st);
     }
     if (d.cal_other_engine)

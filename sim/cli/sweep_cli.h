@@ -98,6 +98,10 @@ typedef struct cli_bench_times {
  * code other than CLI_OK that fn returns, else CLI_OK. */
 int cli_bench_repeat(int (*fn)(void *ctx), void *ctx, int reps, cli_bench_times *out /* OUT */);
 
+/* `llmstep sweep --kind serving --disagg --gpus G` (sweep_disagg.c): aggregated against
+ * disaggregated layouts of G GPUs at each rate, the best under the SLOs. */
+int cli_sweep_disagg(int argc, char **argv);
+
 /* `llmstep bench --sweep`: evaluation and CSV rates of the sweep (bench_sweep.c). */
 int cli_bench_sweep(const char *model, const char *hw);
 
