@@ -466,6 +466,22 @@ typedef int (*llmstep_serve_cb)(void *user, size_t i, double load, const llmstep
                                 int meets_slo);
 
 /*
+ * Disaggregated serving (ABI 7), as `llmstep serve --disagg xPyD`: n_prefill instances of the
+ * deployment prefill and n_decode of decode (the same model and GPU; each at its own TP), an
+ * open-loop workload (rate or trace; a closed loop is LLMSTEP_EINVAL), the KV pulled over
+ * NVLink when both pools fit in one node, else the inter-node fabric. out as llmstep_serve's,
+ * from the client's view (TTFT from arrival to the decode instance's first token);
+ * *kv_transfer_mean_s (may be NULL) the mean transfer. docs/serving.md, "Disaggregated
+ * prefill and decode".
+ */
+LLMSTEP_API llmstep_status llmstep_serve_disagg(llmstep_deploy *prefill, llmstep_deploy *decode,
+                                                int64_t n_prefill, int64_t n_decode,
+                                                const llmstep_workload *w,
+                                                llmstep_serve_result *out /* OUT */,
+                                                double *kv_transfer_mean_s /* OUT */,
+                                                llmstep_error *err /* OUT */);
+
+/*
  * A serving sweep over load: for each of the n loads (the concurrency of a closed loop, a whole
  * number, or the request rate per second of a Poisson/gamma workload, as w->arrival says; a
  * trace is refused), serves w at that load. Results go to out[i] and meets_slo[i] (either may

@@ -976,6 +976,38 @@ class Deployment:
                            for k, f in fams.items()}
         return out
 
+    def serve_disagg(self, decode, n_prefill, n_decode, request_rate=None, trace=None,
+                     prompt_tokens=1024, output_tokens=128, burstiness=1.0, range_ratio=None,
+                     num_requests=0, warmup_requests=None, seed=0, slo_ttft_s=0.0,
+                     slo_tpot_s=0.0):
+        """Disaggregated serving, as ``llmstep serve --disagg xPyD``: ``n_prefill`` instances
+        of this deployment prefill and ``n_decode`` of ``decode`` (another Deployment of the
+        same model and GPU, at its own TP) decode an open-loop workload (``request_rate`` or
+        ``trace``). Returns serve's keys (TTFT from the arrival to the decode instance's first
+        token) and ``kv_transfer_mean_s``."""
+        if (request_rate is None) == (trace is None):
+            raise Error(1, "serve_disagg: give exactly one of request_rate, trace")
+        w = self._workload(1 if request_rate is not None else 2, prompt_tokens, output_tokens,
+                           burstiness, range_ratio, num_requests, warmup_requests, seed,
+                           slo_ttft_s, slo_tpot_s)
+        trace_b = None
+        if request_rate is not None:
+            w.rate_per_s = _float(request_rate, "request_rate")
+        else:
+            trace_b = _enc(trace)
+            w.trace_path = trace_b
+        res = _lib.ServeResult()
+        xfer = ctypes.c_double(0.0)
+        err = _lib.Error()
+        _check(_lib.lib.llmstep_serve_disagg(self._h, decode._h, _int(n_prefill, "n_prefill"),
+                                             _int(n_decode, "n_decode"), ctypes.byref(w),
+                                             ctypes.byref(res), ctypes.byref(xfer),
+                                             ctypes.byref(err)), err)
+        out = _struct_dict(res)
+        out["ttft_queued"] = bool(out["ttft_queued"])
+        out["kv_transfer_mean_s"] = xfer.value
+        return out
+
     def _serve_bands(self, level):
         """The bands serve(interval=) may report, by family: TTFT in either regime, TPOT and
         E2E, each the calibration has (else None); none at all raises the first one's reason

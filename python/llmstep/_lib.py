@@ -248,6 +248,8 @@ _sigs = {
     "llmstep_batch": (cint, [vp, i64, i64, i64, P(BatchResult), P(Error)]),
     "llmstep_workload_init": (None, [P(Workload)]),
     "llmstep_serve": (cint, [vp, P(Workload), P(ServeResult), P(Error)]),
+    "llmstep_serve_disagg": (cint, [vp, vp, i64, i64, P(Workload), P(ServeResult), P(dbl),
+                                    P(Error)]),
     "llmstep_serve_sweep": (cint, [vp, P(Workload), P(dbl), ctypes.c_size_t, cint,
                                    P(ServeResult), P(cint), vp, vp, P(Error)]),
     "llmstep_sweep_spec_init": (None, [P(SweepSpec)]),

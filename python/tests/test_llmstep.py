@@ -1,6 +1,7 @@
 """Tests of the Python package against outside oracles: the CLI's own output for the same
 question, published architecture facts, hand-derived figures, and the C library's errors."""
 
+import ctypes
 import json
 import os
 import subprocess
@@ -131,6 +132,31 @@ def test_spec_options_refused_alike(ctx):
                    acceptance=[0.5, 0.4])
     with pytest.raises(llmstep.Error, match="no multi-token-prediction layer"):
         ctx.deploy("llama-3.1-8b", "h100-sxm", spec="mtp", spec_tokens=1, acceptance=0.8)
+
+
+def test_serve_disagg_matches_the_cli(ctx):
+    """Deployment.serve_disagg gives what `llmstep serve --disagg 1P2D` prints, and refuses a
+    closed loop as the CLI does."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    want = cli_json("serve", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--disagg", "1P2D",
+                    "--prefill-tp", "2", "--decode-tp", "1", "--request-rate", "5",
+                    "--prompt-tokens", "2048", "--output-tokens", "128", "--num-requests", "100")
+    p = ctx.deploy("llama-3.1-8b", "h100-sxm", tp=2, usage="server")
+    d = ctx.deploy("llama-3.1-8b", "h100-sxm", tp=1, usage="server")
+    got = p.serve_disagg(d, 1, 2, request_rate=5, prompt_tokens=2048, output_tokens=128,
+                         num_requests=100)
+    for key in ("ttft_s", "tpot_s", "e2e_s"):
+        assert got[key]["p90"] == want[key]["p90"], key
+    assert got["kv_transfer_mean_s"] == want["disagg"]["kv_transfer_mean_s"]
+    with pytest.raises(llmstep.Error, match="closed loop"):
+        lib = llmstep._lib
+        w = lib.Workload()
+        lib.lib.llmstep_workload_init(ctypes.byref(w))
+        res, err = lib.ServeResult(), lib.Error()
+        llmstep._check(lib.lib.llmstep_serve_disagg(p._h, d._h, 1, 1, ctypes.byref(w),
+                                                    ctypes.byref(res), None, ctypes.byref(err)),
+                       err)
 
 
 def test_prefix_options_refused_alike(ctx):

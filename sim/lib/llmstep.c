@@ -703,6 +703,72 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
     return LLMSTEP_OK;
 }
 
+llmstep_status llmstep_serve_disagg(llmstep_deploy *prefill, llmstep_deploy *decode,
+                                    int64_t n_prefill, int64_t n_decode, const llmstep_workload *w,
+                                    llmstep_serve_result *out, double *kv_transfer_mean_s,
+                                    llmstep_error *err)
+{
+    if (!prefill || !decode || !w || !out)
+        return fail(err, SIM_EINVAL, "serve_disagg: NULL argument");
+    sim_workload_spec spec;
+    llmstep_status ls = workload_of(w, &spec, err);
+    const sim_deployment *pd = NULL, *dd = NULL;
+    if (ls == LLMSTEP_OK)
+        ls = serving_of(prefill, &pd, err);
+    if (ls == LLMSTEP_OK)
+        ls = serving_of(decode, &dd, err);
+    if (ls != LLMSTEP_OK)
+        return ls;
+    if (strcmp(pd->m->id, dd->m->id) != 0 || strcmp(pd->hw->id, dd->hw->id) != 0)
+        return fail(err, SIM_EINVAL,
+                    "serve_disagg: the prefill and decode deployments must be of one model on one "
+                    "GPU type");
+    if (n_prefill < 1 || n_decode < 1 || n_prefill > SIM_DP_MAX || n_decode > SIM_DP_MAX)
+        return fail(err, SIM_ERANGE, "n_prefill and n_decode: 1 to %d instances each", SIM_DP_MAX);
+    struct sim_err e;
+    sim_served sv;
+    sim_serve_result pres, dres;
+    sim_serve_stats st = {0};
+    sim_disagg_link link;
+    double xfer = 0.0;
+    const sim_setup psu = sim_deployment_setup(pd), dsu = sim_deployment_setup(dd);
+    const int64_t gpus = n_prefill * pd->cfg.tp + n_decode * dd->cfg.tp;
+    sim_status s = sim_served_prepare(&sv, &spec, w->trace_path, 1, &e);
+    if (s == SIM_OK)
+        s = sim_disagg_link_of(dd->hw, gpus, &link, &e);
+    if (s == SIM_OK)
+        s = sim_disagg_run(&psu, &dsu, n_prefill, n_decode, &link, &sv, &pres, &dres, &xfer, &e);
+    if (s == SIM_OK)
+        s = sim_served_stats(dd->m, dd->hw, &sv, &dres, w->slo_ttft_s, w->slo_tpot_s, &st, &e);
+    sim_served_free(&sv);
+    if (s != SIM_OK)
+        return fail_err(err, s, &e);
+    *out =
+        (llmstep_serve_result){dist_of(st.ttft_s),
+                               dist_of(st.tpot_s),
+                               dist_of(st.itl_s),
+                               dist_of(st.e2e_s),
+                               st.request_throughput_per_s,
+                               st.output_tokens_per_s,
+                               st.goodput_per_s,
+                               st.duration_s,
+                               dres.peak_kv_frac,
+                               dres.queue_peak,
+                               dres.preemptions,
+                               st.n_requests,
+                               dres.n_steps,
+                               dist_of(st.queue_s),
+                               sim_serve_ttft_queued(&st),
+                               0.0,
+                               dres.spec_verified_tokens > 0 ? (double)dres.spec_accepted_tokens /
+                                                                   (double)dres.spec_verified_tokens
+                                                             : 0.0};
+    if (kv_transfer_mean_s)
+        *kv_transfer_mean_s = xfer;
+    ok(err);
+    return LLMSTEP_OK;
+}
+
 llmstep_status llmstep_serve(llmstep_deploy *d, const llmstep_workload *w,
                              llmstep_serve_result *out, llmstep_error *err)
 {
