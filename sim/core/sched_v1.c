@@ -1153,9 +1153,16 @@ static int wait_for_transfer(serve_state *x)
     const sim_request *req = x->w->req;
     const int32_t *running = tail(x);
     double t = (double)INFINITY;
-    for (int64_t i = 0; i < n_tail(x); i++)
-        if (req[running[i]].ready_s > x->now_s && req[running[i]].ready_s < t)
-            t = req[running[i]].ready_s;
+    for (int64_t i = 0; i < n_tail(x); i++) {
+        const sim_request *r = &req[running[i]];
+        /* Admitted in this very step with its KV already in place (a transfer of no time):
+         * vLLM schedules it at the next step, at once. */
+        if (r->remote_tokens > 0 && r->generated == 0 && r->computed == r->remote_tokens &&
+            r->ready_s <= x->now_s)
+            return 1;
+        if (r->ready_s > x->now_s && r->ready_s < t)
+            t = r->ready_s;
+    }
     if (!(t < (double)INFINITY))
         return 0;
     const sim_workload *w = x->w;
