@@ -1474,6 +1474,40 @@ static void remote_prefill_waits_for_the_transfer(void)
     CHECK(req[0].first_token_s >= 0.5);
 }
 
+/*
+ * A conversation of two turns (prefix_session; block size 4). Turn 1: prompt 8, answer 8.
+ * Its blocks are the conversation's: blocks 0-1 (the prompt) cached at its prefill, block 2
+ * (tokens 8-11) when its decodes fill it; block 3 never fills (the 16th token is sampled, not
+ * computed). Turn 2, after it: prompt 20 = the 16 tokens of history + 4 new; it looks up at most
+ * 16 / 4 = 4 blocks and finds 0, 1, 2: it computes 20 - 12 = 8 tokens. Without sessions turn
+ * 1's answer is its own (cached under turn 1 alone): turn 2 finds blocks 0 and 1 and computes 12.
+ */
+static void conversation_turn_finds_the_previous_answer(void)
+{
+    for (int session = 1; session >= 0; session--) {
+        toy_setup x;
+        make_setup(&x, 256, 2048, 256, 100);
+        sim_request req[2] = {{.prompt_tokens = 8,
+                               .output_tokens = 8,
+                               .prefix_tokens = 8,
+                               .prefix_group = 5,
+                               .prefix_session = session},
+                              {.arrival_s = 1.0,
+                               .prompt_tokens = 20,
+                               .output_tokens = 2,
+                               .prefix_tokens = 16,
+                               .prefix_group = 5,
+                               .prefix_session = session}};
+        steps_seen seen = {0};
+        sim_serve_result r;
+        CHECK_INT(serve_pc(&x, req, 2, 0, &seen, &r), SIM_OK);
+        CHECK_INT(req[1].cached_tokens, session ? 12 : 8);
+        const int s2 = 8; /* turn 1: one prefill step and 7 decode steps */
+        if (seen.n > s2)
+            CHECK_INT(seen.s[s2].n_prefill_tokens, session ? 8 : 12);
+    }
+}
+
 int main(void)
 {
     percentiles_of_large_sets();
@@ -1507,5 +1541,6 @@ int main(void)
     spec_verify_steps_by_hand();
     eagle_draft_passes();
     remote_prefill_waits_for_the_transfer();
+    conversation_turn_finds_the_previous_answer();
     return check_report("test_serve");
 }

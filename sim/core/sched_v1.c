@@ -55,7 +55,7 @@ typedef struct serve_state {
  */
 static int64_t block_owner(const serve_state *x, const sim_request *r, int64_t j)
 {
-    if ((j + 1) * x->bs <= r->prefix_tokens)
+    if (r->prefix_session || (j + 1) * x->bs <= r->prefix_tokens)
         return r->prefix_group;
     return -(int64_t)(r - x->w->req) - 1;
 }
@@ -86,7 +86,11 @@ static void release_blocks(serve_state *x, sim_request *r)
  * them nobody holds (in the free queue: taking them uses free blocks). */
 static int64_t cache_hits(const serve_state *x, const sim_request *r, int64_t *idle)
 {
-    const int64_t max_hit = (r->prompt_tokens + r->generated - 1) / x->bs;
+    int64_t max_hit = (r->prompt_tokens + r->generated - 1) / x->bs;
+    /* A conversation's new turn looks up the history it resends, no further (its group's
+     * later blocks are another turn's); after a preemption, its own blocks. */
+    if (r->prefix_session && r->generated == 0 && r->prefix_tokens / x->bs < max_hit)
+        max_hit = r->prefix_tokens / x->bs;
     int64_t h = 0;
     *idle = 0;
     for (; h < max_hit; h++) {
@@ -1178,7 +1182,7 @@ static int wait_for_transfer(serve_state *x)
 int sim_serve_shares_blocks(const sim_workload *w, int64_t block_size)
 {
     for (int64_t i = 0; i < w->n_requests; i++)
-        if (w->req[i].prefix_tokens >= block_size)
+        if (w->req[i].prefix_tokens >= block_size || w->req[i].prefix_session)
             return 1;
     return 0;
 }

@@ -30,6 +30,11 @@ typedef struct sim_request {
      * prompt, a prompt drawn again from a pool, a conversation's history); 0: none shared. */
     int64_t prefix_tokens; /* IN: 0 <= prefix_tokens <= prompt_tokens */
     int64_t prefix_group;  /* IN: >= 0 */
+    /* IN: 1 when the request is a turn of a conversation (prefix_group): its whole sequence,
+     * prompt and answer, is the conversation's so far, which a later turn resends (its
+     * prefix_tokens then cover the earlier turns' prompts and answers); 0: only the first
+     * prefix_tokens tokens are shared. */
+    int64_t prefix_session;
     int64_t cached_tokens; /* OUT: tokens found in the prefix cache when first scheduled */
     /* Disaggregated decode (sched_v1.h, "Remote prefill"): the KV cache of the first
      * remote_tokens prompt tokens was computed by a prefill instance and is pulled when the

@@ -38,9 +38,9 @@ static sim_status trace_line(const sim_jctx *ctx, const cJSON *root, int line, v
     trace_ctx *t = user;
     if (!cJSON_IsObject(root))
         return sim_j_fail(ctx, NULL, "top level: expected a JSON object (one request per line)");
-    static const char *const keys[] = {"arrival_s", "prompt_tokens", "output_tokens",
-                                       "prefix_tokens", "prefix_group"};
-    sim_status st = sim_j_check_keys(ctx, root, keys, 5, NULL, 0, 1);
+    static const char *const keys[] = {"arrival_s",     "prompt_tokens", "output_tokens",
+                                       "prefix_tokens", "prefix_group",  "session"};
+    sim_status st = sim_j_check_keys(ctx, root, keys, 6, NULL, 0, 1);
     if (st != SIM_OK)
         return st;
     void *arr = t->req;
@@ -61,8 +61,16 @@ static sim_status trace_line(const sim_jctx *ctx, const cJSON *root, int line, v
     if (st == SIM_OK)
         st = sim_j_int(ctx, root, "prefix_group", 0, 0, INT64_C(1) << 53, &r->prefix_group,
                        &has_group);
+    int session = 0;
+    if (st == SIM_OK)
+        st = sim_j_bool(ctx, root, "session", 0, &session, NULL);
     if (st != SIM_OK)
         return st;
+    r->prefix_session = session > 0;
+    if (r->prefix_session && !has_group)
+        return sim_j_fail(ctx, "prefix_group",
+                          "required field missing (expected the conversation a session turn "
+                          "belongs to)");
     if (r->prefix_tokens > r->prompt_tokens)
         return sim_j_fail(ctx, "prefix_tokens",
                           "above prompt_tokens (expected the shared leading part of the prompt, "

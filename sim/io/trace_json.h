@@ -4,7 +4,9 @@
  *   {"arrival_s": seconds from the start (>= 0), "prompt_tokens": n >= 1,
  *    "output_tokens": n >= 1, optional "prefix_tokens": 0 <= p <= prompt_tokens with
  *    "prefix_group": g >= 0 (the first p prompt tokens are those of every request of group g:
- *    a system prompt, a conversation's history; sched_v1.h, "Prefix caching")}
+ *    a system prompt, a conversation's history; sched_v1.h, "Prefix caching"), optional
+ *    "session": true (the line is a turn of conversation prefix_group: its answer is part of
+ *    the history the next turn resends)}
  * in order of arrival (a line arriving before the previous one is an error). Blank lines
  * and lines starting with '#' are skipped; unknown keys are errors. Every message names
  * file, line, column and field.
