@@ -42,6 +42,20 @@ PY
     --format json >"$tmp/d2.json" || { echo "FAIL 16-GPU run exit $?"; exit 1; }
 grep -q '"link":"internode"' "$tmp/d2.json" && echo "ok   16 GPUs: inter-node fabric" ||
     { echo "FAIL 16 GPUs: $(cat "$tmp/d2.json")"; fail=1; }
+# Pools of two GPU types meet over the inter-node fabric: the prefill pool on H200 (TP 4) and
+# the decode pool on H100 (TP 4): 670.8 MB over 4 pairs at the profiles' 50 GB/s per GPU, plus
+# their 5 us latency: 3.3590 ms.
+"$bin" serve $m --disagg 1P1D --prefill-hw h200-sxm --prefill-tp 4 --decode-tp 4 \
+    --trace "$tmp/one.jsonl" --format json >"$tmp/mix.json" || { echo "FAIL mixed exit $?"; exit 1; }
+python3 - "$tmp/mix.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))["disagg"]
+want = 2047 * 80 * 2 * 8 * 128 * 2 / (4 * 50e9) + 5e-6
+good = abs(d["kv_transfer_mean_s"] - want) <= 1e-9 * want and d["link"] == "internode" \
+    and d["prefill_hardware"] == "h200-sxm"
+print(("ok  " if good else "FAIL") + f" mixed GPUs: {d['kv_transfer_mean_s']:.9g} s (want {want:.9g})")
+sys.exit(0 if good else 1)
+PY
 # sweep --disagg gives, per layout, the numbers of serve for that layout: 4 GPUs at TP 2, the
 # aggregated TP 2 x DP 2 (serve --tp 2 --dp 2) and 1P1D (serve --disagg 1P1D).
 w="--request-rate 2 --num-requests 40 --prompt-tokens 1024 --output-tokens 64"

@@ -107,6 +107,7 @@ typedef struct serve_args {
     cli_spec_args sp;
     int64_t disagg_p, disagg_d; /* --disagg xPyD (0: aggregated) */
     int64_t prefill_tp, decode_tp;
+    const char *prefill_hw;
 } serve_args;
 
 /* --disagg xPyD: x prefill and y decode instances. */
@@ -291,6 +292,9 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
         CLI_I64_H("prefill-tp", &a->prefill_tp, 1, 4096,
                   "  --prefill-tp N, --decode-tp M each pool's TP (default --tp)\n"),
         {.name = "decode-tp", .kind = CLI_OPT_I64, .dst = &a->decode_tp, .min = 1, .max = 4096},
+        CLI_STR_H("prefill-hw", &a->prefill_hw,
+                  "  --prefill-hw ID               the prefill pool's GPU (default --hw; another\n"
+                  "                                type is reached over the inter-node fabric)\n"),
         CLI_CUSTOM_H(
             "spec", cli_parse_spec_method, &a->sp,
             "  --spec METHOD                 speculative decoding: ngram, eagle, eagle3, mtp\n"
@@ -341,8 +345,8 @@ static int parse_args(int argc, char **argv, serve_args *a, int *done)
     }
     if (cli_spec_finish("serve", &a->sp, &a->spec.spec, &a->spec.spec_model) != CLI_OK)
         return CLI_USAGE;
-    if (!a->disagg_p && (a->prefill_tp || a->decode_tp)) {
-        cli_error("serve: --prefill-tp and --decode-tp belong to --disagg");
+    if (!a->disagg_p && (a->prefill_tp || a->decode_tp || a->prefill_hw)) {
+        cli_error("serve: --prefill-tp, --decode-tp and --prefill-hw belong to --disagg");
         return CLI_USAGE;
     }
     if (a->disagg_p &&
@@ -618,6 +622,8 @@ static int serve_disagg(serve_args *a)
 {
     cli_run_spec ps = a->spec, ds = a->spec;
     ps.tp = a->prefill_tp ? a->prefill_tp : a->spec.tp;
+    if (a->prefill_hw)
+        ps.hw = a->prefill_hw;
     ds.tp = a->decode_tp ? a->decode_tp : a->spec.tp;
     ps.spec = (sim_spec){.method = SIM_SPEC_NONE}; /* the drafter runs in the decode pool */
     ps.spec_model = NULL;
@@ -640,7 +646,7 @@ static int serve_disagg(serve_args *a)
     sim_serve_result pres, dres;
     double xfer_s = 0.0;
     sim_serve_stats st;
-    if (rc == CLI_OK && sim_disagg_link_of(&dr.hw, gpus, &link, &err) != SIM_OK) {
+    if (rc == CLI_OK && sim_disagg_link_of(&pr.hw, &dr.hw, gpus, &link, &err) != SIM_OK) {
         cli_error("serve: %s", err.msg);
         rc = CLI_BAD_INPUT;
     }
@@ -667,6 +673,7 @@ static int serve_disagg(serve_args *a)
         sim_jw_int(&w, "prefill_instances", a->disagg_p);
         sim_jw_int(&w, "decode_instances", a->disagg_d);
         sim_jw_int(&w, "prefill_tp", pr.cfg.tp);
+        sim_jw_str(&w, "prefill_hardware", pr.hw.id);
         sim_jw_int(&w, "decode_tp", dr.cfg.tp);
         sim_jw_int(&w, "gpus", gpus);
         sim_jw_str(&w, "link", link.same_node ? "nvlink" : "internode");
@@ -689,10 +696,10 @@ static int serve_disagg(serve_args *a)
         sim_jw_object_end(&w);
         rc = cli_json_close(&w, "serve");
     } else if (rc == CLI_OK) {
-        printf("llmstep serve: %s on %s, disaggregated %lldP%lldD: prefill TP %d, decode TP %d "
-               "(%lld GPUs), engine %s\n",
-               dr.model.id, dr.hw.id, (long long)a->disagg_p, (long long)a->disagg_d, pr.cfg.tp,
-               dr.cfg.tp, (long long)gpus, dr.engine.id);
+        printf("llmstep serve: %s, disaggregated %lldP%lldD: prefill TP %d on %s, decode TP %d on "
+               "%s (%lld GPUs), engine %s\n",
+               dr.model.id, (long long)a->disagg_p, (long long)a->disagg_d, pr.cfg.tp, pr.hw.id,
+               dr.cfg.tp, dr.hw.id, (long long)gpus, dr.engine.id);
         printf("KV transfer: %s, %.1f GB/s per GPU pair, mean %.3f ms a request\n\n",
                link.same_node ? "NVLink (one node)" : "inter-node fabric",
                link.bw_bytes_per_s / 1e9, xfer_s * 1e3);

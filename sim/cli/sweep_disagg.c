@@ -90,7 +90,7 @@ static int serve_layout(const disagg_args *a, tp_run *runs, size_t n_runs, const
         sim_disagg_link link;
         double xfer;
         const sim_setup psu = cli_run_setup(&p->run), dsu = cli_run_setup(&d->run);
-        s = sim_disagg_link_of(&d->run.hw, a->gpus, &link, &err);
+        s = sim_disagg_link_of(&p->run.hw, &d->run.hw, a->gpus, &link, &err);
         if (s == SIM_OK)
             s = sim_disagg_run(&psu, &dsu, l->x, l->y, &link, &sv, &pres, &res, &xfer, &err);
     }

@@ -1072,19 +1072,31 @@ int sim_step_band_family(const sim_step *st)
     return f < 0 ? SIM_BAND_STEP : f;
 }
 
-sim_status sim_disagg_link_of(const sim_hw *hw, int64_t n_gpus, sim_disagg_link *out,
-                              struct sim_err *err)
+sim_status sim_disagg_link_of(const sim_hw *prefill_hw, const sim_hw *decode_hw, int64_t n_gpus,
+                              sim_disagg_link *out, struct sim_err *err)
 {
+    const sim_hw *hw = decode_hw;
+    const int same_gpu = strcmp(prefill_hw->id, decode_hw->id) == 0;
     const double per_node =
         hw->v[SIM_HWF_N_GPUS_PER_NODE] > 0.0 ? hw->v[SIM_HWF_N_GPUS_PER_NODE] : 8.0;
-    out->same_node = (double)n_gpus <= per_node;
-    out->bw_bytes_per_s = out->same_node ? hw->v[SIM_HWF_LINK_BW] : hw->v[SIM_HWF_BW_INTERNODE];
-    out->latency_s = out->same_node ? 0.0 : hw->v[SIM_HWF_INTERNODE_LATENCY];
+    /* Pools of two GPU types are two kinds of node: the fabric between them, at the slower
+     * side's bandwidth and the longer latency. */
+    out->same_node = same_gpu && (double)n_gpus <= per_node;
+    if (out->same_node) {
+        out->bw_bytes_per_s = hw->v[SIM_HWF_LINK_BW];
+        out->latency_s = 0.0;
+    } else {
+        const double bp = prefill_hw->v[SIM_HWF_BW_INTERNODE], bd = hw->v[SIM_HWF_BW_INTERNODE];
+        const double lp = prefill_hw->v[SIM_HWF_INTERNODE_LATENCY];
+        out->bw_bytes_per_s = bp < bd ? bp : bd;
+        out->latency_s =
+            lp > hw->v[SIM_HWF_INTERNODE_LATENCY] ? lp : hw->v[SIM_HWF_INTERNODE_LATENCY];
+    }
     if (!(out->bw_bytes_per_s > 0.0)) {
         sim_errf(err,
                  "%s: no %s in the profile: the KV transfer of disaggregated serving cannot be "
                  "priced",
-                 hw->id,
+                 out->same_node ? hw->id : (same_gpu ? hw->id : "the two GPU types"),
                  out->same_node ? "link_bw_per_dir_bytes_per_s (NVLink within a node)"
                                 : "bw_internode_per_gpu_bytes_per_s (the inter-node fabric)");
         return SIM_EINVAL;

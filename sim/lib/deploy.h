@@ -313,17 +313,18 @@ sim_status sim_served_run(const sim_setup *su, sim_served *sv, sim_serve_observe
 
 /*
  * Disaggregated serving (docs/serving.md, "Disaggregated prefill and decode"). The link between
- * the pools: NVLink (link_bw_per_dir_bytes_per_s, no latency) when the n_gpus of both pools
- * fit in one node of the profile, else the inter-node fabric (bw_internode_per_gpu_bytes_per_s
- * and internode_latency_s); SIM_EINVAL when the profile lacks the figure.
+ * the pools: NVLink (link_bw_per_dir_bytes_per_s, no latency) when both pools are of one GPU
+ * type and their n_gpus fit in one node of its profile, else the inter-node fabric
+ * (bw_internode_per_gpu_bytes_per_s, the slower of the two profiles', and the longer
+ * internode_latency_s); SIM_EINVAL when a profile lacks the figure.
  */
 typedef struct sim_disagg_link {
     double bw_bytes_per_s; /* per GPU pair */
     double latency_s;
     int same_node;
 } sim_disagg_link;
-sim_status sim_disagg_link_of(const sim_hw *hw, int64_t n_gpus, sim_disagg_link *out,
-                              struct sim_err *err);
+sim_status sim_disagg_link_of(const sim_hw *prefill_hw, const sim_hw *decode_hw, int64_t n_gpus,
+                              sim_disagg_link *out, struct sim_err *err);
 /* The KV transfer of tokens prompt tokens from a prefill instance at TP tp_p to a decode one at
  * tp_d: every layer's KV of the tokens (sim_model_kv_bytes_per_token at TP 1) over min(tp_p,
  * tp_d) GPU pairs at once, plus the link's latency. */

@@ -719,10 +719,9 @@ llmstep_status llmstep_serve_disagg(llmstep_deploy *prefill, llmstep_deploy *dec
         ls = serving_of(decode, &dd, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    if (strcmp(pd->m->id, dd->m->id) != 0 || strcmp(pd->hw->id, dd->hw->id) != 0)
+    if (strcmp(pd->m->id, dd->m->id) != 0)
         return fail(err, SIM_EINVAL,
-                    "serve_disagg: the prefill and decode deployments must be of one model on one "
-                    "GPU type");
+                    "serve_disagg: the prefill and decode deployments must be of one model");
     if (n_prefill < 1 || n_decode < 1 || n_prefill > SIM_DP_MAX || n_decode > SIM_DP_MAX)
         return fail(err, SIM_ERANGE, "n_prefill and n_decode: 1 to %d instances each", SIM_DP_MAX);
     struct sim_err e;
@@ -735,7 +734,7 @@ llmstep_status llmstep_serve_disagg(llmstep_deploy *prefill, llmstep_deploy *dec
     const int64_t gpus = n_prefill * pd->cfg.tp + n_decode * dd->cfg.tp;
     sim_status s = sim_served_prepare(&sv, &spec, w->trace_path, 1, &e);
     if (s == SIM_OK)
-        s = sim_disagg_link_of(dd->hw, gpus, &link, &e);
+        s = sim_disagg_link_of(pd->hw, dd->hw, gpus, &link, &e);
     if (s == SIM_OK)
         s = sim_disagg_run(&psu, &dsu, n_prefill, n_decode, &link, &sv, &pres, &dres, &xfer, &e);
     if (s == SIM_OK)
