@@ -13,23 +13,6 @@
 #include "sched_v1.h"
 #include "toys.h"
 
-static void toy_v1(sim_engine *e)
-{
-    *e = (sim_engine){0};
-    e->kind = SIM_SCHED_V1;
-    e->max_num_seqs = 256;
-    e->block_size = 4;
-    e->gpu_memory_utilization = 1.0;
-    for (int u = 0; u < SIM_USAGE_COUNT; u++)
-        for (int l = 0; l < 2; l++) {
-            e->default_seqs[u][l] = 256;
-            e->default_tokens[u][l] = 2048;
-        }
-    e->host_step_s = 1e-3;
-    e->host_step_tp_s = 2e-3;
-    e->host_per_seq_s = 1e-5;
-}
-
 /* A served workload of n requests (sim_served, as sim_served_prepare lays it out). */
 static void served_of(sim_served *sv, const sim_request *req, int64_t n)
 {

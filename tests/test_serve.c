@@ -16,24 +16,6 @@
 #include "trace_json.h"
 #include "toys.h"
 
-/* A V1 engine with round numbers: budget and sequences are set per test. */
-static void toy_v1(sim_engine *e)
-{
-    *e = (sim_engine){0};
-    e->kind = SIM_SCHED_V1;
-    e->max_num_seqs = 256;
-    e->block_size = 4;
-    e->gpu_memory_utilization = 1.0;
-    for (int u = 0; u < SIM_USAGE_COUNT; u++)
-        for (int l = 0; l < 2; l++) {
-            e->default_seqs[u][l] = 256;
-            e->default_tokens[u][l] = 2048;
-        }
-    e->host_step_s = 1e-3;
-    e->host_step_tp_s = 2e-3;
-    e->host_per_seq_s = 1e-5;
-}
-
 /* Records every step the simulation reports. */
 #define MAX_STEPS 64
 typedef struct steps_seen {

@@ -94,6 +94,25 @@ static inline double toy_capacity_for_blocks(const sim_engine *e, const sim_mode
     return other + ((double)n_blocks + 0.5) * mem.kv_block_bytes;
 }
 
+/* A V1 engine with round numbers (block size 4, budget 2048, 256 sequences, host 1 ms + 10 us
+ * per request at TP 1): test_serve.c and test_disagg.c set the rest per test. */
+static inline void toy_v1(sim_engine *e)
+{
+    *e = (sim_engine){0};
+    e->kind = SIM_SCHED_V1;
+    e->max_num_seqs = 256;
+    e->block_size = 4;
+    e->gpu_memory_utilization = 1.0;
+    for (int u = 0; u < SIM_USAGE_COUNT; u++)
+        for (int l = 0; l < 2; l++) {
+            e->default_seqs[u][l] = 256;
+            e->default_tokens[u][l] = 2048;
+        }
+    e->host_step_s = 1e-3;
+    e->host_step_tp_s = 2e-3;
+    e->host_per_seq_s = 1e-5;
+}
+
 /* The set-up of one test: set fields after toy_setup_init, then call toy_resolve. */
 typedef struct toy_setup {
     sim_model m;

@@ -928,6 +928,20 @@ class Deployment:
         w.distinct_prompts = _int(distinct_prompts, "distinct_prompts")
         return w
 
+    @staticmethod
+    def _load(w, concurrency, request_rate, trace):
+        """The one load given onto workload w; returns the encoded trace path (None without a
+        trace), which the caller keeps alive while the C call reads w."""
+        if concurrency is not None:
+            w.concurrency = _int(concurrency, "concurrency")
+        elif request_rate is not None:
+            w.rate_per_s = _float(request_rate, "request_rate")
+        else:
+            trace_b = _enc(trace)
+            w.trace_path = trace_b
+            return trace_b
+        return None
+
     def serve(self, concurrency=None, request_rate=None, trace=None, prompt_tokens=1024,
               output_tokens=128, burstiness=1.0, range_ratio=None, num_requests=0,
               warmup_requests=None, seed=0, slo_ttft_s=0.0, slo_tpot_s=0.0, interval=None,
@@ -952,14 +966,7 @@ class Deployment:
         w = self._workload(arrival, prompt_tokens, output_tokens, burstiness, range_ratio,
                            num_requests, warmup_requests, seed, slo_ttft_s, slo_tpot_s,
                            prefix_tokens, distinct_prompts)
-        trace_b = None
-        if concurrency is not None:
-            w.concurrency = _int(concurrency, "concurrency")
-        elif request_rate is not None:
-            w.rate_per_s = _float(request_rate, "request_rate")
-        else:
-            trace_b = _enc(trace)
-            w.trace_path = trace_b
+        trace_b = self._load(w, concurrency, request_rate, trace)  # kept alive for the call
         res = _lib.ServeResult()
         err = _lib.Error()
         bands = self._serve_bands(interval) if interval is not None else None
@@ -990,12 +997,7 @@ class Deployment:
         w = self._workload(1 if request_rate is not None else 2, prompt_tokens, output_tokens,
                            burstiness, range_ratio, num_requests, warmup_requests, seed,
                            slo_ttft_s, slo_tpot_s)
-        trace_b = None
-        if request_rate is not None:
-            w.rate_per_s = _float(request_rate, "request_rate")
-        else:
-            trace_b = _enc(trace)
-            w.trace_path = trace_b
+        trace_b = self._load(w, None, request_rate, trace)  # kept alive for the call
         res = _lib.ServeResult()
         xfer = ctypes.c_double(0.0)
         err = _lib.Error()

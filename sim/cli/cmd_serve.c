@@ -595,10 +595,8 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
                "drafts accepted (%.1f%%); drafter %.2f GB, %.0f KV bytes per token\n",
                sim_spec_method_name(sp->method), (long long)sp->k, sim_spec_expected_tokens(sp),
                (long long)r->spec_accepted_tokens, (long long)r->spec_verified_tokens,
-               r->spec_verified_tokens > 0
-                   ? 100.0 * (double)r->spec_accepted_tokens / (double)r->spec_verified_tokens
-                   : 0.0,
-               sp->draft_weight_bytes / SIM_GB, sp->draft_kv_bytes_per_token);
+               100.0 * sim_serve_spec_accepted_frac(r), sp->draft_weight_bytes / SIM_GB,
+               sp->draft_kv_bytes_per_token);
     if (r->prefix_cache_simulated)
         printf("  prefix cache     hit rate %.1f%% (%lld of %lld prompt tokens looked up); %lld "
                "blocks evicted\n",

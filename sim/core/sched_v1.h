@@ -158,6 +158,14 @@ static inline double sim_serve_prefix_hit_frac(const sim_serve_result *r)
                : 0.0;
 }
 
+/* Speculative decoding: draft tokens accepted over those verified (0 when none were). */
+static inline double sim_serve_spec_accepted_frac(const sim_serve_result *r)
+{
+    return r->spec_verified_tokens > 0
+               ? (double)r->spec_accepted_tokens / (double)r->spec_verified_tokens
+               : 0.0;
+}
+
 /* 1 when some request of w shares a full block of block_size tokens (prefix_tokens >=
  * block_size): with prefix caching on, the simulation then needs the scratch's pool. */
 int sim_serve_shares_blocks(const sim_workload *w, int64_t block_size);

@@ -644,6 +644,28 @@ static llmstep_status workload_of(const llmstep_workload *w, sim_workload_spec *
 
 static llmstep_dist dist_of(sim_dist d) { return (llmstep_dist){d.mean, d.p50, d.p90, d.p99}; }
 
+/* The library's serving result from the statistics of the measured requests and the run. */
+static llmstep_serve_result serve_result_of(const sim_serve_stats *st, const sim_serve_result *res)
+{
+    return (llmstep_serve_result){dist_of(st->ttft_s),
+                                  dist_of(st->tpot_s),
+                                  dist_of(st->itl_s),
+                                  dist_of(st->e2e_s),
+                                  st->request_throughput_per_s,
+                                  st->output_tokens_per_s,
+                                  st->goodput_per_s,
+                                  st->duration_s,
+                                  res->peak_kv_frac,
+                                  res->queue_peak,
+                                  res->preemptions,
+                                  st->n_requests,
+                                  res->n_steps,
+                                  dist_of(st->queue_s),
+                                  sim_serve_ttft_queued(st),
+                                  sim_serve_prefix_hit_frac(res),
+                                  sim_serve_spec_accepted_frac(res)};
+}
+
 /* The deployment a serving call simulates (*out); the twin's failure when it did not open. */
 static llmstep_status serving_of(const llmstep_deploy *d, const sim_deployment **out,
                                  llmstep_error *err)
@@ -680,26 +702,7 @@ static llmstep_status serve_spec(llmstep_deploy *d, const sim_workload_spec *spe
     ls = check_finite("ttft_s", st.ttft_s.mean + st.e2e_s.p99 + st.tpot_s.mean, err);
     if (ls != LLMSTEP_OK)
         return ls;
-    *out =
-        (llmstep_serve_result){dist_of(st.ttft_s),
-                               dist_of(st.tpot_s),
-                               dist_of(st.itl_s),
-                               dist_of(st.e2e_s),
-                               st.request_throughput_per_s,
-                               st.output_tokens_per_s,
-                               st.goodput_per_s,
-                               st.duration_s,
-                               res.peak_kv_frac,
-                               res.queue_peak,
-                               res.preemptions,
-                               st.n_requests,
-                               res.n_steps,
-                               dist_of(st.queue_s),
-                               sim_serve_ttft_queued(&st),
-                               sim_serve_prefix_hit_frac(&res),
-                               res.spec_verified_tokens > 0 ? (double)res.spec_accepted_tokens /
-                                                                  (double)res.spec_verified_tokens
-                                                            : 0.0};
+    *out = serve_result_of(&st, &res);
     return LLMSTEP_OK;
 }
 
@@ -742,26 +745,7 @@ llmstep_status llmstep_serve_disagg(llmstep_deploy *prefill, llmstep_deploy *dec
     sim_served_free(&sv);
     if (s != SIM_OK)
         return fail_err(err, s, &e);
-    *out =
-        (llmstep_serve_result){dist_of(st.ttft_s),
-                               dist_of(st.tpot_s),
-                               dist_of(st.itl_s),
-                               dist_of(st.e2e_s),
-                               st.request_throughput_per_s,
-                               st.output_tokens_per_s,
-                               st.goodput_per_s,
-                               st.duration_s,
-                               dres.peak_kv_frac,
-                               dres.queue_peak,
-                               dres.preemptions,
-                               st.n_requests,
-                               dres.n_steps,
-                               dist_of(st.queue_s),
-                               sim_serve_ttft_queued(&st),
-                               0.0,
-                               dres.spec_verified_tokens > 0 ? (double)dres.spec_accepted_tokens /
-                                                                   (double)dres.spec_verified_tokens
-                                                             : 0.0};
+    *out = serve_result_of(&st, &dres);
     if (kv_transfer_mean_s)
         *kv_transfer_mean_s = xfer;
     ok(err);
