@@ -11,7 +11,11 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # The Python package (python/) and its tests: NumPy, pytest, and setuptools/wheel/venv for an
 # offline `pip install ./python`.
 DEB_PKGS := cmake make gcc pkg-config libcjson-dev libgsl-dev zlib1g-dev gnuplot-nox \
-            python3-numpy python3-pytest python3-setuptools python3-wheel python3-venv
+            python3-numpy python3-pytest python3-setuptools python3-wheel python3-venv \
+            libmicrohttpd-dev
+# `llmstep web`'s browser test: Debian's Chromium, its driver and Selenium (ctest skips it
+# without them outside CI).
+WEB_TEST_PKGS := chromium chromium-driver python3-selenium
 # clang (libFuzzer runtime in libclang-rt-14-dev) and valgrind for the CI jobs of issue 10.
 CI_PKGS  := clang libclang-rt-14-dev valgrind
 
@@ -19,7 +23,7 @@ CLANG_BUILD ?= build-clang
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 10
 
-.PHONY: all deps build demo check asan tsan clang-check fuzz fuzz-smoke memcheck bench format format-check clean
+.PHONY: all deps web-test-deps build demo check asan tsan clang-check fuzz fuzz-smoke memcheck bench format format-check clean
 
 all: build
 
@@ -34,6 +38,21 @@ deps:
 	  else \
 	    echo "missing Debian packages:$$missing"; \
 	    echo "run: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+# The browser test's packages, for `make check` only (the demo does not need a browser); when
+# they cannot be installed the test says it is skipped.
+web-test-deps:
+	@missing=""; \
+	for p in $(WEB_TEST_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	      echo "could not install$$missing: the browser test will be skipped"; \
+	  else \
+	    echo "not installed:$$missing (the browser test will be skipped; sudo apt-get install -y$$missing)"; \
 	  fi; \
 	fi
 
@@ -52,7 +71,7 @@ demo: build
 	./$(BUILD)/llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 --decode 64x2048 \
 	    --calibration calibrations/h100-sxm.json | head -n 6
 
-check: build
+check: build web-test-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -143,6 +143,23 @@ LLMSTEP_API void llmstep_model_get_info(const llmstep_model *m, llmstep_model_in
 LLMSTEP_API const char *llmstep_hw_id(const llmstep_hw *hw);
 LLMSTEP_API const char *llmstep_engine_id(const llmstep_engine *e);
 LLMSTEP_API const char *llmstep_calibration_hw_id(const llmstep_calibration *c);
+/* Facts of a hardware profile (added in release 0.7.0, ABI 7 unchanged: a new function): its
+ * name, memory, GPUs per node and the roofs `llmstep plot roofline` draws (HBM datasheet peak
+ * and achievable = STREAM copy x the weights' access factor; tensor peaks and achievable rates
+ * = peak x gemm_eff_<dtype>_frac; fp8 figures 0 without an fp8 peak). */
+typedef struct llmstep_hw_info {
+    char id[64];
+    char name[128];
+    double memory_bytes;
+    int64_t n_gpus_per_node;
+    double hbm_peak_bytes_per_s, hbm_achievable_bytes_per_s;
+    double bf16_peak_flops_per_s, bf16_achievable_flops_per_s;
+    int has_fp8;
+    double fp8_peak_flops_per_s, fp8_achievable_flops_per_s;
+    double fp32_peak_flops_per_s;
+    double ridge_bf16_flops_per_byte;
+} llmstep_hw_info;
+LLMSTEP_API void llmstep_hw_get_info(const llmstep_hw *hw, llmstep_hw_info *out /* OUT */);
 /* alpha and beta_s of a calibration. */
 LLMSTEP_API void llmstep_calibration_get(const llmstep_calibration *c, double *alpha /* OUT */,
                                          double *beta_s /* OUT */);

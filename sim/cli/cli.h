@@ -272,6 +272,7 @@ void cli_serve_free(cli_serve *sv);
 
 /* Commands. argc/argv start at the command name. */
 int cmd_predict(int argc, char **argv);
+int cmd_web(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
 /* `llmstep hw import` (cmd_import.c); argv[0] is "import". */

@@ -872,9 +872,7 @@ static int check_sweep_args(cli_sweep_opts *o, sweep_args *a)
      * each serving point over SIM_SWEEP_PLANNING_SEEDS seeds unless --seeds says otherwise. */
     if (serving && !a->serving_seen[7])
         o->n_seeds =
-            a->select != SEL_ALL && (a->rate_spec || sim_workload_range_ratio(o->range_ratio) > 0.0)
-                ? SIM_SWEEP_PLANNING_SEEDS
-                : 1;
+            sim_sweep_default_seeds(a->select != SEL_ALL, a->rate_spec != NULL, o->range_ratio);
     if (serving)
         o->jobs = a->serving_seen[8] ? (int)a->jobs : cli_sweep_default_jobs();
     if (serving && (a->batch_spec || a->ctx_spec)) {

@@ -30,6 +30,7 @@ static const struct {
     {"sweep", cmd_sweep, "predict model x hw x TP x batch x context (CSV, best, Pareto)"},
     {"plot", cmd_plot, "plots (SVG/PNG via gnuplot): roofline, sweep, serving, validate"},
     {"bench", cmd_bench, "benchmark: step predictions per second on one core"},
+    {"web", cmd_web, "the capacity-planning page in a browser, and its JSON API"},
 };
 
 static void usage(FILE *f)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "units.h"
 
 /* A range bound as an integer (bounds at or beyond 2^63 are the int64_t limits: converting
  * them would overflow). */
@@ -42,7 +43,7 @@ static int take(const cli_opt *o, const char *arg, char *msg, size_t cap)
         double ms = 0.0;
         if (cli_parse_double(arg, o->min, o->max, &ms) != 0)
             return -1;
-        *(double *)o->dst = ms * 1e-3;
+        *(double *)o->dst = sim_ms_to_s(ms);
         return 0;
     }
     case CLI_OPT_FLAG:

@@ -114,15 +114,17 @@ static void roofline_title(const cli_run *run, const sim_step *st, char *tl, siz
  * point) and the operators, in one plot command. */
 static void roofline_plot(FILE *s, const sim_hw *hw, const int n_in[SIM_BOUND_COUNT], int n_pts)
 {
-    const double bw_peak = hw->v[SIM_HWF_BW_HBM_PEAK] / 1e12;
-    const double bw_ach = hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS] / 1e12;
-    const double c16p = hw->v[SIM_HWF_PEAK_BF16] / 1e12;
-    const double c16a = c16p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_BF16);
-    const int has_fp8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
-    const double c8p = has_fp8 ? hw->v[SIM_HWF_PEAK_FP8] / 1e12 : 0.0;
-    const double c8a = has_fp8 ? c8p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_FP8) : 0.0;
-    const double c32 = hw->v[SIM_HWF_PEAK_FP32] / 1e12;
-    const double ridge = sim_hw_ridge_flops_per_byte(hw, SIM_DTYPE_BF16);
+    sim_hw_roofs r;
+    sim_hw_roofs_of(hw, &r);
+    const double bw_peak = r.hbm_peak_bytes_per_s / 1e12;
+    const double bw_ach = r.hbm_achievable_bytes_per_s / 1e12;
+    const double c16p = r.bf16_peak_flops_per_s / 1e12;
+    const double c16a = r.bf16_achievable_flops_per_s / 1e12;
+    const int has_fp8 = r.has_fp8;
+    const double c8p = r.fp8_peak_flops_per_s / 1e12;
+    const double c8a = r.fp8_achievable_flops_per_s / 1e12;
+    const double c32 = r.fp32_peak_flops_per_s / 1e12;
+    const double ridge = r.ridge_bf16_flops_per_byte;
     fprintf(
         s,
         "plot x*%.9g w l dt 2 lw 1.5 lc rgb '#555555' t 'HBM peak %.2f TB/s (datasheet)', \\\n"
@@ -180,10 +182,12 @@ int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
         ai_max = fmax(ai_max, pts[a].ai);
         y_min = fmin(y_min, fmin(pts[a].rate, pts[a].label_y));
     }
-    const double bw_ach = hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS] / 1e12;
-    const double c16p = hw->v[SIM_HWF_PEAK_BF16] / 1e12;
-    const int has_fp8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
-    const double c8p = has_fp8 ? hw->v[SIM_HWF_PEAK_FP8] / 1e12 : 0.0;
+    sim_hw_roofs roofs;
+    sim_hw_roofs_of(hw, &roofs);
+    const double bw_ach = roofs.hbm_achievable_bytes_per_s / 1e12;
+    const double c16p = roofs.bf16_peak_flops_per_s / 1e12;
+    const int has_fp8 = roofs.has_fp8;
+    const double c8p = roofs.fp8_peak_flops_per_s / 1e12;
     /* Axes: a decade around the operators and the ridge points. */
     double x_lo = pow(10.0, floor(log10(fmin(ai_min, 1.0)))),
            x_hi = pow(10.0, ceil(log10(fmax(ai_max, (has_fp8 ? c8p : c16p) / bw_ach) * 3.0)));
@@ -192,8 +196,8 @@ int plot_roofline(plot_job *j, const cli_run *run, const sim_step *st)
     FILE *r = job_file(j, "ridge.dat");
     if (!r)
         return CLI_BAD_INPUT;
-    fprintf(r, "%.17g %.17g\n", sim_hw_ridge_flops_per_byte(hw, SIM_DTYPE_BF16),
-            c16p * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_BF16));
+    fprintf(r, "%.17g %.17g\n", roofs.ridge_bf16_flops_per_byte,
+            roofs.bf16_achievable_flops_per_s / 1e12);
     fclose(r);
     FILE *s = j->script;
     char tl[600];

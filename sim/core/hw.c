@@ -643,6 +643,22 @@ double sim_hw_ridge_flops_per_byte(const sim_hw *hw, sim_dtype dtype)
            (hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS]);
 }
 
+void sim_hw_roofs_of(const sim_hw *hw, sim_hw_roofs *out)
+{
+    out->hbm_peak_bytes_per_s = hw->v[SIM_HWF_BW_HBM_PEAK];
+    out->hbm_achievable_bytes_per_s =
+        hw->v[SIM_HWF_BW_STREAM_COPY] * hw->v[SIM_HWF_BW_FACTOR_WEIGHTS];
+    out->bf16_peak_flops_per_s = hw->v[SIM_HWF_PEAK_BF16];
+    out->bf16_achievable_flops_per_s =
+        out->bf16_peak_flops_per_s * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_BF16);
+    out->has_fp8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
+    out->fp8_peak_flops_per_s = out->has_fp8 ? hw->v[SIM_HWF_PEAK_FP8] : 0.0;
+    out->fp8_achievable_flops_per_s =
+        out->has_fp8 ? out->fp8_peak_flops_per_s * sim_hw_gemm_eff_frac(hw, SIM_DTYPE_FP8) : 0.0;
+    out->fp32_peak_flops_per_s = hw->v[SIM_HWF_PEAK_FP32];
+    out->ridge_bf16_flops_per_byte = sim_hw_ridge_flops_per_byte(hw, SIM_DTYPE_BF16);
+}
+
 void sim_hw_sort_allreduce(sim_hw *hw, int *flags)
 {
     for (int j = 1; j < hw->n_allreduce; j++)

@@ -379,4 +379,18 @@ double sim_allreduce_entry_time_s(const sim_allreduce *a, int n, double bytes);
 /* Achievable ridge point for dtype: peak x gemm_eff / (stream copy x weights factor), FLOP/byte. */
 double sim_hw_ridge_flops_per_byte(const sim_hw *hw, sim_dtype dtype);
 
+/* The roofs of a roofline plot (`llmstep plot roofline`, the web planner's step view): HBM at
+ * its datasheet peak and achievable (STREAM copy x the weights' access factor), the 16-bit and
+ * fp8 tensor peaks and their achievable rates (x gemm_eff_<dtype>_frac), the fp32 vector peak,
+ * and the achievable 16-bit ridge point. fp8 figures are 0 when the profile has no fp8 peak. */
+typedef struct sim_hw_roofs {
+    double hbm_peak_bytes_per_s, hbm_achievable_bytes_per_s;
+    double bf16_peak_flops_per_s, bf16_achievable_flops_per_s;
+    int has_fp8;
+    double fp8_peak_flops_per_s, fp8_achievable_flops_per_s;
+    double fp32_peak_flops_per_s;
+    double ridge_bf16_flops_per_byte;
+} sim_hw_roofs;
+void sim_hw_roofs_of(const sim_hw *hw, sim_hw_roofs *out);
+
 #endif

@@ -20,6 +20,8 @@
 #define SIM_TERA 1e12
 
 static inline double sim_s_to_ms(double s) { return s * 1e3; }
+/* Milliseconds as given (--slo-ttft-ms, the web planner's slo_ttft_ms) to seconds. */
+static inline double sim_ms_to_s(double ms) { return ms * 1e-3; }
 
 static inline double sim_s_to_us(double s) { return s * 1e6; }
 

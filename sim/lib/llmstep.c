@@ -185,6 +185,31 @@ void llmstep_model_get_info(const llmstep_model *mm, llmstep_model_info *out)
 
 const char *llmstep_hw_id(const llmstep_hw *hw) { return hw ? HW(hw)->id : ""; }
 
+void llmstep_hw_get_info(const llmstep_hw *hh, llmstep_hw_info *out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof(*out));
+    if (!hh)
+        return;
+    const sim_hw *hw = HW(hh);
+    snprintf(out->id, sizeof(out->id), "%s", hw->id);
+    snprintf(out->name, sizeof(out->name), "%s", hw->name);
+    out->memory_bytes = hw->v[SIM_HWF_MEM_CAPACITY];
+    out->n_gpus_per_node = (int64_t)hw->v[SIM_HWF_N_GPUS_PER_NODE];
+    sim_hw_roofs r;
+    sim_hw_roofs_of(hw, &r);
+    out->hbm_peak_bytes_per_s = r.hbm_peak_bytes_per_s;
+    out->hbm_achievable_bytes_per_s = r.hbm_achievable_bytes_per_s;
+    out->bf16_peak_flops_per_s = r.bf16_peak_flops_per_s;
+    out->bf16_achievable_flops_per_s = r.bf16_achievable_flops_per_s;
+    out->has_fp8 = r.has_fp8;
+    out->fp8_peak_flops_per_s = r.fp8_peak_flops_per_s;
+    out->fp8_achievable_flops_per_s = r.fp8_achievable_flops_per_s;
+    out->fp32_peak_flops_per_s = r.fp32_peak_flops_per_s;
+    out->ridge_bf16_flops_per_byte = r.ridge_bf16_flops_per_byte;
+}
+
 const char *llmstep_engine_id(const llmstep_engine *e) { return e ? ENGINE(e)->id : ""; }
 
 const char *llmstep_calibration_hw_id(const llmstep_calibration *c)

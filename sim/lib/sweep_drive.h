@@ -92,6 +92,17 @@ int64_t sim_sweep_context_min(sim_sweep_kind kind);
  */
 #define SIM_SWEEP_PLANNING_SEEDS 20
 
+/* The seeds a serving sweep takes when none are given: SIM_SWEEP_PLANNING_SEEDS for a planning
+ * answer (planning: --best or --pareto) when the workload is random (an open loop, or lengths
+ * spread by range_ratio as given, -1 the default spread), else 1. `llmstep sweep` and the web
+ * planner (which names the seeds in the command it shows) both ask here. */
+static inline int64_t sim_sweep_default_seeds(int planning, int open_loop, double range_ratio)
+{
+    return planning && (open_loop || sim_workload_range_ratio(range_ratio) > 0.0)
+               ? SIM_SWEEP_PLANNING_SEEDS
+               : 1;
+}
+
 /* Defaults: decode, no engine named (each block takes its calibration's, else vllm-v1, as
  * every command: sim_deploy_open), host time on, no calibration, no SLO, no price. */
 void sim_sweep_opts_init(sim_sweep_opts *o);
