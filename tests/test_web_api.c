@@ -222,6 +222,38 @@ static void test_pasted_config(void)
     cJSON_Delete(req);
 }
 
+static void test_trace(void)
+{
+    int status = 0;
+    /* Two requests: 0.0 s, 10 + 5 tokens; 1.0 s, 20 + 3 tokens. */
+    cJSON *j = post("/api/serving",
+                    "{\"model\":\"llama-3.1-8b\",\"hws\":\"h100-sxm\",\"tps\":[1,2],"
+                    "\"trace_jsonl\":\"{\\\"arrival_s\\\": 0, \\\"prompt_tokens\\\": 10, "
+                    "\\\"output_tokens\\\": 5}\\n{\\\"arrival_s\\\": 1, "
+                    "\\\"prompt_tokens\\\": 20, \\\"output_tokens\\\": 3}\\n\"}",
+                    &status);
+    CHECK(j && status == 200);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "rows");
+    CHECK(cJSON_GetArraySize(rows) == 2);
+    for (int i = 0; i < 2; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i);
+        CHECK(strcmp(str(r, "status"), "ok") == 0);
+        /* every request of the trace is measured: 2 */
+        CHECK_REL(num(r, "n_requests"), 2.0, 0.0);
+    }
+    CHECK(strstr(str(j, "cli"), "--trace trace.jsonl") != NULL);
+    cJSON_Delete(j);
+    bad("/api/serving",
+        "{\"model\":\"llama-3.1-8b\",\"hws\":\"h100-sxm\",\"tps\":1,"
+        "\"trace_jsonl\":\"{\\\"arrival_s\\\": 0, \\\"prompt_token\\\": 10, "
+        "\\\"output_tokens\\\": 5}\\n\"}",
+        400, "trace.jsonl:1:");
+    bad("/api/serving",
+        "{\"model\":\"llama-3.1-8b\",\"hws\":\"h100-sxm\",\"tps\":1,\"loads\":[1],"
+        "\"trace_jsonl\":\"\"}",
+        400, "leave out");
+}
+
 static void test_bad_requests(void)
 {
     bad("/api/capacity", "{bad", 400, "malformed JSON");
@@ -304,6 +336,7 @@ int main(void)
     test_serving();
     test_step();
     test_pasted_config();
+    test_trace();
     test_bad_requests();
     web_api_free(api);
     return check_report("test_web_api");

@@ -84,11 +84,26 @@ function deployFields() {
   return q;
 }
 
+// A trace the user picked (JSONL: arrival_s, prompt_tokens, output_tokens a line), as text.
+let traceText = null;
+
 function servingFields(best) {
   const q = deployFields();
   const hws = selectedHws();
   q.hws = hws;
   q.tps = tps();
+  const ttft0 = num('slo-ttft');
+  const tpot0 = num('slo-tpot');
+  const prices0 = hws.map((h) => num('price-' + h));
+  if (traceText !== null && !best) {
+    // The trace gives the arrivals and lengths: one run per layout.
+    q.trace_jsonl = traceText;
+    if (ttft0) q.slo_ttft_ms = ttft0;
+    if (tpot0) q.slo_tpot_ms = tpot0;
+    q.slo_percentile = +$('slo-pct').value;
+    if (prices0.every((p) => p !== undefined && p > 0)) q.gpu_hour_usd = prices0;
+    return q;
+  }
   q.arrival = $('arrival').value;
   q.loads = $('loads').value.split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number);
   q.prompt_tokens = num('prompt');
@@ -261,7 +276,8 @@ function drawCurves(target, title, rows, metric, unitLabel, loadKey, loadLabel) 
 }
 
 function servingTable(table, rows, loadKey, best) {
-  header(table, ['GPU', 'TP', 'GPUs', best ? 'load' : (loadKey === 'concurrency' ? 'clients' : 'req/s'),
+  const loadName = { concurrency: 'clients', request_rate_per_s: 'req/s', trace: 'load' }[loadKey];
+  header(table, ['GPU', 'TP', 'GPUs', best ? 'load' : loadName,
     'status', 'TTFT p50', 'TTFT p90', 'TPOT p50', 'TPOT p90', 'req/s', 'tok/s/GPU',
     'USD per M tokens', 'meets SLOs']);
   for (const r of rows) {
@@ -281,7 +297,16 @@ function servingTable(table, rows, loadKey, best) {
     }
     cell(tr, r.tp, '', 'tp');
     cell(tr, r.gpus, '', 'gpus');
-    cell(tr, r[loadKey], loadKey === 'concurrency' ? '' : 'rate', loadKey);
+    if (loadKey === 'trace') textCell(tr, 'trace', 'load');
+    else cell(tr, r[loadKey], loadKey === 'concurrency' ? '' : 'rate', loadKey);
+    if (r.status === 'error') {
+      tr.className = 'no';
+      const td = el('td', { class: 'text', colspan: 9 }, r.error);
+      td.dataset.key = 'error';
+      tr.appendChild(td);
+      table.appendChild(tr);
+      continue;
+    }
     textCell(tr, r.status, 'status');
     const ok = r.status === 'ok';
     cell(tr, ok ? r.ttft_s.p50 : null, 'ms', 'ttft_s.p50');
@@ -302,6 +327,17 @@ async function runServing() {
   const q = servingFields(false);
   const j = await ask('/api/serving', q);
   if (!j) return;
+  if (q.trace_jsonl !== undefined) {
+    showSection('serving', j.cli);
+    for (const id of ['plot-ttft', 'plot-tpot']) {
+      if (plots[id]) { plots[id].destroy(); delete plots[id]; }
+      $(id).textContent = id === 'plot-ttft' ? 'The trace fixes the load: one run per layout (no curve).' : '';
+    }
+    servingTable($('out-serving'), j.rows, 'trace', false);
+    return;
+  }
+  $('plot-ttft').textContent = '';
+  $('plot-tpot').textContent = '';
   const loadKey = q.arrival === 'closed' ? 'concurrency' : 'request_rate_per_s';
   const loadLabel = q.arrival === 'closed' ? 'concurrent clients' : 'requests/s';
   showSection('serving', j.cli);
@@ -430,6 +466,23 @@ async function init() {
   $('btn-serving').onclick = runServing;
   $('btn-best').onclick = runBest;
   $('btn-step').onclick = runStep;
+  $('trace-file').onchange = async () => {
+    const f = $('trace-file').files[0];
+    if (!f) return;
+    if (f.size > catalog.limits.max_body_bytes) {
+      showError('the trace is ' + f.size + ' bytes; the server takes requests up to ' + catalog.limits.max_body_bytes);
+      return;
+    }
+    traceText = await f.text();
+    $('trace-info').textContent = f.name + ': serving replays it (no load axis); the command lines name it trace.jsonl';
+    $('trace-clear').hidden = false;
+  };
+  $('trace-clear').onclick = () => {
+    traceText = null;
+    $('trace-file').value = '';
+    $('trace-info').textContent = '';
+    $('trace-clear').hidden = true;
+  };
   for (const b of document.querySelectorAll('.copy')) {
     b.onclick = () => {
       const text = $(b.dataset.for).textContent;

@@ -43,6 +43,7 @@ struct web_api {
     char *catalog; /* the answer of GET /api/catalog, made once */
     size_t catalog_len;
     int n_pastes;
+    double max_sim_requests;
     pthread_mutex_t lock; /* one computation at a time */
 };
 
@@ -133,6 +134,15 @@ static int lib_fail(const web_api *a, req_err *e, const llmstep_error *err)
         e->msg[o++] = *m++;
     }
     e->msg[o] = '\0';
+    /* The library names its field where the CLI names its option. */
+    static const char lib_hint[] = " (ignore_memory to go on)",
+                      cli_hint[] = " (--ignore-memory to go on)";
+    char *h = strstr(e->msg, lib_hint);
+    if (h && strlen(e->msg) + 2 < sizeof(e->msg)) {
+        memmove(h + sizeof(cli_hint) - 1, h + sizeof(lib_hint) - 1,
+                strlen(h + sizeof(lib_hint) - 1) + 1);
+        memcpy(h, cli_hint, sizeof(cli_hint) - 1);
+    }
     return -1;
 }
 
@@ -544,6 +554,7 @@ typedef struct serving_q {
     size_t n_prices;
     int best;
     int64_t n_seeds;
+    char trace[600]; /* a pasted trace (the server's copy); "": none */
 } serving_q;
 
 static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
@@ -560,6 +571,35 @@ static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
     if (strcmp(arrival, "closed") != 0 && strcmp(arrival, "poisson") != 0)
         return fail(e, "request: 'arrival': expected closed or poisson");
     q->open_loop = strcmp(arrival, "poisson") == 0;
+    const char *trace = NULL;
+    if (get_str(o, "trace_jsonl", WEB_MAX_TRACE_BYTES, &trace, e) != 0)
+        return -1;
+    if (trace) {
+        /* A trace fixes the arrivals and lengths: one run per layout, no load axis. */
+        if (field(o, "loads") || field(o, "arrival") || field(o, "best") ||
+            field(o, "prompt_tokens") || field(o, "output_tokens") || field(o, "range_ratio") ||
+            field(o, "num_requests") || field(o, "seed"))
+            return fail(e, "request: 'trace_jsonl' gives the arrivals and lengths: leave out "
+                           "arrival, loads, best, prompt_tokens, output_tokens, range_ratio, "
+                           "num_requests and seed");
+        if (write_paste(a, trace, "trace.jsonl", q->trace, sizeof(q->trace), e) != 0)
+            return -1;
+        q->n_seeds = 1;
+        return get_i64(o, "slo_percentile", 50, 99, &q->percentile, e) ||
+                       get_num(o, "slo_ttft_ms", 0.0, 1e7, 0, &q->slo_ttft_ms, e) ||
+                       get_num(o, "slo_tpot_ms", 0.0, 1e7, 0, &q->slo_tpot_ms, e) ||
+                       get_nums(o, "gpu_hour_usd", 1e-9, 1e9, 0, q->prices, WEB_MAX_HWS,
+                                &q->n_prices, e)
+                   ? -1
+               : q->n_prices > 1 && q->n_prices != q->n_hw
+                   ? fail(e,
+                          "request: 'gpu_hour_usd': one price for all GPUs or one per GPU "
+                          "(%zu)",
+                          q->n_hw)
+               : q->percentile != 50 && q->percentile != 90 && q->percentile != 99
+                   ? fail(e, "request: 'slo_percentile': expected 50, 90 or 99")
+                   : 0;
+    }
     if (get_nums(o, "loads", q->open_loop ? 1e-6 : 1, q->open_loop ? 1e5 : 4096, !q->open_loop,
                  q->loads, WEB_MAX_LOADS, &q->n_loads, e) != 0)
         return -1;
@@ -593,11 +633,11 @@ static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
                 : q->open_loop      ? 1000.0
                                     : 10.0 * q->loads[i];
     work *= (double)(q->n_hw * q->n_tp) * (double)q->n_seeds;
-    if (work > WEB_MAX_SIM_REQUESTS)
+    if (work > a->max_sim_requests)
         return fail(e,
                     "request: %.0f requests to simulate, above the server's %.0f: fewer GPUs, "
                     "layouts or loads, or a smaller num_requests",
-                    work, WEB_MAX_SIM_REQUESTS);
+                    work, a->max_sim_requests);
     return 0;
 }
 
@@ -666,11 +706,88 @@ static void put_row(cJSON *arr, const llmstep_sweep_row *r, const char *hw)
     put_num(x, "preemptions", (double)r->preemptions);
 }
 
+/* A pasted trace served by each layout (`llmstep serve --trace`): one row per GPU and TP. */
+static cJSON *serve_trace(web_api *a, const serving_q *q, req_err *e)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    sbuf all = {.n = 0};
+    for (size_t h = 0; h < q->n_hw; h++)
+        for (size_t t = 0; t < q->n_tp; t++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddItemToArray(rows, x);
+            cJSON_AddStringToObject(x, "hw", q->hws[h]);
+            put_num(x, "tp", (double)q->tps[t]);
+            put_num(x, "gpus", (double)q->tps[t]);
+            sbuf cli = {.n = 0};
+            char nb[40];
+            sb_add(&cli, "llmstep serve --model %s --hw %s --tp %lld --trace trace.jsonl",
+                   model_arg(&q->dq), q->hws[h], (long long)q->tps[t]);
+            cli_deploy(&q->dq, &cli, 1);
+            if (q->slo_ttft_ms > 0.0)
+                sb_add(&cli, " --slo-ttft-ms %s", num_repr(q->slo_ttft_ms, nb, sizeof(nb)));
+            if (q->slo_tpot_ms > 0.0)
+                sb_add(&cli, " --slo-tpot-ms %s", num_repr(q->slo_tpot_ms, nb, sizeof(nb)));
+            sb_add(&cli, " --format json");
+            cJSON_AddStringToObject(x, "cli", cli.b);
+            sb_add(&all, "%s%s", all.n ? "\n" : "", cli.b);
+            llmstep_deploy_spec sp;
+            deploy_spec_of(&q->dq, q->hws[h], q->tps[t], 1, &sp);
+            llmstep_workload w;
+            llmstep_workload_init(&w);
+            w.arrival = LLMSTEP_ARRIVAL_TRACE;
+            w.trace_path = q->trace;
+            w.slo_ttft_s = sim_ms_to_s(q->slo_ttft_ms);
+            w.slo_tpot_s = sim_ms_to_s(q->slo_tpot_ms);
+            llmstep_deploy *d = NULL;
+            llmstep_error err;
+            llmstep_serve_result r;
+            if (llmstep_deploy_open(a->ctx, &sp, &d, &err) != LLMSTEP_OK ||
+                llmstep_serve(d, &w, &r, &err) != LLMSTEP_OK) {
+                llmstep_deploy_free(d);
+                req_err le;
+                lib_fail(a, &le, &err);
+                /* A trace the loader refuses fails every layout alike: say it once. */
+                if (strncmp(le.msg, "trace.jsonl", 11) == 0) {
+                    snprintf(e->msg, sizeof(e->msg), "%s", le.msg);
+                    cJSON_Delete(root);
+                    return NULL;
+                }
+                cJSON_AddStringToObject(x, "status", "error");
+                cJSON_AddStringToObject(x, "error", le.msg);
+                continue;
+            }
+            llmstep_deploy_free(d);
+            const double gpus = (double)q->tps[t];
+            const double price = q->n_prices == 0 ? 0.0 : q->prices[q->n_prices == 1 ? 0 : h];
+            cJSON_AddStringToObject(x, "status", "ok");
+            cJSON_AddBoolToObject(
+                x, "meets_slo",
+                llmstep_meets_slo(&r, w.slo_ttft_s, w.slo_tpot_s, (int)q->percentile));
+            put_num(x, "n_requests", (double)r.n_requests);
+            put_dist(x, "ttft_s", &r.ttft_s);
+            put_dist(x, "tpot_s", &r.tpot_s);
+            put_dist(x, "e2e_s", &r.e2e_s);
+            put_num(x, "requests_per_s", r.request_throughput_per_s);
+            put_num(x, "output_tokens_per_s", r.output_tokens_per_s);
+            put_num(x, "output_tokens_per_s_per_gpu", r.output_tokens_per_s / gpus);
+            put_num(x, "cost_per_mtok_usd",
+                    sim_sweep_cost_per_mtok(price, q->tps[t], r.output_tokens_per_s));
+            put_num(x, "kv_peak_frac", r.kv_peak_frac);
+            put_num(x, "preemptions", (double)r.preemptions);
+        }
+    cJSON_AddStringToObject(root, "cli", all.b);
+    put_num(root, "n_seeds", 1.0);
+    return root;
+}
+
 static cJSON *q_serving(web_api *a, const cJSON *o, req_err *e)
 {
     serving_q q;
     if (read_serving(a, o, &q, e) != 0)
         return NULL;
+    if (q.trace[0])
+        return serve_trace(a, &q, e);
     sbuf cli = {.n = 0};
     serving_cli(&q, &cli);
     cJSON *root = cJSON_CreateObject();
@@ -942,6 +1059,7 @@ web_api *web_api_new(const char *data_dir, char *err, size_t err_cap)
         return NULL;
     }
     pthread_mutex_init(&a->lock, NULL);
+    a->max_sim_requests = WEB_MAX_SIM_REQUESTS;
     if (data_dir)
         snprintf(a->data_dir, sizeof(a->data_dir), "%s", data_dir);
     if (open_ctx(a, err, err_cap) != 0) {
@@ -1005,6 +1123,8 @@ void web_api_free(web_api *a)
 
 const char *web_api_data_dir(const web_api *a) { return a->data_dir; }
 
+void web_api_set_max_sim_requests(web_api *a, double n) { a->max_sim_requests = n; }
+
 static int answer_text(char *text, char **out, size_t *out_len)
 {
     *out = text;
@@ -1029,7 +1149,7 @@ typedef cJSON *(*question_fn)(web_api *, const cJSON *, req_err *);
 static const struct {
     const char *path;
     question_fn fn;
-    const char *const keys[24];
+    const char *const keys[28];
 } questions[] = {
     {"/api/capacity",
      q_capacity,
@@ -1037,29 +1157,12 @@ static const struct {
       "gpu_memory_utilization_frac", "hws", "tps", "prompt_tokens", "output_tokens", NULL}},
     {"/api/serving",
      q_serving,
-     {"model",
-      "config_json",
-      "engine",
-      "calibration",
-      "dtype",
-      "kv_dtype",
-      "max_model_len",
-      "gpu_memory_utilization_frac",
-      "hws",
-      "tps",
-      "arrival",
-      "loads",
-      "prompt_tokens",
-      "output_tokens",
-      "range_ratio",
-      "num_requests",
-      "seed",
-      "slo_ttft_ms",
-      "slo_tpot_ms",
-      "slo_percentile",
-      "gpu_hour_usd",
-      "best",
-      NULL}},
+     {"model",         "config_json",   "engine",        "calibration",
+      "dtype",         "kv_dtype",      "max_model_len", "gpu_memory_utilization_frac",
+      "hws",           "tps",           "arrival",       "loads",
+      "prompt_tokens", "output_tokens", "range_ratio",   "num_requests",
+      "seed",          "slo_ttft_ms",   "slo_tpot_ms",   "slo_percentile",
+      "gpu_hour_usd",  "best",          "trace_jsonl",   NULL}},
     {"/api/step",
      q_step,
      {"model", "config_json", "engine", "calibration", "dtype", "kv_dtype", "max_model_len",

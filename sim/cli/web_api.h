@@ -32,6 +32,10 @@ typedef struct web_api web_api;
 web_api *web_api_new(const char *data_dir, char *err, size_t err_cap);
 void web_api_free(web_api *a);
 
+/* Lowers (or raises) the bound on the requests one serving question may simulate (default
+ * WEB_MAX_SIM_REQUESTS); the fuzz target keeps each input short. */
+void web_api_set_max_sim_requests(web_api *a, double n);
+
 /* The data folder the API reads. */
 const char *web_api_data_dir(const web_api *a);
 

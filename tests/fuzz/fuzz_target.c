@@ -63,6 +63,50 @@ __attribute__((unused)) static int write_input(const uint8_t *data, size_t size)
         }                                                                                          \
     } while (0)
 
+#if FUZZ_TARGET == 14
+#include <cjson/cJSON.h>
+
+#include "web_api.h"
+
+/* The web planner's JSON API (sim/cli/web_api.c) on arbitrary bodies: the first byte picks the
+ * route and method, the rest is the body. Every answer is JSON with a known status; a refusal
+ * carries a message. The server's work bound is lowered so that no input runs for long. */
+static web_api *web_a;
+
+/* At exit: the API's temporary folder goes with it. */
+static void web_free(void) { web_api_free(web_a); }
+
+static void web_one(const uint8_t *data, size_t size)
+{
+    web_api *a = web_a;
+    if (!a) {
+        char err[512] = "";
+        a = web_api_new(SIM_SOURCE_DIR, err, sizeof(err));
+        REQUIRE(a != NULL);
+        web_api_set_max_sim_requests(a, 20000.0);
+        web_a = a;
+        atexit(web_free);
+    }
+    static const char *const paths[] = {"/api/capacity", "/api/serving", "/api/step",
+                                        "/api/catalog", "/api/x"};
+    const char *route = paths[size ? data[0] % 5 : 0];
+    const char *method = size && data[0] >= 128 ? "GET" : "POST";
+    char *out = NULL;
+    size_t len = 0;
+    int status = 0;
+    if (web_api_handle(a, method, route, size ? (const char *)data + 1 : "", size ? size - 1 : 0,
+                       &out, &len, &status) != 0)
+        return; /* out of memory */
+    REQUIRE(status == 200 || status == 400 || status == 404 || status == 405 || status == 413);
+    cJSON *j = cJSON_ParseWithLength(out, len);
+    REQUIRE(j != NULL && cJSON_IsObject(j));
+    if (status != 200)
+        REQUIRE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "error")));
+    cJSON_Delete(j);
+    free(out);
+}
+#endif
+
 #if FUZZ_TARGET == 12
 #include "llmstep.h"
 
@@ -562,8 +606,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         sim_lss_free(&lr);
     }
+#elif FUZZ_TARGET == 14 /* the web planner's JSON API */
+    (void)err;
+    web_one(data, size);
 #else
-#error "FUZZ_TARGET must be 1..12"
+#error "FUZZ_TARGET must be 1..14"
 #endif
     return 0;
 }

@@ -12,7 +12,7 @@ secs=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=${FUZZ_WORK:-$(mktemp -d)}
-targets=${*:-model hw engine calib meas trace stream nccl gemm cli kernels api bench}
+targets=${*:-model hw engine calib meas trace stream nccl gemm cli kernels api bench web}
 seed() { # seed NAME FILES...
     dir=$work/corpus-$1
     mkdir -p "$dir"
@@ -48,6 +48,18 @@ for s in 0 1 2 3 4 5 6 7; do
     printf 'seed%s-%s' "$s" "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
         >"$work/corpus-api/seed$s"
 done
+# The web API: the first byte picks the route (0 capacity, 1 serving, 2 step), then a body.
+mkdir -p "$work/corpus-web"
+printf '\000{"model":"llama-3.1-8b","hws":["h100-sxm"],"tps":[1,2],"prompt_tokens":1024,"output_tokens":256}' \
+    >"$work/corpus-web/capacity"
+printf '\001{"model":"llama-3.1-8b","hws":"h100-sxm","tps":[1],"loads":[1,4],"prompt_tokens":128,"output_tokens":16,"slo_tpot_ms":30,"gpu_hour_usd":2}' \
+    >"$work/corpus-web/serving"
+printf '\001{"model":"llama-3.1-8b","hws":"h100-sxm","tps":[1],"trace_jsonl":"{\\"arrival_s\\": 0, \\"prompt_tokens\\": 10, \\"output_tokens\\": 5}\\n"}' \
+    >"$work/corpus-web/trace"
+printf '\002{"model":"llama-3.1-8b","hw":"h100-sxm","tp":2,"phase":"prefill","batch":4,"tokens":512,"calibration":"shipped"}' \
+    >"$work/corpus-web/step"
+printf '\000{"config_json":"{\\"model_type\\": \\"llama\\"}","hws":"h100-sxm","tps":1}' \
+    >"$work/corpus-web/config"
 mkdir -p "$work/corpus-cli"
 for s in 1x1024 32x2048 4x512x1024:mid 0.9 on off server llm 16 1e-3 -1 abc; do
     printf '%s' "$s" >"$work/corpus-cli/$s"
@@ -64,6 +76,17 @@ done
 cat "$src"/models/*.json "$src"/hwprofiles/*.json "$src"/engines/*.json \
     "$src"/calibrations/*.json "$src"/tests/data/meas/*.jsonl 2>/dev/null |
     grep -o '"[a-z_0-9]*":' | sort -u | sed 's/^\(.*\):$/\1/; s/"/\\"/g; s/^/"/; s/$/"/' >"$work/keys.dict"
+# The web API's dictionary: its request keys and choices.
+for k in model config_json engine calibration dtype kv_dtype max_model_len \
+    gpu_memory_utilization_frac hws tps prompt_tokens output_tokens arrival loads range_ratio \
+    num_requests seed slo_ttft_ms slo_tpot_ms slo_percentile gpu_hour_usd best trace_jsonl hw tp \
+    phase batch tokens; do
+    printf '"\\"%s\\":"\n' "$k"
+done >"$work/web.dict"
+for v in '"h100-sxm"' '"a100-sxm-80gb"' '"llama-3.1-8b"' '"qwen3-32b"' '"shipped"' '"none"' \
+    '"poisson"' '"closed"' '"decode"' '"prefill"' '"fp8"' 'true' 'null' '[1,2,4,8]'; do
+    printf '"%s"\n' "$(printf '%s' "$v" | sed 's/"/\\"/g')"
+done >>"$work/web.dict"
 fail=0
 for t in $targets; do
     bin=$build/tests/fuzz/fuzz_$t
@@ -75,6 +98,7 @@ for t in $targets; do
     runs=${FUZZ_RUNS:--1}
     dict=""
     [ "$t" != cli ] && [ "$t" != api ] && dict="-dict=$work/keys.dict"
+    [ "$t" = web ] && dict="-dict=$work/web.dict"
     (cd "$work" && "$bin" -max_total_time="$secs" -runs="$runs" -timeout=1 -rss_limit_mb=2048 \
         -max_len=65536 $dict "$work/corpus-$t" >"$work/fuzz_$t.log" 2>&1)
     rc=$?

@@ -71,6 +71,15 @@ def same(page_value, cli_value, what):
     check(pv == float(cli_value), "%s: page %r, CLI %r" % (what, pv, cli_value))
 
 
+def data_dir_of(binary):
+    """The data folder the server reads (the first line of `llmstep --help`'s data note)."""
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("Data: models and hwprofiles are read from "):
+            return line.split(" read from ", 1)[1].split(" (", 1)[0]
+    raise RuntimeError("llmstep --help names no data folder")
+
+
 def cells(row):
     return {td.get_attribute("data-key"): td.get_attribute("data-value")
             for td in row.find_elements(By.CSS_SELECTOR, "td[data-key]")}
@@ -261,7 +270,54 @@ def main():
               "step: the roofline is drawn")
         screenshot(driver, out_dir, "4-roofline", "sec-step")
 
-        # 5. A bad config.json: the loader's message, as the CLI prints it for that file.
+        # A library error in a view: the CLI's message for the command shown.
+        set_input(driver, "step-batch", "5000")
+        driver.find_element(By.ID, "btn-step").click()
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "error").is_displayed())
+        shown = driver.find_element(By.ID, "error").text.strip()
+        p = run_cli(binary, "llmstep predict --model llama-3.1-8b --hw h100-sxm --tp 2 "
+                    "--decode 5000x2048 --calibration %s/calibrations" % data_dir_of(binary))
+        check(p.returncode != 0 and p.stderr.strip().endswith(": " + shown),
+              "step error: page %r, CLI %r" % (shown, p.stderr.strip()))
+        set_input(driver, "step-batch", "64")
+
+        # 5. A trace replayed by each layout: `llmstep serve --trace trace.jsonl` per row.
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, "trace.jsonl")
+            with open(trace, "w") as f:
+                for i in range(60):  # 60 requests, 8 a second, lengths cycling
+                    f.write(json.dumps({"arrival_s": i * 0.125,
+                                        "prompt_tokens": 256 + 97 * (i % 11),
+                                        "output_tokens": 32 + 13 * (i % 7)}) + "\n")
+            driver.find_element(By.ID, "trace-file").send_keys(trace)
+            WebDriverWait(driver, 10).until(
+                lambda dr: dr.find_element(By.ID, "trace-info").text != "")
+            click_and_wait(driver, "btn-serving", "serving")
+            cmds = driver.find_element(By.ID, "cli-serving").text.strip().split("\n")
+            rows = rows_of(driver, "out-serving")
+            check(len(rows) == 4 and len(cmds) == 4,
+                  "trace: 4 rows and commands (2 GPUs x 2 TPs), got %d, %d" % (len(rows), len(cmds)))
+            for row, cmd in zip(rows, cmds):
+                c = cells(row)
+                p = run_cli(binary, cmd, cwd=d)
+                check(p.returncode == 0, "trace: %s: exit %d %s" % (cmd, p.returncode, p.stderr))
+                if p.returncode != 0:
+                    continue
+                j = json.loads(p.stdout)
+                what = "trace %s TP %s" % (row.get_attribute("data-hw"), c["tp"])
+                check(j["hardware"] == row.get_attribute("data-hw") and j["tp"] == int(c["tp"]),
+                      what + ": the command's layout")
+                for k in ("p50", "p90"):
+                    same(c["ttft_s." + k], j["ttft_s"][k], what + ": TTFT " + k)
+                    same(c["tpot_s." + k], j["tpot_s"][k], what + ": TPOT " + k)
+                same(c["requests_per_s"], j["request_throughput_per_s"], what + ": requests/s")
+                same(c["output_tokens_per_s_per_gpu"], j["output_tokens_per_s"] / j["tp"],
+                     what + ": tokens/s/GPU")
+                check(j["n_requests"] == 60, what + ": 60 requests replayed")
+            screenshot(driver, out_dir, "5-trace", "sec-serving")
+            driver.find_element(By.ID, "trace-clear").click()
+
+        # 6. A bad config.json: the loader's message, as the CLI prints it for that file.
         bad = '{\n  "model_type": "llama",\n  "hidden_size": 4096\n}\n'
         driver.find_element(By.CSS_SELECTOR, "#paste summary").click()
         driver.execute_script("document.getElementById('config').value = arguments[0]", bad)
@@ -276,7 +332,7 @@ def main():
         check(p.returncode != 0, "the CLI refuses the bad config")
         check(cli_msg == "llmstep: " + shown,
               "bad config: page %r, CLI %r" % (shown, cli_msg))
-        screenshot(driver, out_dir, "5-bad-config", "error")
+        screenshot(driver, out_dir, "6-bad-config", "error")
     finally:
         driver.quit()
         rc = srv.stop()
