@@ -52,7 +52,7 @@ extern "C" {
 #define LLMSTEP_VERSION_MAJOR 0
 #define LLMSTEP_VERSION_MINOR 5
 #define LLMSTEP_VERSION_PATCH 0
-#define LLMSTEP_VERSION       "0.6.0"
+#define LLMSTEP_VERSION       "0.7.0"
 #define LLMSTEP_ABI_VERSION   7
 
 #if defined(LLMSTEP_BUILDING) && defined(__GNUC__)
