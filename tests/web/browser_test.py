@@ -31,16 +31,7 @@ except ImportError:
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
 
-failures = []
-checks = 0
-
-
-def check(cond, msg):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
+check = webtest.check
 
 
 def run_cli(binary, cmd, cwd=None):
@@ -337,8 +328,7 @@ def main():
         driver.quit()
         rc = srv.stop()
     check(rc == 0, "llmstep web exits 0 on SIGTERM (got %r)" % rc)
-    print("browser_test: %d checks, %d failed" % (checks, len(failures)))
-    return 1 if failures else 0
+    return webtest.report("browser_test")
 
 
 if __name__ == "__main__":

@@ -22,16 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import webtest  # noqa: E402
 
-failures = []
-checks = 0
-
-
-def check(cond, msg):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
+check = webtest.check
 
 
 def request(port, method, path, body=None, headers=None, timeout=20):
@@ -212,8 +203,7 @@ def main():
     finally:
         rc = srv.stop()
     check(rc == 0, "exits 0 on SIGTERM (got %r)" % rc)
-    print("http_robustness: %d checks, %d failed" % (checks, len(failures)))
-    return 1 if failures else 0
+    return webtest.report("http_robustness")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,23 @@ import time
 
 SKIP = 77
 
+failures = []
+checks = [0]
+
+
+def check(cond, msg):
+    """Counts a check; prints and keeps the message of a failed one."""
+    checks[0] += 1
+    if not cond:
+        failures.append(msg)
+        print("FAIL: " + msg)
+
+
+def report(name):
+    """The last line, and the exit status: 1 when a check failed."""
+    print("%s: %d checks, %d failed" % (name, checks[0], len(failures)))
+    return 1 if failures else 0
+
 
 def skip(msg):
     """Exit 77 (ctest's skip) with the reason, except in CI, where a missing tool fails."""
