@@ -126,6 +126,29 @@ static void test_serving(void)
     }
     cJSON_Delete(j);
 
+    /* A demand of 50 requests/s: replicas = ceil(50 / requests/s) of the layout's GPUs, on the
+     * points that meet the SLO only. */
+    j = post("/api/serving",
+             "{\"model\":\"llama-3.1-8b\",\"hws\":[\"h100-sxm\"],\"tps\":[1,2],\"loads\":[1,8],"
+             "\"prompt_tokens\":512,\"output_tokens\":64,\"slo_tpot_ms\":30,"
+             "\"demand_requests_per_s\":50}",
+             &status);
+    CHECK(j && status == 200);
+    rows = cJSON_GetObjectItemCaseSensitive(j, "rows");
+    int n_fleet = 0;
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "meets_slo"))) {
+            CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "gpus_for_demand")));
+            continue;
+        }
+        double replicas = ceil(50.0 / num(r, "requests_per_s"));
+        CHECK_REL(num(r, "replicas_for_demand"), replicas, 0.0);
+        CHECK_REL(num(r, "gpus_for_demand"), replicas * num(r, "gpus"), 0.0);
+        n_fleet++;
+    }
+    CHECK(n_fleet > 0);
+    cJSON_Delete(j);
+
     /* best: one row per GPU, judged over the planning seeds (a random workload). */
     j = post("/api/serving",
              "{\"model\":\"llama-3.1-8b\",\"hws\":[\"h100-sxm\"],\"tps\":[1,2],\"loads\":[1,8],"

@@ -95,6 +95,8 @@ function servingFields(best) {
   const ttft0 = num('slo-ttft');
   const tpot0 = num('slo-tpot');
   const prices0 = hws.map((h) => num('price-' + h));
+  const demand = num('demand');
+  if (demand) q.demand_requests_per_s = demand;
   if (traceText !== null && !best) {
     // The trace gives the arrivals and lengths: one run per layout.
     q.trace_jsonl = traceText;
@@ -279,7 +281,7 @@ function servingTable(table, rows, loadKey, best) {
   const loadName = { concurrency: 'clients', request_rate_per_s: 'req/s', trace: 'load' }[loadKey];
   header(table, ['GPU', 'TP', 'GPUs', best ? 'load' : loadName,
     'status', 'TTFT p50', 'TTFT p90', 'TPOT p50', 'TPOT p90', 'req/s', 'tok/s/GPU',
-    'USD per M tokens', 'meets SLOs']);
+    'USD per M tokens', 'meets SLOs', 'replicas', 'GPUs for the demand']);
   for (const r of rows) {
     const tr = el('tr');
     tr.dataset.hw = r.hw;
@@ -288,7 +290,7 @@ function servingTable(table, rows, loadKey, best) {
     textCell(tr, r.hw, 'hw');
     if (r.status === 'none_meets_slo') {
       tr.className = 'no';
-      const td = el('td', { class: 'text', colspan: 12 }, 'no layout meets the SLOs at these loads');
+      const td = el('td', { class: 'text', colspan: 14 }, 'no layout meets the SLOs at these loads');
       td.dataset.key = 'status';
       td.dataset.value = r.status;
       tr.appendChild(td);
@@ -301,7 +303,7 @@ function servingTable(table, rows, loadKey, best) {
     else cell(tr, r[loadKey], loadKey === 'concurrency' ? '' : 'rate', loadKey);
     if (r.status === 'error') {
       tr.className = 'no';
-      const td = el('td', { class: 'text', colspan: 9 }, r.error);
+      const td = el('td', { class: 'text', colspan: 11 }, r.error);
       td.dataset.key = 'error';
       tr.appendChild(td);
       table.appendChild(tr);
@@ -317,6 +319,8 @@ function servingTable(table, rows, loadKey, best) {
     cell(tr, ok ? r.output_tokens_per_s_per_gpu : null, 'rate', 'output_tokens_per_s_per_gpu');
     cell(tr, ok ? r.cost_per_mtok_usd : null, 'usd', 'cost_per_mtok_usd');
     textCell(tr, ok ? (r.meets_slo ? 'yes' : 'no') : '-', 'meets_slo');
+    cell(tr, r.replicas_for_demand, 'tok', 'replicas_for_demand');
+    cell(tr, r.gpus_for_demand, 'tok', 'gpus_for_demand');
     if (!ok) tr.className = 'no';
     else if (best) tr.className = 'best';
     table.appendChild(tr);

@@ -554,7 +554,8 @@ typedef struct serving_q {
     size_t n_prices;
     int best;
     int64_t n_seeds;
-    char trace[600]; /* a pasted trace (the server's copy); "": none */
+    double demand_per_s; /* requests/s the fleet must serve (0: none) */
+    char trace[600];     /* a pasted trace (the server's copy); "": none */
 } serving_q;
 
 static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
@@ -572,7 +573,8 @@ static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
         return fail(e, "request: 'arrival': expected closed or poisson");
     q->open_loop = strcmp(arrival, "poisson") == 0;
     const char *trace = NULL;
-    if (get_str(o, "trace_jsonl", WEB_MAX_TRACE_BYTES, &trace, e) != 0)
+    if (get_str(o, "trace_jsonl", WEB_MAX_TRACE_BYTES, &trace, e) != 0 ||
+        get_num(o, "demand_requests_per_s", 0.0, 1e9, 0, &q->demand_per_s, e) != 0)
         return -1;
     if (trace) {
         /* A trace fixes the arrivals and lengths: one run per layout, no load axis. */
@@ -673,7 +675,24 @@ static void serving_cli(const serving_q *q, sbuf *s)
     sb_add(s, " --format json");
 }
 
-static void put_row(cJSON *arr, const llmstep_sweep_row *r, const char *hw)
+/* The fleet a demand of demand_per_s requests per second takes at a point that meets the
+ * SLOs: replicas = ceil(demand / the point's requests per second), GPUs = replicas x the
+ * layout's GPUs (docs/web.md, "GPUs for a demand"). Not given (null) for a point that misses
+ * the SLOs or without a demand. */
+static void put_fleet(cJSON *x, double demand_per_s, int meets_slo, double requests_per_s,
+                      double gpus)
+{
+    if (demand_per_s > 0.0 && meets_slo && requests_per_s > 0.0) {
+        double replicas = ceil(demand_per_s / requests_per_s);
+        put_num(x, "replicas_for_demand", replicas);
+        put_num(x, "gpus_for_demand", replicas * gpus);
+    } else {
+        cJSON_AddNullToObject(x, "replicas_for_demand");
+        cJSON_AddNullToObject(x, "gpus_for_demand");
+    }
+}
+
+static void put_row(cJSON *arr, const llmstep_sweep_row *r, const char *hw, double demand_per_s)
 {
     cJSON *x = cJSON_CreateObject();
     if (!x)
@@ -704,6 +723,8 @@ static void put_row(cJSON *arr, const llmstep_sweep_row *r, const char *hw)
     put_num(x, "cost_per_mtok_usd", r->cost_per_mtok_usd);
     put_num(x, "kv_peak_frac", r->kv_peak_frac);
     put_num(x, "preemptions", (double)r->preemptions);
+    put_fleet(x, demand_per_s, r->status == LLMSTEP_SWEEP_OK && r->meets_slo, r->requests_per_s,
+              (double)(r->tp * r->pp * r->dp));
 }
 
 /* A pasted trace served by each layout (`llmstep serve --trace`): one row per GPU and TP. */
@@ -775,6 +796,9 @@ static cJSON *serve_trace(web_api *a, const serving_q *q, req_err *e)
                     sim_sweep_cost_per_mtok(price, q->tps[t], r.output_tokens_per_s));
             put_num(x, "kv_peak_frac", r.kv_peak_frac);
             put_num(x, "preemptions", (double)r.preemptions);
+            put_fleet(x, q->demand_per_s,
+                      llmstep_meets_slo(&r, w.slo_ttft_s, w.slo_tpot_s, (int)q->percentile),
+                      r.request_throughput_per_s, gpus);
         }
     cJSON_AddStringToObject(root, "cli", all.b);
     put_num(root, "n_seeds", 1.0);
@@ -853,7 +877,7 @@ static cJSON *q_serving(web_api *a, const cJSON *o, req_err *e)
         if (q.best) {
             long long b = llmstep_sweep_best(rr, got);
             if (b >= 0)
-                put_row(rows, &rr[b], q.hws[h]);
+                put_row(rows, &rr[b], q.hws[h], q.demand_per_s);
             else {
                 cJSON *x = cJSON_CreateObject();
                 cJSON_AddItemToArray(rows, x);
@@ -862,7 +886,7 @@ static cJSON *q_serving(web_api *a, const cJSON *o, req_err *e)
             }
         } else {
             for (size_t i = 0; i < got; i++)
-                put_row(rows, &rr[i], q.hws[h]);
+                put_row(rows, &rr[i], q.hws[h], q.demand_per_s);
         }
         free(rr);
     }
@@ -1157,12 +1181,31 @@ static const struct {
       "gpu_memory_utilization_frac", "hws", "tps", "prompt_tokens", "output_tokens", NULL}},
     {"/api/serving",
      q_serving,
-     {"model",         "config_json",   "engine",        "calibration",
-      "dtype",         "kv_dtype",      "max_model_len", "gpu_memory_utilization_frac",
-      "hws",           "tps",           "arrival",       "loads",
-      "prompt_tokens", "output_tokens", "range_ratio",   "num_requests",
-      "seed",          "slo_ttft_ms",   "slo_tpot_ms",   "slo_percentile",
-      "gpu_hour_usd",  "best",          "trace_jsonl",   NULL}},
+     {"model",
+      "config_json",
+      "engine",
+      "calibration",
+      "dtype",
+      "kv_dtype",
+      "max_model_len",
+      "gpu_memory_utilization_frac",
+      "hws",
+      "tps",
+      "arrival",
+      "loads",
+      "prompt_tokens",
+      "output_tokens",
+      "range_ratio",
+      "num_requests",
+      "seed",
+      "slo_ttft_ms",
+      "slo_tpot_ms",
+      "slo_percentile",
+      "gpu_hour_usd",
+      "best",
+      "trace_jsonl",
+      "demand_requests_per_s",
+      NULL}},
     {"/api/step",
      q_step,
      {"model", "config_json", "engine", "calibration", "dtype", "kv_dtype", "max_model_len",

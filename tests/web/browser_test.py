@@ -11,6 +11,7 @@ value in data-value). Then a bad pasted config.json must show the loader's messa
 CLI prints for that file. Screenshots of each view go to SCREENSHOT_DIR.
 """
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -201,7 +202,9 @@ def main():
         check(len(plots) == 2, "serving: two plots drawn (got %d canvases)" % len(plots))
         screenshot(driver, out_dir, "2-serving", "sec-serving")
 
-        # 3. The best layout per GPU under the SLOs.
+        # 3. The best layout per GPU under the SLOs, and the GPUs a demand of 100 requests/s
+        # takes: replicas = ceil(100 / the layout's requests/s), GPUs = replicas x its GPUs.
+        set_input(driver, "demand", "100")
         click_and_wait(driver, "btn-best", "best")
         cmd = driver.find_element(By.ID, "cli-best").text.strip()
         check("--best" in cmd and "--seeds 20" in cmd, "best: the command asks --best over 20 seeds")
@@ -229,7 +232,11 @@ def main():
             same(c["cost_per_mtok_usd"], r["cost_per_mtok_usd"], what + ": cost")
             same(c["output_tokens_per_s_per_gpu"], r["output_tokens_per_s_per_gpu"],
                  what + ": tokens/s/GPU")
+            replicas = math.ceil(100.0 / r["requests_per_s"])
+            same(c["replicas_for_demand"], replicas, what + ": replicas for 100 requests/s")
+            same(c["gpus_for_demand"], replicas * r["tp"], what + ": GPUs for 100 requests/s")
         screenshot(driver, out_dir, "3-best", "sec-best")
+        set_input(driver, "demand", "")
 
         # 4. A step's operators on the roofline.
         Select(driver.find_element(By.ID, "step-hw")).select_by_value("h100-sxm")
