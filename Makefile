@@ -100,7 +100,7 @@ clang-check: deps
 fuzz: deps
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DSIM_FUZZ=ON >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_model fuzz_hw fuzz_engine fuzz_calib \
-	    fuzz_meas fuzz_trace fuzz_stream fuzz_nccl fuzz_gemm fuzz_cli fuzz_kernels fuzz_api fuzz_bench
+	    fuzz_meas fuzz_trace fuzz_stream fuzz_nccl fuzz_gemm fuzz_cli fuzz_kernels fuzz_api fuzz_bench fuzz_web
 fuzz-smoke: fuzz
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
