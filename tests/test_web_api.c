@@ -245,6 +245,49 @@ static void test_pasted_config(void)
     cJSON_Delete(req);
 }
 
+/* A pasted quantized checkpoint is read as the CLI reads the file: its quantization_config
+ * gives the weight format and bytes. Llama-3.1-70B AWQ int4, group 128: the weight format
+ * "awq-int4-g128", as `llmstep models` names it. */
+static void test_pasted_quantized(void)
+{
+    FILE *f = fopen(SIM_SOURCE_DIR "/models/llama-3.1-70b-awq.json", "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    static char text[200000];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddStringToObject(req, "config_json", text);
+    cJSON_AddStringToObject(req, "hws", "h100-sxm");
+    cJSON_AddNumberToObject(req, "tps", 2);
+    char *body = cJSON_PrintUnformatted(req);
+    int status = 0;
+    cJSON *pasted = post("/api/capacity", body, &status);
+    CHECK(pasted && status == 200);
+    cJSON *bundled =
+        post("/api/capacity", "{\"model\":\"llama-3.1-70b-awq\",\"hws\":\"h100-sxm\",\"tps\":2}",
+             &status);
+    CHECK(bundled && status == 200);
+    const cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pasted, "results"), 0);
+    const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(bundled, "results"), 0);
+    CHECK_STR(str(a, "weights"), "awq-int4-g128");
+    CHECK_STR(str(a, "weights"), str(b, "weights"));
+    CHECK_REL(num(a, "weights_bytes_per_gpu"), num(b, "weights_bytes_per_gpu"), 0.0);
+    /* int4 with fp16 scales and zeros per 128 weights: well under a quarter of bf16's 2 bytes
+     * per parameter plus the 16-bit embedding and head, so below 0.6 of the bf16 model's. */
+    cJSON *bf16 = post("/api/capacity",
+                       "{\"model\":\"llama-3.1-70b\",\"hws\":\"h100-sxm\",\"tps\":2}", &status);
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(bf16, "results"), 0);
+    CHECK(num(a, "weights_bytes_per_gpu") < 0.6 * num(c, "weights_bytes_per_gpu"));
+    cJSON_Delete(bf16);
+    cJSON_Delete(bundled);
+    cJSON_Delete(pasted);
+    cJSON_free(body);
+    cJSON_Delete(req);
+}
+
 static void test_trace(void)
 {
     int status = 0;
@@ -360,6 +403,7 @@ int main(void)
     test_step();
     test_pasted_config();
     test_trace();
+    test_pasted_quantized();
     test_bad_requests();
     web_api_free(api);
     return check_report("test_web_api");

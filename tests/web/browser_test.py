@@ -146,6 +146,9 @@ def main():
         for tp in driver.find_elements(By.CSS_SELECTOR, ".tp"):
             set_checked(driver, tp, tp.get_attribute("value") in ("1", "2"))
         Select(driver.find_element(By.ID, "calibration")).select_by_value("shipped")
+        # An fp8 KV cache and a 32k context limit: options every command line must carry.
+        Select(driver.find_element(By.ID, "kv-dtype")).select_by_value("fp8")
+        set_input(driver, "max-model-len", "32768")
         set_input(driver, "loads", "1,8,32,64")
         set_input(driver, "prompt", "1024")
         set_input(driver, "output", "256")
@@ -155,6 +158,8 @@ def main():
         # 1. Capacity.
         click_and_wait(driver, "btn-capacity", "capacity")
         cmds = driver.find_element(By.ID, "cli-capacity").text.strip().split("\n")
+        check(all("--kv-dtype fp8 --max-model-len 32768" in c for c in cmds),
+              "capacity: the commands carry the KV dtype and max_model_len")
         rows = rows_of(driver, "out-capacity")
         check(len(rows) == 4 and len(cmds) == 4,
               "capacity: 4 rows and 4 commands (2 GPUs x 2 TPs), got %d, %d" % (len(rows), len(cmds)))
@@ -164,6 +169,8 @@ def main():
             f = j["per_tp"]
             what = "capacity %s TP %s" % (row.get_attribute("data-hw"), row.get_attribute("data-tp"))
             check(j["hardware"] == row.get_attribute("data-hw"), what + ": GPU")
+            check(c.get("kv_dtype") == j["kv_dtype"] == "fp8", what + ": KV dtype fp8")
+            check(j["max_model_len"] == 32768, what + ": max_model_len")
             for key in ("capacity_bytes_per_gpu", "usable_bytes_per_gpu", "weights_bytes_per_gpu",
                         "activation_bytes_per_gpu", "reserve_bytes_per_gpu",
                         "kv_budget_bytes_per_gpu", "kv_capacity_tokens", "max_seqs_at_context"):
