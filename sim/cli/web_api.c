@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "atomic_write.h"
+#include "json_writer.h"
 #include "llmstep.h"
 #include "paths.h"
 #include "sweep_drive.h"
@@ -68,16 +69,17 @@ static void sb_add(sbuf *s, const char *fmt, ...)
         s->n = (size_t)k < sizeof(s->b) - s->n ? s->n + (size_t)k : sizeof(s->b);
 }
 
-/* The shortest of %.15g, %.16g, %.17g that reads back as v (1.6, not 1.6000000000000001): a
- * number on a command line that parses to the same double the page sent. */
-static const char *num_repr(double v, char *buf, size_t cap)
+/* A number as every JSON number of llmstep is written (sim_jw_put_number: the shortest of
+ * %.15g, %.16g, %.17g that reads back as v; 1.6, not 1.6000000000000001), NUL-terminated: on a
+ * command line it parses to the same double the page sent. */
+typedef struct num_text {
+    char s[SIM_JW_NUMBER_MAX + 1];
+} num_text;
+
+static const char *num_repr(double v, num_text *t)
 {
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return buf;
+    *sim_jw_put_number(t->s, v) = '\0';
+    return t->s;
 }
 
 static int id_known(const id_list *l, const char *id)
@@ -349,9 +351,9 @@ static void cli_deploy(const deploy_q *q, sbuf *s, int calib)
         sb_add(s, " --kv-dtype %s", q->kv_dtype);
     if (q->max_model_len > 0)
         sb_add(s, " --max-model-len %lld", (long long)q->max_model_len);
-    char nb[40];
+    num_text nb;
     if (q->gpu_mem_util_frac > 0.0)
-        sb_add(s, " --gpu-memory-utilization %s", num_repr(q->gpu_mem_util_frac, nb, sizeof(nb)));
+        sb_add(s, " --gpu-memory-utilization %s", num_repr(q->gpu_mem_util_frac, &nb));
 }
 
 static const char *model_arg(const deploy_q *q) { return q->pasted ? "config.json" : q->model; }
@@ -426,8 +428,8 @@ static void cli_list_num(sbuf *s, const char *opt, const double *v, size_t n)
 {
     sb_add(s, " %s ", opt);
     for (size_t i = 0; i < n; i++) {
-        char nb[40];
-        sb_add(s, "%s%s", i ? "," : "", num_repr(v[i], nb, sizeof(nb)));
+        num_text nb;
+        sb_add(s, "%s%s", i ? "," : "", num_repr(v[i], &nb));
     }
 }
 
@@ -445,9 +447,9 @@ static void cli_list_str(sbuf *s, const char *opt, const char *const *v, size_t 
  * bit), null when not finite (JSON has no NaN). */
 static void put_num(cJSON *o, const char *key, double v)
 {
-    char buf[40];
+    num_text nb;
     if (isfinite(v))
-        cJSON_AddRawToObject(o, key, num_repr(v, buf, sizeof(buf)));
+        cJSON_AddRawToObject(o, key, num_repr(v, &nb));
     else
         cJSON_AddNullToObject(o, key);
 }
@@ -558,6 +560,28 @@ typedef struct serving_q {
     char trace[600];     /* a pasted trace (the server's copy); "": none */
 } serving_q;
 
+/* The SLOs and prices, as a sweep and a trace take them. */
+static int read_slos_prices(const cJSON *o, serving_q *q, req_err *e)
+{
+    if (get_i64(o, "slo_percentile", 50, 99, &q->percentile, e) ||
+        get_num(o, "slo_ttft_ms", 0.0, 1e7, 0, &q->slo_ttft_ms, e) ||
+        get_num(o, "slo_tpot_ms", 0.0, 1e7, 0, &q->slo_tpot_ms, e) ||
+        get_nums(o, "gpu_hour_usd", 1e-9, 1e9, 0, q->prices, WEB_MAX_HWS, &q->n_prices, e))
+        return -1;
+    if (q->percentile != 50 && q->percentile != 90 && q->percentile != 99)
+        return fail(e, "request: 'slo_percentile': expected 50, 90 or 99");
+    if (q->n_prices > 1 && q->n_prices != q->n_hw)
+        return fail(e, "request: 'gpu_hour_usd': one price for all GPUs or one per GPU (%zu)",
+                    q->n_hw);
+    return 0;
+}
+
+/* The price per GPU-hour of the h-th GPU (0: none given). */
+static double price_of(const serving_q *q, size_t h)
+{
+    return q->n_prices == 0 ? 0.0 : q->prices[q->n_prices == 1 ? 0 : h];
+}
+
 static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
 {
     memset(q, 0, sizeof(*q));
@@ -587,20 +611,7 @@ static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
         if (write_paste(a, trace, "trace.jsonl", q->trace, sizeof(q->trace), e) != 0)
             return -1;
         q->n_seeds = 1;
-        return get_i64(o, "slo_percentile", 50, 99, &q->percentile, e) ||
-                       get_num(o, "slo_ttft_ms", 0.0, 1e7, 0, &q->slo_ttft_ms, e) ||
-                       get_num(o, "slo_tpot_ms", 0.0, 1e7, 0, &q->slo_tpot_ms, e) ||
-                       get_nums(o, "gpu_hour_usd", 1e-9, 1e9, 0, q->prices, WEB_MAX_HWS,
-                                &q->n_prices, e)
-                   ? -1
-               : q->n_prices > 1 && q->n_prices != q->n_hw
-                   ? fail(e,
-                          "request: 'gpu_hour_usd': one price for all GPUs or one per GPU "
-                          "(%zu)",
-                          q->n_hw)
-               : q->percentile != 50 && q->percentile != 90 && q->percentile != 99
-                   ? fail(e, "request: 'slo_percentile': expected 50, 90 or 99")
-                   : 0;
+        return read_slos_prices(o, q, e);
     }
     if (get_nums(o, "loads", q->open_loop ? 1e-6 : 1, q->open_loop ? 1e5 : 4096, !q->open_loop,
                  q->loads, WEB_MAX_LOADS, &q->n_loads, e) != 0)
@@ -616,17 +627,8 @@ static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
         get_i64(o, "output_tokens", 1, 16777216, &q->output, e) ||
         get_i64(o, "num_requests", 0, 20000, &q->num_requests, e) ||
         get_i64(o, "seed", 0, 1000000000, &q->seed, e) ||
-        get_i64(o, "slo_percentile", 50, 99, &q->percentile, e) ||
-        get_num(o, "range_ratio", 0.0, 0.99, 0, &q->range_ratio, e) ||
-        get_num(o, "slo_ttft_ms", 0.0, 1e7, 0, &q->slo_ttft_ms, e) ||
-        get_num(o, "slo_tpot_ms", 0.0, 1e7, 0, &q->slo_tpot_ms, e) ||
-        get_nums(o, "gpu_hour_usd", 1e-9, 1e9, 0, q->prices, WEB_MAX_HWS, &q->n_prices, e))
+        get_num(o, "range_ratio", 0.0, 0.99, 0, &q->range_ratio, e) || read_slos_prices(o, q, e))
         return -1;
-    if (q->percentile != 50 && q->percentile != 90 && q->percentile != 99)
-        return fail(e, "request: 'slo_percentile': expected 50, 90 or 99");
-    if (q->n_prices > 1 && q->n_prices != q->n_hw)
-        return fail(e, "request: 'gpu_hour_usd': one price for all GPUs or one per GPU (%zu)",
-                    q->n_hw);
     q->n_seeds = sim_sweep_default_seeds(q->best, q->open_loop, q->range_ratio);
     /* The work, bounded: points x seeds x requests each. */
     double work = 0.0;
@@ -643,6 +645,16 @@ static int read_serving(web_api *a, const cJSON *o, serving_q *q, req_err *e)
     return 0;
 }
 
+/* The SLO options of a command line (sweep and serve take them alike). */
+static void cli_slos(const serving_q *q, sbuf *s)
+{
+    num_text nb;
+    if (q->slo_ttft_ms > 0.0)
+        sb_add(s, " --slo-ttft-ms %s", num_repr(q->slo_ttft_ms, &nb));
+    if (q->slo_tpot_ms > 0.0)
+        sb_add(s, " --slo-tpot-ms %s", num_repr(q->slo_tpot_ms, &nb));
+}
+
 static void serving_cli(const serving_q *q, sbuf *s)
 {
     sb_add(s, "llmstep sweep --kind serving --model %s", model_arg(&q->dq));
@@ -655,17 +667,14 @@ static void serving_cli(const serving_q *q, sbuf *s)
     sb_add(s, " --prompt-tokens %lld --output-tokens %lld", (long long)q->prompt,
            (long long)q->output);
     cli_deploy(&q->dq, s, 1);
-    char nb[40];
+    num_text nb;
     if (q->range_ratio >= 0.0)
-        sb_add(s, " --range-ratio %s", num_repr(q->range_ratio, nb, sizeof(nb)));
+        sb_add(s, " --range-ratio %s", num_repr(q->range_ratio, &nb));
     if (q->num_requests > 0)
         sb_add(s, " --num-requests %lld", (long long)q->num_requests);
     if (q->seed > 0)
         sb_add(s, " --seed %lld", (long long)q->seed);
-    if (q->slo_ttft_ms > 0.0)
-        sb_add(s, " --slo-ttft-ms %s", num_repr(q->slo_ttft_ms, nb, sizeof(nb)));
-    if (q->slo_tpot_ms > 0.0)
-        sb_add(s, " --slo-tpot-ms %s", num_repr(q->slo_tpot_ms, nb, sizeof(nb)));
+    cli_slos(q, s);
     if (q->percentile != 90)
         sb_add(s, " --slo-percentile %lld", (long long)q->percentile);
     if (q->n_prices > 0)
@@ -741,14 +750,10 @@ static cJSON *serve_trace(web_api *a, const serving_q *q, req_err *e)
             put_num(x, "tp", (double)q->tps[t]);
             put_num(x, "gpus", (double)q->tps[t]);
             sbuf cli = {.n = 0};
-            char nb[40];
             sb_add(&cli, "llmstep serve --model %s --hw %s --tp %lld --trace trace.jsonl",
                    model_arg(&q->dq), q->hws[h], (long long)q->tps[t]);
             cli_deploy(&q->dq, &cli, 1);
-            if (q->slo_ttft_ms > 0.0)
-                sb_add(&cli, " --slo-ttft-ms %s", num_repr(q->slo_ttft_ms, nb, sizeof(nb)));
-            if (q->slo_tpot_ms > 0.0)
-                sb_add(&cli, " --slo-tpot-ms %s", num_repr(q->slo_tpot_ms, nb, sizeof(nb)));
+            cli_slos(q, &cli);
             sb_add(&cli, " --format json");
             cJSON_AddStringToObject(x, "cli", cli.b);
             sb_add(&all, "%s%s", all.n ? "\n" : "", cli.b);
@@ -780,11 +785,9 @@ static cJSON *serve_trace(web_api *a, const serving_q *q, req_err *e)
             }
             llmstep_deploy_free(d);
             const double gpus = (double)q->tps[t];
-            const double price = q->n_prices == 0 ? 0.0 : q->prices[q->n_prices == 1 ? 0 : h];
+            const int meets = llmstep_meets_slo(&r, w.slo_ttft_s, w.slo_tpot_s, (int)q->percentile);
             cJSON_AddStringToObject(x, "status", "ok");
-            cJSON_AddBoolToObject(
-                x, "meets_slo",
-                llmstep_meets_slo(&r, w.slo_ttft_s, w.slo_tpot_s, (int)q->percentile));
+            cJSON_AddBoolToObject(x, "meets_slo", meets);
             put_num(x, "n_requests", (double)r.n_requests);
             put_dist(x, "ttft_s", &r.ttft_s);
             put_dist(x, "tpot_s", &r.tpot_s);
@@ -793,12 +796,10 @@ static cJSON *serve_trace(web_api *a, const serving_q *q, req_err *e)
             put_num(x, "output_tokens_per_s", r.output_tokens_per_s);
             put_num(x, "output_tokens_per_s_per_gpu", r.output_tokens_per_s / gpus);
             put_num(x, "cost_per_mtok_usd",
-                    sim_sweep_cost_per_mtok(price, q->tps[t], r.output_tokens_per_s));
+                    sim_sweep_cost_per_mtok(price_of(q, h), q->tps[t], r.output_tokens_per_s));
             put_num(x, "kv_peak_frac", r.kv_peak_frac);
             put_num(x, "preemptions", (double)r.preemptions);
-            put_fleet(x, q->demand_per_s,
-                      llmstep_meets_slo(&r, w.slo_ttft_s, w.slo_tpot_s, (int)q->percentile),
-                      r.request_throughput_per_s, gpus);
+            put_fleet(x, q->demand_per_s, meets, r.request_throughput_per_s, gpus);
         }
     cJSON_AddStringToObject(root, "cli", all.b);
     put_num(root, "n_seeds", 1.0);
@@ -837,8 +838,6 @@ static cJSON *q_serving(web_api *a, const cJSON *o, req_err *e)
         if (q.open_loop) {
             sp.rates = q.loads;
             sp.n_rates = q.n_loads;
-            sp.batch = conc; /* unused with rates */
-            sp.n_batch = 0;
         } else {
             sp.batch = conc;
             sp.n_batch = q.n_loads;
@@ -857,7 +856,7 @@ static cJSON *q_serving(web_api *a, const cJSON *o, req_err *e)
         sp.slo_ttft_s = sim_ms_to_s(q.slo_ttft_ms);
         sp.slo_tpot_s = sim_ms_to_s(q.slo_tpot_ms);
         sp.slo_percentile = (int)q.percentile;
-        sp.gpu_hour_usd = q.n_prices == 0 ? 0.0 : q.prices[q.n_prices == 1 ? 0 : h];
+        sp.gpu_hour_usd = price_of(&q, h);
         sp.n_seeds = q.n_seeds;
         sp.jobs = 2;
         size_t n = llmstep_sweep_size(&sp), got = 0;
