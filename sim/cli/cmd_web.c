@@ -72,21 +72,19 @@ static int parse_web(int argc, char **argv, web_args *a, int *done)
 #define WEB_THREADS          4
 #define WEB_MAX_STATIC_BYTES (4u << 20)
 
-/* The page's files, read once (name in the URL, file under <data>/web, content type). */
+/* The page's files, read once: each is served at "/" + its path under <data>/web (and
+ * index.html at "/" too). */
 static struct static_file {
-    const char *url, *file, *type;
+    const char *file, *type;
     char *data;
     size_t len;
 } files[] = {
-    {"/", "index.html", "text/html; charset=utf-8", NULL, 0},
-    {"/index.html", "index.html", "text/html; charset=utf-8", NULL, 0},
-    {"/app.js", "app.js", "text/javascript; charset=utf-8", NULL, 0},
-    {"/style.css", "style.css", "text/css; charset=utf-8", NULL, 0},
-    {"/vendor/uplot/uPlot.iife.min.js", "vendor/uplot/uPlot.iife.min.js",
-     "text/javascript; charset=utf-8", NULL, 0},
-    {"/vendor/uplot/uPlot.min.css", "vendor/uplot/uPlot.min.css", "text/css; charset=utf-8", NULL,
-     0},
-    {"/vendor/uplot/LICENSE", "vendor/uplot/LICENSE", "text/plain; charset=utf-8", NULL, 0},
+    {"index.html", "text/html; charset=utf-8", NULL, 0},
+    {"app.js", "text/javascript; charset=utf-8", NULL, 0},
+    {"style.css", "text/css; charset=utf-8", NULL, 0},
+    {"vendor/uplot/uPlot.iife.min.js", "text/javascript; charset=utf-8", NULL, 0},
+    {"vendor/uplot/uPlot.min.css", "text/css; charset=utf-8", NULL, 0},
+    {"vendor/uplot/LICENSE", "text/plain; charset=utf-8", NULL, 0},
 };
 #define N_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -101,9 +99,13 @@ static int load_files(const char *data_dir)
         size_t len = 0;
         if (sim_textin_open(path, &in, &err) != SIM_OK ||
             sim_textin_read_all(in, WEB_MAX_STATIC_BYTES, "a page file", &data, &len, &err) !=
-                SIM_OK ||
-            !(files[i].data = malloc(len + 1))) {
-            cli_error("web: %s", in && !data ? err.msg : in ? "out of memory" : err.msg);
+                SIM_OK) {
+            cli_error("web: %s", err.msg);
+            sim_textin_free(in);
+            return -1;
+        }
+        if (!(files[i].data = malloc(len + 1))) {
+            cli_error("web: %s: out of memory", path);
             sim_textin_free(in);
             return -1;
         }
@@ -237,8 +239,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return respond_msg(c, 405, "GET the page, POST the API");
+    const char *want = strcmp(url, "/") == 0 ? "index.html" : url + 1;
     for (size_t i = 0; i < N_FILES; i++)
-        if (strcmp(url, files[i].url) == 0)
+        if (url[0] == '/' && strcmp(want, files[i].file) == 0)
             return respond(c, 200, files[i].type, files[i].data, files[i].len,
                            MHD_RESPMEM_PERSISTENT);
     return respond_msg(c, 404, "not found");
