@@ -126,6 +126,19 @@ static void test_serving(void)
     }
     cJSON_Delete(j);
 
+    /* An open loop: one row per rate, the command's --request-rate in the page's numbers. */
+    j = post("/api/serving",
+             "{\"model\":\"llama-3.1-8b\",\"hws\":\"h100-sxm\",\"tps\":[1],\"arrival\":\"poisson\","
+             "\"loads\":[2.5,5],\"num_requests\":100,\"prompt_tokens\":512,\"output_tokens\":64}",
+             &status);
+    CHECK(j && status == 200);
+    rows = cJSON_GetObjectItemCaseSensitive(j, "rows");
+    CHECK(cJSON_GetArraySize(rows) == 2);
+    CHECK_REL(num(cJSON_GetArrayItem(rows, 1), "request_rate_per_s"), 5.0, 0.0);
+    CHECK_REL(num(cJSON_GetArrayItem(rows, 1), "n_requests"), 100.0, 0.0);
+    CHECK(strstr(str(j, "cli"), "--request-rate 2.5,5 ") != NULL);
+    cJSON_Delete(j);
+
     /* A demand of 50 requests/s: replicas = ceil(50 / requests/s) of the layout's GPUs, on the
      * points that meet the SLO only. */
     j = post("/api/serving",
@@ -211,9 +224,35 @@ static void test_catalog(void)
     cJSON_Delete(j);
 }
 
+/* POSTs /api/capacity for a bundled model's file pasted as config_json, on h100-sxm at tp:
+ * the answer's first result (in *root, which the caller frees), NULL when the file does not
+ * read. */
+static const cJSON *capacity_of_pasted(const char *model_file, int tp, cJSON **root)
+{
+    *root = NULL;
+    FILE *f = fopen(model_file, "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return NULL;
+    static char text[200000];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddStringToObject(req, "config_json", text);
+    cJSON_AddStringToObject(req, "hws", "h100-sxm");
+    cJSON_AddNumberToObject(req, "tps", tp);
+    char *body = cJSON_PrintUnformatted(req);
+    int status = 0;
+    *root = post("/api/capacity", body, &status);
+    CHECK(*root && status == 200);
+    cJSON_free(body);
+    cJSON_Delete(req);
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(*root, "results"), 0);
+}
+
 static void test_pasted_config(void)
 {
-    int status = 0;
     /* A config missing num_hidden_layers: the loader's message, path config.json. */
     bad("/api/capacity",
         "{\"config_json\":\"{\\n  \\\"model_type\\\": \\\"llama\\\",\\n  \\\"hidden_size\\\": "
@@ -222,27 +261,12 @@ static void test_pasted_config(void)
     bad("/api/step", "{\"config_json\":\"{bad\",\"hw\":\"h100-sxm\"}", 400,
         "config.json:1:3: malformed JSON");
     /* A good pasted config answers as the bundled file with the same text. */
-    FILE *f = fopen(SIM_SOURCE_DIR "/models/llama-3.1-8b.json", "rb");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    static char text[200000];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    cJSON *req = cJSON_CreateObject();
-    cJSON_AddStringToObject(req, "config_json", text);
-    cJSON_AddStringToObject(req, "hws", "h100-sxm");
-    cJSON_AddNumberToObject(req, "tps", 1);
-    char *body = cJSON_PrintUnformatted(req);
-    cJSON *j = post("/api/capacity", body, &status);
-    CHECK(j && status == 200);
-    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0);
+    cJSON *j = NULL;
+    const cJSON *r = capacity_of_pasted(SIM_SOURCE_DIR "/models/llama-3.1-8b.json", 1, &j);
+    CHECK(r != NULL);
     CHECK_REL(num(r, "weights_bytes_per_gpu"), 8030261248.0 * 2.0, 0.0);
     CHECK(strstr(str(r, "cli"), "--model config.json ") != NULL);
     cJSON_Delete(j);
-    cJSON_free(body);
-    cJSON_Delete(req);
 }
 
 /* A pasted quantized checkpoint is read as the CLI reads the file: its quantization_config
@@ -250,27 +274,15 @@ static void test_pasted_config(void)
  * "awq-int4-g128", as `llmstep models` names it. */
 static void test_pasted_quantized(void)
 {
-    FILE *f = fopen(SIM_SOURCE_DIR "/models/llama-3.1-70b-awq.json", "rb");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    static char text[200000];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    cJSON *req = cJSON_CreateObject();
-    cJSON_AddStringToObject(req, "config_json", text);
-    cJSON_AddStringToObject(req, "hws", "h100-sxm");
-    cJSON_AddNumberToObject(req, "tps", 2);
-    char *body = cJSON_PrintUnformatted(req);
     int status = 0;
-    cJSON *pasted = post("/api/capacity", body, &status);
-    CHECK(pasted && status == 200);
+    cJSON *pasted = NULL;
+    const cJSON *a =
+        capacity_of_pasted(SIM_SOURCE_DIR "/models/llama-3.1-70b-awq.json", 2, &pasted);
+    CHECK(a != NULL);
     cJSON *bundled =
         post("/api/capacity", "{\"model\":\"llama-3.1-70b-awq\",\"hws\":\"h100-sxm\",\"tps\":2}",
              &status);
     CHECK(bundled && status == 200);
-    const cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pasted, "results"), 0);
     const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(bundled, "results"), 0);
     CHECK_STR(str(a, "weights"), "awq-int4-g128");
     CHECK_STR(str(a, "weights"), str(b, "weights"));
@@ -284,8 +296,6 @@ static void test_pasted_quantized(void)
     cJSON_Delete(bf16);
     cJSON_Delete(bundled);
     cJSON_Delete(pasted);
-    cJSON_free(body);
-    cJSON_Delete(req);
 }
 
 static void test_trace(void)

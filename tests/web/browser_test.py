@@ -72,6 +72,13 @@ def data_dir_of(binary):
     raise RuntimeError("llmstep --help names no data folder")
 
 
+def same_latency(c, ttft, tpot, what):
+    """The page's TTFT and TPOT p50 and p90 against the CLI's distributions."""
+    for k in ("p50", "p90"):
+        same(c["ttft_s." + k], ttft[k], what + ": TTFT " + k)
+        same(c["tpot_s." + k], tpot[k], what + ": TPOT " + k)
+
+
 def cells(row):
     return {td.get_attribute("data-key"): td.get_attribute("data-value")
             for td in row.find_elements(By.CSS_SELECTOR, "td[data-key]")}
@@ -197,9 +204,7 @@ def main():
             check(c["status"] == r["status"], what + ": status")
             if r["status"] != "ok":
                 continue
-            for k in ("p50", "p90"):
-                same(c["ttft_s." + k], r["ttft_s"][k], what + ": TTFT " + k)
-                same(c["tpot_s." + k], r["tpot_s"][k], what + ": TPOT " + k)
+            same_latency(c, r["ttft_s"], r["tpot_s"], what)
             same(c["requests_per_s"], r["requests_per_s"], what + ": requests/s")
             same(c["output_tokens_per_s_per_gpu"], r["output_tokens_per_s_per_gpu"],
                  what + ": tokens/s/GPU")
@@ -233,9 +238,7 @@ def main():
             same(c["tp"], r["tp"], what + ": TP")
             same(c["concurrency"], r["concurrency"], what + ": clients")
             same(c["gpus"], r["tp"], what + ": GPUs")
-            for k in ("p50", "p90"):
-                same(c["ttft_s." + k], r["ttft_s"][k], what + ": TTFT " + k)
-                same(c["tpot_s." + k], r["tpot_s"][k], what + ": TPOT " + k)
+            same_latency(c, r["ttft_s"], r["tpot_s"], what)
             same(c["cost_per_mtok_usd"], r["cost_per_mtok_usd"], what + ": cost")
             same(c["output_tokens_per_s_per_gpu"], r["output_tokens_per_s_per_gpu"],
                  what + ": tokens/s/GPU")
@@ -312,9 +315,7 @@ def main():
                 what = "trace %s TP %s" % (row.get_attribute("data-hw"), c["tp"])
                 check(j["hardware"] == row.get_attribute("data-hw") and j["tp"] == int(c["tp"]),
                       what + ": the command's layout")
-                for k in ("p50", "p90"):
-                    same(c["ttft_s." + k], j["ttft_s"][k], what + ": TTFT " + k)
-                    same(c["tpot_s." + k], j["tpot_s"][k], what + ": TPOT " + k)
+                same_latency(c, j["ttft_s"], j["tpot_s"], what)
                 same(c["requests_per_s"], j["request_throughput_per_s"], what + ": requests/s")
                 same(c["output_tokens_per_s_per_gpu"], j["output_tokens_per_s"] / j["tp"],
                      what + ": tokens/s/GPU")
