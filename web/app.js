@@ -92,18 +92,19 @@ function servingFields(best) {
   const hws = selectedHws();
   q.hws = hws;
   q.tps = tps();
-  const ttft0 = num('slo-ttft');
-  const tpot0 = num('slo-tpot');
-  const prices0 = hws.map((h) => num('price-' + h));
+  // The SLOs, prices and demand: a sweep and a trace take them alike.
+  const ttft = num('slo-ttft');
+  const tpot = num('slo-tpot');
+  if (ttft) q.slo_ttft_ms = ttft;
+  if (tpot) q.slo_tpot_ms = tpot;
+  q.slo_percentile = +$('slo-pct').value;
+  const prices = hws.map((h) => num('price-' + h));
+  if (prices.every((p) => p !== undefined && p > 0)) q.gpu_hour_usd = prices;
   const demand = num('demand');
   if (demand) q.demand_requests_per_s = demand;
   if (traceText !== null && !best) {
     // The trace gives the arrivals and lengths: one run per layout.
     q.trace_jsonl = traceText;
-    if (ttft0) q.slo_ttft_ms = ttft0;
-    if (tpot0) q.slo_tpot_ms = tpot0;
-    q.slo_percentile = +$('slo-pct').value;
-    if (prices0.every((p) => p !== undefined && p > 0)) q.gpu_hour_usd = prices0;
     return q;
   }
   q.arrival = $('arrival').value;
@@ -114,13 +115,6 @@ function servingFields(best) {
   if (rr !== undefined) q.range_ratio = rr;
   const nr = num('num-requests');
   if (nr) q.num_requests = nr;
-  const ttft = num('slo-ttft');
-  const tpot = num('slo-tpot');
-  if (ttft) q.slo_ttft_ms = ttft;
-  if (tpot) q.slo_tpot_ms = tpot;
-  q.slo_percentile = +$('slo-pct').value;
-  const prices = hws.map((h) => num('price-' + h));
-  if (prices.every((p) => p !== undefined && p > 0)) q.gpu_hour_usd = prices;
   q.best = best;
   return q;
 }
