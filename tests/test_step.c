@@ -941,6 +941,63 @@ static void moe_classes(void)
 }
 
 /*
+ * A class without an r0 of its own (moe_rows_half_<cls>_tokens) takes the r0 of the class it
+ * falls back to at the same time per weight byte: the term r0 / r_e is a re-read of each
+ * touched expert's weights (docs/model.md, "Fused MoE"), so its time per expert,
+ * r0 x 6 d F / (peak x eff), scales with the weight bytes and r0 by the classes'
+ * (bytes per element x peak) ratio. On test_hw (bf16 peak 523.7e12, fp8 1047.4e12, no fp4)
+ * with a 16-bit r0 of 93 tokens and every other r0 defaulted:
+ *   fp8:       93 x (1 x 1047.4) / (2 x 523.7)                  = 93
+ *   fp8 block: 93 x (1 + 4/16384) x 1047.4 / (1 x 1047.4)        = 93.022705078125
+ *   MXFP4:     93 x (0.53125 x 523.7) / (2 x 523.7)              = 24.703125
+ *   NVFP4:     93 x (0.5625 x 1047.4) / (1 x 1047.4)             = 52.3125
+ *   NVFP4 with an fp4 peak of 2094.8e12: 93 x 0.5625 x 2          = 104.625
+ * With these, the MXFP4 r0 term of one expert takes 0.265625 of the 16-bit one: on the 4-token
+ * shape of moe_classes (r_e = 128 / 8 = 16 padded rows, W = 6 x 128 x 4096 x 1792), compute
+ * time = W (1 + r0 / 16) / (peak eff) + the k0 term (0 here).
+ */
+static void moe_r0_per_byte(void)
+{
+    for (int fp4 = 0; fp4 < 2; fp4++) {
+        sim_hw hw;
+        test_hw(&hw);
+        const sim_hw_field r0s[] = {SIM_HWF_MOE_ROWS_HALF_FP8, SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK,
+                                    SIM_HWF_MOE_ROWS_HALF_MXFP4, SIM_HWF_MOE_ROWS_HALF_NVFP4};
+        for (size_t i = 0; i < sizeof(r0s) / sizeof(r0s[0]); i++)
+            hw.prov[r0s[i]] = SIM_PROV_ABSENT;
+        hw.v[SIM_HWF_MOE_ROWS_HALF] = 93.0;
+        hw.prov[SIM_HWF_MOE_ROWS_HALF] = SIM_PROV_DERIVED;
+        if (fp4) {
+            hw.v[SIM_HWF_PEAK_FP4] = 2094.8e12;
+            hw.prov[SIM_HWF_PEAK_FP4] = SIM_PROV_DATASHEET;
+        }
+        sim_hw_apply_defaults(&hw);
+        CHECK_REL(hw.v[SIM_HWF_MOE_ROWS_HALF_FP8], 93.0, 1e-15);
+        CHECK_REL(hw.v[SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK], 93.022705078125, 1e-15);
+        CHECK_REL(hw.v[SIM_HWF_MOE_ROWS_HALF_MXFP4], 24.703125, 1e-15);
+        CHECK_REL(hw.v[SIM_HWF_MOE_ROWS_HALF_NVFP4], fp4 ? 104.625 : 52.3125, 1e-15);
+        CHECK_INT(hw.prov[SIM_HWF_MOE_ROWS_HALF_MXFP4], SIM_PROV_DEFAULT);
+        if (fp4)
+            continue;
+        sim_moe_shape sh = {.tokens = 4,
+                            .rows = 8,
+                            .rows_padded = 128,
+                            .touched = 8,
+                            .d = 4096,
+                            .f = 1792,
+                            .weight_bytes = 11698176.0};
+        sim_moe_figs g;
+        sim_hw_moe_figs(&hw, SIM_MOE_CLASS_MXFP4, &g);
+        const double W = 6.0 * 128 * 4096 * 1792, fps = 523.7e12 * g.eff_frac;
+        sim_kernel_time a;
+        sim_fused_moe_time(&hw, SIM_MOE_CLASS_MXFP4, &sh, &a);
+        CHECK_REL(a.compute_s, W * (1.0 + 24.703125 / 16.0) / fps, 1e-12);
+        sim_fused_moe_time(&hw, SIM_MOE_CLASS_16, &sh, &a);
+        CHECK_REL(a.compute_s, W * (1.0 + 93.0 / 16.0) / fps, 1e-12);
+    }
+}
+
+/*
  * Gemma-2-27B: a window of 4096 on the 23 even layers, full attention on the 23 odd ones;
  * 32 query and 16 KV heads of 128 at TP 1, bf16. One sequence decoding at context 6000
  * (6001 keys): the windowed layers read 4096 keys, the full ones 6001:
@@ -1382,6 +1439,7 @@ int main(void)
     llama31_8b_prefill_counts();
     mixtral_expert_counts();
     moe_classes();
+    moe_r0_per_byte();
     attention_pairs();
     monotone_in_tokens_and_context();
     memory_bound_time_halves_with_double_bandwidth();

@@ -82,6 +82,21 @@ sim_hw_field sim_hw_moe_field(sim_moe_class cls, sim_moe_fig k)
     return moe_figs[cls][k];
 }
 
+/* The peak a class's kernel computes at: fp4 units for NVFP4, fp8 units for the fp8 classes
+ * and NVFP4 without fp4 units, bf16 otherwise (a W4A16 kernel, or a GPU without the units). */
+static double moe_class_peak(const sim_hw *hw, sim_moe_class c)
+{
+    const int has8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
+    const int has4 = has8 && hw->prov[SIM_HWF_PEAK_FP4] != SIM_PROV_ABSENT;
+    const int fp8_math =
+        c == SIM_MOE_CLASS_FP8 || c == SIM_MOE_CLASS_FP8_BLOCK || c == SIM_MOE_CLASS_NVFP4;
+    if (c == SIM_MOE_CLASS_NVFP4 && has4)
+        return hw->v[SIM_HWF_PEAK_FP4];
+    if (fp8_math && has8)
+        return hw->v[SIM_HWF_PEAK_FP8];
+    return hw->v[SIM_HWF_PEAK_BF16];
+}
+
 /* Which of the five MoE figures f is, or -1 for another figure. */
 static int moe_fig_role(sim_hw_field f)
 {
@@ -250,7 +265,8 @@ static const struct hw_default {
     {SIM_HWF_BW_FACTOR_MOE_FP8, SIM_HWF_BW_FACTOR_WEIGHTS_FP8, 1.0,
      "default: = bw_factor_weights_fp8_frac"},
     {SIM_HWF_MOE_EFF_FP8, SIM_HWF_MOE_EFF, 1.0, "default: = moe_gemm_eff_frac"},
-    {SIM_HWF_MOE_ROWS_HALF_FP8, SIM_HWF_MOE_ROWS_HALF, 1.0, "default: = moe_rows_half_tokens"},
+    {SIM_HWF_MOE_ROWS_HALF_FP8, SIM_HWF_MOE_ROWS_HALF, 1.0,
+     "default: moe_rows_half_tokens at the same time per weight byte (moe_r0_scale)"},
     {SIM_HWF_MOE_TILE_K_FP8, SIM_HWF_MOE_TILE_K, 1.0, "default: = moe_tile_extra_k_elems"},
     /* The other classes (hw.h, sim_moe_class): block fp8 and NVFP4 take the fp8 set, MXFP4
      * the 16-bit set (a W4A16 kernel), until a table of their kernel gives them their own. */
@@ -259,20 +275,21 @@ static const struct hw_default {
      "default: = bw_factor_moe_fp8_frac"},
     {SIM_HWF_MOE_EFF_FP8_BLOCK, SIM_HWF_MOE_EFF_FP8, 1.0, "default: = moe_gemm_eff_fp8_frac"},
     {SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK, SIM_HWF_MOE_ROWS_HALF_FP8, 1.0,
-     "default: = moe_rows_half_fp8_tokens"},
+     "default: moe_rows_half_fp8_tokens at the same time per weight byte (moe_r0_scale)"},
     {SIM_HWF_MOE_TILE_K_FP8_BLOCK, SIM_HWF_MOE_TILE_K_FP8, 1.0,
      "default: = moe_tile_extra_k_fp8_elems"},
     {SIM_HWF_MOE_FIXED_MXFP4, SIM_HWF_MOE_FIXED, 1.0, "default: = moe_fixed_s"},
     {SIM_HWF_BW_FACTOR_MOE_MXFP4, SIM_HWF_BW_FACTOR_MOE, 1.0, "default: = bw_factor_moe_frac"},
     {SIM_HWF_MOE_EFF_MXFP4, SIM_HWF_MOE_EFF, 1.0, "default: = moe_gemm_eff_frac"},
-    {SIM_HWF_MOE_ROWS_HALF_MXFP4, SIM_HWF_MOE_ROWS_HALF, 1.0, "default: = moe_rows_half_tokens"},
+    {SIM_HWF_MOE_ROWS_HALF_MXFP4, SIM_HWF_MOE_ROWS_HALF, 1.0,
+     "default: moe_rows_half_tokens at the same time per weight byte (moe_r0_scale)"},
     {SIM_HWF_MOE_TILE_K_MXFP4, SIM_HWF_MOE_TILE_K, 1.0, "default: = moe_tile_extra_k_elems"},
     {SIM_HWF_MOE_FIXED_NVFP4, SIM_HWF_MOE_FIXED_FP8, 1.0, "default: = moe_fixed_fp8_s"},
     {SIM_HWF_BW_FACTOR_MOE_NVFP4, SIM_HWF_BW_FACTOR_MOE_FP8, 1.0,
      "default: = bw_factor_moe_fp8_frac"},
     {SIM_HWF_MOE_EFF_NVFP4, SIM_HWF_MOE_EFF_FP8, 1.0, "default: = moe_gemm_eff_fp8_frac"},
     {SIM_HWF_MOE_ROWS_HALF_NVFP4, SIM_HWF_MOE_ROWS_HALF_FP8, 1.0,
-     "default: = moe_rows_half_fp8_tokens"},
+     "default: moe_rows_half_fp8_tokens at the same time per weight byte (moe_r0_scale)"},
     {SIM_HWF_MOE_TILE_K_NVFP4, SIM_HWF_MOE_TILE_K_FP8, 1.0,
      "default: = moe_tile_extra_k_fp8_elems"},
     {SIM_HWF_LINK_BW, SIM_HWF_COUNT, DEFAULT_LINK_BW_BYTES_PER_S,
@@ -285,6 +302,31 @@ static const struct hw_default {
      "default: 5 us per inter-node ring hop (NCCL tuning.cc network hwLat + baseLat, estimate)"},
 };
 
+/* The factor on a class's defaulted r0 (moe_rows_half_<cls>_tokens taken from the class it
+ * falls back to): the term r0 / r_e of sim_fused_moe_time is a re-read of each touched
+ * expert's weights, so it keeps its time per weight byte, r0 / (peak eff) / bytes per element,
+ * and r0 scales by the classes' (bytes per element x peak) ratio (their efficiencies are equal
+ * when defaulted). The tables show it: fitted r0 / (peak eff) per weight byte agrees between
+ * bf16 and fp8 (and FlashInfer NVFP4) within 25% on every GPU with both fits, where per
+ * element it differs by 2x (docs/model.md, "Fused MoE"). 1 when f is not such an r0. */
+static double moe_r0_scale(const sim_hw *hw, sim_hw_field f, sim_hw_field from)
+{
+    int c = -1, s = -1;
+    for (int k = 0; k < SIM_MOE_CLASS_COUNT; k++) {
+        if (moe_figs[k][SIM_MOE_FIG_R0] == f)
+            c = k;
+        if (moe_figs[k][SIM_MOE_FIG_R0] == from)
+            s = k;
+    }
+    if (c < 0 || s < 0)
+        return 1.0;
+    const double den =
+        sim_moe_class_weight_bytes((sim_moe_class)s) * moe_class_peak(hw, (sim_moe_class)s);
+    return den > 0.0 ? sim_moe_class_weight_bytes((sim_moe_class)c) *
+                           moe_class_peak(hw, (sim_moe_class)c) / den
+                     : 1.0;
+}
+
 int sim_hw_apply_defaults(sim_hw *hw)
 {
     int n = 0;
@@ -296,7 +338,9 @@ int sim_hw_apply_defaults(sim_hw *hw)
         if (d->f == SIM_HWF_GEMM_EFF_FP4 && (hw->prov[SIM_HWF_PEAK_FP4] == SIM_PROV_ABSENT ||
                                              hw->prov[SIM_HWF_GEMM_EFF_FP8] == SIM_PROV_ABSENT))
             continue;
-        const double v = d->from == SIM_HWF_COUNT ? d->factor : d->factor * hw->v[d->from];
+        const double v = d->from == SIM_HWF_COUNT
+                             ? d->factor
+                             : d->factor * moe_r0_scale(hw, d->f, d->from) * hw->v[d->from];
         n += set_default(hw, d->f, v, d->why);
     }
     return n;
@@ -608,17 +652,8 @@ double sim_moe_class_weight_bytes(sim_moe_class cls)
 void sim_hw_moe_figs(const sim_hw *hw, sim_moe_class cls, sim_moe_figs *out)
 {
     const sim_moe_class c = (unsigned)cls < SIM_MOE_CLASS_COUNT ? cls : SIM_MOE_CLASS_16;
-    const int has8 = hw->prov[SIM_HWF_PEAK_FP8] != SIM_PROV_ABSENT;
-    const int has4 = has8 && hw->prov[SIM_HWF_PEAK_FP4] != SIM_PROV_ABSENT;
     const sim_hw_field *f = moe_figs[c];
-    const int fp8_math =
-        c == SIM_MOE_CLASS_FP8 || c == SIM_MOE_CLASS_FP8_BLOCK || c == SIM_MOE_CLASS_NVFP4;
-    double peak = hw->v[SIM_HWF_PEAK_BF16];
-    if (c == SIM_MOE_CLASS_NVFP4 && has4)
-        peak = hw->v[SIM_HWF_PEAK_FP4];
-    else if (fp8_math && has8)
-        peak = hw->v[SIM_HWF_PEAK_FP8];
-    out->peak_flops_per_s = peak;
+    out->peak_flops_per_s = moe_class_peak(hw, c);
     out->eff_frac = hw->v[f[SIM_MOE_FIG_EFF]];
     out->rows_half = hw->v[f[SIM_MOE_FIG_R0]];
     out->tile_k = hw->v[f[SIM_MOE_FIG_K0]];
