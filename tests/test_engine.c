@@ -254,8 +254,42 @@ static void decode_runs_match_stepping(void)
     CHECK(preempting > 10); /* the tight caches do preempt */
 }
 
+/*
+ * Host time per step (sim_engine_host_s, docs/model.md "Calibration equation"), on the toy
+ * engine (1 ms at TP 1, 2 ms at TP > 1, 10 us per sequence) with 90 us and 9.5 us per extra
+ * rank, 24 sequences:
+ *   TP 1: 1 ms + 24 x 10 us                                  = 1.24 ms
+ *   TP 2: 2 ms + 24 x 10 us + 1 x (90 us + 24 x 9.5 us)       = 2.558 ms
+ *   TP 4: 2 ms + 24 x 10 us + 3 x (90 us + 24 x 9.5 us)       = 3.194 ms
+ * and every host figure dropped (--no-host-time): 0 at any TP.
+ */
+static void host_time_per_rank(void)
+{
+    sim_engine e;
+    toy_engine(&e);
+    e.host_step_rank_s = 90e-6;
+    e.host_per_seq_rank_s = 9.5e-6;
+    CHECK_REL(sim_engine_host_s(&e, 1, 24.0), 1.24e-3, 1e-12);
+    CHECK_REL(sim_engine_host_s(&e, 2, 24.0), 2.558e-3, 1e-12);
+    CHECK_REL(sim_engine_host_s(&e, 4, 24.0), 3.194e-3, 1e-12);
+    sim_engine_drop_host(&e);
+    CHECK_REL(sim_engine_host_s(&e, 4, 24.0), 0.0, 0.0);
+    /* The bundled V0 profile carries the pair (engines/vllm-v0.json); V1 profiles do not. */
+    sim_engine v0;
+    char path[1024];
+    struct sim_err err;
+    snprintf(path, sizeof(path), "%s/engines/vllm-v0.json", SIM_SOURCE_DIR);
+    if (sim_engine_load(path, &v0, &err) == SIM_OK) {
+        CHECK_REL(v0.host_step_rank_s, 90.1e-6, 1e-12);
+        CHECK_REL(v0.host_per_seq_rank_s, 9.5e-6, 1e-12);
+    } else {
+        CHECK(0);
+    }
+}
+
 int main(void)
 {
+    host_time_per_rank();
     batch_that_fits();
     token_budget_splits_prefills();
     batch_that_preempts();

@@ -217,7 +217,9 @@ static void decode_point_figures_follow_from_the_step_time(void)
     sim_step st = {1, {{24, 1, 1500, 1}}};
     sim_step_cost cost;
     sim_step_cost_compute(&m, &hw, &run, &st, &cost);
-    double want = cost.step_s + e.host_step_tp_s + e.host_per_seq_s * 24.0;
+    /* Host time at TP 2: the TP > 1 base and per-sequence time, and one extra rank's pair. */
+    double want = cost.step_s + e.host_step_tp_s + e.host_per_seq_s * 24.0 + e.host_step_rank_s +
+                  e.host_per_seq_rank_s * 24.0;
     CHECK_REL(r.time_s, want, 1e-15);
     CHECK_REL(r.tpot_s, want, 1e-15);
     CHECK(isnan(r.ttft_s));
@@ -250,7 +252,8 @@ static void decode_point_figures_follow_from_the_step_time(void)
     sim_sweep_decode(&c, 25, 1500, &r);
     sim_step st9 = {1, {{9, 1, 1500, 1}}};
     sim_step_cost_compute(&m, &hw, &run, &st9, &cost);
-    want = cost.step_s + e.host_step_tp_s + e.host_per_seq_s * 9.0;
+    want = cost.step_s + e.host_step_tp_s + e.host_per_seq_s * 9.0 + e.host_step_rank_s +
+           e.host_per_seq_rank_s * 9.0;
     CHECK_REL(r.time_s, want, 1e-15);
     CHECK_REL(r.tokens_per_s, 25.0 / want, 1e-15);
     CHECK_REL(r.tokens_per_s_per_gpu, 25.0 / want / 6.0, 1e-15);

@@ -131,7 +131,15 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
 
 double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs)
 {
-    return (tp > 1 ? e->host_step_tp_s : e->host_step_s) + e->host_per_seq_s * n_seqs;
+    const double extra = tp > 1 ? (double)(tp - 1) : 0.0;
+    return (tp > 1 ? e->host_step_tp_s : e->host_step_s) + e->host_per_seq_s * n_seqs +
+           extra * (e->host_step_rank_s + e->host_per_seq_rank_s * n_seqs);
+}
+
+void sim_engine_drop_host(sim_engine *e)
+{
+    e->host_step_s = e->host_step_tp_s = e->host_per_seq_s = 0.0;
+    e->host_step_rank_s = e->host_per_seq_rank_s = 0.0;
 }
 
 double sim_engine_step_wall_s(const sim_engine *e, double gpu_s, double host_s)

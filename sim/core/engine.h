@@ -87,10 +87,13 @@ typedef struct sim_engine {
     /* Memory not available to the KV cache besides weights and activations. */
     double reserve_bytes;    /* CUDA context, allocator slack */
     double reserve_tp_bytes; /* extra per GPU when tp > 1 (NCCL / custom all-reduce buffers) */
-    /* Measured host time per step: fixed + per sequence in the step. */
+    /* Measured host time per step: fixed + per sequence in the step, and at tp > 1 the same
+     * pair again per extra rank (sim_engine_host_s). */
     double host_step_s;    /* tp == 1 */
     double host_step_tp_s; /* tp > 1 */
     double host_per_seq_s;
+    double host_step_rank_s;    /* per step, per rank beyond the first (0: none) */
+    double host_per_seq_rank_s; /* per sequence in the step, per rank beyond the first */
     /* V1: defaults by usage context and device memory (vLLM EngineArgs._set_default_args):
      * [usage][large], large = CUDA-reported memory >= large_gpu_min_bytes and the GPU's
      * name does not contain large_gpu_exclude (case-insensitive; "" = none). */
@@ -175,8 +178,14 @@ sim_status sim_sched_resolve(const sim_engine *e, const sim_model *m, const sim_
                              const sim_sched_cfg *in, sim_sched_resolved *out /* OUT */,
                              struct sim_err *err /* OUT */);
 
-/* Host time of a step with n_seqs sequences (engine profile). */
+/* Host time of a step with n_seqs sequences at tensor parallelism tp (engine profile):
+ *   (tp > 1 ? host_step_tp_s : host_step_s) + host_per_seq_s x n_seqs
+ *     + (tp - 1) x (host_step_rank_s + host_per_seq_rank_s x n_seqs)
+ * (docs/model.md, "Calibration equation"). */
 double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs);
+
+/* Drops every host-time figure of e (--no-host-time, a sweep without host time). */
+void sim_engine_drop_host(sim_engine *e);
 
 /* The decode-attention kernel rule of model m under engine e with scheduler settings s
  * (sim_decode_attn, ops.h): PagedAttention's when the engine decodes m's sliding window with

@@ -249,7 +249,7 @@ void sim_sweep_offline(const sim_sweep_ctx *c, int64_t batch, int64_t prompt, in
     struct sim_err err;
     sim_engine e = *c->e;
     if (!c->host_time)
-        e.host_step_s = e.host_step_tp_s = e.host_per_seq_s = 0.0;
+        sim_engine_drop_host(&e);
     const sim_setup su = {&e, c->m, c->hw, c->run, c->sched};
     if (sim_batch_simulate(&su, &b, work, &r, &err) != SIM_OK) {
         out->status = SIM_SWEEP_KV_FULL;

@@ -46,6 +46,8 @@ static const struct {
     DBL("host_step_s", 0, 1, V0 | V1, host_step_s),
     DBL("host_step_tp_s", 0, 1, V0 | V1, host_step_tp_s),
     DBL("host_per_seq_s", 0, 1, V0 | V1, host_per_seq_s),
+    DBL("host_step_per_rank_s", 0, 1, 0, host_step_rank_s),
+    DBL("host_per_seq_per_rank_s", 0, 1, 0, host_per_seq_rank_s),
     I64("max_num_seqs_llm_large", 1, 1e6, V1, default_seqs[SIM_USAGE_LLM][1]),
     I64("max_num_seqs_llm_small", 1, 1e6, V1, default_seqs[SIM_USAGE_LLM][0]),
     I64("max_num_seqs_server_large", 1, 1e6, V1, default_seqs[SIM_USAGE_SERVER][1]),

@@ -651,7 +651,7 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
         return st;
     d->e = *e;
     if (in->no_host)
-        d->e.host_step_s = d->e.host_step_tp_s = d->e.host_per_seq_s = 0.0;
+        sim_engine_drop_host(&d->e);
     /* The calibration's alpha and beta_s, or its alpha/beta-only fit for another class. */
     const double alpha = !d->cal              ? in->alpha
                          : d->cal_other_class ? d->cal->ab_alpha
