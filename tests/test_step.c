@@ -794,6 +794,18 @@ static void mla_decode_and_prefill_counts(void)
     CHECK_REL(c.ops[SIM_OP_MLP_GATE_UP].flops, 638876385280.0, 1e-15);
 }
 
+/* The 4-token fused-MoE shape of the hand cases (8 rows, 8 touched experts, padded to 128
+ * rows; d 4096, F 1792) with weight_bytes of expert weights per expert. */
+static sim_moe_shape four_token_shape(double weight_bytes)
+{
+    return (sim_moe_shape){.tokens = 4,
+                           .rows = 8,
+                           .rows_padded = 128,
+                           .touched = 8,
+                           .d = 4096,
+                           .f = 1792,
+                           .weight_bytes = weight_bytes};
+}
 /*
  * The fused-MoE kernel (kernels.h, sim_fused_moe_time) on figures chosen for hand work: bf16
  * peak 1e15, copy 2e12 B/s, bw_factor_moe 0.8, moe_fixed 30 us, moe_gemm_eff 0.5, r0 = 32
@@ -823,13 +835,7 @@ static void fused_moe_hand_cases(void)
      *      = 256 x (66,060,288 + 1,966,080) = 17,414,750,208; compute = work / 5e14
      *      = 34.829500416 us; memory-bound. flops = 2 x 8 x 3 x 4096 x 1792 = 352,321,536.
      */
-    sim_moe_shape sh = {.tokens = 4,
-                        .rows = 8,
-                        .rows_padded = 128,
-                        .touched = 8,
-                        .d = 4096,
-                        .f = 1792,
-                        .weight_bytes = 44040192.0};
+    sim_moe_shape sh = four_token_shape(44040192.0);
     sim_kernel_time k;
     sim_fused_moe_time(&hw, SIM_MOE_CLASS_16, &sh, &k);
     CHECK_REL(k.bytes, 352722944.0, 1e-15);
@@ -914,13 +920,7 @@ static void moe_classes(void)
     /* The same 4-token shape as fused_moe_hand_cases with MXFP4 weights (3 x 4096 x 1792 x
      * 0.53125 = 11,698,176 B per expert): MXFP4 without figures of its own is timed as the
      * 16-bit class, and its bytes count the packed weights. */
-    sim_moe_shape sh = {.tokens = 4,
-                        .rows = 8,
-                        .rows_padded = 128,
-                        .touched = 8,
-                        .d = 4096,
-                        .f = 1792,
-                        .weight_bytes = 11698176.0};
+    sim_moe_shape sh = four_token_shape(11698176.0);
     sim_kernel_time a, b;
     sim_fused_moe_time(&hw, SIM_MOE_CLASS_MXFP4, &sh, &a);
     sim_fused_moe_time(&hw, SIM_MOE_CLASS_16, &sh, &b);
@@ -979,13 +979,7 @@ static void moe_r0_per_byte(void)
         CHECK_INT(hw.prov[SIM_HWF_MOE_ROWS_HALF_MXFP4], SIM_PROV_DEFAULT);
         if (fp4)
             continue;
-        sim_moe_shape sh = {.tokens = 4,
-                            .rows = 8,
-                            .rows_padded = 128,
-                            .touched = 8,
-                            .d = 4096,
-                            .f = 1792,
-                            .weight_bytes = 11698176.0};
+        sim_moe_shape sh = four_token_shape(11698176.0);
         sim_moe_figs g;
         sim_hw_moe_figs(&hw, SIM_MOE_CLASS_MXFP4, &g);
         const double W = 6.0 * 128 * 4096 * 1792, fps = 523.7e12 * g.eff_frac;
