@@ -266,7 +266,8 @@ static const struct hw_default {
      "default: = bw_factor_weights_fp8_frac"},
     {SIM_HWF_MOE_EFF_FP8, SIM_HWF_MOE_EFF, 1.0, "default: = moe_gemm_eff_frac"},
     {SIM_HWF_MOE_ROWS_HALF_FP8, SIM_HWF_MOE_ROWS_HALF, 1.0,
-     "default: moe_rows_half_tokens at the same time per weight byte (moe_r0_scale)"},
+     "default: moe_rows_half_tokens x the classes' (bytes x peak) ratio: the same time per weight "
+     "byte (docs/model.md, Fused MoE)"},
     {SIM_HWF_MOE_TILE_K_FP8, SIM_HWF_MOE_TILE_K, 1.0, "default: = moe_tile_extra_k_elems"},
     /* The other classes (hw.h, sim_moe_class): block fp8 and NVFP4 take the fp8 set, MXFP4
      * the 16-bit set (a W4A16 kernel), until a table of their kernel gives them their own. */
@@ -275,21 +276,24 @@ static const struct hw_default {
      "default: = bw_factor_moe_fp8_frac"},
     {SIM_HWF_MOE_EFF_FP8_BLOCK, SIM_HWF_MOE_EFF_FP8, 1.0, "default: = moe_gemm_eff_fp8_frac"},
     {SIM_HWF_MOE_ROWS_HALF_FP8_BLOCK, SIM_HWF_MOE_ROWS_HALF_FP8, 1.0,
-     "default: moe_rows_half_fp8_tokens at the same time per weight byte (moe_r0_scale)"},
+     "default: moe_rows_half_fp8_tokens x the classes' (bytes x peak) ratio: the same time per "
+     "weight byte (docs/model.md, Fused MoE)"},
     {SIM_HWF_MOE_TILE_K_FP8_BLOCK, SIM_HWF_MOE_TILE_K_FP8, 1.0,
      "default: = moe_tile_extra_k_fp8_elems"},
     {SIM_HWF_MOE_FIXED_MXFP4, SIM_HWF_MOE_FIXED, 1.0, "default: = moe_fixed_s"},
     {SIM_HWF_BW_FACTOR_MOE_MXFP4, SIM_HWF_BW_FACTOR_MOE, 1.0, "default: = bw_factor_moe_frac"},
     {SIM_HWF_MOE_EFF_MXFP4, SIM_HWF_MOE_EFF, 1.0, "default: = moe_gemm_eff_frac"},
     {SIM_HWF_MOE_ROWS_HALF_MXFP4, SIM_HWF_MOE_ROWS_HALF, 1.0,
-     "default: moe_rows_half_tokens at the same time per weight byte (moe_r0_scale)"},
+     "default: moe_rows_half_tokens x the classes' (bytes x peak) ratio: the same time per weight "
+     "byte (docs/model.md, Fused MoE)"},
     {SIM_HWF_MOE_TILE_K_MXFP4, SIM_HWF_MOE_TILE_K, 1.0, "default: = moe_tile_extra_k_elems"},
     {SIM_HWF_MOE_FIXED_NVFP4, SIM_HWF_MOE_FIXED_FP8, 1.0, "default: = moe_fixed_fp8_s"},
     {SIM_HWF_BW_FACTOR_MOE_NVFP4, SIM_HWF_BW_FACTOR_MOE_FP8, 1.0,
      "default: = bw_factor_moe_fp8_frac"},
     {SIM_HWF_MOE_EFF_NVFP4, SIM_HWF_MOE_EFF_FP8, 1.0, "default: = moe_gemm_eff_fp8_frac"},
     {SIM_HWF_MOE_ROWS_HALF_NVFP4, SIM_HWF_MOE_ROWS_HALF_FP8, 1.0,
-     "default: moe_rows_half_fp8_tokens at the same time per weight byte (moe_r0_scale)"},
+     "default: moe_rows_half_fp8_tokens x the classes' (bytes x peak) ratio: the same time per "
+     "weight byte (docs/model.md, Fused MoE)"},
     {SIM_HWF_MOE_TILE_K_NVFP4, SIM_HWF_MOE_TILE_K_FP8, 1.0,
      "default: = moe_tile_extra_k_fp8_elems"},
     {SIM_HWF_LINK_BW, SIM_HWF_COUNT, DEFAULT_LINK_BW_BYTES_PER_S,
