@@ -77,7 +77,7 @@ static void bad_files_are_rejected_with_location(void)
         {"unknown model type", MODEL, "model_unknown_type.json", SIM_EINVAL,
          ":12:3: model_type: unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
          "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, gemma3, "
-         "gemma3_text, llama4, llama4_text, minimax_m2, got "
+         "gemma3_text, llama4, llama4_text, qwen3_vl, minimax_m2, got "
          "'gpt_neox')"},
         /* An MLA config must give every latent-attention shape. */
         {"MLA model without qk_nope_head_dim", MODEL, "model_mla.json", SIM_EINVAL,
@@ -101,6 +101,11 @@ static void bad_files_are_rejected_with_location(void)
          ":84:5: text_config.no_rope_layers: only every p-th layer global is modelled (layer i "
          "global iff (i + 1) % p == 0, p = 4 from the first NoPE layer); element 6 is global "
          "(expected local)"},
+        /* Qwen3-VL: a DeepStack merger taps a block of the tower (HF Qwen3VLVisionModel). */
+        {"qwen3_vl deepstack index past depth", MODEL, "model_qwen3vl_bad_deepstack.json",
+         SIM_EINVAL,
+         ":32:5: vision_config.deepstack_visual_indexes: element 2: expected a block index from 0 "
+         "to depth - 1 = 26"},
         {"hybrid linear-attention model", MODEL, "model_hybrid.json", SIM_EINVAL,
          ":5:3: model_type: 'qwen3_next': a hybrid of linear"},
         {"dtype and torch_dtype disagree", MODEL, "model_dtype_conflict.json", SIM_EINVAL,
@@ -215,7 +220,7 @@ static void bundled_files_load(void)
         "llama-2-7b",    "llama-2-70b",     "llama-3-8b",    "llama-3-70b",   "llama-3.1-8b",
         "llama-3.1-70b", "mistral-7b",      "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
         "qwen2.5-7b",    "qwen3-32b",       "codellama-34b", "qwen3-30b-a3b", "llama-3.1-405b",
-        "mixtral-8x22b", "qwen3-235b-a22b", "gemma-3-27b",   "llama-4-scout",
+        "mixtral-8x22b", "qwen3-235b-a22b", "gemma-3-27b",   "llama-4-scout", "qwen3-vl-8b",
     };
     /* Issue 2's four, issue 3's full list and issue 9's two PCIe cards. */
     static const char *const hws[] = {"h100-sxm", "h100-pcie",     "h200-sxm",      "gh200",

@@ -477,6 +477,42 @@ static void deepseek_v2_lite_without_q_lora(void)
     CHECK_REL(sim_model_kv_bytes_per_token(&m, 4, SIM_DTYPE_BF16), 31104.0, 0.0);
 }
 
+/*
+ * Qwen3-VL-8B (Qwen/Qwen3-VL-8B-Instruct; published 8.8B; docs/model.md "Vision encoders").
+ * Language model (Qwen3-8B's shape): embedding and untied LM head 2 x 151936 x 4096 =
+ * 1,244,659,712; per layer attention 4096 x (32 x 128 + 2 x 8 x 128) + 4096 x 4096 =
+ * 41,943,040, q/k norms 2 x 128 = 256, MLP 3 x 4096 x 12288 = 150,994,944, two norms 8,192,
+ * so 192,946,432; x 36 = 6,946,071,552; final norm 4,096; 8,190,735,360.
+ * Vision tower (HF Qwen3VLVisionModel; 27 blocks of e = 1152, MLP 4304): patch Conv3d with
+ * bias 3 x 2 x 16^2 x 1152 + 1152 = 1,770,624; 2304 position embeddings x 1152 = 2,654,208;
+ * per block fused qkv and proj with biases 4 x (1152^2 + 1152) = 5,313,024, fc1 and fc2 with
+ * biases 2 x 1152 x 4304 + 4304 + 1152 = 9,921,872, two LayerNorms 4 x 1152 = 4,608, so
+ * 15,239,504; x 27 = 411,466,608. Mergers over H = 2^2 x 1152 = 4608 into 4096: fc1
+ * 4608^2 + 4608 and fc2 4608 x 4096 + 4096 = 40,116,736; the final one's LayerNorm over 1152
+ * (2,304) -> 40,119,040; three DeepStack ones with LayerNorms over 4608 (9,216) ->
+ * 3 x 40,125,952 = 120,377,856. Vision 576,388,336 (1.15 GB in 16 bits, as a 1.1 GB fp16
+ * export of the tower is); total 8,767,123,696 (0.4% under 8.8B). A text token touches the
+ * language model only. At TP 2 the tower's weights are 576,388,336 x 2 / 2 bytes a GPU.
+ */
+static void qwen3_vl_matches_hand_count(void)
+{
+    sim_model m;
+    sim_param_count p;
+    if (load_model_params("qwen3-vl-8b", &m, &p) != 0)
+        return;
+    CHECK_REL(p.total, 8767123696.0, 0.0);
+    CHECK_REL(p.vision, 576388336.0, 0.0);
+    CHECK_REL(p.active_per_token, 8190735360.0, 0.0);
+    CHECK_REL(p.total, 8.8e9, 0.005);
+    CHECK_INT(m.arch, SIM_ARCH_QWEN3);
+    CHECK_INT(m.vision.kind, SIM_VISION_QWEN3VL);
+    CHECK_INT(m.vision.n_deepstack, 3);
+    CHECK(m.qk_norm && !m.tie_embeddings);
+    sim_weight_bytes w;
+    sim_model_weight_bytes(&m, 2, SIM_DTYPE_BF16, &w);
+    CHECK_REL(w.vision, 576388336.0, 0.0);
+}
+
 int main(void)
 {
     deepseek_v2_lite_without_q_lora();
@@ -491,5 +527,6 @@ int main(void)
     weights_per_gpu();
     gemma3_and_llama4_match_published_counts();
     text_only_gemma3_and_llama4();
+    qwen3_vl_matches_hand_count();
     return check_report("test_model");
 }

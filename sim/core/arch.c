@@ -116,6 +116,17 @@ static const sim_arch_traits rows[] = {
     GEMMA3_ROW("gemma3_text", SIM_VISION_NONE),
     LLAMA4_ROW("llama4", SIM_VISION_LLAMA4),
     LLAMA4_ROW("llama4_text", SIM_VISION_NONE),
+    /* Qwen3-VL (HF Qwen3VLConfig; vLLM qwen3_vl.py Qwen3VLForConditionalGeneration): Qwen3's
+     * language model under text_config (model_type qwen3_vl_text; its interleaved M-RoPE,
+     * rope_scaling mrope_section, is elementwise like RoPE and not costed apart) and
+     * Qwen3VLVisionModel under vision_config. */
+    {.model_type = "qwen3_vl",
+     .arch = SIM_ARCH_QWEN3,
+     .vision = SIM_VISION_QWEN3VL,
+     .attn = SIM_ATTN_GQA,
+     .moe = SIM_MOE_NONE,
+     .window = SIM_WINDOW_FROM_LAYER,
+     .qk_norm = true},
     /* MiniMax-M2 and M2.5 (HF MiniMaxM2Config, configuration_minimax_m2.py; vLLM
      * minimax_m2.py MiniMaxM2ForCausalLM): full GQA attention in every layer with RMSNorms on
      * q and k (qk_norm_type per_layer: one norm over all heads of the rank, the same elements

@@ -142,7 +142,16 @@ sim_status sim_model_validate(const sim_model *m, struct sim_err *err)
                 (long long)m->sliding_window);
         return SIM_EINVAL;
     }
-    if (m->vision.kind != SIM_VISION_NONE) {
+    if (m->vision.kind == SIM_VISION_QWEN3VL) {
+        const sim_vision *v = &m->vision;
+        if (v->n_layers < 1 || v->d_model < 1 || v->d_ff < 1 || v->patch < 1 || v->n_channels < 1 ||
+            v->t_patch < 1 || v->n_pos < 1 || v->merge < 1 || v->d_out < 1) {
+            SET_ERR(err, "vision_config: needs positive sizes (depth, hidden_size, "
+                         "intermediate_size, patch_size, in_channels, temporal_patch_size, "
+                         "num_position_embeddings, spatial_merge_size, out_hidden_size)");
+            return SIM_EINVAL;
+        }
+    } else if (m->vision.kind != SIM_VISION_NONE) {
         const sim_vision *v = &m->vision;
         if (v->n_layers < 1 || v->d_model < 1 || v->d_ff < 1 || v->patch < 1 || v->n_channels < 1 ||
             v->image < v->patch || v->image % v->patch != 0) {
@@ -189,6 +198,13 @@ static double mla_attn_params(const sim_model *m)
  * (e) and n + 1 position embeddings, pre- and post-LayerNorms (4 e), the layers, the
  * pixel-shuffle MLP (f x proj_in and proj_out x proj_out, no biases) and the projector
  * (vision_output_dim x d, no bias).
+ * Qwen3-VL (HF Qwen3VLVisionModel): a patch Conv3d with bias over t frames (c t p^2 e + e),
+ * num_position_embeddings position embeddings (n_pos e), the layers (the same form: fused
+ * qkv 3 e^2 + 3 e and proj e^2 + e with biases, fc1 and fc2 with biases, two LayerNorms) and
+ * 1 + n_deepstack patch mergers (Qwen3VLVisionPatchMerger) over H = merge^2 e: a LayerNorm
+ * with bias (over e for the final merger, over H for the DeepStack ones), fc1 H x H and fc2
+ * H x out_hidden_size, both with biases. The mergers' output is the language model's input,
+ * so there is no separate projector.
  */
 double sim_model_vision_params(const sim_model *m)
 {
@@ -203,6 +219,12 @@ double sim_model_vision_params(const sim_model *m)
     const double d = (double)m->d_model;
     if (v->kind == SIM_VISION_SIGLIP)
         return patch_in * e + e + n * e + l * layer + 2.0 * e + e * d + e;
+    if (v->kind == SIM_VISION_QWEN3VL) {
+        const double H = (double)v->merge * (double)v->merge * e, o = (double)v->d_out;
+        const double merger = H * H + H + H * o + o;
+        return patch_in * (double)v->t_patch * e + e + (double)v->n_pos * e + l * layer +
+               (merger + 2.0 * e) + (double)v->n_deepstack * (merger + 2.0 * H);
+    }
     return patch_in * e + e + (n + 1.0) * e + 4.0 * e + l * layer + f * (double)v->d_proj_in +
            (double)v->d_proj_out * (double)v->d_proj_out + (double)v->d_out * d;
 }

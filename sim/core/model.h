@@ -111,23 +111,29 @@ typedef enum sim_arch {
 /* The vision encoder of a multimodal checkpoint (vision_config) and its projector into the
  * language model (docs/model.md, "Vision encoders"). */
 typedef enum sim_vision_kind {
-    SIM_VISION_NONE = 0,   /* text-only model */
-    SIM_VISION_SIGLIP = 1, /* Gemma-3: SigLIP ViT (no head) + Gemma3MultiModalProjector */
-    SIM_VISION_LLAMA4 = 2, /* Llama-4: Llama4VisionModel (pixel-shuffle adapter) + projector */
+    SIM_VISION_NONE = 0,    /* text-only model */
+    SIM_VISION_SIGLIP = 1,  /* Gemma-3: SigLIP ViT (no head) + Gemma3MultiModalProjector */
+    SIM_VISION_LLAMA4 = 2,  /* Llama-4: Llama4VisionModel (pixel-shuffle adapter) + projector */
+    SIM_VISION_QWEN3VL = 3, /* Qwen3-VL: Qwen3VLVisionModel (patch merger and DeepStack mergers) */
     SIM_VISION_COUNT
 } sim_vision_kind;
 
 typedef struct sim_vision {
     sim_vision_kind kind;
-    int64_t n_layers;   /* vision_config.num_hidden_layers */
-    int64_t d_model;    /* vision_config.hidden_size */
-    int64_t d_ff;       /* vision_config.intermediate_size */
-    int64_t patch;      /* vision_config.patch_size, pixels */
-    int64_t image;      /* vision_config.image_size, pixels */
-    int64_t n_channels; /* vision_config.num_channels (3) */
-    int64_t d_proj_in;  /* Llama-4: projector_input_dim (pixel-shuffle MLP fc1 out) */
-    int64_t d_proj_out; /* Llama-4: projector_output_dim (fc2 in and out) */
-    int64_t d_out;      /* Llama-4: vision_output_dim (multimodal projector in) */
+    int64_t n_layers;    /* vision_config.num_hidden_layers (Qwen3-VL: depth) */
+    int64_t d_model;     /* vision_config.hidden_size */
+    int64_t d_ff;        /* vision_config.intermediate_size */
+    int64_t patch;       /* vision_config.patch_size, pixels */
+    int64_t image;       /* vision_config.image_size, pixels (Qwen3-VL: none, any size) */
+    int64_t n_channels;  /* vision_config.num_channels (Qwen3-VL: in_channels; 3) */
+    int64_t d_proj_in;   /* Llama-4: projector_input_dim (pixel-shuffle MLP fc1 out) */
+    int64_t d_proj_out;  /* Llama-4: projector_output_dim (fc2 in and out) */
+    int64_t d_out;       /* Llama-4: vision_output_dim (multimodal projector in); Qwen3-VL:
+                            out_hidden_size (the mergers' output) */
+    int64_t t_patch;     /* Qwen3-VL: temporal_patch_size, frames a patch spans */
+    int64_t n_pos;       /* Qwen3-VL: num_position_embeddings */
+    int64_t merge;       /* Qwen3-VL: spatial_merge_size (merge x merge patches a token) */
+    int64_t n_deepstack; /* Qwen3-VL: deepstack_visual_indexes, how many (one merger each) */
 } sim_vision;
 
 typedef struct sim_model {

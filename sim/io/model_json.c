@@ -132,9 +132,22 @@ static const char *const mm_used_keys[] = {
     "dtype",      "tie_word_embeddings", "quantization_config",
 };
 static const char *const mm_ignored_keys[] = {
-    "_comment",        "architectures",     "transformers_version", "boi_token_index",
-    "eoi_token_index", "image_token_index", "mm_tokens_per_image",  "initializer_range",
-    "bos_token_id",    "eos_token_id",      "pad_token_id",
+    "_comment",
+    "architectures",
+    "transformers_version",
+    "boi_token_index",
+    "eoi_token_index",
+    "image_token_index",
+    "mm_tokens_per_image",
+    "initializer_range",
+    "bos_token_id",
+    "eos_token_id",
+    "pad_token_id",
+    /* Qwen3-VL's special token ids */
+    "image_token_id",
+    "video_token_id",
+    "vision_start_token_id",
+    "vision_end_token_id",
 };
 
 /* vision_config keys: those counted, then what does not change the parameter count. */
@@ -150,6 +163,22 @@ static const char *const vision_used_keys[] = {
     "projector_output_dim",
     "vision_output_dim",
     "multi_modal_projector_bias",
+};
+/* Qwen3-VL's vision_config keys (HF Qwen3VLVisionConfig): those counted, then the rest. */
+static const char *const qwen3vl_used_keys[] = {
+    "depth",
+    "hidden_size",
+    "intermediate_size",
+    "patch_size",
+    "in_channels",
+    "temporal_patch_size",
+    "num_position_embeddings",
+    "spatial_merge_size",
+    "out_hidden_size",
+    "deepstack_visual_indexes",
+};
+static const char *const qwen3vl_ignored_keys[] = {
+    "model_type", "num_heads", "hidden_act", "initializer_range", "dtype", "torch_dtype",
 };
 static const char *const vision_ignored_keys[] = {
     "model_type",
@@ -1040,6 +1069,53 @@ static sim_status parse_moe(const sim_jctx *ctx, const cJSON *root, const sim_ar
 }
 
 /*
+ * Qwen3-VL's vision_config (HF Qwen3VLVisionConfig, docs/model.md "Vision encoders"): any
+ * image size (patches of patch_size x patch_size pixels over temporal_patch_size frames), the
+ * sizes that fix the tower's parameters, and how many DeepStack mergers it has (one per entry
+ * of deepstack_visual_indexes, each an index of a block below depth).
+ */
+static sim_status parse_qwen3vl_vision(const sim_jctx *ctx, const cJSON *v, sim_vision *vi)
+{
+    sim_status st = sim_j_check_keys(ctx, v, qwen3vl_used_keys, N(qwen3vl_used_keys),
+                                     qwen3vl_ignored_keys, N(qwen3vl_ignored_keys), 0);
+    const struct {
+        const char *key;
+        int64_t *out;
+        int required;
+    } ints[] = {
+        {"depth", &vi->n_layers, 1},
+        {"hidden_size", &vi->d_model, 1},
+        {"intermediate_size", &vi->d_ff, 1},
+        {"patch_size", &vi->patch, 1},
+        {"in_channels", &vi->n_channels, 0},
+        {"temporal_patch_size", &vi->t_patch, 1},
+        {"num_position_embeddings", &vi->n_pos, 1},
+        {"spatial_merge_size", &vi->merge, 1},
+        {"out_hidden_size", &vi->d_out, 1},
+    };
+    for (size_t i = 0; st == SIM_OK && i < N(ints); i++)
+        st = sim_j_int(ctx, v, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
+                       ints[i].out, NULL);
+    if (st != SIM_OK)
+        return st;
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(v, "deepstack_visual_indexes");
+    if (!ds)
+        return SIM_OK;
+    if (!cJSON_IsArray(ds))
+        return sim_j_fail(ctx, "deepstack_visual_indexes",
+                          "wrong type (expected an array of block indexes)");
+    for (const cJSON *e = ds->child; e; e = e->next) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0.0 ||
+            e->valuedouble >= (double)vi->n_layers || e->valuedouble != floor(e->valuedouble))
+            return sim_j_fail(ctx, "deepstack_visual_indexes",
+                              "element %lld: expected a block index from 0 to depth - 1 = %lld",
+                              (long long)vi->n_deepstack, (long long)vi->n_layers - 1);
+        vi->n_deepstack++;
+    }
+    return SIM_OK;
+}
+
+/*
  * vision_config of a multimodal config (docs/model.md, "Vision encoders"): the sizes that
  * fix the encoder's parameters. Gemma-3: SigLIP without its pooling head; Llama-4: its
  * encoder, pixel-shuffle MLP and projector, all without biases in the projector.
@@ -1059,6 +1135,8 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, const 
     const int l4 = t->vision == SIM_VISION_LLAMA4;
     vi->kind = t->vision;
     vi->n_channels = 3;
+    if (t->vision == SIM_VISION_QWEN3VL)
+        return parse_qwen3vl_vision(&ctx, v, vi);
     sim_status st = sim_j_check_keys(&ctx, v, vision_used_keys, N(vision_used_keys),
                                      vision_ignored_keys, N(vision_ignored_keys), 0);
     const struct {
