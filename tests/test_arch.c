@@ -82,6 +82,8 @@ static void rows_match_published_architectures(void)
         /* HF configuration_qwen3_vl.py: Qwen3's text layers (q/k norms) and a vision tower. */
         {"qwen3_vl", SIM_ATTN_GQA, 0, SIM_WINDOW_FROM_LAYER, 1, 0, 0, 0, 0, SIM_ACT_SILU,
          SIM_VISION_QWEN3VL},
+        {"qwen3_vl_moe", SIM_ATTN_GQA, 1, SIM_WINDOW_FROM_LAYER, 1, 0, 0, 0, 0, SIM_ACT_SILU,
+         SIM_VISION_QWEN3VL},
         /* HF configuration_minimax_m2.py, vLLM minimax_m2.py: q/k norms, MoE in every layer. */
         {"minimax_m2", SIM_ATTN_GQA, 1, SIM_WINDOW_UNIFORM, 1, 0, 0, 0, 0, SIM_ACT_SILU,
          SIM_VISION_NONE},

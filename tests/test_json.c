@@ -77,7 +77,7 @@ static void bad_files_are_rejected_with_location(void)
         {"unknown model type", MODEL, "model_unknown_type.json", SIM_EINVAL,
          ":12:3: model_type: unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
          "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, gemma3, "
-         "gemma3_text, llama4, llama4_text, qwen3_vl, minimax_m2, got "
+         "gemma3_text, llama4, llama4_text, qwen3_vl, qwen3_vl_moe, minimax_m2, got "
          "'gpt_neox')"},
         /* An MLA config must give every latent-attention shape. */
         {"MLA model without qk_nope_head_dim", MODEL, "model_mla.json", SIM_EINVAL,
@@ -217,10 +217,11 @@ static void edit_distance(void)
 static void bundled_files_load(void)
 {
     static const char *const models[] = {
-        "llama-2-7b",    "llama-2-70b",     "llama-3-8b",    "llama-3-70b",   "llama-3.1-8b",
-        "llama-3.1-70b", "mistral-7b",      "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
-        "qwen2.5-7b",    "qwen3-32b",       "codellama-34b", "qwen3-30b-a3b", "llama-3.1-405b",
-        "mixtral-8x22b", "qwen3-235b-a22b", "gemma-3-27b",   "llama-4-scout", "qwen3-vl-8b",
+        "llama-2-7b",       "llama-2-70b",     "llama-3-8b",    "llama-3-70b",   "llama-3.1-8b",
+        "llama-3.1-70b",    "mistral-7b",      "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
+        "qwen2.5-7b",       "qwen3-32b",       "codellama-34b", "qwen3-30b-a3b", "llama-3.1-405b",
+        "mixtral-8x22b",    "qwen3-235b-a22b", "gemma-3-27b",   "llama-4-scout", "qwen3-vl-8b",
+        "qwen3-vl-30b-a3b",
     };
     /* Issue 2's four, issue 3's full list and issue 9's two PCIe cards. */
     static const char *const hws[] = {"h100-sxm", "h100-pcie",     "h200-sxm",      "gh200",

@@ -493,6 +493,15 @@ static void deepseek_v2_lite_without_q_lora(void)
  * 3 x 40,125,952 = 120,377,856. Vision 576,388,336 (1.15 GB in 16 bits, as a 1.1 GB fp16
  * export of the tower is); total 8,767,123,696 (0.4% under 8.8B). A text token touches the
  * language model only. At TP 2 the tower's weights are 576,388,336 x 2 / 2 bytes a GPU.
+ * Qwen3-VL-30B-A3B (Qwen/Qwen3-VL-30B-A3B-Instruct; HF lists 31.1B). Language model
+ * (Qwen3-30B-A3B's shape): embedding and untied head 2 x 151936 x 2048 = 622,329,856; per
+ * layer attention 2048 x (32 x 128 + 2 x 4 x 128) + 4096 x 2048 = 18,874,368, q/k norms 256,
+ * 128 experts of 3 x 2048 x 768 = 603,979,776, router 2048 x 128 = 262,144, two norms 4,096,
+ * so 623,120,640; x 48 = 29,909,790,720; final norm 2,048; 30,532,122,624. Tower as above
+ * but merging into 2048: each merger's fc1 and fc2 4608^2 + 4608 + 4608 x 2048 + 2048 =
+ * 30,677,504; final 30,679,808; DeepStack 3 x 30,686,720 = 92,060,160; tower 538,631,408.
+ * Total 31,070,754,032 (0.1% under 31.1B). Active: the text total less 48 x 120 inactive
+ * experts x 4,718,592 = 27,179,089,920 -> 3,353,032,704 (the "A3B").
  */
 static void qwen3_vl_matches_hand_count(void)
 {
@@ -511,6 +520,16 @@ static void qwen3_vl_matches_hand_count(void)
     sim_weight_bytes w;
     sim_model_weight_bytes(&m, 2, SIM_DTYPE_BF16, &w);
     CHECK_REL(w.vision, 576388336.0, 0.0);
+    if (load_model_params("qwen3-vl-30b-a3b", &m, &p) != 0)
+        return;
+    CHECK_REL(p.total, 31070754032.0, 0.0);
+    CHECK_REL(p.vision, 538631408.0, 0.0);
+    CHECK_REL(p.active_per_token, 3353032704.0, 0.0);
+    CHECK_REL(p.total, 31.1e9, 0.005);
+    CHECK_INT(m.arch, SIM_ARCH_QWEN3_MOE);
+    CHECK_INT(m.vision.kind, SIM_VISION_QWEN3VL);
+    CHECK_INT(m.n_moe_layers, 48);
+    CHECK_INT(m.n_experts, 128);
 }
 
 int main(void)

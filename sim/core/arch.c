@@ -127,6 +127,15 @@ static const sim_arch_traits rows[] = {
      .moe = SIM_MOE_NONE,
      .window = SIM_WINDOW_FROM_LAYER,
      .qk_norm = true},
+    /* Qwen3-VL-MoE (HF Qwen3VLMoeConfig; vLLM qwen3_vl_moe.py): Qwen3-MoE's language model
+     * (qwen3_vl_moe_text) and the same vision tower. */
+    {.model_type = "qwen3_vl_moe",
+     .arch = SIM_ARCH_QWEN3_MOE,
+     .vision = SIM_VISION_QWEN3VL,
+     .attn = SIM_ATTN_GQA,
+     .moe = SIM_MOE_SPARSE_STEP,
+     .window = SIM_WINDOW_FROM_LAYER,
+     .qk_norm = true},
     /* MiniMax-M2 and M2.5 (HF MiniMaxM2Config, configuration_minimax_m2.py; vLLM
      * minimax_m2.py MiniMaxM2ForCausalLM): full GQA attention in every layer with RMSNorms on
      * q and k (qk_norm_type per_layer: one norm over all heads of the rank, the same elements
