@@ -284,6 +284,26 @@ static sim_status count_moe_layers(const sim_jctx *ctx, const cJSON *root, sim_m
     return SIM_OK;
 }
 
+/* A size key of a config: where it goes, whether it is required, and (not NULL) whether it
+ * was given. */
+typedef struct size_key {
+    const char *key;
+    int64_t *out;
+    int required;
+    int *present;
+} size_key;
+
+/* Reads the positive sizes k[0..n) of obj, k[0] a layer count (at most MAX_LAYERS), the others
+ * at most MAX_DIM; stops at the first bad one. */
+static sim_status read_sizes(const sim_jctx *ctx, const cJSON *obj, const size_key *k, size_t n)
+{
+    sim_status st = SIM_OK;
+    for (size_t i = 0; st == SIM_OK && i < n; i++)
+        st = sim_j_int(ctx, obj, k[i].key, k[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
+                       k[i].out, k[i].present);
+    return st;
+}
+
 /*
  * Multi-head latent attention (docs/model.md, "MLA"; vLLM DeepseekV2MLAAttention): the latent
  * shapes. Every head reads the one latent (MQA-like, vLLM num_kv_heads = 1): the config's
@@ -1078,24 +1098,19 @@ static sim_status parse_qwen3vl_vision(const sim_jctx *ctx, const cJSON *v, sim_
 {
     sim_status st = sim_j_check_keys(ctx, v, qwen3vl_used_keys, N(qwen3vl_used_keys),
                                      qwen3vl_ignored_keys, N(qwen3vl_ignored_keys), 0);
-    const struct {
-        const char *key;
-        int64_t *out;
-        int required;
-    } ints[] = {
-        {"depth", &vi->n_layers, 1},
-        {"hidden_size", &vi->d_model, 1},
-        {"intermediate_size", &vi->d_ff, 1},
-        {"patch_size", &vi->patch, 1},
-        {"in_channels", &vi->n_channels, 0},
-        {"temporal_patch_size", &vi->t_patch, 1},
-        {"num_position_embeddings", &vi->n_pos, 1},
-        {"spatial_merge_size", &vi->merge, 1},
-        {"out_hidden_size", &vi->d_out, 1},
+    const size_key sizes[] = {
+        {"depth", &vi->n_layers, 1, NULL},
+        {"hidden_size", &vi->d_model, 1, NULL},
+        {"intermediate_size", &vi->d_ff, 1, NULL},
+        {"patch_size", &vi->patch, 1, NULL},
+        {"in_channels", &vi->n_channels, 0, NULL},
+        {"temporal_patch_size", &vi->t_patch, 1, NULL},
+        {"num_position_embeddings", &vi->n_pos, 1, NULL},
+        {"spatial_merge_size", &vi->merge, 1, NULL},
+        {"out_hidden_size", &vi->d_out, 1, NULL},
     };
-    for (size_t i = 0; st == SIM_OK && i < N(ints); i++)
-        st = sim_j_int(ctx, v, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
-                       ints[i].out, NULL);
+    if (st == SIM_OK)
+        st = read_sizes(ctx, v, sizes, N(sizes));
     if (st != SIM_OK)
         return st;
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(v, "deepstack_visual_indexes");
@@ -1139,24 +1154,19 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, const 
         return parse_qwen3vl_vision(&ctx, v, vi);
     sim_status st = sim_j_check_keys(&ctx, v, vision_used_keys, N(vision_used_keys),
                                      vision_ignored_keys, N(vision_ignored_keys), 0);
-    const struct {
-        const char *key;
-        int64_t *out;
-        int required;
-    } ints[] = {
-        {"num_hidden_layers", &vi->n_layers, 1},
-        {"hidden_size", &vi->d_model, 1},
-        {"intermediate_size", &vi->d_ff, 1},
-        {"patch_size", &vi->patch, 1},
-        {"image_size", &vi->image, 1},
-        {"num_channels", &vi->n_channels, 0},
-        {"projector_input_dim", &vi->d_proj_in, l4},
-        {"projector_output_dim", &vi->d_proj_out, l4},
-        {"vision_output_dim", &vi->d_out, l4},
+    const size_key sizes[] = {
+        {"num_hidden_layers", &vi->n_layers, 1, NULL},
+        {"hidden_size", &vi->d_model, 1, NULL},
+        {"intermediate_size", &vi->d_ff, 1, NULL},
+        {"patch_size", &vi->patch, 1, NULL},
+        {"image_size", &vi->image, 1, NULL},
+        {"num_channels", &vi->n_channels, 0, NULL},
+        {"projector_input_dim", &vi->d_proj_in, l4, NULL},
+        {"projector_output_dim", &vi->d_proj_out, l4, NULL},
+        {"vision_output_dim", &vi->d_out, l4, NULL},
     };
-    for (size_t i = 0; st == SIM_OK && i < N(ints); i++)
-        st = sim_j_int(&ctx, v, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
-                       ints[i].out, NULL);
+    if (st == SIM_OK)
+        st = read_sizes(&ctx, v, sizes, N(sizes));
     int head = 0, proj_bias = 0;
     if (st == SIM_OK)
         st = sim_j_bool(&ctx, v, "vision_use_head", 0, &head, NULL);
@@ -1194,12 +1204,7 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
      * text model's defaults out); the others are required. */
     m->vocab = t->vocab;
     m->max_pos = t->max_pos;
-    const struct {
-        const char *key;
-        int64_t *out;
-        int required;
-        int *present;
-    } ints[] = {
+    const size_key sizes[] = {
         {"num_hidden_layers", &m->n_layers, 1, NULL},
         {"hidden_size", &m->d_model, 1, NULL},
         {"num_attention_heads", &m->n_heads, 1, NULL},
@@ -1209,12 +1214,8 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
         {"vocab_size", &m->vocab, t->vocab == 0, NULL},
         {"max_position_embeddings", &m->max_pos, t->max_pos == 0, NULL},
     };
-    for (size_t i = 0; i < N(ints); i++) {
-        st = sim_j_int(ctx, root, ints[i].key, ints[i].required, 1, i == 0 ? MAX_LAYERS : MAX_DIM,
-                       ints[i].out, ints[i].present);
-        if (st != SIM_OK)
-            return st;
-    }
+    if ((st = read_sizes(ctx, root, sizes, N(sizes))) != SIM_OK)
+        return st;
     if (!has_kv)
         m->n_kv_heads = m->n_heads;
     if (!has_hd && t->head_dim > 0) {
