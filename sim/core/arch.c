@@ -27,6 +27,18 @@
         .act = SIM_ACT_SILU                                                                        \
     }
 
+/* Qwen3: q/k RMSNorms (HF Qwen3Attention q_norm, k_norm), no q, k, v biases. Qwen3-MoE:
+ * Qwen3's attention, experts of moe_intermediate_size (HF Qwen3MoeDecoderLayer). Each is also
+ * the language model of a Qwen3-VL config (qwen3_vl, qwen3_vl_moe: HF Qwen3VLConfig and
+ * Qwen3VLMoeConfig; vLLM qwen3_vl.py, qwen3_vl_moe.py) under text_config, whose interleaved
+ * M-RoPE (rope_scaling mrope_section) is elementwise like RoPE and not costed apart, with
+ * Qwen3VLVisionModel under vision_config. */
+#define QWEN3_ROW(type, a, m, vis)                                                                 \
+    {                                                                                              \
+        .model_type = (type), .arch = (a), .vision = (vis), .attn = SIM_ATTN_GQA, .moe = (m),      \
+        .window = SIM_WINDOW_FROM_LAYER, .qk_norm = true                                           \
+    }
+
 /* DeepSeek-V2/V3 and Kimi-K2 (vLLM DeepseekV2ForCausalLM; HF DeepseekV2Config defaults
  * topk_method to greedy, DeepseekV3Config to noaux_tc; Kimi-K2 is DeepSeek-V3's shape). */
 #define MLA_ROW(type, a, topk)                                                                     \
@@ -57,26 +69,14 @@ static const sim_arch_traits rows[] = {
      .moe = SIM_MOE_NONE,
      .window = SIM_WINDOW_FROM_LAYER,
      .qkv_bias = true},
-    /* Qwen3: q/k RMSNorms (HF Qwen3Attention q_norm, k_norm), no q, k, v biases. */
-    {.model_type = "qwen3",
-     .arch = SIM_ARCH_QWEN3,
-     .attn = SIM_ATTN_GQA,
-     .moe = SIM_MOE_NONE,
-     .window = SIM_WINDOW_FROM_LAYER,
-     .qk_norm = true},
+    QWEN3_ROW("qwen3", SIM_ARCH_QWEN3, SIM_MOE_NONE, SIM_VISION_NONE),
     /* Mixtral: every layer MoE, experts of intermediate_size (HF MixtralSparseMoeBlock). */
     {.model_type = "mixtral",
      .arch = SIM_ARCH_MIXTRAL,
      .attn = SIM_ATTN_GQA,
      .moe = SIM_MOE_EVERY_LAYER,
      .window = SIM_WINDOW_UNIFORM},
-    /* Qwen3-MoE: Qwen3's attention, experts of moe_intermediate_size (HF Qwen3MoeDecoderLayer). */
-    {.model_type = "qwen3_moe",
-     .arch = SIM_ARCH_QWEN3_MOE,
-     .attn = SIM_ATTN_GQA,
-     .moe = SIM_MOE_SPARSE_STEP,
-     .window = SIM_WINDOW_FROM_LAYER,
-     .qk_norm = true},
+    QWEN3_ROW("qwen3_moe", SIM_ARCH_QWEN3_MOE, SIM_MOE_SPARSE_STEP, SIM_VISION_NONE),
     MLA_ROW("deepseek_v2", SIM_ARCH_DEEPSEEK_V2, "greedy"),
     MLA_ROW("deepseek_v3", SIM_ARCH_DEEPSEEK_V3, "noaux_tc"),
     MLA_ROW("kimi_k2", SIM_ARCH_KIMI_K2, "noaux_tc"),
@@ -116,26 +116,8 @@ static const sim_arch_traits rows[] = {
     GEMMA3_ROW("gemma3_text", SIM_VISION_NONE),
     LLAMA4_ROW("llama4", SIM_VISION_LLAMA4),
     LLAMA4_ROW("llama4_text", SIM_VISION_NONE),
-    /* Qwen3-VL (HF Qwen3VLConfig; vLLM qwen3_vl.py Qwen3VLForConditionalGeneration): Qwen3's
-     * language model under text_config (model_type qwen3_vl_text; its interleaved M-RoPE,
-     * rope_scaling mrope_section, is elementwise like RoPE and not costed apart) and
-     * Qwen3VLVisionModel under vision_config. */
-    {.model_type = "qwen3_vl",
-     .arch = SIM_ARCH_QWEN3,
-     .vision = SIM_VISION_QWEN3VL,
-     .attn = SIM_ATTN_GQA,
-     .moe = SIM_MOE_NONE,
-     .window = SIM_WINDOW_FROM_LAYER,
-     .qk_norm = true},
-    /* Qwen3-VL-MoE (HF Qwen3VLMoeConfig; vLLM qwen3_vl_moe.py): Qwen3-MoE's language model
-     * (qwen3_vl_moe_text) and the same vision tower. */
-    {.model_type = "qwen3_vl_moe",
-     .arch = SIM_ARCH_QWEN3_MOE,
-     .vision = SIM_VISION_QWEN3VL,
-     .attn = SIM_ATTN_GQA,
-     .moe = SIM_MOE_SPARSE_STEP,
-     .window = SIM_WINDOW_FROM_LAYER,
-     .qk_norm = true},
+    QWEN3_ROW("qwen3_vl", SIM_ARCH_QWEN3, SIM_MOE_NONE, SIM_VISION_QWEN3VL),
+    QWEN3_ROW("qwen3_vl_moe", SIM_ARCH_QWEN3_MOE, SIM_MOE_SPARSE_STEP, SIM_VISION_QWEN3VL),
     /* MiniMax-M2 and M2.5 (HF MiniMaxM2Config, configuration_minimax_m2.py; vLLM
      * minimax_m2.py MiniMaxM2ForCausalLM): full GQA attention in every layer with RMSNorms on
      * q and k (qk_norm_type per_layer: one norm over all heads of the rank, the same elements
