@@ -142,19 +142,18 @@ sim_status sim_model_validate(const sim_model *m, struct sim_err *err)
                 (long long)m->sliding_window);
         return SIM_EINVAL;
     }
-    if (m->vision.kind == SIM_VISION_QWEN3VL) {
+    if (m->vision.kind != SIM_VISION_NONE) {
         const sim_vision *v = &m->vision;
-        if (v->n_layers < 1 || v->d_model < 1 || v->d_ff < 1 || v->patch < 1 || v->n_channels < 1 ||
-            v->t_patch < 1 || v->n_pos < 1 || v->merge < 1 || v->d_out < 1) {
-            SET_ERR(err, "vision_config: needs positive sizes (depth, hidden_size, "
-                         "intermediate_size, patch_size, in_channels, temporal_patch_size, "
-                         "num_position_embeddings, spatial_merge_size, out_hidden_size)");
-            return SIM_EINVAL;
-        }
-    } else if (m->vision.kind != SIM_VISION_NONE) {
-        const sim_vision *v = &m->vision;
-        if (v->n_layers < 1 || v->d_model < 1 || v->d_ff < 1 || v->patch < 1 || v->n_channels < 1 ||
-            v->image < v->patch || v->image % v->patch != 0) {
+        const int sizes_ok = v->n_layers >= 1 && v->d_model >= 1 && v->d_ff >= 1 && v->patch >= 1 &&
+                             v->n_channels >= 1;
+        if (v->kind == SIM_VISION_QWEN3VL) {
+            if (!sizes_ok || v->t_patch < 1 || v->n_pos < 1 || v->merge < 1 || v->d_out < 1) {
+                SET_ERR(err, "vision_config: needs positive sizes (depth, hidden_size, "
+                             "intermediate_size, patch_size, in_channels, temporal_patch_size, "
+                             "num_position_embeddings, spatial_merge_size, out_hidden_size)");
+                return SIM_EINVAL;
+            }
+        } else if (!sizes_ok || v->image < v->patch || v->image % v->patch != 0) {
             SET_ERR(err,
                     "vision_config: needs positive sizes and image_size a multiple of patch_size "
                     "(got image_size %lld, patch_size %lld)",
