@@ -239,9 +239,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return respond_msg(c, 405, "GET the page, POST the API");
-    const char *want = strcmp(url, "/") == 0 ? "index.html" : url + 1;
+    if (url[0] != '/')
+        return respond_msg(c, 404, "not found");
+    const char *want = url[1] == '\0' ? "index.html" : url + 1;
     for (size_t i = 0; i < N_FILES; i++)
-        if (url[0] == '/' && strcmp(want, files[i].file) == 0)
+        if (strcmp(want, files[i].file) == 0)
             return respond(c, 200, files[i].type, files[i].data, files[i].len,
                            MHD_RESPMEM_PERSISTENT);
     return respond_msg(c, 404, "not found");
