@@ -17,8 +17,9 @@
 #include "opts.h"
 #include "paths.h"
 
-#define MAX_FILES   64
-#define MAX_FILTERS SIM_MEAS_MAX_FILTERS
+#define MAX_FILES    64
+#define MAX_FILTERS  SIM_MEAS_MAX_FILTERS
+#define MAX_GROUP_BY 6 /* fields of validate --group-by */
 
 typedef struct meas_opts {
     const char *files[MAX_FILES];
@@ -27,6 +28,11 @@ typedef struct meas_opts {
     int n_select, n_exclude;
     const char *format, *out, *calibration, *holdout;
     const char *refit; /* check --refit FILE */
+    /* validate --group-by FIELD[,FIELD...]: one more table, by the fields' values together */
+    const char *group_by;
+    const char *gb_fields[MAX_GROUP_BY];
+    int n_gb;
+    char gb_buf[160];
     const char *fit;   /* --fit: "profile" or FIGURE[,FIGURE...]; NULL: alpha and beta_s only */
     sim_fit_loss loss; /* --loss of the figure fit */
     sim_meas_figspec figs;
@@ -164,6 +170,10 @@ static const meas_line validate_lines[] = {
     {"fit",
      "  --fit LIST, --loss L    with --holdout: each fold fits these figures too (as calibrate)\n"
      "  A calibration's fitted figures (\"figures\") replace the profile's before predicting.\n"},
+    {"group-by",
+     "  --group-by F[,F...]     one more table: the errors by the values of these fields\n"
+     "                          together (up to 6 of the fields --holdout takes), e.g.\n"
+     "                          model,hardware,dtype,tp,metric\n"},
     {"keep-assumed",
      "  --keep-assumed          count rows whose run.assumed names a field the prediction uses\n"
      "                          (by default they are predicted and reported apart, with the\n"
@@ -301,6 +311,7 @@ static int parse_opts(int argc, char **argv, meas_opts *o, const meas_usage *u, 
         CLI_STR("refit", &o->refit),
         CLI_STR("calibration", &o->calibration),
         CLI_STR("holdout", &o->holdout),
+        CLI_STR("group-by", &o->group_by),
         CLI_FLAG("no-host-time", &o->p.no_host),
         CLI_ROOFLINE("roofline", &o->p.mode),
         CLI_CUSTOM("weighting", parse_weighting, &fit->weight),
@@ -1028,8 +1039,10 @@ int cmd_calibrate(int argc, char **argv)
     }
     if ((rc = not_an_input(&o, "calibrate", "--out", o.out)) != CLI_OK)
         return rc;
-    if (o.calibration || o.holdout) {
-        cli_error("calibrate: --calibration and --holdout belong to validate");
+    if (o.calibration || o.holdout || o.group_by) {
+        cli_error("calibrate: %s belongs to validate", o.calibration ? "--calibration"
+                                                       : o.holdout   ? "--holdout"
+                                                                     : "--group-by");
         return CLI_USAGE;
     }
     if (o.interval || o.min_coverage >= 0.0) {
@@ -1113,6 +1126,7 @@ int cmd_calibrate(int argc, char **argv)
 /* Per-group statistics for the validate table. */
 typedef struct group_stat {
     char value[160];
+    char vals[MAX_GROUP_BY][48]; /* each field's value (a crossed table's sort keys) */
     size_t n;
     double sum_ape, max_ape, sum_signed, sum_host, sum_pred;
     int64_t preempted_rows;
@@ -1120,24 +1134,74 @@ typedef struct group_stat {
 
 #define MAX_GROUPS 256
 
-/* The errors by the values of one field: a table, or the array at key field of the JSON
- * "groups" object when w is not NULL. */
-static void print_groups(const char *field, const sim_meas_set *set, const sim_row_pred *p,
-                         const double *pred, sim_jw *w)
+/* Fields whose values are counts: a crossed table sorts them as numbers. */
+static int numeric_field(const char *f)
+{
+    static const char *const num[] = {
+        "tp", "batch", "prompt_tokens", "output_tokens", "context_tokens", "concurrency"};
+    for (size_t i = 0; i < CLI_N(num); i++)
+        if (strcmp(f, num[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The fields of the crossed table being sorted (qsort has no context argument). */
+static const char *const *sort_fields;
+static int sort_n_fields;
+
+static int group_cmp(const void *pa, const void *pb)
+{
+    const group_stat *a = pa, *b = pb;
+    for (int f = 0; f < sort_n_fields; f++) {
+        int c;
+        if (numeric_field(sort_fields[f])) {
+            const double x = strtod(a->vals[f], NULL), y = strtod(b->vals[f], NULL);
+            c = (x > y) - (x < y);
+        } else {
+            c = strcmp(a->vals[f], b->vals[f]);
+        }
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+/* The errors by the values of nf fields together (one: the five default tables, in the order
+ * the values first come; more: validate --group-by, sorted by the fields in turn): a table, or
+ * the array at key "f1,f2,..." of the JSON "groups" object when w is not NULL. Rows beyond
+ * MAX_GROUPS groups are counted, not dropped unsaid. */
+static void print_groups(const char *const *fields, int nf, const sim_meas_set *set,
+                         const sim_row_pred *p, const double *pred, sim_jw *w)
 {
     static group_stat g[MAX_GROUPS];
     int ng = 0;
-    char buf[64];
+    size_t not_grouped = 0;
+    char key[sizeof(g[0].value)], label[160];
+    label[0] = '\0';
+    for (int f = 0; f < nf; f++)
+        snprintf(label + strlen(label), sizeof(label) - strlen(label), "%s%s", f ? "," : "",
+                 fields[f]);
     for (size_t i = 0; i < set->n; i++) {
-        const char *v = sim_meas_group_field(&set->rows[i], field, buf, sizeof(buf));
+        char vals[MAX_GROUP_BY][48];
+        key[0] = '\0';
+        for (int f = 0; f < nf; f++) {
+            char buf[64];
+            const char *v = sim_meas_group_field(&set->rows[i], fields[f], buf, sizeof(buf));
+            snprintf(vals[f], sizeof(vals[f]), "%s", v ? v : "");
+            snprintf(key + strlen(key), sizeof(key) - strlen(key), "%s%s", f ? ", " : "", vals[f]);
+        }
         int k = 0;
-        while (k < ng && strcmp(g[k].value, v) != 0)
+        while (k < ng && strcmp(g[k].value, key) != 0)
             k++;
         if (k == ng) {
-            if (ng == MAX_GROUPS)
+            if (ng == MAX_GROUPS) {
+                not_grouped++;
                 continue;
+            }
             memset(&g[k], 0, sizeof(g[k]));
-            snprintf(g[k].value, sizeof(g[k].value), "%s", v);
+            snprintf(g[k].value, sizeof(g[k].value), "%s", key);
+            for (int f = 0; f < nf; f++)
+                memcpy(g[k].vals[f], vals[f], sizeof(vals[f]));
             ng++;
         }
         double m = set->rows[i].measured_s;
@@ -1151,11 +1215,22 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
         g[k].sum_pred += pred[i];
         g[k].preempted_rows += p[i].preemptions > 0;
     }
+    if (nf > 1) {
+        sort_fields = fields;
+        sort_n_fields = nf;
+        qsort(g, (size_t)ng, sizeof(g[0]), group_cmp);
+    }
     if (w) {
-        sim_jw_array_begin(w, field);
+        sim_jw_array_begin(w, label);
         for (int k = 0; k < ng; k++) {
             sim_jw_object_begin(w, NULL);
             sim_jw_str(w, "value", g[k].value);
+            if (nf > 1) {
+                sim_jw_object_begin(w, "values");
+                for (int f = 0; f < nf; f++)
+                    sim_jw_str(w, fields[f], g[k].vals[f]);
+                sim_jw_object_end(w);
+            }
             sim_jw_uint(w, "n_rows", g[k].n);
             sim_jw_num(w, "mape_pct", g[k].sum_ape / (double)g[k].n);
             sim_jw_num(w, "max_ape_pct", g[k].max_ape);
@@ -1166,15 +1241,46 @@ static void print_groups(const char *field, const sim_meas_set *set, const sim_r
             sim_jw_object_end(w);
         }
         sim_jw_array_end(w);
+        if (not_grouped) {
+            char k2[200];
+            snprintf(k2, sizeof(k2), "%s_rows_not_grouped", label);
+            sim_jw_uint(w, k2, not_grouped);
+        }
         return;
     }
-    printf("\n  by %-14s %6s %8s %8s %8s %8s %10s\n", field, "rows", "MAPE%", "max%", "bias%",
-           "host%", "preempted");
+    /* One field: the columns as they always were; crossed fields: as wide as the longest. */
+    int width = 17;
+    if (nf > 1) {
+        width = (int)strlen(label) + 3; /* "by " and the label over the values */
+        for (int k = 0; k < ng; k++)
+            if ((int)strlen(g[k].value) > width)
+                width = (int)strlen(g[k].value);
+        printf("\n  by %-*s %6s %8s %8s %8s %8s %10s\n", width - 3, label, "rows", "MAPE%", "max%",
+               "bias%", "host%", "preempted");
+    } else {
+        printf("\n  by %-14s %6s %8s %8s %8s %8s %10s\n", label, "rows", "MAPE%", "max%", "bias%",
+               "host%", "preempted");
+    }
     for (int k = 0; k < ng; k++)
-        printf("  %-17s %6zu %8.2f %8.2f %+8.2f %8.1f %10lld\n", g[k].value, g[k].n,
+        printf("  %-*s %6zu %8.2f %8.2f %+8.2f %8.1f %10lld\n", width, g[k].value, g[k].n,
                g[k].sum_ape / (double)g[k].n, g[k].max_ape, g[k].sum_signed / (double)g[k].n,
                g[k].sum_pred > 0 ? 100.0 * g[k].sum_host / g[k].sum_pred : 0.0,
                (long long)g[k].preempted_rows);
+    if (not_grouped)
+        printf("  (%zu more rows in groups beyond the first %d, not shown)\n", not_grouped,
+               MAX_GROUPS);
+}
+
+/* 1 when validate --group-by asks for a table the default ones do not already print (a single
+ * field among them would repeat its table, and its JSON key). */
+static int group_by_new(const meas_opts *o, const char *const *fields, int n_fields)
+{
+    if (o->n_gb == 0)
+        return 0;
+    for (int f = 0; o->n_gb == 1 && f < n_fields; f++)
+        if (strcmp(o->gb_fields[0], fields[f]) == 0)
+            return 0;
+    return 1;
 }
 
 /* Rows set aside because their run.assumed matters, predicted apart. */
@@ -1555,7 +1661,9 @@ static int print_validation_json(const meas_opts *o, const sim_meas_set *set,
     print_interval(iv, &w);
     sim_jw_object_begin(&w, "groups");
     for (int f = 0; f < n_fields; f++)
-        print_groups(fields[f], set, mp->p, pred, &w);
+        print_groups(&fields[f], 1, set, mp->p, pred, &w);
+    if (group_by_new(o, fields, n_fields))
+        print_groups(o->gb_fields, o->n_gb, set, mp->p, pred, &w);
     sim_jw_object_end(&w);
     if (o->holdout) {
         sim_jw_object_begin(&w, "holdout");
@@ -1616,7 +1724,9 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
                    folds[k].beta_s * 1e3, folds[k].mape_pct);
     }
     for (int f = 0; f < n_fields; f++)
-        print_groups(fields[f], set, mp->p, pred, NULL);
+        print_groups(&fields[f], 1, set, mp->p, pred, NULL);
+    if (group_by_new(o, fields, n_fields))
+        print_groups(o->gb_fields, o->n_gb, set, mp->p, pred, NULL);
     printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
            "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
     print_unmodelled(set, aside->set, NULL);
@@ -1651,7 +1761,52 @@ static int calibrated_hw(const sim_calib *cal, const char *path, const char *hw_
 
 /* The options validate (and check) refuse: --out, --self-check, --calibration with --holdout,
  * an unknown field, --interval without a calibration... */
-static int validate_usage_check(const meas_opts *o)
+
+#define GROUP_FIELDS                                                                               \
+    "model, hardware, kind, dtype, engine, tp, batch, prompt_tokens, output_tokens, "              \
+    "context_tokens, metric or concurrency"
+
+/* validate --group-by: its comma-separated fields into o->gb_fields (each one --holdout takes,
+ * none twice, at most MAX_GROUP_BY). */
+static int parse_group_by(meas_opts *o)
+{
+    const size_t len = strlen(o->group_by);
+    if (len == 0 || len >= sizeof(o->gb_buf)) {
+        cli_error("validate: --group-by: expected FIELD[,FIELD...] (%s)",
+                  len ? "too long" : "empty");
+        return CLI_USAGE;
+    }
+    memcpy(o->gb_buf, o->group_by, len + 1);
+    o->n_gb = 0;
+    char buf[64];
+    for (char *tok = o->gb_buf; tok;) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*tok) { /* "a,,b", a leading or a trailing comma: a typo, refused */
+            cli_error("validate: --group-by '%s': an empty field", o->group_by);
+            return CLI_USAGE;
+        }
+        if (!sim_meas_group_field(sim_meas_row_blank(), tok, buf, sizeof(buf))) {
+            cli_error("validate: --group-by '%s': expected %s", tok, GROUP_FIELDS);
+            return CLI_USAGE;
+        }
+        for (int i = 0; i < o->n_gb; i++)
+            if (strcmp(o->gb_fields[i], tok) == 0) {
+                cli_error("validate: --group-by: '%s' given twice", tok);
+                return CLI_USAGE;
+            }
+        if (o->n_gb == MAX_GROUP_BY) {
+            cli_error("validate: --group-by: at most %d fields", MAX_GROUP_BY);
+            return CLI_USAGE;
+        }
+        o->gb_fields[o->n_gb++] = tok;
+        tok = comma ? comma + 1 : NULL;
+    }
+    return CLI_OK;
+}
+
+static int validate_usage_check(meas_opts *o)
 {
     if (o->out || o->self_check) {
         cli_error("%s: %s belongs to calibrate", o->check ? "check" : "validate",
@@ -1696,20 +1851,19 @@ static int validate_usage_check(const meas_opts *o)
         cli_error("validate: --min-coverage-pct belongs to check");
         return CLI_USAGE;
     }
-    if (o->check && (o->holdout || o->fit || o->keep_assumed)) {
-        cli_error("check: %s belongs to validate", o->holdout ? "--holdout"
-                                                   : o->fit   ? "--fit"
-                                                              : "--keep-assumed");
+    if (o->check && (o->holdout || o->fit || o->keep_assumed || o->group_by)) {
+        cli_error("check: %s belongs to validate", o->holdout    ? "--holdout"
+                                                   : o->fit      ? "--fit"
+                                                   : o->group_by ? "--group-by"
+                                                                 : "--keep-assumed");
         return CLI_USAGE;
     }
     char buf[64];
     if (o->holdout && !sim_meas_group_field(sim_meas_row_blank(), o->holdout, buf, sizeof(buf))) {
-        cli_error("validate: --holdout '%s': expected model, hardware, kind, dtype, engine, tp, "
-                  "batch, prompt_tokens, output_tokens, context_tokens, metric or concurrency",
-                  o->holdout);
+        cli_error("validate: --holdout '%s': expected %s", o->holdout, GROUP_FIELDS);
         return CLI_USAGE;
     }
-    return CLI_OK;
+    return o->group_by ? parse_group_by(o) : CLI_OK;
 }
 
 /* validate, or with check the drift alarm over the same predictions. */
