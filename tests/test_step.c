@@ -730,6 +730,13 @@ static void small_m_gemm_class(void)
     sim_step_cost_compute(&m, &hw, &cfg, &s65, &c);
     CHECK_REL(c.ops[SIM_OP_QKV].compute_s, 206158430208.0 * 65.0 / 64.0 / (523.7e12 * 0.763),
               1e-12);
+    /* The single-kernel GEMM time (kernels.c, validate-kernels) applies the same class: one
+     * layer's qkv GEMM, 2 x 64 x 4096 x 12288 = 6,442,450,944 FLOPs, at 0.01; 65 rows at 0.763. */
+    sim_kernel_time k;
+    sim_gemm_time(&hw, SIM_DTYPE_FP16, SIM_GEMM_FLAT, 64.0, 12288.0, 4096.0, &k);
+    CHECK_REL(k.compute_s, 6442450944.0 / (523.7e12 * 0.01), 1e-12);
+    sim_gemm_time(&hw, SIM_DTYPE_FP16, SIM_GEMM_FLAT, 65.0, 12288.0, 4096.0, &k);
+    CHECK_REL(k.compute_s, 6442450944.0 * 65.0 / 64.0 / (523.7e12 * 0.763), 1e-12);
 }
 
 /*

@@ -552,6 +552,12 @@ double sim_hw_gemm_eff_frac(const sim_hw *hw, sim_dtype dtype)
     return hw->v[SIM_HWF_GEMM_EFF_FP16];
 }
 
+double sim_hw_gemm_eff_at(const sim_hw *hw, sim_dtype dtype, double m)
+{
+    return m <= hw->v[SIM_HWF_GEMM_SMALL_M_ROWS] ? hw->v[SIM_HWF_GEMM_EFF_SMALL_M]
+                                                 : sim_hw_gemm_eff_frac(hw, dtype);
+}
+
 /* The documented default of a profile without entries (docs/hwprofile.md, "Defaults"). */
 static void default_collective(const sim_hw *hw, int n, sim_allreduce *out)
 {

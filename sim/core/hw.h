@@ -353,6 +353,11 @@ double sim_hw_peak_flops_per_s(const sim_hw *hw, sim_dtype dtype);
 /* The GEMM efficiency that goes with sim_hw_peak_flops_per_s(). */
 double sim_hw_gemm_eff_frac(const sim_hw *hw, sim_dtype dtype);
 
+/* The same for a GEMM of m rows: gemm_eff_small_m_frac when m is at most gemm_small_m_rows (the
+ * small-M class, above), else sim_hw_gemm_eff_frac(). The one place the class is applied: the
+ * step's GEMMs (ops.c) and the single-kernel GEMM time (kernels.c, sim_gemm_time). */
+double sim_hw_gemm_eff_at(const sim_hw *hw, sim_dtype dtype, double m);
+
 /*
  * All-reduce parameters for n GPUs: the entry for n if measured; otherwise the
  * entry with the nearest n (the latency and bus bandwidth of NVSwitch systems

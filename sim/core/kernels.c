@@ -85,7 +85,8 @@ void sim_gemm_time(const sim_hw *hw, sim_dtype dtype, sim_gemm_model model, doub
     const int dispatch = fp8 && hw->n_fp8_cfg > 0;
     out->flops = 2.0 * m * n * k;
     out->bytes = sim_gemm_bytes(hw, dtype, m, n, k);
-    double eff = sim_hw_gemm_eff_frac(hw, dtype);
+    /* The dispatched fp8 kernels have their own shapes; every other GEMM the small-M class. */
+    double eff = dispatch ? sim_hw_gemm_eff_frac(hw, dtype) : sim_hw_gemm_eff_at(hw, dtype, m);
     if (dispatch)
         eff *= sim_gemm_fp8_dispatch_eff(hw, m, n);
     else if (model == SIM_GEMM_TILE_WAVE)

@@ -875,8 +875,7 @@ static void time_other_ops(const other_ctx *c)
     const sim_dtype d16 = kind == SIM_GEMM_KIND_16 ? gd : sim_model_dtype16(m);
     /* A small-M class (a decode batch on an untuned BLAS; hw.h): its own efficiency when the
      * step's tokens are at most gemm_small_m_rows. */
-    const int small_m = c->T <= hw->v[SIM_HWF_GEMM_SMALL_M_ROWS];
-    const double eff16 = small_m ? hw->v[SIM_HWF_GEMM_EFF_SMALL_M] : sim_hw_gemm_eff_frac(hw, d16);
+    const double eff16 = sim_hw_gemm_eff_at(hw, d16, c->T);
     const double fps16 = sim_hw_peak_flops_per_s(hw, d16) * eff16;
     const double fps_q = block_gemm_fps(m, hw, cfg);
     const double bw_q = bw * gk.bw_factor_frac;
@@ -917,9 +916,8 @@ static void time_other_ops(const other_ctx *c)
     }
 #undef GEMM_BW
 #undef GEMM_FX
-    const double lm_fps = sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) *
-                          (Se <= hw->v[SIM_HWF_GEMM_SMALL_M_ROWS] ? hw->v[SIM_HWF_GEMM_EFF_SMALL_M]
-                                                                  : hw->v[SIM_HWF_GEMM_EFF_FP16]);
+    const double lm_fps =
+        sim_hw_peak_flops_per_s(hw, SIM_DTYPE_BF16) * sim_hw_gemm_eff_at(hw, SIM_DTYPE_BF16, Se);
     time_op(&ops[SIM_OP_LM_HEAD], tw ? lm_fps * sim_gemm_dim_eff(hw, Se, Vg) : lm_fps, bw_w, fx_g);
 #undef GEMM_FPS
     time_op(&ops[SIM_OP_SAMPLER], vec_fps, bw_mix, fx_e);
