@@ -114,6 +114,22 @@ else:
         if not ln.strip().startswith(g["value"]) or f"{g['n_rows']:6d}" not in ln:
             bad(f"table line '{ln.strip()}' is not group {g['value']} ({g['n_rows']} rows)")
 
+# Serving rows carry their engine host time inside each simulated step: no host share
+# (JSON null, "-" in the table), where offline batches have one.
+ps = run("validate", "--measurements", "tests/data/meas/serving.jsonl", "--format", "json")
+if ps.returncode != 0:
+    bad(f"validate serving.jsonl: exit {ps.returncode}: {ps.stderr.strip()}")
+else:
+    shares = [g["host_share_pct"] for g in json.loads(ps.stdout)["groups"]["model"]]
+    if any(x is not None for x in shares):
+        bad(f"serving rows: host_share_pct {shares}, expected null")
+if any(g["host_share_pct"] is None or g["host_share_pct"] <= 0.0 for g in groups):
+    bad("offline batches: a group without a positive host share")
+pst = run("validate", "--measurements", "tests/data/meas/serving.jsonl")
+model_line = [ln for ln in pst.stdout.splitlines() if ln.strip().startswith("qwen3-32b")][:1]
+if not model_line or model_line[0].split()[5] != "-":
+    bad(f"serving rows: host column {model_line}, expected '-'")
+
 # Usage errors: exit 2, one line naming the problem.
 for args, msg in (
     (["--group-by", "colour"], "validate: --group-by 'colour': expected model, hardware"),

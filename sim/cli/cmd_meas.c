@@ -1128,9 +1128,17 @@ typedef struct group_stat {
     char value[160];
     char vals[MAX_GROUP_BY][48]; /* each field's value (a crossed table's sort keys) */
     size_t n;
-    double sum_ape, max_ape, sum_signed, sum_host, sum_pred;
+    double sum_ape, max_ape, sum_signed;
+    double sum_host, sum_pred; /* over the rows whose host time is apart (not serving rows) */
     int64_t preempted_rows;
 } group_stat;
+
+/* A group's host share in percent, or NAN when none of its rows has its host time apart (a
+ * serving row's is inside each simulated step). */
+static double host_share_pct(const group_stat *g)
+{
+    return g->sum_pred > 0.0 ? 100.0 * g->sum_host / g->sum_pred : (double)NAN;
+}
 
 #define MAX_GROUPS 256
 
@@ -1211,8 +1219,10 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
         if (ape > g[k].max_ape)
             g[k].max_ape = ape;
         g[k].sum_signed += (pred[i] - m) / m * 100.0;
-        g[k].sum_host += p[i].host_s;
-        g[k].sum_pred += pred[i];
+        if (set->rows[i].kind != SIM_MEAS_SERVING) {
+            g[k].sum_host += p[i].host_s;
+            g[k].sum_pred += pred[i];
+        }
         g[k].preempted_rows += p[i].preemptions > 0;
     }
     if (nf > 1) {
@@ -1235,8 +1245,7 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
             sim_jw_num(w, "mape_pct", g[k].sum_ape / (double)g[k].n);
             sim_jw_num(w, "max_ape_pct", g[k].max_ape);
             sim_jw_num(w, "bias_pct", g[k].sum_signed / (double)g[k].n);
-            sim_jw_num(w, "host_share_pct",
-                       g[k].sum_pred > 0 ? 100.0 * g[k].sum_host / g[k].sum_pred : 0.0);
+            sim_jw_num(w, "host_share_pct", host_share_pct(&g[k])); /* null: not apart */
             sim_jw_int(w, "preempted_rows", g[k].preempted_rows);
             sim_jw_object_end(w);
         }
@@ -1261,11 +1270,14 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
         printf("\n  by %-14s %6s %8s %8s %8s %8s %10s\n", label, "rows", "MAPE%", "max%", "bias%",
                "host%", "preempted");
     }
-    for (int k = 0; k < ng; k++)
-        printf("  %-*s %6zu %8.2f %8.2f %+8.2f %8.1f %10lld\n", width, g[k].value, g[k].n,
-               g[k].sum_ape / (double)g[k].n, g[k].max_ape, g[k].sum_signed / (double)g[k].n,
-               g[k].sum_pred > 0 ? 100.0 * g[k].sum_host / g[k].sum_pred : 0.0,
+    for (int k = 0; k < ng; k++) {
+        char host[16];
+        const double hs = host_share_pct(&g[k]);
+        snprintf(host, sizeof(host), isnan(hs) ? "-" : "%.1f", hs);
+        printf("  %-*s %6zu %8.2f %8.2f %+8.2f %8s %10lld\n", width, g[k].value, g[k].n,
+               g[k].sum_ape / (double)g[k].n, g[k].max_ape, g[k].sum_signed / (double)g[k].n, host,
                (long long)g[k].preempted_rows);
+    }
     if (not_grouped)
         printf("  (%zu more rows in groups beyond the first %d, not shown)\n", not_grouped,
                MAX_GROUPS);
@@ -1728,7 +1740,8 @@ static int print_validation(const meas_opts *o, const sim_meas_set *set, const s
     if (group_by_new(o, fields, n_fields))
         print_groups(o->gb_fields, o->n_gb, set, mp->p, pred, NULL);
     printf("\n  bias = mean signed error (+ over-predicts); host = engine host time share "
-           "of the prediction;\n  preempted = rows whose simulation preempted sequences\n");
+           "of the prediction\n  (- for serving rows: inside each simulated step); preempted = "
+           "rows whose simulation\n  preempted sequences\n");
     print_unmodelled(set, aside->set, NULL);
     print_aside(aside, NULL);
     print_call_constants(set, mp, o->p.keep_outliers, NULL);
