@@ -130,6 +130,13 @@ model_line = [ln for ln in pst.stdout.splitlines() if ln.strip().startswith("qwe
 if not model_line or model_line[0].split()[5] != "-":
     bad(f"serving rows: host column {model_line}, expected '-'")
 
+# Values are compared whole: two model paths alike in their first 70 characters are two groups.
+pl = run("validate", "--measurements", "tests/data/meas/long_model_paths.jsonl", "--group-by",
+         "model,tp", "--format", "json")
+long_groups = json.loads(pl.stdout)["groups"].get("model,tp", []) if pl.returncode == 0 else []
+if [g["values"]["model"][-15:] for g in long_groups] != ["llama-2-7b.json", "llama-3-8b.json"]:
+    bad(f"long model paths: groups {[g['value'] for g in long_groups]}, expected the two paths")
+
 # Usage errors: exit 2, one line naming the problem.
 for args, msg in (
     (["--group-by", "colour"], "validate: --group-by 'colour': expected model, hardware"),

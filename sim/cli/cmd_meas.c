@@ -1123,10 +1123,10 @@ int cmd_calibrate(int argc, char **argv)
     return rc;
 }
 
-/* Per-group statistics for the validate table. */
+/* Per-group statistics for the validate table. A group is known by its first row: its values
+ * are that row's fields, compared whole (no copy, no truncation). */
 typedef struct group_stat {
-    char value[160];
-    char vals[MAX_GROUP_BY][48]; /* each field's value (a crossed table's sort keys) */
+    size_t first; /* the group's first row */
     size_t n;
     double sum_ape, max_ape, sum_signed;
     double sum_host, sum_pred; /* over the rows whose host time is apart (not serving rows) */
@@ -1153,7 +1153,27 @@ static int numeric_field(const char *f)
     return 0;
 }
 
-/* The fields of the crossed table being sorted (qsort has no context argument). */
+/* Field f of row r as text (buf holds a number's digits). */
+static const char *group_value(const sim_meas_row *r, const char *f, char *buf, size_t cap)
+{
+    const char *v = sim_meas_group_field(r, f, buf, cap);
+    return v ? v : "";
+}
+
+/* Field f of rows a and b compared: as numbers for counts, else as text. */
+static int field_cmp(const sim_meas_row *a, const sim_meas_row *b, const char *f)
+{
+    char ba[64], bb[64];
+    const char *x = group_value(a, f, ba, sizeof(ba)), *y = group_value(b, f, bb, sizeof(bb));
+    if (numeric_field(f)) {
+        const double u = strtod(x, NULL), v = strtod(y, NULL);
+        return (u > v) - (u < v);
+    }
+    return strcmp(x, y);
+}
+
+/* The rows and fields of the crossed table being sorted (qsort has no context argument). */
+static const sim_meas_set *sort_set;
 static const char *const *sort_fields;
 static int sort_n_fields;
 
@@ -1161,17 +1181,25 @@ static int group_cmp(const void *pa, const void *pb)
 {
     const group_stat *a = pa, *b = pb;
     for (int f = 0; f < sort_n_fields; f++) {
-        int c;
-        if (numeric_field(sort_fields[f])) {
-            const double x = strtod(a->vals[f], NULL), y = strtod(b->vals[f], NULL);
-            c = (x > y) - (x < y);
-        } else {
-            c = strcmp(a->vals[f], b->vals[f]);
-        }
+        const int c =
+            field_cmp(&sort_set->rows[a->first], &sort_set->rows[b->first], sort_fields[f]);
         if (c)
             return c;
     }
     return 0;
+}
+
+/* A group's values joined by ", " into buf (a table line, the JSON "value"). */
+static void group_key(const sim_meas_row *r, const char *const *fields, int nf, char *buf,
+                      size_t cap)
+{
+    buf[0] = '\0';
+    for (int f = 0; f < nf; f++) {
+        char nb[64];
+        const size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, "%s%s", f ? ", " : "",
+                 group_value(r, fields[f], nb, sizeof(nb)));
+    }
 }
 
 /* The errors by the values of nf fields together (one: the five default tables, in the order
@@ -1184,32 +1212,27 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
     static group_stat g[MAX_GROUPS];
     int ng = 0;
     size_t not_grouped = 0;
-    char key[sizeof(g[0].value)], label[160];
+    char label[160], key[MAX_GROUP_BY * 260];
     label[0] = '\0';
     for (int f = 0; f < nf; f++)
         snprintf(label + strlen(label), sizeof(label) - strlen(label), "%s%s", f ? "," : "",
                  fields[f]);
     for (size_t i = 0; i < set->n; i++) {
-        char vals[MAX_GROUP_BY][48];
-        key[0] = '\0';
-        for (int f = 0; f < nf; f++) {
-            char buf[64];
-            const char *v = sim_meas_group_field(&set->rows[i], fields[f], buf, sizeof(buf));
-            snprintf(vals[f], sizeof(vals[f]), "%s", v ? v : "");
-            snprintf(key + strlen(key), sizeof(key) - strlen(key), "%s%s", f ? ", " : "", vals[f]);
-        }
         int k = 0;
-        while (k < ng && strcmp(g[k].value, key) != 0)
-            k++;
+        for (; k < ng; k++) {
+            int f = 0;
+            while (f < nf && field_cmp(&set->rows[g[k].first], &set->rows[i], fields[f]) == 0)
+                f++;
+            if (f == nf)
+                break;
+        }
         if (k == ng) {
             if (ng == MAX_GROUPS) {
                 not_grouped++;
                 continue;
             }
             memset(&g[k], 0, sizeof(g[k]));
-            snprintf(g[k].value, sizeof(g[k].value), "%s", key);
-            for (int f = 0; f < nf; f++)
-                memcpy(g[k].vals[f], vals[f], sizeof(vals[f]));
+            g[k].first = i;
             ng++;
         }
         double m = set->rows[i].measured_s;
@@ -1226,6 +1249,7 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
         g[k].preempted_rows += p[i].preemptions > 0;
     }
     if (nf > 1) {
+        sort_set = set;
         sort_fields = fields;
         sort_n_fields = nf;
         qsort(g, (size_t)ng, sizeof(g[0]), group_cmp);
@@ -1233,12 +1257,16 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
     if (w) {
         sim_jw_array_begin(w, label);
         for (int k = 0; k < ng; k++) {
+            const sim_meas_row *r = &set->rows[g[k].first];
+            group_key(r, fields, nf, key, sizeof(key));
             sim_jw_object_begin(w, NULL);
-            sim_jw_str(w, "value", g[k].value);
+            sim_jw_str(w, "value", key);
             if (nf > 1) {
                 sim_jw_object_begin(w, "values");
-                for (int f = 0; f < nf; f++)
-                    sim_jw_str(w, fields[f], g[k].vals[f]);
+                for (int f = 0; f < nf; f++) {
+                    char nb[64];
+                    sim_jw_str(w, fields[f], group_value(r, fields[f], nb, sizeof(nb)));
+                }
                 sim_jw_object_end(w);
             }
             sim_jw_uint(w, "n_rows", g[k].n);
@@ -1261,9 +1289,11 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
     int width = 17;
     if (nf > 1) {
         width = (int)strlen(label) + 3; /* "by " and the label over the values */
-        for (int k = 0; k < ng; k++)
-            if ((int)strlen(g[k].value) > width)
-                width = (int)strlen(g[k].value);
+        for (int k = 0; k < ng; k++) {
+            group_key(&set->rows[g[k].first], fields, nf, key, sizeof(key));
+            if ((int)strlen(key) > width)
+                width = (int)strlen(key);
+        }
         printf("\n  by %-*s %6s %8s %8s %8s %8s %10s\n", width - 3, label, "rows", "MAPE%", "max%",
                "bias%", "host%", "preempted");
     } else {
@@ -1274,7 +1304,8 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
         char host[16];
         const double hs = host_share_pct(&g[k]);
         snprintf(host, sizeof(host), isnan(hs) ? "-" : "%.1f", hs);
-        printf("  %-*s %6zu %8.2f %8.2f %+8.2f %8s %10lld\n", width, g[k].value, g[k].n,
+        group_key(&set->rows[g[k].first], fields, nf, key, sizeof(key));
+        printf("  %-*s %6zu %8.2f %8.2f %+8.2f %8s %10lld\n", width, key, g[k].n,
                g[k].sum_ape / (double)g[k].n, g[k].max_ape, g[k].sum_signed / (double)g[k].n, host,
                (long long)g[k].preempted_rows);
     }
