@@ -31,7 +31,8 @@ const char *group_value(const sim_meas_row *r, const char *field, char *buf, siz
 /* The rows predicted and grouped by field: gN.dat (measured, predicted) per group, and the
  * per-group errors. */
 typedef struct vgroups {
-    char names[MAX_GROUPS][128];
+    char names[MAX_GROUPS][128]; /* legend labels */
+    size_t first[MAX_GROUPS];    /* each group's first row: its value, compared whole */
     double sum_ape[MAX_GROUPS], sum_signed[MAX_GROUPS];
     int count[MAX_GROUPS], ng;
     double lo, hi, total_ape;
@@ -115,7 +116,8 @@ static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engi
         char buf[64];
         const char *v = group_value(row, field, buf, sizeof(buf));
         int k = 0;
-        while (k < g->ng && strcmp(g->names[k], v) != 0)
+        char fb[64];
+        while (k < g->ng && strcmp(group_value(&set->rows[g->first[k]], field, fb, sizeof(fb)), v))
             k++;
         if (k == g->ng) {
             if (g->ng == MAX_GROUPS) {
@@ -123,6 +125,7 @@ static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engi
                 snprintf(g->names[k], sizeof(g->names[k]), "other");
             } else {
                 snprintf(g->names[k], sizeof(g->names[k]), "%s", v);
+                g->first[k] = i;
                 char fname[32];
                 snprintf(fname, sizeof(fname), "g%d.dat", k);
                 gf[k] = job_file(j, fname);
