@@ -242,12 +242,12 @@ for args in "$src/tests/data/meas/serving.jsonl --select id=c-ttft --scheduler-r
     expect "plot validate MAPE = validate's ($args)" \
         "$(grep -o 'MAPE [0-9.]*%' "$tmp/pv.svg" | head -n 1)" "$(printf 'MAPE %.1f%%' "$v")"
 done
-# Groups by whole values: two model paths alike in their first 70 characters are two legend
-# entries of one row each.
+# Groups by whole values: two model paths of over 160 characters, alike but for their file
+# names, are two legend entries (of 2 and 1 rows), labelled by their ends.
 "$bin" plot validate --measurements "$src/tests/data/meas/long_model_paths.jsonl" --group model \
     --out "$tmp/pv_long.svg" >/dev/null || bad "plot validate long paths exit $?"
 expect "plot validate long paths: two groups" \
-    "$(grep -c -e 'llama-2-7b.json (1)' -e 'llama-3-8b.json (1)' "$tmp/pv_long.svg")" 2
+    "$(grep -c -e 'llama-2-7b.json (2)' -e 'llama-3-8b.json (1)' "$tmp/pv_long.svg")" 2
 expect "no temporary files left" "$(ls "$tmp" | grep -c '\.tmp\.')" 0
 # Without gnuplot: exit 1, one line naming the package, no output file.
 LLMSTEP_GNUPLOT=/nonexistent/gnuplot "$bin" plot roofline --hw h100-sxm --model llama-3.1-8b \

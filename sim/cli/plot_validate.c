@@ -124,7 +124,10 @@ static int predict_groups(plot_job *j, const sim_meas_set *set, const char *engi
                 k = g->ng - 1; /* the last group collects the rest */
                 snprintf(g->names[k], sizeof(g->names[k]), "other");
             } else {
-                snprintf(g->names[k], sizeof(g->names[k]), "%s", v);
+                /* A label too long for the legend keeps its end (a path's file name). */
+                const size_t len = strlen(v), cap = sizeof(g->names[k]);
+                snprintf(g->names[k], cap, len < cap ? "%s" : "...%s",
+                         len < cap ? v : v + len - (cap - 4));
                 g->first[k] = i;
                 char fname[32];
                 snprintf(fname, sizeof(fname), "g%d.dat", k);
