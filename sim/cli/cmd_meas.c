@@ -1153,8 +1153,9 @@ static int numeric_field(const char *f)
     return 0;
 }
 
-/* Field f of row r as text (buf holds a number's digits). */
-static const char *group_value(const sim_meas_row *r, const char *f, char *buf, size_t cap)
+/* Field f of row r as validate prints it (buf holds a number's digits); plot validate's
+ * group_value (plot_validate.c) labels counts for a legend instead ("TP 2"). */
+static const char *field_text(const sim_meas_row *r, const char *f, char *buf, size_t cap)
 {
     const char *v = sim_meas_group_field(r, f, buf, cap);
     return v ? v : "";
@@ -1164,7 +1165,7 @@ static const char *group_value(const sim_meas_row *r, const char *f, char *buf, 
 static int field_cmp(const sim_meas_row *a, const sim_meas_row *b, const char *f)
 {
     char ba[64], bb[64];
-    const char *x = group_value(a, f, ba, sizeof(ba)), *y = group_value(b, f, bb, sizeof(bb));
+    const char *x = field_text(a, f, ba, sizeof(ba)), *y = field_text(b, f, bb, sizeof(bb));
     if (numeric_field(f)) {
         const double u = strtod(x, NULL), v = strtod(y, NULL);
         return (u > v) - (u < v);
@@ -1198,7 +1199,7 @@ static void group_key(const sim_meas_row *r, const char *const *fields, int nf, 
         char nb[64];
         const size_t len = strlen(buf);
         snprintf(buf + len, cap - len, "%s%s", f ? ", " : "",
-                 group_value(r, fields[f], nb, sizeof(nb)));
+                 field_text(r, fields[f], nb, sizeof(nb)));
     }
 }
 
@@ -1265,7 +1266,7 @@ static void print_groups(const char *const *fields, int nf, const sim_meas_set *
                 sim_jw_object_begin(w, "values");
                 for (int f = 0; f < nf; f++) {
                     char nb[64];
-                    sim_jw_str(w, fields[f], group_value(r, fields[f], nb, sizeof(nb)));
+                    sim_jw_str(w, fields[f], field_text(r, fields[f], nb, sizeof(nb)));
                 }
                 sim_jw_object_end(w);
             }
