@@ -534,6 +534,9 @@ static int record_round(const fctx *c, const double *x, const int *free_p, const
     return worst;
 }
 
+/* The value a held figure takes: its prior, or 0 for a figure the profile lacks. */
+static double held_value(const sim_fig_param *p) { return p->held_absent ? 0.0 : p->prior; }
+
 /* Holds the active figure c->act[worst] at its prior (why in out->held) and drops it from
  * the active ones. One at a time: a figure on its bound may come off it once another is
  * held. */
@@ -545,7 +548,7 @@ static void hold_figure(fctx *c, int worst, sim_fig_held why, sim_fig_result *ou
         const int drop = (int)k == worst;
         if (drop) {
             out->held[fk] = why;
-            c->fig[fk] = c->par[fk].prior;
+            c->fig[fk] = held_value(&c->par[fk]);
         } else {
             c->act[keep++] = fk;
         }
@@ -567,7 +570,7 @@ static sim_status fill_result(fctx *c, const double *x, double s, const cov_out 
     out->alpha_stderr = co->se[0];
     out->beta_stderr_s = co->se[1];
     for (size_t k = 0; k < nf; k++) {
-        out->value[k] = out->held[k] ? par[k].prior : c->fig[k];
+        out->value[k] = out->held[k] ? held_value(&par[k]) : c->fig[k];
         out->value_stderr[k] = (double)NAN;
     }
     for (size_t k = 0; k < c->na; k++)

@@ -59,6 +59,8 @@ typedef struct sim_fig_param {
     double prior_sd; /* width of the Gaussian prior, same unit, > 0 */
     double lo, hi;   /* physical bounds, lo < hi */
     double scale;    /* typical magnitude, > 0: start offset from a bound, bound test */
+    int held_absent; /* 1: a held figure takes 0 (the profile lacks it: no such term), not the
+                        prior, in the predictions and the result */
 } sim_fig_param;
 
 /*

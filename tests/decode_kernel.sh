@@ -42,4 +42,29 @@ case $out in
 *"decode attention vLLM PagedAttention V2"*"K/V read once per KV head"*) ok ;;
 *) bad "predict does not name PagedAttention V2 at 16 x 32 heads = 512: $out" ;;
 esac
+# ROCm: vLLM V0 up to v0.6.1 decodes every model with PagedAttention
+# (vllm/attention/backends/rocm_flash_attn.py), recorded at max_model_len when that is below
+# 8192 (vllm/config.py): Llama-2-7B (4096 positions) at 4096, Llama-3-8B at 8192. On MI300X
+# (attn_decode_kv_per_q_head_flag 1: K/V once per query head) V2 reads per query head too.
+# A V1 engine and an NVIDIA GPU keep their kernels.
+out=$("$bin" predict --model llama-2-7b --hw mi300x --decode 32x2048 --engine vllm-v0)
+case $out in
+*"PagedAttention V1 (engine vllm-v0: ROCm backend"*"capture length 4096)"*) ok ;;
+*) bad "mi300x llama-2-7b: not PagedAttention V1 at 4096: $out" ;;
+esac
+out=$("$bin" predict --model llama-3-8b --hw mi300x --decode 16x2048 --engine vllm-v0)
+case $out in
+*"PagedAttention V2 (engine vllm-v0: ROCm backend"*"capture length 8192)"*"once per query head"*) ok ;;
+*) bad "mi300x llama-3-8b batch 16: not PagedAttention V2 per query head: $out" ;;
+esac
+out=$("$bin" predict --model llama-3-8b --hw mi300x --decode 32x2048 --engine vllm-v1)
+case $out in
+*PagedAttention*) bad "mi300x under vllm-v1 names PagedAttention: $out" ;;
+*) ok ;;
+esac
+out=$("$bin" predict --model llama-3-8b --hw h100-sxm --decode 32x2048 --engine vllm-v0)
+case $out in
+*PagedAttention*) bad "h100 llama-3-8b under vllm-v0 names PagedAttention: $out" ;;
+*) ok ;;
+esac
 summary decode_kernel

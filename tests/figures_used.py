@@ -39,6 +39,8 @@ PROFILES = ["h100-sxm", "b200"]
 COMPANIONS = {
     "gemm_eff_small_m_frac": {"gemm_small_m_rows": 256.0},
     "gemm_small_m_rows": {"gemm_eff_small_m_frac": 0.1},
+    "attn_decode_block_bw_bytes_per_s": {"smem_per_sm_bytes": 65536.0},
+    "smem_per_sm_bytes": {"attn_decode_block_bw_bytes_per_s": 8e9},
 }
 
 # Lines about where figures come from, not what they give.
@@ -51,6 +53,7 @@ BATTERY = [
     "predict --model llama-3.1-8b --decode 64x2048 --kv-dtype fp8",
     "predict --model llama-3.1-8b --prefill 1x512 --decode 64x2048 --kv-dtype fp8 --chunk 1x256x2048",
     "predict --model llama-2-7b --decode 16x1024 --prefill 1x1024",
+    "predict --model mistral-7b --engine vllm-v0 --decode 64x2048",
     "predict --model llama-3.1-70b-fp8 --tp 4 --decode 64x2048 --prefill 1x1024",
     "predict --model qwen3-32b-fp8 --tp 2 --decode 64x2048 --prefill 1x2048",
     "predict --model qwen3-30b-a3b --tp 2 --decode 64x1024 --prefill 1x2048",
@@ -71,16 +74,19 @@ BATTERY = [
 def typical(key):
     if key.endswith("_flag"):
         return 1.0
+    if key == "smem_per_sm_bytes":
+        return 65536.0
+    # Rates before times: a rate's key ends in "_s" too.
+    if key.endswith("_bytes_per_s"):
+        return 1e11
+    if key.endswith("_flops_per_s"):
+        return 1e15
     if key.endswith("_s"):
         return 1e-5
     if key.endswith("_frac"):
         return 0.5
     if key.endswith("_tokens") or key.endswith("_elems") or key.endswith("_rows"):
         return 256.0
-    if key.endswith("_bytes_per_s"):
-        return 1e11
-    if key.endswith("_flops_per_s"):
-        return 1e15
     if key.endswith("_bytes"):
         return 4e10
     if key == "n_gpus_per_node":

@@ -4,6 +4,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "bundled.h"
 #include "check.h"
@@ -287,8 +289,47 @@ static void host_time_per_rank(void)
     }
 }
 
+/*
+ * The ROCm PagedAttention rule (engine.h paged_decode_rocm): the bundled V0 profile sets it
+ * (vllm/attention/backends/rocm_flash_attn.py up to v0.6.1); a profile that sets it without
+ * one of the rule's figures is refused naming the flag and the missing figure.
+ */
+static void rocm_paged_rule_needs_its_figures(void)
+{
+    char path[1024], tmp[64];
+    struct sim_err err;
+    sim_engine v0;
+    snprintf(path, sizeof(path), "%s/engines/vllm-v0.json", SIM_SOURCE_DIR);
+    CHECK(sim_engine_load(path, &v0, &err) == SIM_OK);
+    CHECK_INT(v0.paged_decode_rocm, 1);
+    /* The same file without paged_v1_max_seq_len and paged_decode_sliding_window. */
+    FILE *in = fopen(path, "r");
+    snprintf(tmp, sizeof(tmp), "/tmp/llmstep-test-engine-%ld.json", (long)getpid());
+    FILE *out = fopen(tmp, "w");
+    CHECK(in && out);
+    if (!in || !out) {
+        if (in)
+            fclose(in);
+        if (out)
+            fclose(out);
+        return;
+    }
+    char line[4096];
+    while (fgets(line, sizeof(line), in))
+        if (!strstr(line, "\"paged_v1_max_seq_len\"") &&
+            !strstr(line, "\"paged_decode_sliding_window\""))
+            fputs(line, out);
+    fclose(in);
+    fclose(out);
+    CHECK(sim_engine_load(tmp, &v0, &err) != SIM_OK);
+    CHECK_CONTAINS(err.msg, "paged_decode_rocm");
+    CHECK_CONTAINS(err.msg, "paged_v1_max_seq_len is missing");
+    remove(tmp);
+}
+
 int main(void)
 {
+    rocm_paged_rule_needs_its_figures();
     host_time_per_rank();
     batch_that_fits();
     token_budget_splits_prefills();

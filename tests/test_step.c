@@ -614,6 +614,20 @@ static void gqa_reuse_flag(void)
     hw.v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] = 0.5;
     CHECK_INT(sim_hw_validate(&hw, &err), SIM_ERANGE);
     CHECK_CONTAINS(err.msg, "attn_decode_kv_per_q_head_flag: must be 0 or 1");
+    /* The blocks-in-flight figures: a shared memory in MB (not bytes) or a block rate in
+     * GB/s written as 8 (B/s) is a unit mistake (docs/limits.md). */
+    hw.v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] = 0.0;
+    hw.v[SIM_HWF_SMEM_PER_SM] = 64.0;
+    hw.prov[SIM_HWF_SMEM_PER_SM] = SIM_PROV_DATASHEET;
+    CHECK_INT(sim_hw_validate(&hw, &err), SIM_ERANGE);
+    CHECK_CONTAINS(err.msg, "smem_per_sm_bytes: out of its physical range");
+    hw.v[SIM_HWF_SMEM_PER_SM] = 65536.0;
+    hw.v[SIM_HWF_ATTN_DECODE_BLOCK_BW] = 8.0;
+    hw.prov[SIM_HWF_ATTN_DECODE_BLOCK_BW] = SIM_PROV_DERIVED;
+    CHECK_INT(sim_hw_validate(&hw, &err), SIM_ERANGE);
+    CHECK_CONTAINS(err.msg, "attn_decode_block_bw_bytes_per_s: out of its physical range");
+    hw.v[SIM_HWF_ATTN_DECODE_BLOCK_BW] = 8e9;
+    CHECK_INT(sim_hw_validate(&hw, &err), SIM_OK);
 }
 
 /*
@@ -693,13 +707,95 @@ static void paged_attention_kernel_choice(void)
     sim_engine e = {.paged_decode_sliding_window = 1, .paged_v1_max_seq_len = 8192};
     sim_sched_resolved sr = {.enforce_eager = 1};
     sim_decode_attn a;
-    sim_decode_attn_resolve(&e, &m, &sr, &a);
+    sim_decode_attn_resolve(&e, &m, NULL, &sr, &a);
     CHECK_INT(a.paged, 1);
+    CHECK_INT(a.why, SIM_PAGED_SLIDING_WINDOW);
     CHECK_INT(a.eager, 1);
     CHECK_REL(a.v1_max_seq_len, 8192.0, 0.0);
     m.sliding_window = 0;
-    sim_decode_attn_resolve(&e, &m, &sr, &a);
+    sim_decode_attn_resolve(&e, &m, NULL, &sr, &a);
     CHECK_INT(a.paged, 0);
+    /* V0's ROCm backend decodes every model with PagedAttention (rocm_flash_attn.py up to
+     * v0.6.1): on a profile of vendor "amd" only, and not for MLA. The capture length is
+     * capped at max_model_len (ModelConfig._verify_cuda_graph): 4096 of the engine's 8192. */
+    e.paged_decode_rocm = 1;
+    e.graph_max_seq_len = 8192;
+    sr.max_model_len = 4096;
+    snprintf(hw.vendor, sizeof(hw.vendor), "%s", "nvidia");
+    sim_decode_attn_resolve(&e, &m, &hw, &sr, &a);
+    CHECK_INT(a.paged, 0);
+    snprintf(hw.vendor, sizeof(hw.vendor), "%s", "amd");
+    sim_decode_attn_resolve(&e, &m, &hw, &sr, &a);
+    CHECK_INT(a.paged, 1);
+    CHECK_INT(a.why, SIM_PAGED_ROCM);
+    CHECK_REL(a.graph_max_seq_len, 4096.0, 0.0);
+    sr.max_model_len = 32768;
+    sim_decode_attn_resolve(&e, &m, &hw, &sr, &a);
+    CHECK_REL(a.graph_max_seq_len, 8192.0, 0.0);
+    m.mla = true;
+    sim_decode_attn_resolve(&e, &m, &hw, &sr, &a);
+    CHECK_INT(a.paged, 0);
+}
+
+/*
+ * PagedAttention's blocks in flight (docs/model.md, "Decode attention kernel choice").
+ * Llama-2-7B (L 32, 32 heads of 128, MHA), TP 1, fp16, 32 sequences decoding at context 2047
+ * (2048 keys) under CUDA graphs; a GPU of 304 SMs with 65,536 B of shared memory each and a
+ * rate of 8e9 B/s per block. Decode bytes (Q read, O written, K/V once per head):
+ *   32 x 32 x (2 x 32 x 128 x 2 + 2048 x 2 x 32 x 128 x 2) = 1024 x 33,570,816
+ *   = 34,376,515,584
+ * Capture length 4096: V1 (32 x 32 = 1024 > 512 blocks); shared memory per block
+ * 4 x 4096 (logits) + 128 x 2 (the query) + 32 (reduction) = 16,672 B, 3 per SM, 912 resident
+ * of the 1024: the step's memory time grows by 34,376,515,584 / (912 x 8e9) s.
+ * Capture length 8192: 33,056 B, 1 per SM, 304 resident.
+ * 16 sequences: V2 (16 x 32 = 512), 4 partitions of 512 with work: 2048 blocks of
+ * 4 x 512 + 288 = 2336 B, 28 per SM (8512): all 2048 resident. Bytes 512 x 33,570,816.
+ * Without the rate, or without the shared memory figure, nothing changes.
+ */
+static void paged_attention_blocks_resident(void)
+{
+    sim_model m;
+    sim_hw hw;
+    if (load_on_test_hw("llama-2-7b", &m, &hw) != 0)
+        return;
+    sim_run_cfg cfg = sim_run_cfg_plain(1, SIM_DTYPE_FP16);
+    cfg.decode = (sim_decode_attn){.paged = 1,
+                                   .why = SIM_PAGED_ROCM,
+                                   .v1_max_seq_len = 8192,
+                                   .v1_min_seq_heads = 512,
+                                   .partition_tokens = 512,
+                                   .graph_max_seq_len = 4096,
+                                   .graph_max_batch = 256,
+                                   .graph_batch_align = 8};
+    hw.v[SIM_HWF_N_SM] = 304.0;
+    const sim_step s32 = {1, {{32, 1, 2047, 1}}}, s16 = {1, {{16, 1, 2047, 1}}};
+    sim_step_cost base, c;
+    sim_step_cost_compute(&m, &hw, &cfg, &s32, &base);
+    CHECK_REL(base.decode_blocks_resident, 0.0, 0.0);
+    hw.v[SIM_HWF_ATTN_DECODE_BLOCK_BW] = 8e9;
+    sim_step_cost_compute(&m, &hw, &cfg, &s32, &c); /* no shared memory figure: no limit */
+    CHECK_REL(c.roofline_s, base.roofline_s, 0.0);
+    hw.v[SIM_HWF_SMEM_PER_SM] = 65536.0;
+    sim_step_cost_compute(&m, &hw, &cfg, &s32, &c);
+    CHECK_INT(c.decode_kernel, SIM_DECODE_PAGED_V1);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].bytes, 34376515584.0, 1e-15);
+    CHECK_REL(c.decode_blocks_resident, 912.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].memory_s - base.ops[SIM_OP_ATTN_DECODE].memory_s,
+              34376515584.0 / (912.0 * 8e9), 1e-9);
+    cfg.decode.graph_max_seq_len = 8192;
+    sim_step_cost_compute(&m, &hw, &cfg, &s32, &c);
+    CHECK_REL(c.decode_blocks_resident, 304.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].memory_s - base.ops[SIM_OP_ATTN_DECODE].memory_s,
+              34376515584.0 / (304.0 * 8e9), 1e-9);
+    sim_step_cost b16;
+    hw.v[SIM_HWF_ATTN_DECODE_BLOCK_BW] = 0.0;
+    sim_step_cost_compute(&m, &hw, &cfg, &s16, &b16);
+    hw.v[SIM_HWF_ATTN_DECODE_BLOCK_BW] = 8e9;
+    sim_step_cost_compute(&m, &hw, &cfg, &s16, &c);
+    CHECK_INT(c.decode_kernel, SIM_DECODE_PAGED_V2);
+    CHECK_REL(c.decode_blocks_resident, 2048.0, 0.0);
+    CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].memory_s - b16.ops[SIM_OP_ATTN_DECODE].memory_s,
+              512.0 * 33570816.0 / (2048.0 * 8e9), 1e-9);
 }
 
 /*
@@ -1456,6 +1552,7 @@ int main(void)
     lines_max_sum_matches_terms();
     gqa_reuse_flag();
     paged_attention_kernel_choice();
+    paged_attention_blocks_resident();
     small_m_gemm_class();
     qwen2_max_window_layers();
     fused_moe_hand_cases();

@@ -678,7 +678,10 @@ static int print_figures_json(const sim_meas_figfit *ff, const fig_holdout *hold
     for (int k = 0; k < ff->n; k++) {
         sim_jw_object_begin(&w, NULL);
         sim_jw_str(&w, "figure", sim_hw_field_key(ff->f[k]));
-        sim_jw_num(&w, "prior", ff->prior[k]);
+        if (ff->absent[k])
+            sim_jw_null(&w, "prior");
+        else
+            sim_jw_num(&w, "prior", ff->prior[k]);
         sim_jw_num(&w, "value", r->value[k]);
         sim_jw_num(&w, "stderr", r->value_stderr[k]);
         sim_jw_num(&w, "reached", r->reached[k]);
@@ -728,11 +731,16 @@ static int print_figures(const meas_opts *o, const sim_meas_figfit *ff, const fi
            "rel_se", "|corr|", "status");
     for (int k = 0; k < ff->n; k++) {
         const sim_hw_field f = ff->f[k];
-        printf("  %-32s %12.5g %12.5g %10.3g %8.3f %6.3f  %s", sim_hw_field_key(f), ff->prior[k],
+        char prof[16];
+        snprintf(prof, sizeof(prof), ff->absent[k] ? "none" : "%.5g", ff->prior[k]);
+        printf("  %-32s %12s %12.5g %10.3g %8.3f %6.3f  %s", sim_hw_field_key(f), prof,
                r->reached[k], r->value_stderr[k], r->rel_stderr[k], r->corr_max[k],
-               r->held[k] == SIM_FIG_HELD_HOLDOUT ? "DROPPED, held at the profile's value: "
-               : r->held[k]                       ? "UNDETERMINED, held at the profile's value: "
-                                                  : "fitted");
+               r->held[k] == SIM_FIG_HELD_HOLDOUT
+                   ? (ff->absent[k] ? "DROPPED, left out as in the profile: "
+                                    : "DROPPED, held at the profile's value: ")
+               : r->held[k] ? (ff->absent[k] ? "UNDETERMINED, left out as in the profile: "
+                                             : "UNDETERMINED, held at the profile's value: ")
+                            : "fitted");
         if (r->held[k])
             printf("%s", sim_meas_fig_held_name(r->held[k]));
         if (r->held[k] == SIM_FIG_HELD_CORR)

@@ -20,14 +20,24 @@ static void decode_kernel_line(const sim_predict_report *r, const sim_step_cost 
                "attn_decode_kv_per_q_head_flag)\n");
         break;
     case SIM_DECODE_PAGED_V1:
-    case SIM_DECODE_PAGED_V2:
-        printf("  decode attention vLLM PagedAttention %s (engine %s: sliding window -> XFormers; "
-               "V1 when max_seq_len <= %.0f and (1 partition or seqs x heads > %.0f)%s): K/V read "
-               "once per %s\n",
-               c->decode_kernel == SIM_DECODE_PAGED_V1 ? "V1" : "V2", r->engine, a->v1_max_seq_len,
-               a->v1_min_seq_heads, a->eager ? "" : "; CUDA graphs: max_seq_len = capture length",
-               c->decode_kernel == SIM_DECODE_PAGED_V1 ? "query head" : "KV head");
+    case SIM_DECODE_PAGED_V2: {
+        const int v1 = c->decode_kernel == SIM_DECODE_PAGED_V1;
+        const int per_q = v1 || r->hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0;
+        printf("  decode attention vLLM PagedAttention %s (engine %s: %s; V1 when max_seq_len <= "
+               "%.0f and (1 partition or seqs x heads > %.0f)",
+               v1 ? "V1" : "V2", r->engine,
+               a->why == SIM_PAGED_ROCM ? "ROCm backend" : "sliding window -> XFormers",
+               a->v1_max_seq_len, a->v1_min_seq_heads);
+        if (!a->eager)
+            printf("; CUDA graphs: max_seq_len = capture length %.0f", a->graph_max_seq_len);
+        printf("): K/V read once per %s\n", per_q ? "query head" : "KV head");
+        if (c->decode_blocks_resident > 0.0)
+            printf("  decode blocks    %.0f resident at once (shared memory %.0f B per SM), %.3g "
+                   "GB/s each (attn_decode_block_bw_bytes_per_s)\n",
+                   c->decode_blocks_resident, r->hw->v[SIM_HWF_SMEM_PER_SM],
+                   r->hw->v[SIM_HWF_ATTN_DECODE_BLOCK_BW] / 1e9);
         break;
+    }
     default:
         break;
     }

@@ -4,6 +4,8 @@
  */
 #include "engine.h"
 
+#include <string.h>
+
 #include "err.h"
 
 const char *sim_usage_name(sim_usage u)
@@ -149,20 +151,28 @@ double sim_engine_step_wall_s(const sim_engine *e, double gpu_s, double host_s)
     return gpu_s + host_s;
 }
 
-void sim_decode_attn_resolve(const sim_engine *e, const sim_model *m, const sim_sched_resolved *s,
-                             sim_decode_attn *out)
+void sim_decode_attn_resolve(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                             const sim_sched_resolved *s, sim_decode_attn *out)
 {
     *out = (sim_decode_attn){0};
     /* A sliding window on every layer's attention, as the engine's backend selector sees it
-     * (vllm/attention/selector.py checks the model's sliding_window). */
-    if (!e->paged_decode_sliding_window || m->sliding_window <= 0 || m->window_chunked)
+     * (vllm/attention/selector.py checks the model's sliding_window); on ROCm the backend
+     * decodes every model with PagedAttention (not MLA, which that backend does not run). */
+    if (e->paged_decode_sliding_window && m->sliding_window > 0 && !m->window_chunked)
+        out->why = SIM_PAGED_SLIDING_WINDOW;
+    else if (e->paged_decode_rocm && hw && strcmp(hw->vendor, "amd") == 0 && !m->mla)
+        out->why = SIM_PAGED_ROCM;
+    else
         return;
     out->paged = 1;
     out->eager = s->enforce_eager == 1;
     out->v1_max_seq_len = (double)e->paged_v1_max_seq_len;
     out->v1_min_seq_heads = (double)e->paged_v1_min_seq_heads;
     out->partition_tokens = (double)e->paged_partition_tokens;
-    out->graph_max_seq_len = (double)e->graph_max_seq_len;
+    out->graph_max_seq_len =
+        (double)(s->max_model_len > 0 && s->max_model_len < e->graph_max_seq_len
+                     ? s->max_model_len
+                     : e->graph_max_seq_len);
     out->graph_max_batch = (double)e->graph_max_batch;
     out->graph_batch_align = (double)e->graph_batch_align;
 }

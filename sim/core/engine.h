@@ -116,6 +116,10 @@ typedef struct sim_engine {
      * a sliding window and the XFormers backend decodes with PagedAttention), with the
      * kernel rule's thresholds and the CUDA-graph capture that sets what the kernel sees. */
     int64_t paged_decode_sliding_window;
+    /* 1 when this version's ROCm backend decodes every model with the same PagedAttention
+     * (V0 up to 0.6.1: vllm/attention/backends/rocm_flash_attn.py, before the custom ROCm
+     * kernel of vLLM PR #8310); a GPU whose profile names vendor "amd" runs it. */
+    int64_t paged_decode_rocm;
     int64_t paged_v1_max_seq_len, paged_v1_min_seq_heads, paged_partition_tokens;
     int64_t graph_max_seq_len, graph_max_batch, graph_batch_align;
     /* V1 speculative decoding (spec.h): time a verify step adds beyond the priced target and
@@ -187,11 +191,13 @@ double sim_engine_host_s(const sim_engine *e, int tp, double n_seqs);
 /* Drops every host-time figure of e (--no-host-time, a sweep without host time). */
 void sim_engine_drop_host(sim_engine *e);
 
-/* The decode-attention kernel rule of model m under engine e with scheduler settings s
- * (sim_decode_attn, ops.h): PagedAttention's when the engine decodes m's sliding window with
- * it, else all zero. */
-void sim_decode_attn_resolve(const sim_engine *e, const sim_model *m, const sim_sched_resolved *s,
-                             sim_decode_attn *out /* OUT */);
+/* The decode-attention kernel rule of model m on GPU hw under engine e with scheduler
+ * settings s (sim_decode_attn, ops.h): PagedAttention's when the engine decodes m's sliding
+ * window with it, or every model on hw's platform (ROCm), else all zero. The CUDA-graph
+ * capture length is the engine's, capped at max_model_len (vllm/config.py
+ * ModelConfig._verify_cuda_graph: max_seq_len_to_capture = min(it, max_model_len)). */
+void sim_decode_attn_resolve(const sim_engine *e, const sim_model *m, const sim_hw *hw,
+                             const sim_sched_resolved *s, sim_decode_attn *out /* OUT */);
 
 /*
  * Wall time of one step from its GPU time (alpha x roofline + beta_s) and host

@@ -114,6 +114,8 @@ int sim_hw_field_zero_ok(sim_hw_field f)
            f == SIM_HWF_GEMM_SMALL_M_ROWS || role == SIM_MOE_FIG_R0 || role == SIM_MOE_FIG_K0;
 }
 
+int sim_hw_field_fit_adds(sim_hw_field f) { return f == SIM_HWF_ATTN_DECODE_BLOCK_BW; }
+
 int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, double *scale_out)
 {
     double lo = 0.0, hi, scale;
@@ -145,6 +147,13 @@ int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, doubl
     case SIM_HWF_ATTN_PREFILL_SEQ_HALF:
         hi = 1e5;
         scale = 1e3;
+        break;
+    case SIM_HWF_ATTN_DECODE_BLOCK_BW:
+        /* A thread block's bytes in flight over the memory latency: 1 KiB to 100 KiB over
+         * 0.3-3 us. The start and prior of an absent figure (meas_fig.c) is 10 x scale. */
+        lo = 1e8;
+        hi = 1e11;
+        scale = 1e9;
         break;
     default:
         /* An MoE class's efficiency, weights factor and fixed time (r0 and k0 are not). */
@@ -468,6 +477,8 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         {SIM_HWF_GEMM_EFF_FP4, 1e-3, 1.5},
         {SIM_HWF_BW_FACTOR_WEIGHTS_FP4, 1e-3, 1.5},
         {SIM_HWF_N_SM, 1, 1e5},
+        {SIM_HWF_SMEM_PER_SM, 1e3, 1e8},
+        {SIM_HWF_ATTN_DECODE_BLOCK_BW, 1e6, 1e13},
         {SIM_HWF_L2, 1e3, 1e11},
         {SIM_HWF_N_GPUS_PER_NODE, 1, 4096},
         {SIM_HWF_BW_INTERNODE, 1e6, 1e15},

@@ -23,7 +23,11 @@
  *                      + attn_decode_seq_head_s x sequences x query heads; the KV bytes are
  *                      read once per KV head, or once per query head when the stack's decode
  *                      kernel does not share them within a GQA group
- *                      (attn_decode_kv_per_q_head_flag = 1)
+ *                      (attn_decode_kv_per_q_head_flag = 1); with vLLM's PagedAttention
+ *                      and a per-block rate beta = attn_decode_block_bw_bytes_per_s, the KV
+ *                      bytes also take bytes / (R x beta), R the thread blocks resident at
+ *                      once (the grid, or n_sm x blocks whose shared memory fits in
+ *                      smem_per_sm_bytes): Little's law for a launch too small to fill the GPU
  *   prefill attention = max(attn_prefill_fixed_s + flops / (peak x attn_eff) x (1 + s0 / s),
  *                      attn_fixed_s + bytes / (copy x mixed)), s0 = attn_prefill_seq_half_tokens
  *                      (FlashAttention's rate ramps with the prompt length s)
@@ -118,7 +122,9 @@
     XX(BW_INTERNODE, "bw_internode_per_gpu_bytes_per_s", 0)                                        \
     XX(INTERNODE_LATENCY, "internode_latency_s", 0)                                                \
     XX(GEMM_SMALL_M_ROWS, "gemm_small_m_rows", 0)                                                  \
-    XX(GEMM_EFF_SMALL_M, "gemm_eff_small_m_frac", 0)
+    XX(GEMM_EFF_SMALL_M, "gemm_eff_small_m_frac", 0)                                               \
+    XX(SMEM_PER_SM, "smem_per_sm_bytes", 0)                                                        \
+    XX(ATTN_DECODE_BLOCK_BW, "attn_decode_block_bw_bytes_per_s", 0)
 
 typedef enum sim_hw_field {
 #define XX(e, key, req) SIM_HWF_##e,
@@ -175,6 +181,7 @@ typedef struct sim_allreduce {
 typedef struct sim_hw {
     char id[64];
     char stack[SIM_HW_STACK_LEN]; /* software stack the figures describe ("vllm 0.19.0, ..."); "" */
+    char vendor[32];              /* "nvidia", "amd", ...; "" when the profile names none */
     char name[128];
     char source[SIM_HW_SOURCE_LEN]; /* the profile's overall source note */
     double v[SIM_HWF_COUNT];        /* figure values, SI units (see the JSON key) */
@@ -319,6 +326,11 @@ int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, doubl
  * elements (attn_prefill_seq_half_tokens, gemm_small_m_rows, each MoE class's r0 and k0)
  * whose 0 means "no such effect". Every other figure must be > 0. */
 int sim_hw_field_zero_ok(sim_hw_field f);
+
+/* 1 when a profile may lack the figure and a fit (calibrate --fit) may add it: its absence
+ * means "no such term" (attn_decode_block_bw_bytes_per_s: no limit from PagedAttention's
+ * blocks in flight). */
+int sim_hw_field_fit_adds(sim_hw_field f);
 
 /* 1 when the figure must be present in a profile. */
 int sim_hw_field_required(sim_hw_field f);

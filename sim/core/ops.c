@@ -394,13 +394,27 @@ static double graph_batch(double n, double align)
     return ceil(n / align) * align;
 }
 
+/* The decode kernel of a step: which one runs, how many KV heads per GPU it reads per
+ * sequence (once a query group, Kg, or once per query head, Hg), and for PagedAttention its
+ * launch: thread blocks and shared memory per block. */
+typedef struct decode_launch {
+    sim_decode_kernel kernel;
+    double kv_heads;
+    double blocks;     /* 0: not a PagedAttention launch */
+    double smem_bytes; /* per block */
+} decode_launch;
+
 /* The decode kernel of a step of Sd decode sequences whose longest has max_len tokens
- * (sim_decode_attn; vllm/attention/ops/paged_attn.py), and how many KV heads per GPU it
- * reads per sequence: once a query group (Kg) or once per query head (Hg). */
-static sim_decode_kernel decode_kernel(const step_dims *x, const sim_hw *hw, double Sd,
-                                       double max_len, double *kv_heads)
+ * (sim_decode_attn; vllm/attention/ops/paged_attn.py and csrc/attention/attention_kernels.cu,
+ * vLLM 0.5-0.6). PagedAttention's grid is (query heads, sequences, partitions); V1 has one
+ * partition and 4 B of fp32 logits per token of the padded max_seq_len in dynamic shared
+ * memory, V2 a partition's worth (partition_tokens); both also hold the query vector
+ * (dh x 16-bit) and a reduction buffer statically. V2's partitions past a sequence's context
+ * exit at once: the blocks with work are those of ceil(max_len / partition) partitions. */
+static decode_launch decode_kernel(const step_dims *x, const sim_hw *hw, double Sd, double max_len)
 {
     const sim_decode_attn *a = &x->decode;
+    const int per_q = hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0;
     if (a->paged && Sd > 0.0) {
         const int graph = !a->eager && Sd <= a->graph_max_batch;
         const double seqs = graph ? graph_batch(Sd, a->graph_batch_align) : Sd;
@@ -408,15 +422,33 @@ static sim_decode_kernel decode_kernel(const step_dims *x, const sim_hw *hw, dou
         const double parts = ceil(len / a->partition_tokens);
         const int v1 =
             len <= a->v1_max_seq_len && (parts <= 1.0 || seqs * x->Hg > a->v1_min_seq_heads);
-        *kv_heads = v1 ? x->Hg : x->Kg;
-        return v1 ? SIM_DECODE_PAGED_V1 : SIM_DECODE_PAGED_V2;
+        const double block_tokens = 16.0; /* the kernel's BLOCK_SIZE (vLLM's KV block) */
+        const double logits_tokens =
+            v1 ? ceil(len / block_tokens) * block_tokens : a->partition_tokens;
+        /* statics: q_vecs (dh 16-bit values) and red_smem (2 x NUM_WARPS floats, at most 4
+         * warps of 128 threads) */
+        const double smem = 4.0 * logits_tokens + x->dh * 2.0 + 2.0 * 4.0 * 4.0;
+        return (decode_launch){
+            .kernel = v1 ? SIM_DECODE_PAGED_V1 : SIM_DECODE_PAGED_V2,
+            .kv_heads = v1 || per_q ? x->Hg : x->Kg,
+            .blocks = seqs * x->Hg * (v1 ? 1.0 : ceil(fmin(max_len, len) / a->partition_tokens)),
+            .smem_bytes = smem};
     }
-    if (hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0) {
-        *kv_heads = x->Hg;
-        return SIM_DECODE_PER_Q_HEAD;
-    }
-    *kv_heads = x->Kg;
-    return SIM_DECODE_SHARED_KV;
+    if (per_q)
+        return (decode_launch){.kernel = SIM_DECODE_PER_Q_HEAD, .kv_heads = x->Hg};
+    return (decode_launch){.kernel = SIM_DECODE_SHARED_KV, .kv_heads = x->Kg};
+}
+
+/* PagedAttention's blocks resident at once (Little's law below): the grid, or the SMs times
+ * the blocks whose shared memory fits in one SM's, at least 1 per SM; 0 when the profile
+ * gives no per-block rate or no shared memory (no such limit). */
+static double decode_resident(const decode_launch *d, const sim_hw *hw)
+{
+    const double smem = hw->v[SIM_HWF_SMEM_PER_SM];
+    if (d->blocks <= 0.0 || !(hw->v[SIM_HWF_ATTN_DECODE_BLOCK_BW] > 0.0) || !(smem > 0.0))
+        return 0.0;
+    const double per_sm = fmax(floor(smem / d->smem_bytes), 1.0);
+    return fmin(d->blocks, hw->v[SIM_HWF_N_SM] * per_sm);
 }
 
 /* The three attention operators of a step, counted and timed; out->tokens, seqs and
@@ -432,14 +464,17 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     int any_decode = 0, any_prefill = 0;
     /* KV heads a decode reads: each once for its query group, or once per query head when
      * the decode kernel does not share them (docs/model.md, "Attention"; decode_kernel). */
-    double Sd = 0.0, max_len = 0.0, Kd = x->Kg;
+    double Sd = 0.0, max_len = 0.0;
     for (int i = 0; i < s->n_groups; i++)
         if (s->groups[i].new_tokens == 1) {
             Sd += (double)s->groups[i].count;
             const double len = (double)s->groups[i].context_tokens + 1.0;
             max_len = len > max_len ? len : max_len;
         }
-    out->decode_kernel = decode_kernel(x, hw, Sd, max_len, &Kd);
+    const decode_launch dl = decode_kernel(x, hw, Sd, max_len);
+    const double Kd = dl.kv_heads;
+    out->decode_kernel = dl.kernel;
+    out->decode_blocks_resident = decode_resident(&dl, hw);
     double T = 0.0, S = 0.0, Se = 0.0;
     /* Prefill FLOPs x s0 / s of each prefill or chunk group of s new tokens: FlashAttention's
      * ramp with the query length (sim_attn_prefill_time; docs/model.md, "Prefill attention"). */
@@ -529,6 +564,14 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
     if (da->bytes > 0.0)
         retime(da, da->compute_s,
                da->memory_s + x->L * hw->v[SIM_HWF_ATTN_DECODE_SEQ_HEAD] * Sd * x->Hg);
+    /* PagedAttention's blocks in flight: R blocks each streaming at most beta =
+     * attn_decode_block_bw_bytes_per_s (a block's bytes in flight over the memory latency),
+     * so 1/BW = 1/(copy x factor) + 1/(R x beta) (Little's law; docs/model.md, "Decode
+     * attention kernel choice"). */
+    if (da->bytes > 0.0 && out->decode_blocks_resident > 0.0)
+        retime(da, da->compute_s,
+               da->memory_s +
+                   da->bytes / (out->decode_blocks_resident * hw->v[SIM_HWF_ATTN_DECODE_BLOCK_BW]));
     if (!x->mla || !(any_decode || any_prefill))
         return;
     /* MLA up-projection: the weights are read once per layer for all the step's groups: the

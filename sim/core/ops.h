@@ -74,11 +74,20 @@ static inline double sim_calibrated_s(double alpha, double roofline_s, double be
  * kernel was recorded with max_seq_len = graph_max_seq_len and the batch padded to the
  * captured size (1, 2, 4, then multiples of graph_batch_align). V1 runs one thread block per
  * (sequence, query head), each reading its KV head's whole context: K/V once per query head;
- * V2's partitions of a KV head run together and share it (docs/model.md, "Decode attention
- * kernel choice").
+ * V2's partitions of a KV head run together and share it, except where the profile says the
+ * stack reads K/V once per query head (attn_decode_kv_per_q_head_flag). V1 holds 4 B of
+ * logits per token of max_seq_len in shared memory, V2 per token of a partition, which
+ * bounds the blocks resident per SM (docs/model.md, "Decode attention kernel choice").
  */
+typedef enum sim_paged_why {
+    SIM_PAGED_NONE = 0,
+    SIM_PAGED_SLIDING_WINDOW, /* V0 0.5-0.6: sliding window -> XFormers backend */
+    SIM_PAGED_ROCM            /* V0 ROCm backend: PagedAttention for every decode */
+} sim_paged_why;
+
 typedef struct sim_decode_attn {
     int paged;
+    sim_paged_why why;
     int eager; /* no CUDA graphs: the step's own max_seq_len and batch */
     double v1_max_seq_len, v1_min_seq_heads, partition_tokens;
     double graph_max_seq_len, graph_max_batch, graph_batch_align;
@@ -195,6 +204,10 @@ typedef struct sim_step_cost {
     double seqs_emitting; /* sequences that sample a token */
     int n_allreduce;      /* all-reduces per step (2 per layer + 1 embedding), 0 at tp 1 */
     sim_decode_kernel decode_kernel; /* the decode-attention kernel the step ran */
+    /* PagedAttention's thread blocks in flight at once (the grid, or what shared memory lets
+     * each SM hold), 0 when no per-block rate applies (docs/model.md, "Decode attention
+     * kernel choice") */
+    double decode_blocks_resident;
     sim_bound bound; /* dominant bound of the step: the larger of compute_s, memory_s */
 } sim_step_cost;
 

@@ -60,6 +60,7 @@ static const struct {
     I64("long_prefill_token_threshold", 0, 1e9, 0, long_prefill_threshold),
     DBL("cudagraph_bytes", 0, 1e13, 0, cudagraph_bytes),
     I64("paged_decode_sliding_window", 0, 1, 0, paged_decode_sliding_window),
+    I64("paged_decode_rocm", 0, 1, 0, paged_decode_rocm),
     I64("paged_v1_max_seq_len", 1, 1e9, 0, paged_v1_max_seq_len),
     I64("paged_v1_min_seq_heads", 0, 1e9, 0, paged_v1_min_seq_heads),
     I64("paged_partition_tokens", 1, 1e9, 0, paged_partition_tokens),
@@ -148,11 +149,13 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     static const char *const paged[] = {"paged_v1_max_seq_len",   "paged_v1_min_seq_heads",
                                         "paged_partition_tokens", "graph_max_seq_len",
                                         "graph_max_batch",        "graph_batch_align"};
-    for (size_t i = 0; st == SIM_OK && e->paged_decode_sliding_window && i < N(paged); i++)
+    const char *rule = e->paged_decode_sliding_window ? "paged_decode_sliding_window"
+                       : e->paged_decode_rocm         ? "paged_decode_rocm"
+                                                      : NULL;
+    for (size_t i = 0; st == SIM_OK && rule && i < N(paged); i++)
         if (!cJSON_GetObjectItemCaseSensitive(root, paged[i]))
-            return sim_j_fail(ctx, "paged_decode_sliding_window",
-                              "set, but %s is missing (the PagedAttention rule needs it)",
-                              paged[i]);
+            return sim_j_fail(
+                ctx, rule, "set, but %s is missing (the PagedAttention rule needs it)", paged[i]);
     return st;
 }
 

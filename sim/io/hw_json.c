@@ -238,12 +238,11 @@ static sim_status parse(const sim_jctx *ctx, const cJSON *root, void *out)
     int64_t ver = 0;
     st = sim_j_int(ctx, root, "schema_version", 1, SIM_HW_SCHEMA_VERSION, SIM_HW_SCHEMA_VERSION,
                    &ver, NULL);
-    char vendor[32];
     const sim_j_strfield strs[] = {
         {"id", 1, hw->id, sizeof(hw->id)},
         {"name", 1, hw->name, sizeof(hw->name)},
         {"source", 1, hw->source, sizeof(hw->source)},
-        {"vendor", 0, vendor, sizeof(vendor)},
+        {"vendor", 0, hw->vendor, sizeof(hw->vendor)},
         {"stack", 0, hw->stack, sizeof(hw->stack)},
     };
     if (st == SIM_OK)

@@ -696,7 +696,7 @@ sim_status sim_deploy_open(sim_cache *c, const sim_deploy_in *in, sim_deployment
     /* The run's choice (--async-scheduling, a row's run.async_scheduling) replaces the engine
      * version's default in the deployment's copy, which every step and serving path reads. */
     d->e.async_scheduling = d->s.async_scheduling;
-    sim_decode_attn_resolve(&d->e, d->m, &d->s, &d->cfg.decode);
+    sim_decode_attn_resolve(&d->e, d->m, d->hw, &d->s, &d->cfg.decode);
     if (in->spec && in->spec->method != SIM_SPEC_NONE &&
         (st = deploy_spec(c, in, d, who, err)) != SIM_OK)
         return st;

@@ -58,8 +58,8 @@ sim_status sim_meas_figspec_parse(const char *s, sim_fit_loss loss, sim_meas_fig
             sim_errf(err,
                      "--fit '%s': not a figure the fit takes (expected an efficiency or "
                      "bandwidth factor *_frac, a fixed time *_fixed_s, "
-                     "attn_decode_seq_head_s, attn_prefill_seq_half_tokens or "
-                     "attn_decode_kv_per_q_head_flag)",
+                     "attn_decode_seq_head_s, attn_prefill_seq_half_tokens, "
+                     "attn_decode_block_bw_bytes_per_s or attn_decode_kv_per_q_head_flag)",
                      name);
             return SIM_EINVAL;
         } else {
@@ -195,14 +195,17 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
  * gemm_eff_small_m_frac) describes the BLAS at decode-sized M, the projections every
  * attention runs alike: a fit of those alone holds for each attention of the rows' dense or
  * MoE kinds (on MI300X each model's rows alone give 0.069 and 0.071; docs/calibration.md).
- * Any other figure, and the attention flag, keep the rows' classes.
+ * So does PagedAttention's rate per thread block (attn_decode_block_bw_bytes_per_s): the
+ * kernel runs one block per query head whatever the heads' grouping, and MLA models never
+ * run it. Any other figure, and the attention flag, keep the rows' classes.
  */
 static unsigned figures_domain(const sim_meas_figfit *out, const sim_meas_figspec *spec)
 {
     if (spec->profile || spec->flag || out->n == 0)
         return out->domain;
     for (int k = 0; k < out->n; k++)
-        if (out->f[k] != SIM_HWF_GEMM_EFF_SMALL_M && out->f[k] != SIM_HWF_GEMM_SMALL_M_ROWS)
+        if (out->f[k] != SIM_HWF_GEMM_EFF_SMALL_M && out->f[k] != SIM_HWF_GEMM_SMALL_M_ROWS &&
+            out->f[k] != SIM_HWF_ATTN_DECODE_BLOCK_BW)
             return out->domain;
     static const sim_model_class kind[2][3] = {
         {SIM_MCLASS_DENSE_MHA, SIM_MCLASS_DENSE_GQA, SIM_MCLASS_DENSE_MLA},
@@ -312,7 +315,7 @@ static void fall_back(sim_meas_figfit *out, const sim_hw *base)
     sim_fig_result *r = &out->res;
     out->check_fell_back = 1;
     for (int k = 0; k < out->n; k++) {
-        r->value[k] = out->prior[k];
+        r->value[k] = base->prov[out->f[k]] == SIM_PROV_ABSENT ? 0.0 : out->prior[k];
         if (!r->held[k])
             r->held[k] = SIM_FIG_HELD_HOLDOUT; /* value_stderr stays the fit's, for reports */
     }
@@ -558,12 +561,17 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
         const sim_hw_field f = out->f[k];
         sim_fig_param *p = &par[k];
         sim_hw_field_fit_range(f, &p->lo, &p->hi, &p->scale);
-        p->prior = fmin(fmax(base->v[f], p->lo), p->hi);
-        out->prior[k] = p->prior;
         const sim_prov pv = base->prov[f];
+        /* A figure the profile lacks (attn_decode_block_bw_bytes_per_s: no such limit) starts
+         * at 10 x its scale under a prior as wide as its range: the rows alone set it. */
+        const int absent = pv == SIM_PROV_ABSENT;
+        p->prior = fmin(fmax(absent ? 10.0 * p->scale : base->v[f], p->lo), p->hi);
+        out->prior[k] = p->prior;
         const double rel = pv == SIM_PROV_ESTIMATED || pv == SIM_PROV_DEFAULT ? PRIOR_LOOSE_FRAC
                                                                               : PRIOR_TIGHT_FRAC;
-        p->prior_sd = rel * fmax(fabs(p->prior), p->scale);
+        p->prior_sd = absent ? p->hi - p->lo : rel * fmax(fabs(p->prior), p->scale);
+        p->held_absent = absent;
+        out->absent[k] = absent;
     }
     sim_fig_opts fo;
     sim_fig_opts_default(&fo);

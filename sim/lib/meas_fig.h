@@ -66,7 +66,10 @@ sim_status sim_meas_figspec_parse(const char *s, sim_fit_loss loss, sim_meas_fig
 typedef struct sim_meas_figfit {
     int n; /* figures fitted continuously */
     sim_hw_field f[SIM_FIG_MAX];
-    double prior[SIM_FIG_MAX];  /* the profile's values (the priors) */
+    double prior[SIM_FIG_MAX]; /* the profile's values (the priors) */
+    /* 1: the profile lacks figure k (no such term); the fit starts it at 10 x its scale under
+     * a prior as wide as its range, and held it stays absent (value 0) */
+    int absent[SIM_FIG_MAX];
     char why[SIM_FIG_MAX][112]; /* why each was chosen (the rows' span), or "asked for" */
     char skipped[512];          /* profile set: the figures left out and why */
     sim_fig_result res;         /* the chosen fit */
