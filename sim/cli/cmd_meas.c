@@ -110,6 +110,8 @@ static const meas_line calibrate_lines[] = {
      "                          by fitting both values. A figure the rows do not determine\n"
      "                          (relative stderr > 25%, |correlation| > 0.95, on its bound) is\n"
      "                          held at the profile's value and not written.\n"
+     "                          attn_decode_block_bw_bytes_per_s, which profiles lack, starts\n"
+     "                          under a flat prior and, undetermined, is left out.\n"
      "  --fit profile           the default set the rows support (printed with the reasons)\n"},
     {"loss",
      "  --loss huber|cauchy|l2  loss of the figure fit (default huber)\n"
