@@ -190,6 +190,10 @@ compare "in-sample MAPE with the block rate below small-M alone" \
 expect "predict with the block rate exit" "$?" 0
 grep -q "decode blocks    304 resident at once" "$tmp/p.out" && ok ||
     bad "predict: blocks in flight: $(cat "$tmp/p.out" "$tmp/err")"
+"$bin" predict --model llama-3-8b --hw mi300x --engine vllm-v0 --calibration "$tmp/bw.json" \
+    --decode 64x2048 --format json >"$tmp/p.json" 2>"$tmp/err"
+grep -q '"decode_kernel":"paged-v1","decode_blocks_resident":304,' "$tmp/p.json" && ok ||
+    bad "predict JSON: blocks in flight: $(cat "$tmp/p.json")"
 "$bin" calibrate --measurements "$m" --select model=llama-2-7b \
     --fit gemm_eff_small_m_frac,attn_decode_block_bw_bytes_per_s --no-band --out "$tmp/bw1.json" \
     >"$tmp/bw1.out" 2>"$tmp/err"

@@ -121,6 +121,10 @@ char *sim_report_predict_json(const sim_predict_report *r, struct sim_err *err)
     num(&w, "ridge_point_flops_per_byte", sim_hw_ridge_flops_per_byte(r->hw, r->cfg->dtype), &bad);
     sim_jw_str(&w, "bound", sim_bound_name(c->bound));
     sim_jw_str(&w, "decode_kernel", sim_decode_kernel_name(c->decode_kernel));
+    if (c->decode_blocks_resident > 0.0) /* PagedAttention's blocks in flight, a count */
+        num(&w, "decode_blocks_resident", c->decode_blocks_resident, &bad);
+    else
+        sim_jw_null(&w, "decode_blocks_resident");
     if (r->m->n_experts > 0 && r->m->n_moe_layers > 0)
         sim_jw_str(&w, "moe_kernel", sim_moe_class_name(sim_moe_class_of(r->m, r->cfg)));
     else
