@@ -796,6 +796,11 @@ static void paged_attention_blocks_resident(void)
     CHECK_REL(c.decode_blocks_resident, 2048.0, 0.0);
     CHECK_REL(c.ops[SIM_OP_ATTN_DECODE].memory_s - b16.ops[SIM_OP_ATTN_DECODE].memory_s,
               512.0 * 33570816.0 / (2048.0 * 8e9), 1e-9);
+    /* Under pipeline stages the step reports the blocks its stages ran (each stage's launch
+     * depends on the step and the heads per GPU, not on its layers). */
+    cfg.pp = 2;
+    sim_step_cost_compute(&m, &hw, &cfg, &s32, &c);
+    CHECK_REL(c.decode_blocks_resident, 304.0, 0.0);
 }
 
 /*

@@ -203,6 +203,7 @@ void sim__pp_step_cost(const sim_model *m, const sim_hw *hw, const sim_run_cfg *
             sum.seqs = c.seqs;
             sum.seqs_emitting = c.seqs_emitting;
             sum.decode_kernel = c.decode_kernel; /* every stage's: the step and heads decide */
+            sum.decode_blocks_resident = c.decode_blocks_resident; /* likewise */
         }
     }
     sum.step_s = sim_calibrated_s(cfg->alpha, sum.roofline_s, cfg->beta_s, 1.0);
