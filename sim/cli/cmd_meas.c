@@ -735,16 +735,14 @@ static int print_figures(const meas_opts *o, const sim_meas_figfit *ff, const fi
         const sim_hw_field f = ff->f[k];
         char prof[16];
         snprintf(prof, sizeof(prof), ff->absent[k] ? "none" : "%.5g", ff->prior[k]);
-        printf("  %-32s %12s %12.5g %10.3g %8.3f %6.3f  %s", sim_hw_field_key(f), prof,
-               r->reached[k], r->value_stderr[k], r->rel_stderr[k], r->corr_max[k],
-               r->held[k] == SIM_FIG_HELD_HOLDOUT
-                   ? (ff->absent[k] ? "DROPPED, left out as in the profile: "
-                                    : "DROPPED, held at the profile's value: ")
-               : r->held[k] ? (ff->absent[k] ? "UNDETERMINED, left out as in the profile: "
-                                             : "UNDETERMINED, held at the profile's value: ")
-                            : "fitted");
+        printf("  %-32s %12s %12.5g %10.3g %8.3f %6.3f  ", sim_hw_field_key(f), prof, r->reached[k],
+               r->value_stderr[k], r->rel_stderr[k], r->corr_max[k]);
         if (r->held[k])
-            printf("%s", sim_meas_fig_held_name(r->held[k]));
+            printf("%s, %s: %s", r->held[k] == SIM_FIG_HELD_HOLDOUT ? "DROPPED" : "UNDETERMINED",
+                   ff->absent[k] ? "left out as in the profile" : "held at the profile's value",
+                   sim_meas_fig_held_name(r->held[k]));
+        else
+            printf("fitted");
         if (r->held[k] == SIM_FIG_HELD_CORR)
             printf(" (%s)", r->corr_with[k] == -2   ? "alpha"
                             : r->corr_with[k] == -1 ? "beta_s"

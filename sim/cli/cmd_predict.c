@@ -22,7 +22,7 @@ static void decode_kernel_line(const sim_predict_report *r, const sim_step_cost 
     case SIM_DECODE_PAGED_V1:
     case SIM_DECODE_PAGED_V2: {
         const int v1 = c->decode_kernel == SIM_DECODE_PAGED_V1;
-        const int per_q = v1 || r->hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0;
+        const int per_q = sim_decode_kernel_per_q_head(c->decode_kernel, r->hw);
         printf("  decode attention vLLM PagedAttention %s (engine %s: %s; V1 when max_seq_len <= "
                "%.0f and (1 partition or seqs x heads > %.0f)",
                v1 ? "V1" : "V2", r->engine,

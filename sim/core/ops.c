@@ -51,6 +51,12 @@ const char *sim_decode_kernel_name(sim_decode_kernel k)
     return names[k];
 }
 
+int sim_decode_kernel_per_q_head(sim_decode_kernel k, const sim_hw *hw)
+{
+    return k == SIM_DECODE_PER_Q_HEAD || k == SIM_DECODE_PAGED_V1 ||
+           (k == SIM_DECODE_PAGED_V2 && hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0);
+}
+
 /* Expected maximum of g independent standard normals, g = 2, 4, ..., 256: the integral of
  * x g phi(x) Phi(x)^(g-1) over x, evaluated numerically to 4 decimals (Harter 1961,
  * "Expected values of normal order statistics", Biometrika 48, tabulates these). */
@@ -394,12 +400,10 @@ static double graph_batch(double n, double align)
     return ceil(n / align) * align;
 }
 
-/* The decode kernel of a step: which one runs, how many KV heads per GPU it reads per
- * sequence (once a query group, Kg, or once per query head, Hg), and for PagedAttention its
- * launch: thread blocks and shared memory per block. */
+/* The decode kernel of a step: which one runs, and for PagedAttention its launch: thread
+ * blocks and shared memory per block. */
 typedef struct decode_launch {
     sim_decode_kernel kernel;
-    double kv_heads;
     double blocks;     /* 0: not a PagedAttention launch */
     double smem_bytes; /* per block */
 } decode_launch;
@@ -414,7 +418,6 @@ typedef struct decode_launch {
 static decode_launch decode_kernel(const step_dims *x, const sim_hw *hw, double Sd, double max_len)
 {
     const sim_decode_attn *a = &x->decode;
-    const int per_q = hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0;
     if (a->paged && Sd > 0.0) {
         const int graph = !a->eager && Sd <= a->graph_max_batch;
         const double seqs = graph ? graph_batch(Sd, a->graph_batch_align) : Sd;
@@ -430,13 +433,12 @@ static decode_launch decode_kernel(const step_dims *x, const sim_hw *hw, double 
         const double smem = 4.0 * logits_tokens + x->dh * 2.0 + 2.0 * 4.0 * 4.0;
         return (decode_launch){
             .kernel = v1 ? SIM_DECODE_PAGED_V1 : SIM_DECODE_PAGED_V2,
-            .kv_heads = v1 || per_q ? x->Hg : x->Kg,
             .blocks = seqs * x->Hg * (v1 ? 1.0 : ceil(fmin(max_len, len) / a->partition_tokens)),
             .smem_bytes = smem};
     }
-    if (per_q)
-        return (decode_launch){.kernel = SIM_DECODE_PER_Q_HEAD, .kv_heads = x->Hg};
-    return (decode_launch){.kernel = SIM_DECODE_SHARED_KV, .kv_heads = x->Kg};
+    return (decode_launch){.kernel = hw->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] == 1.0
+                                         ? SIM_DECODE_PER_Q_HEAD
+                                         : SIM_DECODE_SHARED_KV};
 }
 
 /* PagedAttention's blocks resident at once (Little's law below): the grid, or the SMs times
@@ -472,7 +474,7 @@ static void attention_ops(const step_dims *x, const sim_hw *hw, const sim_step *
             max_len = len > max_len ? len : max_len;
         }
     const decode_launch dl = decode_kernel(x, hw, Sd, max_len);
-    const double Kd = dl.kv_heads;
+    const double Kd = sim_decode_kernel_per_q_head(dl.kernel, hw) ? x->Hg : x->Kg;
     out->decode_kernel = dl.kernel;
     out->decode_blocks_resident = decode_resident(&dl, hw);
     double T = 0.0, S = 0.0, Se = 0.0;

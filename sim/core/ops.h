@@ -104,6 +104,12 @@ typedef enum sim_decode_kernel {
 
 const char *sim_decode_kernel_name(sim_decode_kernel k);
 
+/* 1 when decode kernel k reads each KV head's K/V once per query head on GPU hw, 0 when once
+ * for its query group: the profile's per-query-head kernel and PagedAttention V1 (a block
+ * per query head over the whole context) do; V2 does where the profile says the stack does
+ * not share them (attn_decode_kv_per_q_head_flag), else its partitions share them. */
+int sim_decode_kernel_per_q_head(sim_decode_kernel k, const sim_hw *hw);
+
 typedef struct sim_run_cfg {
     int tp;             /* tensor-parallel degree */
     sim_dtype dtype;    /* weights (and GEMM inputs) */

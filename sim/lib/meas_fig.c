@@ -315,7 +315,7 @@ static void fall_back(sim_meas_figfit *out, const sim_hw *base)
     sim_fig_result *r = &out->res;
     out->check_fell_back = 1;
     for (int k = 0; k < out->n; k++) {
-        r->value[k] = base->prov[out->f[k]] == SIM_PROV_ABSENT ? 0.0 : out->prior[k];
+        r->value[k] = out->absent[k] ? 0.0 : out->prior[k];
         if (!r->held[k])
             r->held[k] = SIM_FIG_HELD_HOLDOUT; /* value_stderr stays the fit's, for reports */
     }
