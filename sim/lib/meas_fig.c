@@ -521,11 +521,41 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     int gqa = 0;
     out->loss = spec->loss;
     if (!spec->profile)
-        for (int k = 0; k < spec->n; k++)
+        for (int k = 0; k < spec->n; k++) {
+            /* A calibration may carry a figure its profile lacks only when a fit may add it
+             * (sim_calib_apply_figures refuses any other on load), so such a figure is
+             * refused here, before a fit that would write a file no command can read. */
+            if (base->prov[spec->f[k]] == SIM_PROV_ABSENT && !sim_hw_field_fit_adds(spec->f[k])) {
+                sim_errf(err,
+                         "%s --fit '%s': hardware profile '%s' has no such figure (a fit may "
+                         "add only attn_decode_block_bw_bytes_per_s to a profile)",
+                         cmd, sim_hw_field_key(spec->f[k]), base->id);
+                return SIM_EINVAL;
+            }
             add_fig(out, spec->f[k], "asked for");
+        }
     st = choose(mp->cache, set, mask, spec->profile, out, &gqa, err);
     if (st != SIM_OK)
         return st;
+    if (spec->profile) {
+        /* The default set keeps only figures the profile has (or a fit may add), as above. */
+        int kept = 0;
+        for (int k = 0; k < out->n; k++) {
+            const sim_hw_field f = out->f[k];
+            if (base->prov[f] == SIM_PROV_ABSENT && !sim_hw_field_fit_adds(f)) {
+                char what[128];
+                snprintf(what, sizeof(what), "%s: not in the profile", sim_hw_field_key(f));
+                add_skip(out, what);
+                continue;
+            }
+            if (kept != k) {
+                out->f[kept] = f;
+                memcpy(out->why[kept], out->why[k], sizeof(out->why[0]));
+            }
+            kept++;
+        }
+        out->n = kept;
+    }
     out->domain = figures_domain(out, spec);
     /* The alpha/beta-only fit: the start, sigma_row, and what the figure fit is compared with. */
     st = sim_meas_fit(o, mp, mask, cmd, &out->ab, err);
