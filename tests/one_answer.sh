@@ -83,11 +83,11 @@ expect "calibration id" "$(jstr engine "$tmp/id.json")" vllm-v1-0.12
 "$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 1024x131000 >"$tmp/o" 2>"$tmp/e"
 expect "impossible batch exit" "$?" 1
 expect "impossible batch message" "$(cat "$tmp/e")" \
-    "llmstep: predict: the step does not fit: its KV cache needs 8384512 blocks (17583.60 GB) per GPU, but h100-sxm at TP 1 holds 27403 (57.47 GB) (--ignore-memory to go on)"
+    "llmstep: predict: the step does not fit: its KV cache needs 8384512 blocks (17583.60 GB) per GPU, but h100-sxm at TP 1 holds 27387 (57.43 GB) (--ignore-memory to go on)"
 "$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 1024x131000 --ignore-memory \
     >/dev/null 2>&1 || bad "--ignore-memory still prices it"
-# 27403 blocks of 16 tokens hold 213 sequences of 2049 tokens (129 blocks each): 213 fit,
-# 214 do not (floor(27403 / 129) = 212.4 -> 212; with max_num_seqs 1024 the KV bound rules).
+# 27387 blocks of 16 tokens hold 212 sequences of 2049 tokens (129 blocks each): 212 fit,
+# 213 do not (floor(27387 / 129) = 212.3 -> 212; with max_num_seqs 1024 the KV bound rules).
 "$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 212x2048 >/dev/null 2>&1 ||
     bad "212 x 2048 should fit"
 "$bin" predict --model llama-3.1-8b --hw h100-sxm --decode 213x2048 >/dev/null 2>&1 &&

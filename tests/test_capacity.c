@@ -51,18 +51,22 @@ static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int t
  *         = 93,405,585,408 bytes; KV 2 x 32 x 8 x 128 x 2 = 131,072
  *   TP 2: 2 x 16000 x 4096 + 32 x (20,971,520 + 704,643,072 + 32,768) + 266,240
  *         = 23,352,053,760 params = 46,704,107,520 bytes; KV 65,536
+ * Each GPU also holds the RoPE cos/sin cache whole (vLLM rotary_embedding/base.py: a buffer of
+ * max_position_embeddings x rotary_dim values, 16-bit): Llama-2-7B 4096 x 128 x 2 = 1,048,576,
+ * Llama-3.1-70B 131072 x 128 x 2 = 33,554,432, Mixtral 32768 x 128 x 2 = 8,388,608 bytes, added
+ * to the weights below.
  */
 static const struct {
     const char *name, *model;
     int tp;
     double weights_bytes, kv_bytes_per_token;
 } per_gpu[] = {
-    {"mha_llama2_7b_tp1", "llama-2-7b", 1, 13476831232.0, 524288.0},
-    {"mha_llama2_7b_tp2", "llama-2-7b", 2, 6738681856.0, 262144.0},
-    {"gqa_llama31_70b_tp2", "llama-3.1-70b", 2, 70555025408.0, 163840.0},
-    {"gqa_llama31_70b_tp8_replicates_kv_head", "llama-3.1-70b", 8, 17640734720.0, 40960.0},
-    {"moe_mixtral_tp1", "mixtral-8x7b", 1, 93405585408.0, 131072.0},
-    {"moe_mixtral_tp2_router_replicated", "mixtral-8x7b", 2, 46704107520.0, 65536.0},
+    {"mha_llama2_7b_tp1", "llama-2-7b", 1, 13477879808.0, 524288.0},
+    {"mha_llama2_7b_tp2", "llama-2-7b", 2, 6739730432.0, 262144.0},
+    {"gqa_llama31_70b_tp2", "llama-3.1-70b", 2, 70588579840.0, 163840.0},
+    {"gqa_llama31_70b_tp8_replicates_kv_head", "llama-3.1-70b", 8, 17674289152.0, 40960.0},
+    {"moe_mixtral_tp1", "mixtral-8x7b", 1, 93413974016.0, 131072.0},
+    {"moe_mixtral_tp2_router_replicated", "mixtral-8x7b", 2, 46712496128.0, 65536.0},
 };
 
 static void weights_and_kv_per_gpu_match_hand_derivation(void)
@@ -90,12 +94,13 @@ static void weights_and_kv_per_gpu_match_hand_derivation(void)
  *   activations = 8192 tokens x (2 x 8192 + 3 x 28672/2) x 2 + 256 x 128256 x 8
  *               = 973,078,528 + 262,668,288                              =  1,235,746,816
  *   reserve     = 1 GiB + 1,922,000,000 (tp > 1, the measured 1.79 GiB)  =  2,995,741,824
- *   KV budget   = 77,309,411,328 - 70,555,025,408 - 1,235,746,816 - 2,995,741,824
- *                                                                        =  2,522,897,280
- *   blocks      = floor(2,522,897,280 / (16 x 163,840)) = floor(962.4)   = 962
- *   tokens      = 962 x 16 = 15,392 >= 8192: fits
- *   sequences at 4096 tokens = floor(962 / 256) = 3; at 4097: floor(962 / 257) = 3;
- *   at 1000: floor(962 / 63) = 15; at 8193 (> max_model_len): 0
+ *   weights     = 70,555,025,408 + 33,554,432 (RoPE cache, above)    = 70,588,579,840
+ *   KV budget   = 77,309,411,328 - 70,588,579,840 - 1,235,746,816 - 2,995,741,824
+ *                                                                        =  2,489,342,848
+ *   blocks      = floor(2,489,342,848 / (16 x 163,840)) = floor(949.6)   = 949
+ *   tokens      = 949 x 16 = 15,184 >= 8192: fits
+ *   sequences at 4096 tokens = floor(949 / 256) = 3; at 4097: floor(949 / 257) = 3;
+ *   at 1000: floor(949 / 63) = 15; at 8193 (> max_model_len): 0
  */
 static void llama70b_tp2_capacity_matches_hand_derivation(void)
 {
@@ -107,9 +112,9 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     CHECK_REL(c.mem.usable_bytes, 77309411328.0, 1e-15);
     CHECK_REL(c.mem.activation_bytes, 1235746816.0, 0.0);
     CHECK_REL(c.mem.reserve_bytes, 2995741824.0, 0.0);
-    CHECK_REL(c.mem.kv_budget_bytes, 2522897280.0, 1e-12);
-    CHECK_INT(c.mem.kv_blocks, 962);
-    CHECK_INT(c.mem.kv_capacity_tokens, 15392);
+    CHECK_REL(c.mem.kv_budget_bytes, 2489342848.0, 1e-12);
+    CHECK_INT(c.mem.kv_blocks, 949);
+    CHECK_INT(c.mem.kv_capacity_tokens, 15184);
     CHECK_INT(c.fits, 1);
     CHECK_INT(c.blocks_per_seq, 256);
     CHECK_INT(c.max_seqs_at_context, 3);
@@ -245,21 +250,22 @@ static void kv_cache_groups_follow_vllm_rule(void)
  * T = 16384, max_num_seqs 1024), max_model_len 131,072, MXFP4 experts:
  *   usable      = 85,029,615,042 (CUDA total) x 0.9                  = 76,526,653,537.8
  *   weights     = 65,248,824,960 (test_model derives the parameter count)
+ *                 + 16,777,216 (RoPE cache: YaRN 4096 x 32 positions x 64 x 2) = 65,265,602,176
  *   activations = 16384 x (2 x 2880 + 3 x 4 x 2880) x 2 + 1024 x 201,088 x 8 = 2,968,518,656
  *   reserve     = 268,435,456 (engine profile)
- *   KV budget   = 8,040,874,465.8
+ *   KV budget   = 8,024,097,249.8
  * Before the window credit every block held 16 tokens of all 36 layers (16 x 73,728 =
- * 1,179,648 bytes): floor(budget / 1,179,648) = 6816 blocks, 109,056 tokens < 131,072, and
+ * 1,179,648 bytes): floor(budget / 1,179,648) = 6802 blocks, 108,832 tokens < 131,072, and
  * capacity refused the model although vLLM serves it. vLLM V1 pages two groups of 18 layers
  * (18 full, 18 windowed): a block is 16 tokens of 18 layers, 16 x 18 x 2048 = 589,824 bytes,
- *   blocks = floor(8,040,874,465.8 / 589,824) = 13,632 (13,632 x 589,824 = 8,040,480,768)
- *   "GPU KV cache size" = 13,632 // 2 groups x 16 = 109,056 tokens
+ *   blocks = floor(8,024,097,249.8 / 589,824) = 13,604 (13,604 x 589,824 = 8,023,965,696)
+ *   "GPU KV cache size" = 13,604 // 2 groups x 16 = 108,832 tokens
  * and budgets one 131,072-token request (check_enough_kv_cache_memory) as
  *   full group ceil(131072 / 16) = 8192 + windowed group ceil(min(127 + 16384, 131072) / 16)
- *   + 1 = 1032 + 1 = 1033, total 9225 blocks (5,441,126,400 bytes) <= 13,632: it fits,
- *   maximum concurrency 13,632 / 9225 = 1.4777...
+ *   + 1 = 1032 + 1 = 1033, total 9225 blocks (5,441,126,400 bytes) <= 13,604: it fits,
+ *   maximum concurrency 13,604 / 9225 = 1.4747...
  * At 4096 tokens a sequence holds 256 + (256 - floor(3969 / 16) = 8) = 264 blocks:
- * floor(13,632 / 264) = 51 sequences (26 before: 6816 / 256).
+ * floor(13,604 / 264) = 51 sequences (26 before: 6802 / 256).
  * With the hybrid manager disabled the old figures come back.
  */
 static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
@@ -275,17 +281,17 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     x.run = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
     sim_capacity c;
     sim_capacity_compute(toy_su(&x), 4096, &c);
-    CHECK_REL(c.mem.weights_bytes, 65248824960.0, 0.0);
+    CHECK_REL(c.mem.weights_bytes, 65265602176.0, 0.0);
     CHECK_REL(c.mem.activation_bytes, 2968518656.0, 0.0);
     CHECK_REL(c.mem.reserve_bytes, 268435456.0, 0.0);
-    CHECK_REL(c.mem.kv_budget_bytes, 8040874465.8, 1e-12);
+    CHECK_REL(c.mem.kv_budget_bytes, 8024097249.8, 1e-12);
     CHECK_INT(c.mem.kv.group_layers, 18);
     CHECK_REL(c.mem.kv_block_bytes, 589824.0, 0.0);
-    CHECK_INT(c.mem.kv_blocks, 13632);
-    CHECK_INT(c.mem.kv_capacity_tokens, 109056);
+    CHECK_INT(c.mem.kv_blocks, 13604);
+    CHECK_INT(c.mem.kv_capacity_tokens, 108832);
     CHECK_INT(c.mem.kv_blocks_max_seq, 9225);
     CHECK_INT(c.fits, 1);
-    CHECK_REL(c.max_concurrency_max_len, 13632.0 / 9225.0, 1e-15);
+    CHECK_REL(c.max_concurrency_max_len, 13604.0 / 9225.0, 1e-15);
     CHECK_REL(c.mem.kv_full_bytes_per_token, 36864.0, 0.0);
     CHECK_INT(c.blocks_per_seq, 264);
     CHECK_INT(c.max_seqs_at_context, 51);
@@ -315,8 +321,8 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     x.in.disable_hybrid_kv = 1;
     CHECK(toy_resolve(&x) == SIM_OK);
     sim_capacity_compute(toy_su(&x), 4096, &c);
-    CHECK_INT(c.mem.kv_blocks, 6816);
-    CHECK_INT(c.mem.kv_capacity_tokens, 109056);
+    CHECK_INT(c.mem.kv_blocks, 6802);
+    CHECK_INT(c.mem.kv_capacity_tokens, 108832);
     CHECK_INT(c.fits, 0);
     CHECK_INT(c.max_seqs_at_context, 0);
     CHECK_INT(c.max_seqs_by_kv, 26);
@@ -328,7 +334,8 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
  * each without: 32 x 2 x 176,160,768 = 11,274,289,152 expert params either way. The rest is the
  * TP 2 shard, replicated over DP: 2 x 16000 x 4096 + 32 x (20,971,520 + 32,768) + 266,240.
  *   total 131,072,000 + 32 x 373,325,824 + 266,240 = 12,077,764,608 params
- *         = 24,155,529,216 bytes; KV per token as at TP 2, 65,536 (each DP copy its own cache).
+ *         = 24,155,529,216 bytes, + the RoPE cache 8,388,608 = 24,163,917,824; KV per token as
+ *         at TP 2, 65,536 (each DP copy its own cache).
  */
 static void mixtral_dp_ep_weights_match_hand_derivation(void)
 {
@@ -340,7 +347,7 @@ static void mixtral_dp_ep_weights_match_hand_derivation(void)
         x.run.ep = ep;
         sim_capacity c;
         sim_capacity_compute(toy_su(&x), 4096, &c);
-        CHECK_REL(c.mem.weights_bytes, 24155529216.0, 1e-15);
+        CHECK_REL(c.mem.weights_bytes, 24163917824.0, 1e-15);
         CHECK_REL(c.mem.kv_bytes_per_token, 65536.0, 0.0);
     }
 }

@@ -197,7 +197,9 @@ static void gemma3_and_llama4_match_published_counts(void)
         CHECK_INT(m.sliding_window, cases[i].window);
         CHECK_INT(m.window_chunked, cases[i].chunked);
         CHECK_INT(m.tie_embeddings, cases[i].tied);
-        CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_BF16), 2.0 * cases[i].total, 0.0);
+        sim_weight_bytes wt;
+        sim_model_weight_bytes(&m, 1, SIM_DTYPE_BF16, &wt);
+        CHECK_REL(wt.total - wt.rope, 2.0 * cases[i].total, 0.0); /* RoPE caches: rope_caches */
     }
     sim_model m;
     if (load_model("llama-4-scout", &m) != 0)
@@ -364,8 +366,50 @@ static void weights_per_gpu(void)
     sim_model m;
     if (load_model("llama-2-7b", &m) != 0)
         return;
-    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_FP16), 2.0 * 6738415616.0, 0.0);
-    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 2, SIM_DTYPE_FP16), 2.0 * 3369340928.0, 0.0);
+    /* + the RoPE cos/sin cache, whole on each GPU: 4096 positions x 128 x 2 bytes (rope_caches) */
+    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_FP16), 2.0 * 6738415616.0 + 1048576.0,
+              0.0);
+    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 2, SIM_DTYPE_FP16), 2.0 * 3369340928.0 + 1048576.0,
+              0.0);
+}
+
+/*
+ * RoPE's cos/sin caches, whole on every GPU: rows x rotary_dim x 2 bytes (16-bit), one cache
+ * per distinct rotary configuration (vLLM get_rope, rotary_embedding/__init__.py; each cache
+ * is the cos_sin_cache buffer of base.py, [rows, rotary_dim]). Rows by rope_scaling:
+ * - llama-2-7b, none: max_position_embeddings 4096 -> 4096 x 128 x 2 = 1,048,576
+ * - llama-3.1-8b, llama3: 131072 -> 131072 x 128 x 2 = 33,554,432
+ * - gemma-3-27b: global linear x 8 (linear_scaling_rope.py: max x factor) 1,048,576 rows plus
+ *   the local layers' default 131,072 (gemma3.py) -> 1,179,648 x 128 x 2 = 301,989,888
+ * - llama-4-scout, llama3: 10,485,760 -> x 128 x 2 = 2,684,354,560 (2.5 GiB: the gap between
+ *   its parameters and the 53.12 GiB a GPU vLLM 0.19 logged loading it at TP 4)
+ * - gpt-oss-120b, yarn (yarn_scaling_rope.py: original x factor) 4096 x 32 = 131,072, head 64
+ *   -> 16,777,216
+ * - deepseek-v3, yarn 4096 x 40 = 163,840, qk_rope_head_dim 64 -> 20,971,520
+ */
+static void rope_caches(void)
+{
+    static const struct {
+        const char *id;
+        double bytes;
+    } cases[] = {
+        {"llama-2-7b", 1048576.0},       {"llama-3.1-8b", 33554432.0}, {"gemma-3-27b", 301989888.0},
+        {"llama-4-scout", 2684354560.0}, {"gpt-oss-120b", 16777216.0}, {"deepseek-v3", 20971520.0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sim_model m;
+        if (load_model(cases[i].id, &m) != 0)
+            continue;
+        sim_weight_bytes w1, w8;
+        sim_model_weight_bytes(&m, 1, SIM_DTYPE_BF16, &w1);
+        sim_model_weight_bytes_moe(&m, 8, 2, 1, SIM_DTYPE_BF16, &w8);
+        CHECK_REL(w1.rope, cases[i].bytes, 0.0);
+        CHECK_REL(w8.rope, cases[i].bytes, 0.0); /* not sharded, whatever the layout */
+        CHECK_REL(w8.total,
+                  w8.embedding + w8.lm_head + w8.qkv + w8.o + w8.small + w8.gate_up + w8.down +
+                      w8.experts + w8.router + w8.norms + w8.vision + w8.rope,
+                  1e-15);
+    }
 }
 
 /*
@@ -450,7 +494,9 @@ static void mla_kv_and_weights(void)
     const double w8 = sim_model_weight_bytes_per_gpu(&m, 8, SIM_DTYPE_BF16);
     CHECK(w8 > 80e9 && w8 < 90e9);
     m.quant = (sim_quant){0};
-    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_BF16), 1342052868096.0, 1e-15);
+    /* + its RoPE cache, 20,971,520 bytes (rope_caches) */
+    CHECK_REL(sim_model_weight_bytes_per_gpu(&m, 1, SIM_DTYPE_BF16), 1342052868096.0 + 20971520.0,
+              1e-15);
 }
 
 /*
@@ -550,6 +596,7 @@ int main(void)
     mla_models_match_hand_and_published_counts();
     mla_kv_and_weights();
     params_match_published_totals();
+    rope_caches();
     large_models_match_published_counts();
     moe_with_explicit_head_dim();
     kv_bytes_per_token();

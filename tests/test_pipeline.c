@@ -208,7 +208,9 @@ static void test_hierarchical_allreduce(void)
  *   embedding (stage 0)          = 128256 / 8 x 16384 x 2  =    525,336,576
  *   final norm (stage 1)         = 16384 x 2               =         32,768
  *   LM head (stage 1, untied)    = 525,336,576
- * stage 0: 50,735,284,224; stage 1: 50,735,316,992 bytes (each about 811.7 GB / 16).
+ *   RoPE cos/sin cache (each stage builds it whole; rope_scaling llama3: 131,072 positions)
+ *                                = 131072 x 128 x 2        =     33,554,432
+ * stage 0: 50,768,838,656; stage 1: 50,768,871,424 bytes (each about 811.7 GB / 16).
  * KV per token per GPU: 2 x 63 layers x (8 / 8) KV heads x 128 x 2 B = 32,256 bytes.
  * At TP 8 without PP one GPU holds 811.7 / 8 = 101 GB of weights: more than an H100's 80 GB.
  */
@@ -220,8 +222,8 @@ static void test_405b(void)
     if (load_model("llama-3.1-405b", &m) != 0 || load_hw("h100-sxm", &hw) != 0 ||
         load_engine("vllm-v1", &e) != 0)
         return;
-    CHECK_REL(sim_pp_stage_weight_bytes(&m, 8, 2, 0, SIM_DTYPE_BF16), 50735284224.0, 1e-15);
-    CHECK_REL(sim_pp_stage_weight_bytes(&m, 8, 2, 1, SIM_DTYPE_BF16), 50735316992.0, 1e-15);
+    CHECK_REL(sim_pp_stage_weight_bytes(&m, 8, 2, 0, SIM_DTYPE_BF16), 50768838656.0, 1e-15);
+    CHECK_REL(sim_pp_stage_weight_bytes(&m, 8, 2, 1, SIM_DTYPE_BF16), 50768871424.0, 1e-15);
     CHECK_REL(sim_pp_stage_kv_bytes_per_token(&m, 8, 2, 1, SIM_DTYPE_BF16), 32256.0, 1e-15);
     sim_sched_cfg in;
     sim_sched_cfg_unset(&in);
@@ -240,7 +242,7 @@ static void test_405b(void)
     /* Stage 0 has 32,768 bytes less weight and the same KV per token: it has more blocks, so
      * the last stage (1) sizes the cache. */
     CHECK_INT(mem.pp_stage, 1);
-    CHECK_REL(mem.weights_bytes, 50735316992.0, 1e-15);
+    CHECK_REL(mem.weights_bytes, 50768871424.0, 1e-15);
     CHECK_REL(mem.kv_bytes_per_token, 32256.0, 1e-15);
 }
 

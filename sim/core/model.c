@@ -524,6 +524,28 @@ static void mla_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, double
  * Layers a quantized config excludes count 16-bit bytes; exclusions by layer name
  * take dense MLP layers before MoE ones.
  */
+double sim_rope_cache_rows(sim_rope_kind k, double max_pos, double factor, double orig_max_pos)
+{
+    switch (k) {
+    case SIM_ROPE_LINEAR: /* LinearScalingRotaryEmbedding, DynamicNTKScalingRotaryEmbedding */
+        return max_pos * factor;
+    case SIM_ROPE_YARN: /* YaRNScalingRotaryEmbedding, DeepseekScalingRotaryEmbedding */
+        return ceil(orig_max_pos * factor);
+    case SIM_ROPE_LONGROPE: /* Phi3LongRoPEScaledRotaryEmbedding: short and long caches */
+        return orig_max_pos + max_pos;
+    case SIM_ROPE_DEFAULT:
+        break;
+    }
+    return max_pos;
+}
+
+/* The sum of a GPU's weight bytes: every part, whatever computed them. */
+static void weight_total(sim_weight_bytes *w)
+{
+    w->total = w->embedding + w->lm_head + w->qkv + w->o + w->small + w->gate_up + w->down +
+               w->experts + w->router + w->norms + w->vision + w->rope;
+}
+
 void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_weight_bytes *out)
 {
     const int quant = m->quant.method != SIM_QUANT_NONE;
@@ -599,8 +621,11 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_wei
      * layers; its embeddings and norms (1.3% of SigLIP's, 0.2% of Llama-4's) are in fact
      * replicated, which this understates by under 0.1% of a GPU's weights. */
     out->vision = sim_model_vision_params(m) * hb / t;
-    out->total = out->embedding + out->lm_head + out->qkv + out->o + out->small + out->gate_up +
-                 out->down + out->experts + out->router + out->norms + out->vision;
+    /* RoPE's cos/sin caches: buffers of rope_cache_rows x rotary_dim values in the model's
+     * 16-bit dtype, built whole by every worker (vLLM RotaryEmbedding.cos_sin_cache, base.py);
+     * Llama-4 Scout's 10,485,760 positions make 2.5 GiB of them a GPU. */
+    out->rope = (double)m->rope_cache_rows * (double)m->rotary_dim * hb;
+    weight_total(out);
 }
 
 void sim_model_weight_bytes_moe(const sim_model *m, int tp, int dp, int ep, sim_dtype dtype,
@@ -623,8 +648,7 @@ void sim_model_weight_bytes_moe(const sim_model *m, int tp, int dp, int ep, sim_
             ep ? nl * E / (double)g * (2.0 * F + d) * hb : nl * E * (2.0 * F / (double)g + d) * hb;
         out->small += at_g - at_tp;
     }
-    out->total = out->embedding + out->lm_head + out->qkv + out->o + out->small + out->gate_up +
-                 out->down + out->experts + out->router + out->norms;
+    weight_total(out);
 }
 
 double sim_model_weight_bytes_per_gpu(const sim_model *m, int tp, sim_dtype dtype)

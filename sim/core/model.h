@@ -147,6 +147,11 @@ typedef struct sim_model {
     int64_t d_ff;              /* intermediate_size of a dense MLP */
     int64_t vocab;             /* vocab_size */
     int64_t max_pos;           /* max_position_embeddings, tokens */
+    int64_t rotary_dim;        /* elements of a head that RoPE rotates (rotary_dim,
+                                  partial_rotary_factor; MLA: qk_rope_head_dim); 0 = no RoPE */
+    int64_t rope_cache_rows;   /* rows of all RoPE cos/sin caches vLLM builds (one per distinct
+                                  rotary configuration: sim_model_rope_rows, docs/model.md
+                                  "Memory"); each row holds rotary_dim values */
     int64_t sliding_window;    /* attended-context cap in tokens; 0 = none */
     int64_t full_attn_layers;  /* with a window: the first layers that attend without it (HF
                                   Qwen2/3 max_window_layers); 0 = every layer is windowed */
@@ -224,6 +229,19 @@ typedef struct sim_param_count {
 } sim_param_count;
 
 void sim_model_params(const sim_model *m, sim_param_count *out /* OUT */);
+
+/* How vLLM's get_rope sizes one RoPE cos/sin cache (vllm/model_executor/layers/
+ * rotary_embedding/): by rope_scaling's rope_type. */
+typedef enum sim_rope_kind {
+    SIM_ROPE_DEFAULT = 0, /* none, default, llama3, M-RoPE: max_position_embeddings rows */
+    SIM_ROPE_LINEAR,      /* linear, dynamic: max_position_embeddings x factor */
+    SIM_ROPE_YARN,        /* yarn, deepseek_yarn: original_max_position_embeddings x factor */
+    SIM_ROPE_LONGROPE     /* longrope: a short and a long cache, original + max rows */
+} sim_rope_kind;
+
+/* Rows of one cos/sin cache of kind k (docs/model.md, "Memory"); factor and orig_max_pos are
+ * read only by the kinds that use them. */
+double sim_rope_cache_rows(sim_rope_kind k, double max_pos, double factor, double orig_max_pos);
 
 /* Parameters of the vision encoder and its projector (docs/model.md, "Vision encoders");
  * 0 without one. */
@@ -377,6 +395,8 @@ typedef struct sim_weight_bytes {
     double norms;     /* RMSNorm weights */
     double vision;    /* vision encoder and projector, 16-bit, sharded over tp (loaded, not
                          streamed per step) */
+    double rope;      /* RoPE cos/sin caches, 16-bit, whole on every GPU (buffers vLLM builds
+                         when it loads the model, not streamed per step) */
     double total;
 } sim_weight_bytes;
 

@@ -95,6 +95,8 @@ double sim_pp_stage_weight_bytes(const sim_model *m, int tp, int pp, int stage, 
      * embedding on the first stage only (an assumption; docs/model.md, "Vision encoders"). */
     if (stage == 0)
         b += w.embedding + w.vision;
+    /* Every stage builds RoPE's cos/sin caches for its own attention layers (get_rope). */
+    b += w.rope;
     if (stage == pp - 1)
         b += m->tie_embeddings ? (stage == 0 ? 0.0 : w.embedding) : w.lm_head;
     return b;

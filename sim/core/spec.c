@@ -127,6 +127,14 @@ void sim_spec_draft_bytes(const sim_spec *s, const sim_model *target, const sim_
     /* eagle and mtp use the target's embedding and LM head, eagle3 its embedding. */
     if (s->method != SIM_SPEC_DRAFT)
         w -= wb.embedding;
+    /* get_rope keeps one cos/sin cache per distinct rotary configuration in the process, so a
+     * drafter whose heads, rotary share and positions are the target's (eagle and mtp heads;
+     * Llama-3.1-8B drafting for Llama-3.1-70B) shares the target's; another builds its own. */
+    const sim_model *dm = &s->draft;
+    if (s->method != SIM_SPEC_DRAFT ||
+        (dm->head_dim == target->head_dim && dm->rotary_dim == target->rotary_dim &&
+         dm->max_pos == target->max_pos && dm->rope_cache_rows == target->rope_cache_rows))
+        w -= wb.rope;
     if (s->method == SIM_SPEC_EAGLE || s->method == SIM_SPEC_MTP)
         w -= wb.lm_head;
     /* The heads' input layer fuses hidden states: eagle d x 2d (the token's embedding and the

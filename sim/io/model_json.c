@@ -56,6 +56,10 @@ static const char *const used_keys[] = {
     "layer_types",
     /* Gemma-3: every p-th layer global (older configs; newer ones write layer_types) */
     "sliding_window_pattern",
+    /* RoPE: its scaling sizes the cos/sin caches vLLM keeps on every GPU (parse_rope) */
+    "rope_scaling",
+    "rotary_dim",
+    "partial_rotary_factor",
     /* Llama-4 (text_config) */
     "attention_chunk_size",
     "no_rope_layers",
@@ -80,7 +84,6 @@ static const char *const ignored_keys[] = {
     "mlp_bias",
     "pretraining_tp",
     "rms_norm_eps",
-    "rope_scaling",
     "rope_theta",
     "transformers_version",
     "use_cache",
@@ -95,12 +98,11 @@ static const char *const ignored_keys[] = {
     "routed_scaling_factor",
     "aux_loss_alpha",
     "seq_aux",
-    /* Phi-3/Phi-4: dropout rates, the pre-extension context (LongRoPE scaling lives in
-     * rope_scaling) and the rotary share of a head (RoPE is elementwise; not costed apart). */
+    /* Phi-3/Phi-4: dropout rates and the pre-extension context (LongRoPE scaling, whose
+     * caches it sizes, lives in rope_scaling). */
     "embd_pdrop",
     "resid_pdrop",
     "original_max_position_embeddings",
-    "partial_rotary_factor",
     /* Gemma-2: tanh soft-capping of attention scores and final logits (elementwise, inside the
      * attention kernel and on the sampled rows), the query scale, the activation's name, the
      * window's other spelling and HF's cache class. */
@@ -1189,6 +1191,84 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, const 
  * the architecture's row t says (arch.h): its defaults for keys a config leaves out, what every
  * layer has, and the keys its attention, window and MoE layouts name.
  */
+/*
+ * The RoPE cos/sin caches vLLM builds on every GPU (docs/model.md, "Memory"). get_rope
+ * (vllm/model_executor/layers/rotary_embedding/__init__.py) makes one RotaryEmbedding per
+ * distinct configuration; its buffer cos_sin_cache holds rows x rotary_dim values in the
+ * model's dtype (base.py), rows by rope_scaling's rope_type (sim_rope_cache_rows). The
+ * rotary share of a head is rotary_dim (MiniMax-M2), else head_dim x partial_rotary_factor,
+ * else the head (MLA: qk_rope_head_dim). Gemma-3 keeps two caches: its local layers' default
+ * one beside its global layers' scaled one (gemma3.py). A rope_type vLLM sizes otherwise
+ * than these (ntk, xdrope, ...) is taken at max_position_embeddings rows.
+ */
+static sim_status parse_rope(const sim_jctx *ctx, const cJSON *root, const sim_arch_traits *t,
+                             sim_model *m)
+{
+    int64_t rd = 0;
+    double prf = 1.0;
+    int has_rd = 0, has_prf = 0;
+    sim_status st = sim_j_int(ctx, root, "rotary_dim", 0, 1, MAX_DIM, &rd, &has_rd);
+    if (st == SIM_OK)
+        st = sim_j_num(ctx, root, "partial_rotary_factor", 0, 1e-6, 1.0, &prf, &has_prf);
+    if (st != SIM_OK)
+        return st;
+    const int64_t head = m->mla ? m->qk_rope_dim : m->head_dim;
+    if (has_rd && rd > head)
+        return sim_j_fail(ctx, "rotary_dim", "more than the head (expected at most %lld, got %lld)",
+                          (long long)head, (long long)rd);
+    m->rotary_dim = has_rd ? rd : has_prf ? (int64_t)((double)head * prf) : head;
+    const double max_pos = (double)m->max_pos;
+    double rows = max_pos;
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "rope_scaling");
+    if (rs && !cJSON_IsNull(rs)) {
+        if (!cJSON_IsObject(rs))
+            return sim_j_fail(ctx, "rope_scaling", "wrong type (expected an object or null)");
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "%srope_scaling.", ctx->prefix ? ctx->prefix : "");
+        sim_jctx sc = *ctx;
+        sc.scope = sim_j_locate(ctx, "rope_scaling");
+        sc.prefix = prefix;
+        char type[32] = "default";
+        int has_type = 0;
+        st = sim_j_str(&sc, rs, "rope_type", 0, type, sizeof(type), &has_type);
+        if (st == SIM_OK && !has_type) /* the older spelling (DeepSeek-V3, Kimi-K2) */
+            st = sim_j_str(&sc, rs, "type", 0, type, sizeof(type), NULL);
+        if (st != SIM_OK)
+            return st;
+        sim_rope_kind k = SIM_ROPE_DEFAULT;
+        if (strcmp(type, "linear") == 0 || strcmp(type, "dynamic") == 0)
+            k = SIM_ROPE_LINEAR;
+        else if (strcmp(type, "yarn") == 0 || strcmp(type, "deepseek_yarn") == 0)
+            k = SIM_ROPE_YARN;
+        else if (strcmp(type, "longrope") == 0 || strcmp(type, "su") == 0)
+            k = SIM_ROPE_LONGROPE;
+        double factor = 1.0, orig = 0.0;
+        int64_t o = 0;
+        if (k == SIM_ROPE_LINEAR || k == SIM_ROPE_YARN)
+            st = sim_j_num(&sc, rs, "factor", 1, 1e-6, 1e6, &factor, NULL);
+        if (st == SIM_OK && (k == SIM_ROPE_YARN || k == SIM_ROPE_LONGROPE)) {
+            /* longrope configs (Phi-3) may keep it at the top level */
+            const cJSON *in =
+                cJSON_GetObjectItemCaseSensitive(rs, "original_max_position_embeddings");
+            st = in || k == SIM_ROPE_YARN ? sim_j_int(&sc, rs, "original_max_position_embeddings",
+                                                      1, 1, MAX_DIM, &o, NULL)
+                                          : sim_j_int(ctx, root, "original_max_position_embeddings",
+                                                      1, 1, MAX_DIM, &o, NULL);
+            orig = (double)o;
+        }
+        if (st != SIM_OK)
+            return st;
+        rows = sim_rope_cache_rows(k, max_pos, factor, orig);
+    }
+    if (t->arch == SIM_ARCH_GEMMA3) /* the local layers' unscaled cache */
+        rows += max_pos;
+    if (!(rows <= 1e12))
+        return sim_j_fail(ctx, "rope_scaling",
+                          "gives a RoPE cache of %.4g positions (expected at most 1e12)", rows);
+    m->rope_cache_rows = (int64_t)rows;
+    return SIM_OK;
+}
+
 static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON *top,
                              const sim_arch_traits *t, sim_model *m)
 {
@@ -1305,6 +1385,8 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
     }
     if (st == SIM_OK && t->attn == SIM_ATTN_MLA)
         st = parse_mla(ctx, root, m);
+    if (st == SIM_OK)
+        st = parse_rope(ctx, root, t, m);
     if (st == SIM_OK)
         st = parse_moe(ctx, root, t, m);
     if (st == SIM_OK && m->n_experts_per_tok > m->n_experts && m->n_experts > 0)
