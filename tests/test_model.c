@@ -409,6 +409,23 @@ static void rope_caches(void)
                   w8.embedding + w8.lm_head + w8.qkv + w8.o + w8.small + w8.gate_up + w8.down +
                       w8.experts + w8.router + w8.norms + w8.vision + w8.rope,
                   1e-15);
+    } /* transformers 5 writes rope_parameters instead: per layer type (Gemma-3, the global
+       * layers' full_attention entry scaled, as above: 301,989,888), or flat with the rotary share
+       * inside (Llama-3.1 with partial_rotary_factor 0.5: 131,072 x 64 x 2 = 16,777,216). */
+    static const struct {
+        const char *file;
+        double bytes;
+    } tf5[] = {{"model_gemma3_rope_parameters.json", 301989888.0},
+               {"model_llama31_rope_parameters.json", 16777216.0}};
+    for (size_t i = 0; i < sizeof(tf5) / sizeof(tf5[0]); i++) {
+        char path[1024];
+        struct sim_err err;
+        sim_model m;
+        snprintf(path, sizeof(path), "%s/%s", SIM_TEST_DATA, tf5[i].file);
+        CHECK_INT(sim_model_load(path, tf5[i].file, &m, &err), SIM_OK);
+        sim_weight_bytes w;
+        sim_model_weight_bytes(&m, 1, SIM_DTYPE_BF16, &w);
+        CHECK_REL(w.rope, tf5[i].bytes, 0.0);
     }
 }
 

@@ -58,6 +58,7 @@ static const char *const used_keys[] = {
     "sliding_window_pattern",
     /* RoPE: its scaling sizes the cos/sin caches vLLM keeps on every GPU (parse_rope) */
     "rope_scaling",
+    "rope_parameters",
     "rotary_dim",
     "partial_rotary_factor",
     /* Llama-4 (text_config) */
@@ -1191,25 +1192,87 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, const 
  * the architecture's row t says (arch.h): its defaults for keys a config leaves out, what every
  * layer has, and the keys its attention, window and MoE layouts name.
  */
+/* The rows of the cos/sin cache one rope object asks for (rope_scaling, or transformers 5's
+ * rope_parameters), read in the scope sc; root for Phi-3's top-level original context. */
+static sim_status rope_object_rows(const sim_jctx *ctx, const sim_jctx *sc, const cJSON *root,
+                                   const cJSON *rs, double max_pos, double *rows)
+{
+    char type[32] = "default";
+    int has_type = 0;
+    sim_status st = sim_j_str(sc, rs, "rope_type", 0, type, sizeof(type), &has_type);
+    if (st == SIM_OK && !has_type) /* the older spelling (DeepSeek-V3, Kimi-K2) */
+        st = sim_j_str(sc, rs, "type", 0, type, sizeof(type), NULL);
+    if (st != SIM_OK)
+        return st;
+    sim_rope_kind k = SIM_ROPE_DEFAULT;
+    if (strcmp(type, "linear") == 0 || strcmp(type, "dynamic") == 0)
+        k = SIM_ROPE_LINEAR;
+    else if (strcmp(type, "yarn") == 0 || strcmp(type, "deepseek_yarn") == 0)
+        k = SIM_ROPE_YARN;
+    else if (strcmp(type, "longrope") == 0 || strcmp(type, "su") == 0)
+        k = SIM_ROPE_LONGROPE;
+    double factor = 1.0, orig = 0.0;
+    int64_t o = 0;
+    if (k == SIM_ROPE_LINEAR || k == SIM_ROPE_YARN)
+        st = sim_j_num(sc, rs, "factor", 1, 1e-6, 1e6, &factor, NULL);
+    if (st == SIM_OK && (k == SIM_ROPE_YARN || k == SIM_ROPE_LONGROPE)) {
+        /* longrope configs (Phi-3) may keep it at the top level */
+        const cJSON *in = cJSON_GetObjectItemCaseSensitive(rs, "original_max_position_embeddings");
+        st =
+            in || k == SIM_ROPE_YARN
+                ? sim_j_int(sc, rs, "original_max_position_embeddings", 1, 1, MAX_DIM, &o, NULL)
+                : sim_j_int(ctx, root, "original_max_position_embeddings", 1, 1, MAX_DIM, &o, NULL);
+        orig = (double)o;
+    }
+    if (st == SIM_OK)
+        *rows = sim_rope_cache_rows(k, max_pos, factor, orig);
+    return st;
+}
+
 /*
- * The RoPE cos/sin caches vLLM builds on every GPU (docs/model.md, "Memory"). get_rope
- * (vllm/model_executor/layers/rotary_embedding/__init__.py) makes one RotaryEmbedding per
- * distinct configuration; its buffer cos_sin_cache holds rows x rotary_dim values in the
- * model's dtype (base.py), rows by rope_scaling's rope_type (sim_rope_cache_rows). The
- * rotary share of a head is rotary_dim (MiniMax-M2), else head_dim x partial_rotary_factor,
- * else the head (MLA: qk_rope_head_dim). Gemma-3 keeps two caches: its local layers' default
- * one beside its global layers' scaled one (gemma3.py). A rope_type vLLM sizes otherwise
- * than these (ntk, xdrope, ...) is taken at max_position_embeddings rows.
+ * The RoPE cos/sin caches vLLM builds on every GPU (docs/model.md, "Weights per GPU").
+ * get_rope (vllm/model_executor/layers/rotary_embedding/__init__.py) makes one
+ * RotaryEmbedding per distinct configuration; its buffer cos_sin_cache holds rows x rotary_dim
+ * values in the model's dtype (base.py), rows by the rope object's rope_type
+ * (sim_rope_cache_rows). The rope object is rope_scaling, or transformers 5's rope_parameters
+ * (its full_attention entry when it holds one per layer type). The rotary share of a head is
+ * rotary_dim (MiniMax-M2), else head_dim x partial_rotary_factor (top level, or in
+ * rope_parameters), else the head (MLA: qk_rope_head_dim). Gemma-3 keeps two caches: its local
+ * layers' default one beside its global layers' scaled one (gemma3.py). A rope_type vLLM sizes
+ * otherwise than these (ntk, xdrope, ...) is taken at max_position_embeddings rows.
  */
 static sim_status parse_rope(const sim_jctx *ctx, const cJSON *root, const sim_arch_traits *t,
                              sim_model *m)
 {
+    const char *const key[2] = {"rope_scaling", "rope_parameters"};
+    const cJSON *rs = NULL;
+    const char *rkey = "max_position_embeddings";
+    char prefix[96];
+    sim_jctx sc = *ctx;
+    for (int i = 0; i < 2 && !rs; i++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, key[i]);
+        if (!o || cJSON_IsNull(o))
+            continue;
+        if (!cJSON_IsObject(o))
+            return sim_j_fail(ctx, key[i], "wrong type (expected an object or null)");
+        const cJSON *full = i == 1 ? cJSON_GetObjectItemCaseSensitive(o, "full_attention") : NULL;
+        if (full && !cJSON_IsObject(full))
+            return sim_j_fail(ctx, key[i], "full_attention: wrong type (expected an object)");
+        snprintf(prefix, sizeof(prefix), "%s%s.%s", ctx->prefix ? ctx->prefix : "", key[i],
+                 full ? "full_attention." : "");
+        sc.scope = sim_j_locate(ctx, key[i]);
+        sc.prefix = prefix;
+        rs = full ? full : o;
+        rkey = key[i];
+    }
     int64_t rd = 0;
     double prf = 1.0;
     int has_rd = 0, has_prf = 0;
     sim_status st = sim_j_int(ctx, root, "rotary_dim", 0, 1, MAX_DIM, &rd, &has_rd);
     if (st == SIM_OK)
         st = sim_j_num(ctx, root, "partial_rotary_factor", 0, 1e-6, 1.0, &prf, &has_prf);
+    if (st == SIM_OK && !has_prf && rs)
+        st = sim_j_num(&sc, rs, "partial_rotary_factor", 0, 1e-6, 1.0, &prf, &has_prf);
     if (st != SIM_OK)
         return st;
     const int64_t head = m->mla ? m->qk_rope_dim : m->head_dim;
@@ -1219,52 +1282,13 @@ static sim_status parse_rope(const sim_jctx *ctx, const cJSON *root, const sim_a
     m->rotary_dim = has_rd ? rd : has_prf ? (int64_t)((double)head * prf) : head;
     const double max_pos = (double)m->max_pos;
     double rows = max_pos;
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "rope_scaling");
-    if (rs && !cJSON_IsNull(rs)) {
-        if (!cJSON_IsObject(rs))
-            return sim_j_fail(ctx, "rope_scaling", "wrong type (expected an object or null)");
-        char prefix[64];
-        snprintf(prefix, sizeof(prefix), "%srope_scaling.", ctx->prefix ? ctx->prefix : "");
-        sim_jctx sc = *ctx;
-        sc.scope = sim_j_locate(ctx, "rope_scaling");
-        sc.prefix = prefix;
-        char type[32] = "default";
-        int has_type = 0;
-        st = sim_j_str(&sc, rs, "rope_type", 0, type, sizeof(type), &has_type);
-        if (st == SIM_OK && !has_type) /* the older spelling (DeepSeek-V3, Kimi-K2) */
-            st = sim_j_str(&sc, rs, "type", 0, type, sizeof(type), NULL);
-        if (st != SIM_OK)
-            return st;
-        sim_rope_kind k = SIM_ROPE_DEFAULT;
-        if (strcmp(type, "linear") == 0 || strcmp(type, "dynamic") == 0)
-            k = SIM_ROPE_LINEAR;
-        else if (strcmp(type, "yarn") == 0 || strcmp(type, "deepseek_yarn") == 0)
-            k = SIM_ROPE_YARN;
-        else if (strcmp(type, "longrope") == 0 || strcmp(type, "su") == 0)
-            k = SIM_ROPE_LONGROPE;
-        double factor = 1.0, orig = 0.0;
-        int64_t o = 0;
-        if (k == SIM_ROPE_LINEAR || k == SIM_ROPE_YARN)
-            st = sim_j_num(&sc, rs, "factor", 1, 1e-6, 1e6, &factor, NULL);
-        if (st == SIM_OK && (k == SIM_ROPE_YARN || k == SIM_ROPE_LONGROPE)) {
-            /* longrope configs (Phi-3) may keep it at the top level */
-            const cJSON *in =
-                cJSON_GetObjectItemCaseSensitive(rs, "original_max_position_embeddings");
-            st = in || k == SIM_ROPE_YARN ? sim_j_int(&sc, rs, "original_max_position_embeddings",
-                                                      1, 1, MAX_DIM, &o, NULL)
-                                          : sim_j_int(ctx, root, "original_max_position_embeddings",
-                                                      1, 1, MAX_DIM, &o, NULL);
-            orig = (double)o;
-        }
-        if (st != SIM_OK)
-            return st;
-        rows = sim_rope_cache_rows(k, max_pos, factor, orig);
-    }
+    if (rs && (st = rope_object_rows(ctx, &sc, root, rs, max_pos, &rows)) != SIM_OK)
+        return st;
     if (t->arch == SIM_ARCH_GEMMA3) /* the local layers' unscaled cache */
         rows += max_pos;
     if (!(rows <= 1e12))
-        return sim_j_fail(ctx, "rope_scaling",
-                          "gives a RoPE cache of %.4g positions (expected at most 1e12)", rows);
+        return sim_j_fail(ctx, rkey, "gives a RoPE cache of %.4g positions (expected at most 1e12)",
+                          rows);
     m->rope_cache_rows = (int64_t)rows;
     return SIM_OK;
 }
