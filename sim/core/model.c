@@ -516,14 +516,6 @@ static void mla_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, double
     out->small = L * ((ql > 0.0 ? ql : 0.0) + kvl) * hb;
 }
 
-/*
- * Resident weights per GPU. Linear layers of attention and MLP use dtype (or the
- * checkpoint's quantization); the embedding, LM head, norms and MoE router stay in
- * 16 bits under fp8 and under every quantization scheme (vLLM quantizes only the
- * linear layers of the blocks). Vocab-parallel tables hold ceil(vocab / tp) rows.
- * Layers a quantized config excludes count 16-bit bytes; exclusions by layer name
- * take dense MLP layers before MoE ones.
- */
 double sim_rope_cache_rows(sim_rope_kind k, double max_pos, double factor, double orig_max_pos)
 {
     switch (k) {
@@ -546,6 +538,14 @@ static void weight_total(sim_weight_bytes *w)
                w->experts + w->router + w->norms + w->vision + w->rope;
 }
 
+/*
+ * Resident weights per GPU. Linear layers of attention and MLP use dtype (or the
+ * checkpoint's quantization); the embedding, LM head, norms and MoE router stay in
+ * 16 bits under fp8 and under every quantization scheme (vLLM quantizes only the
+ * linear layers of the blocks). Vocab-parallel tables hold ceil(vocab / tp) rows.
+ * Layers a quantized config excludes count 16-bit bytes; exclusions by layer name
+ * take dense MLP layers before MoE ones.
+ */
 void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_weight_bytes *out)
 {
     const int quant = m->quant.method != SIM_QUANT_NONE;

@@ -150,8 +150,8 @@ typedef struct sim_model {
     int64_t rotary_dim;        /* elements of a head that RoPE rotates (rotary_dim,
                                   partial_rotary_factor; MLA: qk_rope_head_dim); 0 = no RoPE */
     int64_t rope_cache_rows;   /* rows of all RoPE cos/sin caches vLLM builds (one per distinct
-                                  rotary configuration: sim_model_rope_rows, docs/model.md
-                                  "Memory"); each row holds rotary_dim values */
+                                  rotary configuration: sim_rope_cache_rows, docs/model.md
+                                  "Weights per GPU"); each row holds rotary_dim values */
     int64_t sliding_window;    /* attended-context cap in tokens; 0 = none */
     int64_t full_attn_layers;  /* with a window: the first layers that attend without it (HF
                                   Qwen2/3 max_window_layers); 0 = every layer is windowed */
@@ -239,8 +239,8 @@ typedef enum sim_rope_kind {
     SIM_ROPE_LONGROPE     /* longrope: a short and a long cache, original + max rows */
 } sim_rope_kind;
 
-/* Rows of one cos/sin cache of kind k (docs/model.md, "Memory"); factor and orig_max_pos are
- * read only by the kinds that use them. */
+/* Rows of one cos/sin cache of kind k (docs/model.md, "Weights per GPU"); factor and orig_max_pos
+ * are read only by the kinds that use them. */
 double sim_rope_cache_rows(sim_rope_kind k, double max_pos, double factor, double orig_max_pos);
 
 /* Parameters of the vision encoder and its projector (docs/model.md, "Vision encoders");

@@ -1186,12 +1186,6 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, const 
     return SIM_OK;
 }
 
-/*
- * The language model's keys, in root (a text-only config) or in a multimodal config's
- * text_config (top is then the whole config, else NULL; ctx locates keys in text_config), as
- * the architecture's row t says (arch.h): its defaults for keys a config leaves out, what every
- * layer has, and the keys its attention, window and MoE layouts name.
- */
 /* The rows of the cos/sin cache one rope object asks for (rope_scaling, or transformers 5's
  * rope_parameters), read in the scope sc; root for Phi-3's top-level original context. */
 static sim_status rope_object_rows(const sim_jctx *ctx, const sim_jctx *sc, const cJSON *root,
@@ -1293,6 +1287,12 @@ static sim_status parse_rope(const sim_jctx *ctx, const cJSON *root, const sim_a
     return SIM_OK;
 }
 
+/*
+ * The language model's keys, in root (a text-only config) or in a multimodal config's
+ * text_config (top is then the whole config, else NULL; ctx locates keys in text_config), as
+ * the architecture's row t says (arch.h): its defaults for keys a config leaves out, what every
+ * layer has, and the keys its attention, window and MoE layouts name.
+ */
 static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON *top,
                              const sim_arch_traits *t, sim_model *m)
 {
