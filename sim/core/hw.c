@@ -116,6 +116,11 @@ int sim_hw_field_zero_ok(sim_hw_field f)
 
 int sim_hw_field_fit_adds(sim_hw_field f) { return f == SIM_HWF_ATTN_DECODE_BLOCK_BW; }
 
+int sim_hw_field_fit_may_set(const sim_hw *hw, sim_hw_field f)
+{
+    return hw->prov[f] != SIM_PROV_ABSENT || sim_hw_field_fit_adds(f);
+}
+
 int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, double *scale_out)
 {
     double lo = 0.0, hi, scale;

@@ -332,6 +332,10 @@ int sim_hw_field_zero_ok(sim_hw_field f);
  * blocks in flight). */
 int sim_hw_field_fit_adds(sim_hw_field f);
 
+/* 1 when a calibration may set figure f on profile hw: the profile has it, or a fit may add it
+ * (sim_hw_field_fit_adds). calibrate --fit and loading a calibration ask the same question. */
+int sim_hw_field_fit_may_set(const sim_hw *hw, sim_hw_field f);
+
 /* 1 when the figure must be present in a profile. */
 int sim_hw_field_required(sim_hw_field f);
 

@@ -298,7 +298,7 @@ sim_status sim_calib_apply_figures(const sim_calib *c, const char *path, sim_hw 
 {
     for (int k = 0; k < c->n_figures; k++) {
         const sim_hw_field f = c->fig_field[k];
-        if (hw->prov[f] == SIM_PROV_ABSENT && !sim_hw_field_fit_adds(f)) {
+        if (!sim_hw_field_fit_may_set(hw, f)) {
             sim_errf(err, "%s: figures.%s: hardware profile '%s' has no such figure", path,
                      sim_hw_field_key(f), hw->id);
             return SIM_EINVAL;

@@ -525,7 +525,7 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
             /* A calibration may carry a figure its profile lacks only when a fit may add it
              * (sim_calib_apply_figures refuses any other on load), so such a figure is
              * refused here, before a fit that would write a file no command can read. */
-            if (base->prov[spec->f[k]] == SIM_PROV_ABSENT && !sim_hw_field_fit_adds(spec->f[k])) {
+            if (!sim_hw_field_fit_may_set(base, spec->f[k])) {
                 sim_errf(err,
                          "%s --fit '%s': hardware profile '%s' has no such figure (a fit may "
                          "add only attn_decode_block_bw_bytes_per_s to a profile)",
@@ -542,7 +542,7 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
         int kept = 0;
         for (int k = 0; k < out->n; k++) {
             const sim_hw_field f = out->f[k];
-            if (base->prov[f] == SIM_PROV_ABSENT && !sim_hw_field_fit_adds(f)) {
+            if (!sim_hw_field_fit_may_set(base, f)) {
                 char what[128];
                 snprintf(what, sizeof(what), "%s: not in the profile", sim_hw_field_key(f));
                 add_skip(out, what);
