@@ -20,12 +20,14 @@ grep -q -- "--concurrency N" "$tmp/help" && ok || bad "help lacks --concurrency"
 within "KV tokens vs vLLM's log" "$(jnum kv_capacity_tokens "$tmp/cap.json")" 476000 0.03
 
 # vLLM 0.15.1's log for Llama-3.1-8B on one A100 40GB (LLM class, utilization 0.9, max_model_len
-# 131072): "GPU KV cache size: 157,936 tokens" (19.28 GiB; docs/engine.md). The A100 profile
-# has no CUDA-reported total, so its labelled 40 GiB is used: within 3%.
+# 131072): "GPU KV cache size: 157,936 tokens" (19.28 GiB; docs/engine.md). Within 5%, issue 25's
+# bound for logged sizes (3% until the profiling peak became the larger of the forward pass and
+# the sampler, docs/engine.md): the A100 profile has no CUDA-reported total, so its labelled
+# 40 GiB is used, and the vllm-v1 profile's sampler is 0.19's, which sorts no vocabulary.
 "$bin" capacity --model llama-3.1-8b --hw a100-sxm-40gb --usage llm --max-model-len 131072 \
     --format json >"$tmp/cap_a100.json" || bad "capacity a100 exit $?"
 within "A100 KV tokens vs vLLM's log" \
-    "$(sed -n 's/.*"kv_capacity_tokens":\([0-9]*\).*/\1/p' "$tmp/cap_a100.json")" 157936 0.03
+    "$(sed -n 's/.*"kv_capacity_tokens":\([0-9]*\).*/\1/p' "$tmp/cap_a100.json")" 157936 0.05
 
 # --- Little's law: closed loop, throughput x mean E2E = concurrency (2% for the ramps) ---
 "$bin" serve --model llama-3.1-8b --hw h100-sxm --concurrency 32 --prompt-tokens 512 \

@@ -91,7 +91,8 @@ static void weights_and_kv_per_gpu_match_hand_derivation(void)
 /*
  * Llama-3.1-70B on H100 SXM at TP 2, max_model_len 8192, vllm-v0 defaults:
  *   usable      = 85,899,345,920 x 0.9                                   = 77,309,411,328
- *   activations = 8192 tokens x (2 x 8192 + 3 x 28672/2) x 2 + 256 x 128256 x 8
+ *   activations = 8192 tokens x (2 x 8192 + 3 x 28672/2) x 2 + 256 x 128256 x (2 + 6)
+ *                 (V0's additive estimate: forward pass plus sampler, docs/engine.md)
  *               = 973,078,528 + 262,668,288                              =  1,235,746,816
  *   reserve     = 1 GiB + 1,922,000,000 (tp > 1, the measured 1.79 GiB)  =  2,995,741,824
  *   weights     = 70,555,025,408 + 33,554,432 (RoPE cache, above)    = 70,588,579,840
@@ -121,9 +122,9 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 4097), 3);
     CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 1000), 15);
     CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 8193), 0);
-    /* Short contexts are capped by max_num_seqs (256): 1490 blocks hold 1490 one-block seqs. */
+    /* Short contexts are capped by max_num_seqs (256): 949 blocks hold 949 one-block seqs. */
     CHECK_INT(sim_capacity_max_seqs(&c.mem, &x.s, 16), 256);
-    /* The default max_model_len (131072) does not fit in 15,392 tokens: the engine refuses. */
+    /* The default max_model_len (131072) does not fit in 15,184 tokens: the engine refuses. */
     sim_sched_cfg_unset(&x.in);
     CHECK(toy_resolve(&x) == SIM_OK);
     sim_capacity_compute(toy_su(&x), 4096, &c);
@@ -251,21 +252,26 @@ static void kv_cache_groups_follow_vllm_rule(void)
  *   usable      = 85,029,615,042 (CUDA total) x 0.9                  = 76,526,653,537.8
  *   weights     = 65,248,824,960 (test_model derives the parameter count)
  *                 + 16,777,216 (RoPE cache: YaRN 4096 x 32 positions x 64 x 2) = 65,265,602,176
- *   activations = 16384 x (2 x 2880 + 3 x 4 x 2880) x 2 + 1024 x 201,088 x 8 = 2,968,518,656
+ *   activations = the larger phase of the profiling run (docs/engine.md): the forward pass
+ *                 16384 x (2 x 2880 + 3 x 4 x 2880) x 2 = 1,321,205,760 against the sampler
+ *                 1024 x 201,088 x (2 + 12) + 132 SMs x 201,088 x 4 + 16384 x 2880 x 2
+ *                 = 2,882,797,568 + 106,174,464 + 94,371,840 = 3,083,343,872 (MXFP4 experts:
+ *                 no fused-MoE workspace kept)
  *   reserve     = 268,435,456 (engine profile)
- *   KV budget   = 8,024,097,249.8
+ *   KV budget   = 76,526,653,537.8 - 65,265,602,176 - 3,083,343,872 - 268,435,456
+ *               = 7,909,272,033.8
  * Before the window credit every block held 16 tokens of all 36 layers (16 x 73,728 =
- * 1,179,648 bytes): floor(budget / 1,179,648) = 6802 blocks, 108,832 tokens < 131,072, and
+ * 1,179,648 bytes): floor(budget / 1,179,648) = 6704 blocks, 107,264 tokens < 131,072, and
  * capacity refused the model although vLLM serves it. vLLM V1 pages two groups of 18 layers
  * (18 full, 18 windowed): a block is 16 tokens of 18 layers, 16 x 18 x 2048 = 589,824 bytes,
- *   blocks = floor(8,024,097,249.8 / 589,824) = 13,604 (13,604 x 589,824 = 8,023,965,696)
- *   "GPU KV cache size" = 13,604 // 2 groups x 16 = 108,832 tokens
+ *   blocks = floor(7,909,272,033.8 / 589,824) = 13,409 (13,409 x 589,824 = 7,908,950,016)
+ *   "GPU KV cache size" = 13,409 // 2 groups x 16 = 107,264 tokens
  * and budgets one 131,072-token request (check_enough_kv_cache_memory) as
  *   full group ceil(131072 / 16) = 8192 + windowed group ceil(min(127 + 16384, 131072) / 16)
- *   + 1 = 1032 + 1 = 1033, total 9225 blocks (5,441,126,400 bytes) <= 13,604: it fits,
- *   maximum concurrency 13,604 / 9225 = 1.4747...
+ *   + 1 = 1032 + 1 = 1033, total 9225 blocks (5,441,126,400 bytes) <= 13,409: it fits,
+ *   maximum concurrency 13,409 / 9225 = 1.4536...
  * At 4096 tokens a sequence holds 256 + (256 - floor(3969 / 16) = 8) = 264 blocks:
- * floor(13,604 / 264) = 51 sequences (26 before: 6802 / 256).
+ * floor(13,409 / 264) = 50 sequences (26 before: 6704 / 256).
  * With the hybrid manager disabled the old figures come back.
  */
 static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
@@ -282,19 +288,19 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     sim_capacity c;
     sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_REL(c.mem.weights_bytes, 65265602176.0, 0.0);
-    CHECK_REL(c.mem.activation_bytes, 2968518656.0, 0.0);
+    CHECK_REL(c.mem.activation_bytes, 3083343872.0, 0.0);
     CHECK_REL(c.mem.reserve_bytes, 268435456.0, 0.0);
-    CHECK_REL(c.mem.kv_budget_bytes, 8024097249.8, 1e-12);
+    CHECK_REL(c.mem.kv_budget_bytes, 7909272033.8, 1e-12);
     CHECK_INT(c.mem.kv.group_layers, 18);
     CHECK_REL(c.mem.kv_block_bytes, 589824.0, 0.0);
-    CHECK_INT(c.mem.kv_blocks, 13604);
-    CHECK_INT(c.mem.kv_capacity_tokens, 108832);
+    CHECK_INT(c.mem.kv_blocks, 13409);
+    CHECK_INT(c.mem.kv_capacity_tokens, 107264);
     CHECK_INT(c.mem.kv_blocks_max_seq, 9225);
     CHECK_INT(c.fits, 1);
-    CHECK_REL(c.max_concurrency_max_len, 13604.0 / 9225.0, 1e-15);
+    CHECK_REL(c.max_concurrency_max_len, 13409.0 / 9225.0, 1e-15);
     CHECK_REL(c.mem.kv_full_bytes_per_token, 36864.0, 0.0);
     CHECK_INT(c.blocks_per_seq, 264);
-    CHECK_INT(c.max_seqs_at_context, 51);
+    CHECK_INT(c.max_seqs_at_context, 50);
     /* Bytes at 4096: 18 x 4096 x 2048 full + 18 x 128 x 2048 windowed. */
     CHECK_REL(c.kv_full_bytes_per_seq, 150994944.0, 0.0);
     CHECK_REL(c.kv_window_bytes_per_seq, 4718592.0, 0.0);
@@ -321,8 +327,8 @@ static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
     x.in.disable_hybrid_kv = 1;
     CHECK(toy_resolve(&x) == SIM_OK);
     sim_capacity_compute(toy_su(&x), 4096, &c);
-    CHECK_INT(c.mem.kv_blocks, 6802);
-    CHECK_INT(c.mem.kv_capacity_tokens, 108832);
+    CHECK_INT(c.mem.kv_blocks, 6704);
+    CHECK_INT(c.mem.kv_capacity_tokens, 107264);
     CHECK_INT(c.fits, 0);
     CHECK_INT(c.max_seqs_at_context, 0);
     CHECK_INT(c.max_seqs_by_kv, 26);
@@ -350,6 +356,43 @@ static void mixtral_dp_ep_weights_match_hand_derivation(void)
         CHECK_REL(c.mem.weights_bytes, 24163917824.0, 1e-15);
         CHECK_REL(c.mem.kv_bytes_per_token, 65536.0, 0.0);
     }
+}
+
+/*
+ * Qwen3-30B-A3B (bf16, 128 experts of 768, top 8) on one H100 SXM under vllm-v1, `vllm serve`
+ * defaults (T = 8192 tokens, S = 1024 sequences): the profiling run's peak (docs/engine.md,
+ * "The profiling run's peak") is the sampler's, with the fused-MoE workspace the engine keeps:
+ *   forward = 8192 x (2 x 2048 + 3 x 8 x 768) x 2                        =   369,098,752
+ *   sampler = 1024 x 151,936 x (2 + 12)                                  = 2,178,154,496
+ *           + 132 SMs x 151,936 x 4 (the Triton top-k/top-p buffer)      =    80,222,208
+ *           + 8192 x 2048 x 2 (the forward's output)                     =    33,554,432
+ *           + workspace: N = 2 x 768 = 1536, K = 2048,
+ *             ws1 = 8192 x 8 x max(768, 2048) = 134,217,728 elements,
+ *             ws2 = 8192 x 8 x max(1536, 2048) = 134,217,728, out = 8192 x 2048 = 16,777,216;
+ *             (max(ws1, out) + ws2) x 2 B                                =   536,870,912
+ *           = 2,828,802,048 B (2.63 GiB; vLLM 0.19 logged a torch peak of 2.68 GiB).
+ * With --dtype fp8 the experts are not the unquantized Triton kind: no workspace,
+ * 2,828,802,048 - 536,870,912 = 2,291,931,136.
+ */
+static void moe_workspace_adds_to_the_sampler_peak(void)
+{
+    static toy_setup x;
+    if (load_model("qwen3-30b-a3b", &x.m) != 0 || load_hw("h100-sxm", &x.hw) != 0 ||
+        load_engine("vllm-v1", &x.e) != 0)
+        return;
+    sim_sched_cfg_unset(&x.in);
+    x.in.usage = SIM_USAGE_SERVER;
+    x.in.max_model_len = 8192;
+    CHECK(toy_resolve(&x) == SIM_OK);
+    CHECK_INT(x.s.max_num_batched_tokens, 8192);
+    CHECK_INT(x.s.max_num_seqs, 1024);
+    x.run = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
+    sim_memory mem;
+    sim_memory_compute(toy_su(&x), &mem);
+    CHECK_REL(mem.activation_bytes, 2828802048.0, 0.0);
+    x.run.dtype = SIM_DTYPE_FP8;
+    sim_memory_compute(toy_su(&x), &mem);
+    CHECK_REL(mem.activation_bytes, 2291931136.0, 0.0);
 }
 
 /*
@@ -433,5 +476,6 @@ int main(void)
     llama4_chunked_kv_matches_hand_derivation();
     kv_cache_groups_follow_vllm_rule();
     gpt_oss_120b_fits_one_h100_at_max_model_len();
+    moe_workspace_adds_to_the_sampler_peak();
     return check_report("test_capacity");
 }

@@ -27,6 +27,8 @@ static void toy_engine(sim_engine *e)
     e->host_step_s = 1e-3;
     e->host_step_tp_s = 2e-3;
     e->host_per_seq_s = 1e-5;
+    e->sampler_logit_bytes = 6.0; /* engines/vllm-v0.json: the additive estimate */
+    e->activation_peak_additive = 1;
 }
 
 /* The toy set-up (toys.h) on the V0 engine above. */
@@ -159,8 +161,9 @@ static void chunked_prefill_steps(void)
  * Memory budget of Llama-2-7B fp16 on an 80 GiB GPU at utilization 0.9 with a 1 GiB reserve:
  * usable 0.9 x 85,899,345,920 = 77,309,411,328; weights 2 x 6,738,415,616 = 13,476,831,232
  * plus the RoPE cos/sin cache, 4096 positions x 128 x 2 = 1,048,576: 13,477,879,808;
- * activations (profiling pass of 4096 tokens, 256 sequences): 4096 x (2 x 4096 + 3 x 11008) x 2
- * + 256 x 32000 x 8 = 337,641,472 + 65,536,000 = 403,177,472; budget 62,354,612,224;
+ * activations (profiling pass of 4096 tokens, 256 sequences; V0's additive estimate, forward
+ * pass plus sampler, docs/engine.md): 4096 x (2 x 4096 + 3 x 11008) x 2 + 256 x 32000 x (2 + 6)
+ * = 337,641,472 + 65,536,000 = 403,177,472; budget 62,354,612,224;
  * a block of 16 tokens x 524,288 B = 8,388,608 B -> 7433 blocks = 118,928 tokens.
  */
 static void llama2_7b_kv_capacity(void)

@@ -696,8 +696,11 @@ static void percentiles_on_hand_made_sets(void)
  * (reserve + reserve per TP + CUDA graphs). Toy numbers: total 10 GB reported, utilization
  * 0.9, reserve 0.5 GB, CUDA graphs 0.25 GB. Weights of the toy model at fp16: embedding and
  * LM head 2 x 64 x 64, q, k, v, o 4 x 64 x 64, MLP 3 x 64 x 128, norms 3 x 64 elements:
- * (8192 + 16384 + 24576 + 192) x 2 B = 98688 B. Activations (budget 2048 tokens, 256
- * sequences): 2048 x (2 x 64 + 3 x 128) x 2 B + 256 x 64 x 8 B = 2097152 + 131072 B.
+ * (8192 + 16384 + 24576 + 192) x 2 B = 98688 B. Activations, the larger phase of the profiling
+ * run (budget 2048 tokens, 256 sequences, vocabulary 64, 100 SMs): the forward pass
+ * 2048 x (2 x 64 + 3 x 128) x 2 B = 2097152 B against the sampler 256 x 64 x (2 + b) +
+ * 100 x 64 x b_sm + 2048 x 64 x 2 B: with the toy engine's b = b_sm = 0, 32768 + 262144 =
+ * 294912 B, so 2097152 B; with b = 200 and b_sm = 4, 3309568 + 25600 + 262144 = 3597312 B.
  * KV bytes per token: 2 x 1 layer x 1 head x 64 x 2 B = 256 B; blocks of 4 tokens = 1 KiB.
  */
 static void v1_memory_budget(void)
@@ -712,11 +715,18 @@ static void v1_memory_budget(void)
     sim_memory_compute(toy_su(&x), &mem);
     CHECK_REL(mem.capacity_bytes, 10e9, 0.0);
     CHECK_REL(mem.weights_bytes, 98688.0, 1e-12);
-    CHECK_REL(mem.activation_bytes, 2097152.0 + 131072.0, 1e-12);
+    CHECK_REL(mem.activation_bytes, 2097152.0, 1e-12);
     CHECK_REL(mem.reserve_bytes, 0.75e9, 1e-12);
-    const double budget = 9e9 - 98688.0 - 2228224.0 - 0.75e9;
+    const double budget = 9e9 - 98688.0 - 2097152.0 - 0.75e9;
     CHECK_REL(mem.kv_budget_bytes, budget, 1e-12);
     CHECK_INT(mem.kv_blocks, (int64_t)floor(budget / 1024.0));
+    /* A sampler working set larger than the forward pass sets the peak. */
+    x.e.sampler_logit_bytes = 200.0;
+    x.e.sampler_sm_vocab_bytes = 4.0;
+    sim_memory_compute(toy_su(&x), &mem);
+    CHECK_REL(mem.activation_bytes, 3597312.0, 1e-12);
+    x.e.sampler_logit_bytes = 0.0;
+    x.e.sampler_sm_vocab_bytes = 0.0;
     /* Eager mode captures no graphs. */
     x.s.enforce_eager = 1;
     sim_memory_compute(toy_su(&x), &mem);

@@ -104,6 +104,18 @@ typedef struct sim_engine {
     int64_t long_prefill_threshold; /* tokens; a prefill chunk is capped at this (0 = off) */
     /* V1 memory: CUDA-graph memory counted before the KV cache is sized (0 = not counted). */
     double cudagraph_bytes;
+    /* The profiling run's peak (sim_memory_compute, docs/engine.md "The profiling run's
+     * peak"): bytes live per (sequence x vocabulary entry) while the dummy sampler runs over
+     * max_num_seqs rows; bytes per (SM x vocabulary entry) of a buffer the sampler keeps (the
+     * Triton top-k/top-p kernel's [SMs, vocab] fp32 rows; 0 = none); and 1 when the fused-MoE
+     * kernel's workspace stays allocated after the forward pass (vLLM's WorkspaceManager),
+     * so it adds to the sampler's peak for unquantized experts. activation_peak_additive 1:
+     * the peak is the forward pass plus the sampler (V0's estimate, not re-derived), not the
+     * larger of the two. */
+    double sampler_logit_bytes;
+    double sampler_sm_vocab_bytes;
+    int64_t moe_workspace_persistent;
+    int64_t activation_peak_additive;
     /* V1: 1 when the host work of step n+1 overlaps the GPU work of step n (async
      * scheduling), so a step takes max(GPU, host) instead of GPU + host. */
     int async_scheduling;

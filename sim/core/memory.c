@@ -10,15 +10,22 @@
 #include "spec.h"
 
 /*
- * Peak activation memory of vLLM's profiling run: a forward pass over
- * max_num_batched_tokens tokens and sampling for max_num_seqs sequences.
- * The live set at the MLP is the residual and normalized hidden states plus the
- * gate/up output and the activation output (2 d + 3 F/tp elements per token;
- * MoE: k experts' worth per token); sampling holds fp32 logits and
- * probabilities (2 x 4 bytes per vocabulary entry). docs/model.md, "Memory".
+ * Peak torch memory of vLLM's profiling run (gpu_model_runner.profile_run; V0 the same
+ * execute_model): a forward pass over T = max_num_batched_tokens tokens, then the dummy
+ * sampler over S = max_num_seqs rows (docs/engine.md, "The profiling run's peak"):
+ *   forward = T (2 d + 3 f) hb   residual and normalized hidden states, gate/up and activation
+ *                                outputs at the MLP (f = F/tp; MoE: k experts' worth per token)
+ *   sampler = S V (hb + b_logit) + n_sm V b_sm + W
+ * S V hb the logits in the model's dtype, b_logit the sampler's fp32 working set per entry,
+ * b_sm the buffer rows it keeps per SM, and W the fused-MoE workspace when the engine keeps it
+ * allocated and the experts are unquantized (TritonExperts.workspace_shapes: ws1 = T k
+ * max(N/2, K), ws2 = T k max(N, K), out = T K, held as max(ws1, out) + ws2 elements; N = 2 F_e
+ * per GPU, K = d). The forward's intermediates are freed before the sampler runs, so the peak
+ * is max(forward, sampler + T d hb) with the forward's output still referenced; an engine
+ * profile with activation_peak_additive (V0, whose form was not re-derived) adds the two.
  */
-static double activation_peak_bytes(const sim_model *m, const sim_run_cfg *run,
-                                    const sim_sched_resolved *s)
+static double activation_peak_bytes(const sim_engine *e, const sim_hw *hw, const sim_model *m,
+                                    const sim_run_cfg *run, const sim_sched_resolved *s)
 {
     const double hb = run->dtype == SIM_DTYPE_FP8 ? 2.0 : sim_dtype_bytes(run->dtype);
     const double t = (double)run->tp, d = (double)m->d_model;
@@ -27,8 +34,23 @@ static double activation_peak_bytes(const sim_model *m, const sim_run_cfg *run,
         double fe = (double)m->n_experts_per_tok * (double)m->d_ff_expert / t;
         f = f > fe ? f : fe;
     }
-    const double T = (double)s->max_num_batched_tokens;
-    return T * (2.0 * d + 3.0 * f) * hb + (double)s->max_num_seqs * (double)m->vocab * 8.0;
+    const double T = (double)s->max_num_batched_tokens, S = (double)s->max_num_seqs;
+    const double V = (double)m->vocab;
+    const double forward = T * (2.0 * d + 3.0 * f) * hb;
+    double sampler =
+        S * V * (hb + e->sampler_logit_bytes) + hw->v[SIM_HWF_N_SM] * V * e->sampler_sm_vocab_bytes;
+    const int unquantized_experts = m->quant.method == SIM_QUANT_NONE || m->quant.mlp_excluded;
+    if (e->moe_workspace_persistent && m->n_experts > 0 && unquantized_experts &&
+        run->dtype != SIM_DTYPE_FP8) {
+        /* With expert parallelism each GPU holds whole experts; without, a 1/(dp x tp) slice
+         * of each (docs/model.md, "Expert and data parallelism"). */
+        const double g = t * (double)(run->dp > 1 ? run->dp : 1);
+        const double n = 2.0 * (double)m->d_ff_expert / (run->ep ? 1.0 : g);
+        const double k = (double)m->n_experts_per_tok;
+        const double ws1 = T * k * fmax(n / 2.0, d), ws2 = T * k * fmax(n, d), out = T * d;
+        sampler += (fmax(ws1, out) + ws2) * hb;
+    }
+    return e->activation_peak_additive ? forward + sampler : fmax(forward, sampler + T * d * hb);
 }
 
 void sim_memory_compute(const sim_setup *su, sim_memory *out)
@@ -46,7 +68,7 @@ void sim_memory_compute(const sim_setup *su, sim_memory *out)
     sim_weight_bytes wb; /* experts over dp x tp GPUs (docs/model.md, "Expert and data ...") */
     sim_model_weight_bytes_moe(m, run->tp, run->dp, run->ep, run->dtype, &wb);
     out->weights_bytes = wb.total;
-    out->activation_bytes = activation_peak_bytes(m, run, s);
+    out->activation_bytes = activation_peak_bytes(e, hw, m, run, s);
     out->reserve_bytes =
         e->reserve_bytes +
         (run->tp > 1 || run->dp > 1 ? e->reserve_tp_bytes : 0.0); /* TP/DP NCCL groups */
