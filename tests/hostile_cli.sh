@@ -47,6 +47,21 @@ refuse "gzip bomb as --stream" 1 "more than 64 MiB (decompressed)" \
 refuse "a FIFO as --nccl" 1 "not a regular file" \
     hw import --base h100-sxm --name x --nccl "$tmp/fifo" --out "$tmp/never.json"
 
+# An engine profile without the profiling-peak figure a V1 engine needs, or with a flag out of
+# its range: refused naming the file, line and field (docs/engine.md, "The profiling run's peak").
+eng="$(dirname "$0")/../engines/vllm-v1.json"
+sed 's/"sampler_logit_bytes"/"sampler_logit_byte"/' "$eng" >"$tmp/eng_misspelled.json"
+refuse "engine: misspelled sampler figure" 1 "eng_misspelled.json:" \
+    capacity --model llama-3.1-8b --hw h100-sxm --engine "$tmp/eng_misspelled.json"
+# The figure's object spans "sampler_logit_bytes": { ... }, (its lines as the profile writes them).
+awk '/^  "sampler_logit_bytes": \{/ { skip = 1 } skip && /^  \},?$/ { skip = 0; next } !skip' \
+    "$eng" >"$tmp/eng_missing.json"
+refuse "engine: no sampler figure" 1 "sampler_logit_bytes: required figure missing" \
+    capacity --model llama-3.1-8b --hw h100-sxm --engine "$tmp/eng_missing.json"
+sed '/"moe_workspace_persistent"/,/}/s/"value": 1/"value": 2/' "$eng" >"$tmp/eng_flag.json"
+refuse "engine: workspace flag 2" 1 "moe_workspace_persistent.value: out of range" \
+    capacity --model llama-3.1-8b --hw h100-sxm --engine "$tmp/eng_flag.json"
+
 # Outputs are written atomically and never replace a non-regular file.
 refuse "calibration onto a FIFO" 1 "not a regular file" calibrate \
     --measurements "$(dirname "$0")/../measurements/example.jsonl" --select hardware=h100-sxm \
