@@ -112,6 +112,8 @@ static void llama70b_tp2_capacity_matches_hand_derivation(void)
     sim_capacity_compute(toy_su(&x), 4096, &c);
     CHECK_REL(c.mem.usable_bytes, 77309411328.0, 1e-15);
     CHECK_REL(c.mem.activation_bytes, 1235746816.0, 0.0);
+    CHECK_REL(c.mem.activation_forward_bytes, 973078528.0, 0.0);
+    CHECK_REL(c.mem.activation_sampler_bytes, 262668288.0, 0.0);
     CHECK_REL(c.mem.reserve_bytes, 2995741824.0, 0.0);
     CHECK_REL(c.mem.kv_budget_bytes, 2489342848.0, 1e-12);
     CHECK_INT(c.mem.kv_blocks, 949);
@@ -390,6 +392,8 @@ static void moe_workspace_adds_to_the_sampler_peak(void)
     sim_memory mem;
     sim_memory_compute(toy_su(&x), &mem);
     CHECK_REL(mem.activation_bytes, 2828802048.0, 0.0);
+    CHECK_REL(mem.activation_forward_bytes, 369098752.0, 0.0);
+    CHECK_REL(mem.activation_sampler_bytes, 2828802048.0, 0.0);
     x.run.dtype = SIM_DTYPE_FP8;
     sim_memory_compute(toy_su(&x), &mem);
     CHECK_REL(mem.activation_bytes, 2291931136.0, 0.0);

@@ -23,9 +23,11 @@
  * per GPU, K = d). The forward's intermediates are freed before the sampler runs, so the peak
  * is max(forward, sampler + T d hb) with the forward's output still referenced; an engine
  * profile with activation_peak_additive (V0, whose form was not re-derived) adds the two.
+ * Fills out's activation_bytes and its two phases.
  */
-static double activation_peak_bytes(const sim_engine *e, const sim_hw *hw, const sim_model *m,
-                                    const sim_run_cfg *run, const sim_sched_resolved *s)
+static void activation_peak_bytes(const sim_engine *e, const sim_hw *hw, const sim_model *m,
+                                  const sim_run_cfg *run, const sim_sched_resolved *s,
+                                  sim_memory *out)
 {
     const double hb = run->dtype == SIM_DTYPE_FP8 ? 2.0 : sim_dtype_bytes(run->dtype);
     const double t = (double)run->tp, d = (double)m->d_model;
@@ -47,10 +49,15 @@ static double activation_peak_bytes(const sim_engine *e, const sim_hw *hw, const
         const double g = t * (double)(run->dp > 1 ? run->dp : 1);
         const double n = 2.0 * (double)m->d_ff_expert / (run->ep ? 1.0 : g);
         const double k = (double)m->n_experts_per_tok;
-        const double ws1 = T * k * fmax(n / 2.0, d), ws2 = T * k * fmax(n, d), out = T * d;
-        sampler += (fmax(ws1, out) + ws2) * hb;
+        const double ws1 = T * k * fmax(n / 2.0, d), ws2 = T * k * fmax(n, d), ws_out = T * d;
+        sampler += (fmax(ws1, ws_out) + ws2) * hb;
     }
-    return e->activation_peak_additive ? forward + sampler : fmax(forward, sampler + T * d * hb);
+    if (!e->activation_peak_additive)
+        sampler += T * d * hb;
+    out->activation_forward_bytes = forward;
+    out->activation_sampler_bytes = sampler;
+    out->activation_bytes =
+        e->activation_peak_additive ? forward + sampler : fmax(forward, sampler);
 }
 
 void sim_memory_compute(const sim_setup *su, sim_memory *out)
@@ -68,7 +75,7 @@ void sim_memory_compute(const sim_setup *su, sim_memory *out)
     sim_weight_bytes wb; /* experts over dp x tp GPUs (docs/model.md, "Expert and data ...") */
     sim_model_weight_bytes_moe(m, run->tp, run->dp, run->ep, run->dtype, &wb);
     out->weights_bytes = wb.total;
-    out->activation_bytes = activation_peak_bytes(e, hw, m, run, s);
+    activation_peak_bytes(e, hw, m, run, s, out);
     out->reserve_bytes =
         e->reserve_bytes +
         (run->tp > 1 || run->dp > 1 ? e->reserve_tp_bytes : 0.0); /* TP/DP NCCL groups */

@@ -31,16 +31,20 @@ static inline int64_t sim_kv_blocks_for(int64_t tokens, int64_t block_size)
 
 /* The memory budget of one GPU (docs/model.md, "Memory"). */
 typedef struct sim_memory {
-    double capacity_bytes;          /* device memory (V1: the total CUDA reports) */
-    double usable_bytes;            /* capacity x gpu_memory_utilization */
-    double weights_bytes;           /* per GPU */
-    double activation_bytes;        /* peak of the profiling forward pass */
-    double reserve_bytes;           /* engine reserve (V1: non-torch memory and CUDA graphs) */
-    double kv_bytes_per_token;      /* per GPU, every layer counted (what a token costs without the
-                                       window credit) */
-    double kv_full_bytes_per_token; /* per GPU, the full-attention layers only (all layers
-                                       without the hybrid KV-cache manager) */
-    double kv_budget_bytes;         /* usable - weights - activations - reserve (may be < 0) */
+    double capacity_bytes;           /* device memory (V1: the total CUDA reports) */
+    double usable_bytes;             /* capacity x gpu_memory_utilization */
+    double weights_bytes;            /* per GPU */
+    double activation_bytes;         /* peak of the profiling run: the larger of the two phases
+                                        below, or their sum (activation_peak_additive) */
+    double activation_forward_bytes; /* its forward pass */
+    double activation_sampler_bytes; /* its dummy sampler (V1: with the forward's output and a
+                                        kept fused-MoE workspace) */
+    double reserve_bytes;            /* engine reserve (V1: non-torch memory and CUDA graphs) */
+    double kv_bytes_per_token;       /* per GPU, every layer counted (what a token costs without the
+                                        window credit) */
+    double kv_full_bytes_per_token;  /* per GPU, the full-attention layers only (all layers
+                                        without the hybrid KV-cache manager) */
+    double kv_budget_bytes;          /* usable - weights - activations - reserve (may be < 0) */
     sim_kv_layout kv;        /* how the V1 hybrid manager groups the layers (model.h); at pp > 1 the
                                 layer counts are the reported stage's, the groups the whole model's */
     double kv_block_bytes;   /* one block of the pool: block_size x kv bytes per token, or
