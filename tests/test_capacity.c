@@ -16,12 +16,21 @@
 
 /* model on the H100 SXM profile with the vllm-v0 engine, the scheduler resolved at
  * max_model_len, and a bf16 run at TP tp; 0, or -1 after counting a failed load. */
-static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int tp)
+/* model on h100-sxm under the bundled engine profile, every scheduler input unset; 0, or -1 when
+ * a file does not load (reported). */
+static int h100_load(toy_setup *x, const char *model, const char *engine)
 {
     if (load_model(model, &x->m) != 0 || load_hw("h100-sxm", &x->hw) != 0 ||
-        load_engine("vllm-v0", &x->e) != 0)
+        load_engine(engine, &x->e) != 0)
         return -1;
     sim_sched_cfg_unset(&x->in);
+    return 0;
+}
+
+static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int tp)
+{
+    if (h100_load(x, model, "vllm-v0") != 0)
+        return -1;
     x->in.max_model_len = max_model_len;
     CHECK(toy_resolve(x) == SIM_OK);
     x->run = sim_run_cfg_plain(tp, SIM_DTYPE_BF16);
@@ -279,10 +288,8 @@ static void kv_cache_groups_follow_vllm_rule(void)
 static void gpt_oss_120b_fits_one_h100_at_max_model_len(void)
 {
     static toy_setup x;
-    if (load_model("gpt-oss-120b", &x.m) != 0 || load_hw("h100-sxm", &x.hw) != 0 ||
-        load_engine("vllm-v1", &x.e) != 0)
+    if (h100_load(&x, "gpt-oss-120b", "vllm-v1") != 0)
         return;
-    sim_sched_cfg_unset(&x.in);
     CHECK(toy_resolve(&x) == SIM_OK);
     CHECK_INT(x.s.max_model_len, 131072);
     CHECK_INT(x.s.max_num_batched_tokens, 16384);
@@ -379,10 +386,8 @@ static void mixtral_dp_ep_weights_match_hand_derivation(void)
 static void moe_workspace_adds_to_the_sampler_peak(void)
 {
     static toy_setup x;
-    if (load_model("qwen3-30b-a3b", &x.m) != 0 || load_hw("h100-sxm", &x.hw) != 0 ||
-        load_engine("vllm-v1", &x.e) != 0)
+    if (h100_load(&x, "qwen3-30b-a3b", "vllm-v1") != 0)
         return;
-    sim_sched_cfg_unset(&x.in);
     x.in.usage = SIM_USAGE_SERVER;
     x.in.max_model_len = 8192;
     CHECK(toy_resolve(&x) == SIM_OK);

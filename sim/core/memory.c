@@ -45,9 +45,10 @@ static void activation_peak_bytes(const sim_engine *e, const sim_hw *hw, const s
     if (e->moe_workspace_persistent && m->n_experts > 0 && unquantized_experts &&
         run->dtype != SIM_DTYPE_FP8) {
         /* With expert parallelism each GPU holds whole experts; without, a 1/(dp x tp) slice
-         * of each (docs/model.md, "Expert and data parallelism"). */
-        const double g = t * (double)(run->dp > 1 ? run->dp : 1);
-        const double n = 2.0 * (double)m->d_ff_expert / (run->ep ? 1.0 : g);
+         * of each (sim_moe_layout_of; docs/model.md, "Expert and data parallelism"). */
+        sim_moe_layout ml;
+        sim_moe_layout_of(run, &ml);
+        const double n = 2.0 * (double)m->d_ff_expert / (ml.ep ? 1.0 : (double)ml.group);
         const double k = (double)m->n_experts_per_tok;
         const double ws1 = T * k * fmax(n / 2.0, d), ws2 = T * k * fmax(n, d), ws_out = T * d;
         sampler += (fmax(ws1, ws_out) + ws2) * hb;
