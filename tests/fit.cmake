@@ -5,6 +5,8 @@ sim_unit_test(test_metrics LIBS simcore)
 sim_unit_test(test_calib_fit LIBS simcalib simcore)
 sim_unit_test(test_fit_figs LIBS simlib simcalib simio simcore)
 sim_script_test(fit_cli fit_cli.sh SKIPPABLE ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})
+# calibrate --fit on serving rows recovers a figure planted in a profile (no shared data).
+sim_script_test(fit_serving fit_serving.sh ARGS $<TARGET_FILE:llmstep> ${CMAKE_SOURCE_DIR})
 # The band calibrate records, validate --interval and the drift alarm (check).
 sim_script_test(check_cli check_cli.sh SKIPPABLE ARGS $<TARGET_FILE:llmstep> ${SIM_SHARED_DATA})
 # The band every prediction reports with --interval (predict, latency, serve).

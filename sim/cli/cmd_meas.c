@@ -112,6 +112,8 @@ static const meas_line calibrate_lines[] = {
      "                          held at the profile's value and not written.\n"
      "                          attn_decode_block_bw_bytes_per_s, which profiles lack, starts\n"
      "                          under a flat prior and, undetermined, is left out.\n"
+     "                          Serving rows are re-simulated for each trial (three runs each:\n"
+     "                          seconds to minutes), e.g. moe_gemm_eff_mxfp4_frac from TTFT rows.\n"
      "  --fit profile           the default set the rows support (printed with the reasons)\n"},
     {"loss",
      "  --loss huber|cauchy|l2  loss of the figure fit (default huber)\n"
@@ -1109,9 +1111,22 @@ int cmd_calibrate(int argc, char **argv)
     char why[256] = "--no-band";
     memset(&band, 0, sizeof(band));
     if (rc == CLI_OK && !o.no_band) {
+        /* With figures the calibration predicts on the profile with them, so its band is of
+         * the rows predicted there (the alpha/beta fits of the folds on that profile). */
+        sim_meas_pred fmp = {0};
+        sim_meas_opts bo = o.p;
         struct sim_err err;
-        if (sim_meas_band_compute(&o.p, &mp, &band, why, sizeof(why), &err) != SIM_OK)
-            rc = meas_fail(SIM_ENOMEM, &err);
+        sim_status bs = SIM_OK;
+        if (ff) {
+            bo.hw = &ff->hw;
+            bs = sim_meas_predict_all(&bo, &set, cache, &fmp, &err);
+        }
+        if (bs == SIM_OK)
+            bs = sim_meas_band_compute(&bo, ff ? &fmp : &mp, &band, why, sizeof(why), &err);
+        if (bs != SIM_OK)
+            rc = meas_fail(bs, &err);
+        if (ff)
+            sim_meas_pred_free(&fmp);
     }
     if (rc == CLI_OK)
         rc = write_calibration(&o, &mp, o.out, argc, argv, set.rows[0].hardware, engine, &res, ff,

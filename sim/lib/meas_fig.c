@@ -246,7 +246,47 @@ typedef struct trial {
     size_t nf;
     struct sim_err *err;
     long evals; /* predictions of the rows so far */
+    /* Serving rows: each group's runs at the three points of its linear terms (serving_terms),
+     * and which groups an evaluation has run so far. */
+    double a0, b0_s;
+    sim_serve_stats *gs;
+    unsigned char *gdone;
 } trial;
+
+/* Steps of the serving rows' linear terms: 1% of alpha, 0.1 ms of beta_s (as sim_meas_fit's
+ * start). */
+#define SERVE_DA   0.01
+#define SERVE_DB_S 1e-4
+
+/*
+ * A serving row is a simulation, not a sum: its time is linearized around (a0, b0_s), the
+ * alpha/beta-only fit's, as p(alpha, beta_s) ~ alpha R + beta_s N + H with R and N one-sided
+ * slopes of three runs and H = p(a0, b0_s) - a0 R - b0_s N. In a closed loop every step time
+ * scales with alpha and the scheduler's choices depend on tokens, not times, so p is linear
+ * in alpha and beta_s but for the host time and the odd arrival that lands one step apart.
+ */
+static int serving_terms(trial *t, size_t j, double *R, double *N, double *H)
+{
+    const size_t i = t->idx[j];
+    const int gi = t->mp->group[i];
+    sim_serve_stats *s = &t->gs[3 * (size_t)gi];
+    if (!t->gdone[gi]) {
+        const double a0 = t->a0, b0 = t->b0_s;
+        if (sim_meas_serve_on(t->mp, i, t->hw, a0, b0, &s[0], t->err) != SIM_OK ||
+            sim_meas_serve_on(t->mp, i, t->hw, a0 * (1.0 + SERVE_DA), b0, &s[1], t->err) !=
+                SIM_OK ||
+            sim_meas_serve_on(t->mp, i, t->hw, a0, b0 + SERVE_DB_S, &s[2], t->err) != SIM_OK)
+            return -1;
+        t->gdone[gi] = 1;
+    }
+    const sim_serve_metric m = t->mp->set->rows[i].metric;
+    const double p0 = sim_serve_stats_metric(&s[0], m), pa = sim_serve_stats_metric(&s[1], m),
+                 pb = sim_serve_stats_metric(&s[2], m);
+    *R = fmax((pa - p0) / (t->a0 * SERVE_DA), 0.0);
+    *N = fmax((pb - p0) / SERVE_DB_S, 0.0);
+    *H = p0 - t->a0 * *R - t->b0_s * *N;
+    return 0;
+}
 
 static int trial_pred(void *ctx, const double *fig, double *R, double *N, double *H)
 {
@@ -254,10 +294,17 @@ static int trial_pred(void *ctx, const double *fig, double *R, double *N, double
     t->evals++;
     for (size_t k = 0; k < t->nf; k++)
         t->hw->v[t->f[k]] = fig[k];
+    if (t->gdone)
+        memset(t->gdone, 0, (size_t)t->mp->n_groups);
     sim_meas_opts o = *t->o;
     o.hw = t->hw;
     for (size_t j = 0; j < t->n; j++) {
         const sim_meas_row *r = &t->mp->set->rows[t->idx[j]];
+        if (t->mp->group[t->idx[j]] >= 0) {
+            if (serving_terms(t, j, &R[j], &N[j], &H[j]))
+                return -1;
+            continue;
+        }
         sim_row_pred p;
         if (sim_meas_predict_one(t->mp->cache, r, sim_meas_row_engine(&o, r), t->hw, o.mode, o.gemm,
                                  o.no_host, t->mp->work, &p, t->err) != SIM_OK)
@@ -275,10 +322,24 @@ sim_status sim_meas_predict_on(const sim_meas_opts *o, sim_meas_pred *mp, const 
 {
     sim_meas_opts oo = *o;
     oo.hw = hw;
+    /* Serving rows of one run share its simulation: the last group run is kept. */
+    int last_group = -1;
+    sim_serve_stats last;
     for (size_t i = 0; i < mp->set->n; i++) {
         if (mask && !mask[i])
             continue;
         const sim_meas_row *r = &mp->set->rows[i];
+        const int gi = mp->group[i];
+        if (gi >= 0) {
+            if (gi != last_group) {
+                sim_status st = sim_meas_serve_on(mp, i, hw, alpha, beta_s, &last, err);
+                if (st != SIM_OK)
+                    return st;
+                last_group = gi;
+            }
+            pred[i] = sim_serve_stats_metric(&last, r->metric);
+            continue;
+        }
         sim_row_pred p;
         sim_status st = sim_meas_predict_one(mp->cache, r, sim_meas_row_engine(&oo, r), hw, oo.mode,
                                              oo.gemm, oo.no_host, mp->work, &p, err);
@@ -497,14 +558,6 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     for (size_t i = 0; i < set->n; i++) {
         if (!sim_meas_row_fitted(mp, mask, i))
             continue;
-        const sim_meas_row *r = &set->rows[i];
-        if (r->kind == SIM_MEAS_SERVING) {
-            sim_errf(err,
-                     "%s:%d: %s: %s --fit: serving rows are not supported (fit figures "
-                     "on step or offline-batch rows)",
-                     r->file, r->line, r->id, cmd);
-            return SIM_EINVAL;
-        }
         n++;
     }
     if (n < 3) {
@@ -573,18 +626,22 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     }
     size_t j = 0;
     double ss = 0.0;
-    for (size_t i = 0; i < set->n; i++)
+    for (size_t i = 0; st == SIM_OK && i < set->n; i++)
         if (sim_meas_row_fitted(mp, mask, i)) {
             idx[j] = i;
             meas[j] = set->rows[i].measured_s;
-            const sim_row_pred *p = &mp->p[i];
-            const double r =
-                (sim_calibrated_s(out->ab.alpha, p->roofline_s, out->ab.beta_s, p->n_steps) +
-                 p->host_s - meas[j]) /
-                meas[j];
+            double pred;
+            st = sim_meas_predict_row(mp, i, out->ab.alpha, out->ab.beta_s, &pred, err);
+            const double r = (pred - meas[j]) / meas[j];
             ss += r * r;
             j++;
         }
+    if (st != SIM_OK) {
+        free(idx);
+        free(meas);
+        free(work);
+        return st;
+    }
     out->sigma_row_frac = fmax(sqrt(ss / (double)n), SIGMA_ROW_MIN);
     sim_fig_param par[SIM_FIG_MAX];
     for (int k = 0; k < out->n; k++) {
@@ -612,7 +669,22 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     fo.ab = o->fit;
     fo.ab.weight = SIM_FIT_RELATIVE;
     *work = *base;
-    trial t = {o, mp, idx, n, work, out->f, (size_t)out->n, NULL, 0};
+    trial t = {
+        o,    mp,  idx, n, work, out->f, (size_t)out->n, NULL, 0, out->ab.alpha, out->ab.beta_s,
+        NULL, NULL};
+    if (mp->n_groups > 0) {
+        t.gs = malloc(3 * (size_t)mp->n_groups * sizeof(*t.gs));
+        t.gdone = malloc((size_t)mp->n_groups);
+        if (!t.gs || !t.gdone) {
+            free(t.gs);
+            free(t.gdone);
+            free(idx);
+            free(meas);
+            free(work);
+            sim_errf(err, "out of memory");
+            return SIM_ENOMEM;
+        }
+    }
     out->flag_profile = base->v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] != 0.0;
     out->flag_value = out->flag_profile;
     out->flag_compared = (spec->flag || spec->profile) && gqa;
@@ -636,6 +708,8 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
         }
     }
     out->evals = t.evals;
+    free(t.gs);
+    free(t.gdone);
     if (st == SIM_OK) {
         out->hw = *base;
         out->hw.v[SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD] = out->flag_value;

@@ -295,6 +295,25 @@ sim_status sim_meas_predict_all(const sim_meas_opts *o, const sim_meas_set *set,
     return SIM_OK;
 }
 
+/* One simulation of serving group g (row r's) at g->d's settings into *res and *st. */
+static sim_status run_group(sim_serve_group *g, const sim_meas_row *r, sim_serve_result *res,
+                            sim_serve_stats *st_out, struct sim_err *err)
+{
+    struct sim_err e;
+    const sim_setup su = sim_deployment_setup(&g->d);
+    /* The rows measure TTFT, TPOT and E2E: no inter-token list (with_itl 0). */
+    sim_served sv;
+    sim_status st = sim_served_prepare(&sv, &r->workload, r->trace, 0, &e);
+    if (st == SIM_OK)
+        st = sim_served_run(&su, &sv, NULL, NULL, res, &e);
+    if (st == SIM_OK)
+        st = sim_served_stats(g->d.m, g->d.hw, &sv, res, 0.0, 0.0, st_out, &e);
+    sim_served_free(&sv);
+    if (st != SIM_OK)
+        row_errf(err, r, &e);
+    return st;
+}
+
 sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, double beta_s,
                                 double *out, struct sim_err *err)
 {
@@ -309,20 +328,9 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
         g->d.cfg.alpha = alpha;
         g->d.cfg.beta_s = beta_s;
         g->have = 0;
-        struct sim_err e;
-        const sim_setup su = sim_deployment_setup(&g->d);
-        /* The rows measure TTFT, TPOT and E2E: no inter-token list (with_itl 0). */
-        sim_served sv;
-        sim_status st = sim_served_prepare(&sv, &r->workload, r->trace, 0, &e);
-        if (st == SIM_OK)
-            st = sim_served_run(&su, &sv, NULL, NULL, &g->res, &e);
-        if (st == SIM_OK)
-            st = sim_served_stats(g->d.m, g->d.hw, &sv, &g->res, 0.0, 0.0, &g->st, &e);
-        sim_served_free(&sv);
-        if (st != SIM_OK) {
-            row_errf(err, r, &e);
+        sim_status st = run_group(g, r, &g->res, &g->st, err);
+        if (st != SIM_OK)
             return st;
-        }
         g->have = 1;
         g->alpha = alpha;
         g->beta_s = beta_s;
@@ -335,6 +343,31 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
         return SIM_EFIT;
     }
     return SIM_OK;
+}
+
+sim_status sim_meas_serve_on(sim_meas_pred *mp, size_t i, const sim_hw *hw, double alpha,
+                             double beta_s, sim_serve_stats *out, struct sim_err *err)
+{
+    const sim_meas_row *r = &mp->set->rows[i];
+    if (mp->group[i] < 0) {
+        sim_errf(err, "%s:%d: %s: not a serving row", r->file, r->line, r->id);
+        return SIM_EINVAL;
+    }
+    sim_serve_group *g = &mp->g[mp->group[i]];
+    /* The group's own run (g->res, g->st and its key) stays as it was: only the deployment's
+     * profile and calibration change for this run, and are put back after it. */
+    const sim_hw *keep_hw = g->d.hw;
+    const double keep_alpha = g->d.cfg.alpha, keep_beta_s = g->d.cfg.beta_s;
+    if (hw)
+        g->d.hw = hw;
+    g->d.cfg.alpha = alpha;
+    g->d.cfg.beta_s = beta_s;
+    sim_serve_result res;
+    sim_status st = run_group(g, r, &res, out, err);
+    g->d.hw = keep_hw;
+    g->d.cfg.alpha = keep_alpha;
+    g->d.cfg.beta_s = keep_beta_s;
+    return st;
 }
 
 typedef struct nl_rows {

@@ -175,6 +175,14 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
                                 double *out, struct sim_err *err);
 
 /*
+ * Serving row i's run simulated on profile hw (NULL: the row's own) at (alpha, beta_s), its
+ * statistics into *out; the cached run sim_meas_predict_row keeps is left as it was. A figure
+ * fit (meas_fig.c) times trial profiles this way. SIM_EINVAL for a row that is not serving.
+ */
+sim_status sim_meas_serve_on(sim_meas_pred *mp, size_t i, const sim_hw *hw, double alpha,
+                             double beta_s, sim_serve_stats *out, struct sim_err *err);
+
+/*
  * Fits alpha and beta_s on the rows whose mask is set (NULL: all): by linear least squares
  * when every row is linear in them, else (serving rows) by nonlinear least squares started
  * from the linear rows' fit, or from (1, 0). cmd prefixes messages.
