@@ -80,4 +80,15 @@ want=$(grep '"id":"c16-p4096-ttft_mean"' "$tmp/meas.jsonl" | grep -o '"measured_
 expect "serve --calibration exit" "$?" 0
 got=$(tr -d ' \n' <"$tmp/serve.out" | grep -o '"ttft_s":{[^}]*' | jnum mean)
 within "serve's mean TTFT with the fitted figure" "$got" "$want" 0.03
+# A fused-MoE figure alone holds for every class of model (meas_fig.c, figures_domain): a dense
+# model never runs the expert kernel, so it gets the fit's alpha, not the alpha/beta-only fit's
+# (about 1.33 here, which absorbed the planted kernel's slowness).
+expect "figure_domain: every class" \
+    "$(printf '%s' "$flat" | grep -o '"figure_domain":\[[^]]*\]')" \
+    '"figure_domain":["dense-mha","dense-gqa","dense-mla","moe-mha","moe-gqa","moe-mla"]'
+"$bin" serve --model llama-3.1-8b --hw h200-sxm --calibration "$tmp/c.json" --concurrency 4 \
+    --prompt-tokens 512 --output-tokens 16 --format json >"$tmp/dense.out" 2>"$tmp/err"
+expect "serve a dense model with the calibration exit" "$?" 0
+within "a dense model gets the figure fit's alpha" "$(tr -d ' \n' <"$tmp/dense.out" | jnum alpha)" \
+    "$(printf '%s' "$flat" | jnum alpha)" 1e-9
 summary fit_serving

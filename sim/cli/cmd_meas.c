@@ -759,9 +759,13 @@ static int print_figures(const meas_opts *o, const sim_meas_figfit *ff, const fi
         printf("    not fitted: %s\n", ff->skipped);
     char classes[128];
     sim_calib_domain_str(ff->domain, classes, sizeof(classes));
-    printf("  domain: the rows' models are %s; other models get the alpha/beta-only fit on the "
-           "profile as it is\n",
-           classes);
+    if (ff->domain == (1u << SIM_MCLASS_COUNT) - 1u)
+        printf("  domain: every class of model (fused-MoE figures alone: a dense model never runs "
+               "them and gets the figure fit's alpha and beta_s)\n");
+    else
+        printf("  domain: the figures hold for %s; other models get the alpha/beta-only fit on the "
+               "profile as it is\n",
+               classes);
     if (ff->flag_compared)
         printf("  attn_decode_kv_per_q_head_flag: 0 -> MAPE %.2f%%, 1 -> MAPE %.2f%% (robust "
                "cost %.4g vs %.4g); chosen %d (profile %d)\n",

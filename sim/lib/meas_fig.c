@@ -197,12 +197,31 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
  * MoE kinds (on MI300X each model's rows alone give 0.069 and 0.071; docs/calibration.md).
  * So does PagedAttention's rate per thread block (attn_decode_block_bw_bytes_per_s): the
  * kernel runs one block per query head whatever the heads' grouping, and MLA models never
- * run it. Any other figure, and the attention flag, keep the rows' classes.
+ * run it. A set of fused-MoE figures alone holds for every class: it times one weight class's
+ * expert kernel, which every attention runs alike and a dense model never calls, so a dense
+ * model gets the fit's alpha and beta_s, not the alpha/beta-only fit, which absorbed the
+ * expert kernel's miss (the MXFP4 prefill of the InferenceX gpt-oss rows: alpha 1.23 against
+ * 1.09 with the figure, H100). Any other figure, and the attention flag, keep the rows'
+ * classes.
  */
+static int moe_class_figure(sim_hw_field f)
+{
+    for (int c = 0; c < SIM_MOE_CLASS_COUNT; c++)
+        for (int k = 0; k < SIM_MOE_FIG_COUNT; k++)
+            if (sim_hw_moe_field((sim_moe_class)c, (sim_moe_fig)k) == f)
+                return 1;
+    return 0;
+}
+
 static unsigned figures_domain(const sim_meas_figfit *out, const sim_meas_figspec *spec)
 {
     if (spec->profile || spec->flag || out->n == 0)
         return out->domain;
+    int all_moe = 1;
+    for (int k = 0; k < out->n; k++)
+        all_moe &= moe_class_figure(out->f[k]);
+    if (all_moe)
+        return (1u << SIM_MCLASS_COUNT) - 1u;
     for (int k = 0; k < out->n; k++)
         if (out->f[k] != SIM_HWF_GEMM_EFF_SMALL_M && out->f[k] != SIM_HWF_GEMM_SMALL_M_ROWS &&
             out->f[k] != SIM_HWF_ATTN_DECODE_BLOCK_BW)
