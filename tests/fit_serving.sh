@@ -91,4 +91,11 @@ expect "figure_domain: every class" \
 expect "serve a dense model with the calibration exit" "$?" 0
 within "a dense model gets the figure fit's alpha" "$(tr -d ' \n' <"$tmp/dense.out" | jnum alpha)" \
     "$(printf '%s' "$flat" | jnum alpha)" 1e-9
+# --fit profile chooses its set from the batch sizes of step and offline rows: on serving rows it
+# fits none and says to name them.
+"$bin" calibrate --measurements "$tmp/meas.jsonl" --fit profile --no-band --out "$tmp/p.json" \
+    >"$tmp/p.out" 2>"$tmp/err"
+expect "--fit profile on serving rows exit" "$?" 0
+if grep -q "serving rows: the default set reads" "$tmp/p.out"; then ok; else
+    bad "--fit profile on serving rows says to name the figures: $(cat "$tmp/p.out")"; fi
 summary fit_serving

@@ -120,12 +120,13 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
  * per KV head (flag 0) at bw_factor_kv_gather_frac divided by the ratio: not identifiable. */
 {
     span batch = {0}, len = {0}, layers = {0}, tp = {0}, ratio = {0};
-    int fp8 = 0;
+    int fp8 = 0, serving = 0;
     *gqa = 0;
     for (size_t i = 0; i < set->n; i++) {
         if (mask && !mask[i])
             continue;
         const sim_meas_row *r = &set->rows[i];
+        serving |= r->kind == SIM_MEAS_SERVING;
         const sim_model *m;
         sim_status st = sim_cache_model(c, r->model, &m, NULL, err);
         if (st != SIM_OK)
@@ -156,6 +157,9 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
     }
     if (!want_profile)
         return SIM_OK;
+    if (serving)
+        add_skip(out, "serving rows: the default set reads the batch sizes and lengths of step "
+                      "and offline rows; name the figures a serving fit takes (--fit FIGURE,...)");
     char why[112];
     if (batch.n >= 2) {
         snprintf(why, sizeof(why), "batches %lld..%lld (%d sizes)", (long long)batch.lo,

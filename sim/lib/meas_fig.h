@@ -71,7 +71,7 @@ typedef struct sim_meas_figfit {
      * a prior as wide as its range, and held it stays absent (value 0) */
     int absent[SIM_FIG_MAX];
     char why[SIM_FIG_MAX][112]; /* why each was chosen (the rows' span), or "asked for" */
-    char skipped[512];          /* profile set: the figures left out and why */
+    char skipped[1024];         /* profile set: the figures left out and why */
     sim_fig_result res;         /* the chosen fit */
     int flag_compared;          /* 1: both values of the flag were fitted */
     int flag_value;             /* the chosen (or the profile's) value */
