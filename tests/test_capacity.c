@@ -14,8 +14,6 @@
 #include "deploy.h"
 #include "toys.h"
 
-/* model on the H100 SXM profile with the vllm-v0 engine, the scheduler resolved at
- * max_model_len, and a bf16 run at TP tp; 0, or -1 after counting a failed load. */
 /* model on h100-sxm under the bundled engine profile, every scheduler input unset; 0, or -1 when
  * a file does not load (reported). */
 static int h100_load(toy_setup *x, const char *model, const char *engine)
@@ -27,6 +25,8 @@ static int h100_load(toy_setup *x, const char *model, const char *engine)
     return 0;
 }
 
+/* model on the H100 SXM profile with the vllm-v0 engine, the scheduler resolved at
+ * max_model_len, and a bf16 run at TP tp; 0, or -1 after counting a failed load. */
 static int h100_v0(toy_setup *x, const char *model, int64_t max_model_len, int tp)
 {
     if (h100_load(x, model, "vllm-v0") != 0)

@@ -114,6 +114,8 @@ int sim_hw_field_zero_ok(sim_hw_field f)
            f == SIM_HWF_GEMM_SMALL_M_ROWS || role == SIM_MOE_FIG_R0 || role == SIM_MOE_FIG_K0;
 }
 
+int sim_hw_field_is_moe(sim_hw_field f) { return moe_fig_role(f) >= 0; }
+
 int sim_hw_field_fit_adds(sim_hw_field f) { return f == SIM_HWF_ATTN_DECODE_BLOCK_BW; }
 
 int sim_hw_field_fit_may_set(const sim_hw *hw, sim_hw_field f)

@@ -327,6 +327,9 @@ int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, doubl
  * whose 0 means "no such effect". Every other figure must be > 0. */
 int sim_hw_field_zero_ok(sim_hw_field f);
 
+/* 1 when the figure is one of an MoE weight class's five fused-MoE figures (sim_moe_fig). */
+int sim_hw_field_is_moe(sim_hw_field f);
+
 /* 1 when a profile may lack the figure and a fit (calibrate --fit) may add it: its absence
  * means "no such term" (attn_decode_block_bw_bytes_per_s: no limit from PagedAttention's
  * blocks in flight). */

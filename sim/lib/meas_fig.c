@@ -208,22 +208,13 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
  * 1.09 with the figure, H100). Any other figure, and the attention flag, keep the rows'
  * classes.
  */
-static int moe_class_figure(sim_hw_field f)
-{
-    for (int c = 0; c < SIM_MOE_CLASS_COUNT; c++)
-        for (int k = 0; k < SIM_MOE_FIG_COUNT; k++)
-            if (sim_hw_moe_field((sim_moe_class)c, (sim_moe_fig)k) == f)
-                return 1;
-    return 0;
-}
-
 static unsigned figures_domain(const sim_meas_figfit *out, const sim_meas_figspec *spec)
 {
     if (spec->profile || spec->flag || out->n == 0)
         return out->domain;
     int all_moe = 1;
     for (int k = 0; k < out->n; k++)
-        all_moe &= moe_class_figure(out->f[k]);
+        all_moe &= sim_hw_field_is_moe(out->f[k]);
     if (all_moe)
         return (1u << SIM_MCLASS_COUNT) - 1u;
     for (int k = 0; k < out->n; k++)
@@ -276,11 +267,6 @@ typedef struct trial {
     unsigned char *gdone;
 } trial;
 
-/* Steps of the serving rows' linear terms: 1% of alpha, 0.1 ms of beta_s (as sim_meas_fit's
- * start). */
-#define SERVE_DA   0.01
-#define SERVE_DB_S 1e-4
-
 /*
  * A serving row is a simulation, not a sum: its time is linearized around (a0, b0_s), the
  * alpha/beta-only fit's, as p(alpha, beta_s) ~ alpha R + beta_s N + H with R and N one-sided
@@ -296,18 +282,15 @@ static int serving_terms(trial *t, size_t j, double *R, double *N, double *H)
     if (!t->gdone[gi]) {
         const double a0 = t->a0, b0 = t->b0_s;
         if (sim_meas_serve_on(t->mp, i, t->hw, a0, b0, &s[0], t->err) != SIM_OK ||
-            sim_meas_serve_on(t->mp, i, t->hw, a0 * (1.0 + SERVE_DA), b0, &s[1], t->err) !=
+            sim_meas_serve_on(t->mp, i, t->hw, a0 * (1.0 + SIM_MEAS_LIN_DA), b0, &s[1], t->err) !=
                 SIM_OK ||
-            sim_meas_serve_on(t->mp, i, t->hw, a0, b0 + SERVE_DB_S, &s[2], t->err) != SIM_OK)
+            sim_meas_serve_on(t->mp, i, t->hw, a0, b0 + SIM_MEAS_LIN_DB_S, &s[2], t->err) != SIM_OK)
             return -1;
         t->gdone[gi] = 1;
     }
     const sim_serve_metric m = t->mp->set->rows[i].metric;
-    const double p0 = sim_serve_stats_metric(&s[0], m), pa = sim_serve_stats_metric(&s[1], m),
-                 pb = sim_serve_stats_metric(&s[2], m);
-    *R = fmax((pa - p0) / (t->a0 * SERVE_DA), 0.0);
-    *N = fmax((pb - p0) / SERVE_DB_S, 0.0);
-    *H = p0 - t->a0 * *R - t->b0_s * *N;
+    sim_meas_serving_linear(sim_serve_stats_metric(&s[0], m), sim_serve_stats_metric(&s[1], m),
+                            sim_serve_stats_metric(&s[2], m), t->a0, t->b0_s, R, N, H);
     return 0;
 }
 
@@ -692,9 +675,15 @@ sim_status sim_meas_fit_figures(const sim_meas_opts *o, sim_meas_pred *mp,
     fo.ab = o->fit;
     fo.ab.weight = SIM_FIT_RELATIVE;
     *work = *base;
-    trial t = {
-        o,    mp,  idx, n, work, out->f, (size_t)out->n, NULL, 0, out->ab.alpha, out->ab.beta_s,
-        NULL, NULL};
+    trial t = {.o = o,
+               .mp = mp,
+               .idx = idx,
+               .n = n,
+               .hw = work,
+               .f = out->f,
+               .nf = (size_t)out->n,
+               .a0 = out->ab.alpha,
+               .b0_s = out->ab.beta_s};
     if (mp->n_groups > 0) {
         t.gs = malloc(3 * (size_t)mp->n_groups * sizeof(*t.gs));
         t.gdone = malloc((size_t)mp->n_groups);

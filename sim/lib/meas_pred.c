@@ -370,6 +370,14 @@ sim_status sim_meas_serve_on(sim_meas_pred *mp, size_t i, const sim_hw *hw, doub
     return st;
 }
 
+void sim_meas_serving_linear(double p0, double pa, double pb, double a0, double b0_s, double *R,
+                             double *N, double *H)
+{
+    *R = fmax((pa - p0) / (a0 * SIM_MEAS_LIN_DA), 0.0);
+    *N = fmax((pb - p0) / SIM_MEAS_LIN_DB_S, 0.0);
+    *H = p0 - a0 * *R - b0_s * *N;
+}
+
 typedef struct nl_rows {
     sim_meas_pred *mp;
     size_t *idx;
@@ -393,7 +401,6 @@ static int nl_pred(void *ctx, size_t k, double alpha, double beta_s, double *pre
 static int linear_start(sim_meas_pred *mp, nl_rows *nr, const double *meas, size_t n,
                         sim_fit_row *rows)
 {
-    const double da = 0.01, db = 1e-4; /* steps: 1% of alpha, 0.1 ms */
     for (size_t k = 0; k < n; k++) {
         const size_t i = nr->idx[k];
         if (mp->group[i] < 0) {
@@ -402,11 +409,12 @@ static int linear_start(sim_meas_pred *mp, nl_rows *nr, const double *meas, size
             continue;
         }
         double p0, pa, pb;
-        if (nl_pred(nr, k, 1.0, 0.0, &p0) || nl_pred(nr, k, 1.0 + da, 0.0, &pa) ||
-            nl_pred(nr, k, 1.0, db, &pb))
+        if (nl_pred(nr, k, 1.0, 0.0, &p0) || nl_pred(nr, k, 1.0 + SIM_MEAS_LIN_DA, 0.0, &pa) ||
+            nl_pred(nr, k, 1.0, SIM_MEAS_LIN_DB_S, &pb))
             return 0;
-        const double R = fmax((pa - p0) / da, 0.0), S = fmax((pb - p0) / db, 0.0);
-        rows[k] = (sim_fit_row){R, S, meas[k], fmax(p0 - R, 0.0)};
+        double R, S, H;
+        sim_meas_serving_linear(p0, pa, pb, 1.0, 0.0, &R, &S, &H);
+        rows[k] = (sim_fit_row){R, S, meas[k], fmax(H, 0.0)};
     }
     return 1;
 }

@@ -175,6 +175,17 @@ sim_status sim_meas_predict_row(sim_meas_pred *mp, size_t i, double alpha, doubl
                                 double *out, struct sim_err *err);
 
 /*
+ * The linear terms of a serving row (p ~ alpha R + beta_s N + H) from its statistic p0 at
+ * (a0, b0_s), pa at (a0 (1 + SIM_MEAS_LIN_DA), b0_s) and pb at (a0, b0_s + SIM_MEAS_LIN_DB_S):
+ * R and N the one-sided slopes, at least 0, and H = p0 - a0 R - b0_s N. The start of
+ * sim_meas_fit (at 1, 0) and a figure fit's trials (meas_fig.c) linearize this way.
+ */
+#define SIM_MEAS_LIN_DA   0.01 /* 1% of alpha */
+#define SIM_MEAS_LIN_DB_S 1e-4 /* 0.1 ms of beta_s */
+void sim_meas_serving_linear(double p0, double pa, double pb, double a0, double b0_s, double *R,
+                             double *N, double *H);
+
+/*
  * Serving row i's run simulated on profile hw (NULL: the row's own) at (alpha, beta_s), its
  * statistics into *out; the cached run sim_meas_predict_row keeps is left as it was. A figure
  * fit (meas_fig.c) times trial profiles this way. SIM_EINVAL for a row that is not serving.
