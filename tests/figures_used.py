@@ -7,7 +7,7 @@ script writes a copy of the profile with that one figure changed (scaled by 0.7 
 a value, set to a typical magnitude when it is absent or 0, flipped when it is a flag),
 runs a fixed battery of commands with `--hw COPY` (decode, prefill and mixed steps; bf16,
 fp16, fp8 and fp8-KV; dense, MoE, MLA and mxfp4 checkpoints; TP within and across nodes,
-PP, DP with EP; capacity) and compares their output with the unchanged profile's. A figure
+PP, DP with EP; capacity; a short serving run) and compares their output with the unchanged profile's. A figure
 is used when at least one output differs on one of the profiles.
 
 The oracle is the list INFORMATIONAL below, whose entries docs/hwprofile.md must mark as
@@ -68,6 +68,7 @@ BATTERY = [
     "predict --model {src}/tests/data/quant/nvfp4_moe.json --decode 64x1024 --prefill 1x2048",
     "capacity --model llama-3.1-8b",
     "capacity --model llama-3.1-70b-fp8 --tp 4",
+    "serve --model llama-3.1-8b --concurrency 2 --prompt-tokens 256 --output-tokens 8 --num-requests 4",
 ]
 
 # Magnitudes for a figure that is absent or 0, by its unit.
@@ -81,6 +82,8 @@ def typical(key):
         return 1e11
     if key.endswith("_flops_per_s"):
         return 1e15
+    if key == "client_path_s":
+        return 0.01
     if key.endswith("_s"):
         return 1e-5
     if key.endswith("_frac"):
@@ -116,7 +119,7 @@ def run_battery(binary, src, hw, env):
     outs = []
     for cmd in BATTERY:
         args = [binary] + cmd.format(src=src).split() + ["--hw", hw, "--ignore-memory"]
-        if cmd.startswith("capacity"):
+        if cmd.startswith("capacity") or cmd.startswith("serve"):
             args.remove("--ignore-memory")
         p = subprocess.run(args, capture_output=True, text=True, env=env)
         # Notes say which figures are defaults; the profile's path is printed in headers.

@@ -3,7 +3,8 @@
 # "Fitting profile figures"). The oracle is the planted value, chosen here, not computed by
 # llmstep: the "measurements" are llmstep's own TTFT and TPOT of eight closed-loop runs of
 # gpt-oss-120b at TP 2 on an h200-sxm profile whose MXFP4 fused-MoE efficiency is set to 0.30
-# (the shipped profile borrows the 16-bit kernel's 0.62; docs/model.md, "Fused MoE"), through a
+# (the shipped profile borrows the 16-bit kernel's 0.62; docs/model.md, "Fused MoE") and whose
+# client path is 15 ms (none in the shipped profile), through a
 # data folder that holds that profile ($LLMSTEP_DATA_DIR). Fitted from the shipped profile, the
 # figure must come back near 0.30 and alpha near 1: the fit re-simulates the runs for each
 # trial figure, which a linear fit of alpha and beta_s alone cannot do (it lands near alpha 1.3
@@ -30,7 +31,9 @@ mkdir -p "$tmp/data/hwprofiles"
 ln -s "$src/models" "$tmp/data/models"
 ln -s "$src/engines" "$tmp/data/engines"
 # The planted figure goes in as the profile's first key (JSON keys are unordered).
-sed '0,/{/s//{\n "moe_gemm_eff_mxfp4_frac": {"value": 0.30, "status": "estimated", "source": "planted by tests\/fit_serving.sh"},/' \
+# So does a client path of 15 ms (client_path_s, absent from every shipped profile: docs/serving.md,
+# "The client path"), which the same fit adds.
+sed '0,/{/s//{\n "moe_gemm_eff_mxfp4_frac": {"value": 0.30, "status": "estimated", "source": "planted by tests\/fit_serving.sh"},\n "client_path_s": {"value": 0.015, "status": "estimated", "source": "planted by tests\/fit_serving.sh"},/' \
     "$src/hwprofiles/h200-sxm.json" >"$tmp/data/hwprofiles/h200-sxm.json"
 LLMSTEP_DATA_DIR=$tmp/data "$bin" validate --measurements "$tmp/rows.jsonl" --format json \
     >"$tmp/planted.out" 2>"$tmp/err"
@@ -45,7 +48,7 @@ while IFS= read -r line; do
     printf '%s\n' "$line" | sed "s/\"measured_s\":0.05/\"measured_s\":$t/" >>"$tmp/meas.jsonl"
 done <"$tmp/rows.jsonl"
 
-"$bin" calibrate --measurements "$tmp/meas.jsonl" --fit moe_gemm_eff_mxfp4_frac --no-band \
+"$bin" calibrate --measurements "$tmp/meas.jsonl" --fit moe_gemm_eff_mxfp4_frac,client_path_s --no-band \
     --format json --out "$tmp/c.json" >"$tmp/cal.out" 2>"$tmp/err"
 expect "calibrate --fit on serving rows exit" "$?" 0
 flat=$(tr -d ' \t\n' <"$tmp/c.json")
@@ -55,6 +58,10 @@ fig=$(printf '%s' "$flat" | grep -o '"moe_gemm_eff_mxfp4_frac":{[^}]*' | grep -o
 # pull the fitted value a little (0.306 when written).
 within "fitted MXFP4 MoE efficiency recovers the planted 0.30" "$fig" 0.30 0.05
 within "alpha near 1 with the figure fitted" "$(printf '%s' "$flat" | jnum alpha)" 1.0 0.03
+cp=$(printf '%s' "$flat" | grep -o '"client_path_s":{[^}]*' | grep -o '"value":[-0-9.eE+]*' |
+    sed 's/"value"://')
+# The client path moves TTFT alone, by the same time at every load and length: 10% of 15 ms.
+within "fitted client path recovers the planted 15 ms" "$cp" 0.015 0.1
 fit_mape=$(head -n 1 "$tmp/cal.out" | jnum mape_pct)
 compare "in-sample MAPE with the figure (%)" "$fit_mape" "<" 2
 "$bin" calibrate --measurements "$tmp/meas.jsonl" --no-band --format json --out "$tmp/ab.json" \
@@ -80,7 +87,8 @@ want=$(grep '"id":"c16-p4096-ttft_mean"' "$tmp/meas.jsonl" | grep -o '"measured_
 expect "serve --calibration exit" "$?" 0
 got=$(tr -d ' \n' <"$tmp/serve.out" | grep -o '"ttft_s":{[^}]*' | jnum mean)
 within "serve's mean TTFT with the fitted figure" "$got" "$want" 0.03
-# A fused-MoE figure alone holds for every class of model (meas_fig.c, figures_domain): a dense
+# Fused-MoE figures and the client path alone hold for every class of model (meas_fig.c,
+# figures_domain): a dense
 # model never runs the expert kernel, so it gets the fit's alpha, not the alpha/beta-only fit's
 # (about 1.33 here, which absorbed the planted kernel's slowness).
 expect "figure_domain: every class" \
@@ -98,4 +106,5 @@ within "a dense model gets the figure fit's alpha" "$(tr -d ' \n' <"$tmp/dense.o
 expect "--fit profile on serving rows exit" "$?" 0
 if grep -q "serving rows: the default set reads" "$tmp/p.out"; then ok; else
     bad "--fit profile on serving rows says to name the figures: $(cat "$tmp/p.out")"; fi
+echo "fitted: eff $fig client_path_s $cp"
 summary fit_serving

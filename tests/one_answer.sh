@@ -29,6 +29,30 @@ expect "serve engine" "$(jstr engine "$tmp/serve.json")" vllm-v1-0.12
 expect "serving sweep engine" "$(jstr engine "$tmp/sweep.json")" vllm-v1-0.12
 within "sweep TTFT p90 = serve's" "$(p90 ttft_s "$tmp/sweep.json")" "$(p90 ttft_s "$tmp/serve.json")" 0 1e-15
 within "sweep TPOT p90 = serve's" "$(p90 tpot_s "$tmp/sweep.json")" "$(p90 tpot_s "$tmp/serve.json")" 0 1e-15
+# ... and with a calibration that carries a client path (client_path_s, the H200 file's): both
+# add it to TTFT the same way, and serve without the calibration's figures (hand-made file of the
+# same alpha and beta_s) is that much earlier in TTFT and not at all in TPOT.
+wl="--model llama-3.1-8b --hw h200-sxm --tp 1 --concurrency 8 --prompt-tokens 1024 --output-tokens 64"
+cal=calibrations/h200-sxm-vllm-v1.json
+# shellcheck disable=SC2086
+"$bin" serve $wl --calibration $cal --format json >"$tmp/serve.json" || bad "serve h200 exit $?"
+# shellcheck disable=SC2086
+"$bin" sweep --kind serving $wl --calibration $cal --format json >"$tmp/sweep.json" ||
+    bad "sweep h200 exit $?"
+within "client path: sweep TTFT p90 = serve's" "$(p90 ttft_s "$tmp/sweep.json")" \
+    "$(p90 ttft_s "$tmp/serve.json")" 0 1e-15
+cp_s=$(tr -d ' \n\t' <$cal | sed -n 's/.*"client_path_s":{"value":\([-0-9.eE+]*\).*/\1/p')
+[ -n "$cp_s" ] || bad "$cal carries no client_path_s"
+sed '/"client_path_s"/,/}/d' $cal | tr -d '\n' | sed 's/,[[:space:]]*}/}/g' >"$tmp/nocp.json"
+# shellcheck disable=SC2086
+"$bin" serve $wl --calibration "$tmp/nocp.json" --format json >"$tmp/nocp.out" 2>"$tmp/err" ||
+    bad "serve without the client path exit $?: $(cat "$tmp/err")"
+tmean() { sed -n "s/.*\"$1\":{\"mean\":\([-0-9.eE+]*\).*/\1/p" "$2"; }
+within "client path: TTFT mean - without it = client_path_s" \
+    "$(awk -v a="$(tmean ttft_s "$tmp/serve.json")" -v b="$(tmean ttft_s "$tmp/nocp.out")" \
+        'BEGIN { printf "%.12g", a - b }')" "$cp_s" 1e-9
+within "client path: TPOT unchanged" "$(tmean tpot_s "$tmp/serve.json")" \
+    "$(tmean tpot_s "$tmp/nocp.out")" 0 1e-15
 
 # 2. A decode sweep with a calibration: its engine's host time, the time predict gives.
 for cal in calibrations/h100-sxm-v1.json calibrations/h100-sxm.json ""; do

@@ -131,7 +131,7 @@ static void max_num_seqs_holds_admissions(void)
     CHECK_REL(req[2].first_sched_s, seen.s[3].start_s, 1e-12);
     sim_serve_stats st;
     double scratch[3];
-    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, scratch, &st), SIM_OK);
+    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, 0.0, scratch, &st), SIM_OK);
     CHECK_REL(st.queue_s.mean, t3 / 3.0, 1e-12);
     CHECK_REL(st.queue_s.p50, 0.0, 0.0);
     CHECK_REL(st.queue_s.p99, 0.98 * t3, 1e-12); /* numpy: position 0.99 x 2 = 1.98 */
@@ -168,7 +168,7 @@ static void ttft_under_queueing(void)
     CHECK_REL(req[2].first_sched_s, 2.0 * service, 1e-12);
     sim_serve_stats st;
     double scratch[3];
-    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, scratch, &st), SIM_OK);
+    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, 0.0, scratch, &st), SIM_OK);
     CHECK_REL(st.queue_s.mean, service, 1e-12);
     CHECK_REL(st.ttft_s.mean, wp + service, 1e-12);
     CHECK_INT(sim_serve_ttft_queued(&st), 1);
@@ -177,7 +177,7 @@ static void ttft_under_queueing(void)
     CHECK_INT(sim_ttft_queued_means(0.0, 0.0), 0);
     for (int i = 0; i < 3; i++)
         req[i].first_sched_s = -1.0;
-    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, scratch, &st), SIM_OK);
+    CHECK_INT(sim_serve_stats_compute(req, 3, NULL, 0, 0.0, 0.0, 0.0, scratch, &st), SIM_OK);
     CHECK_REL(st.queue_s.mean, 0.0, 0.0);
     CHECK_INT(sim_serve_ttft_queued(&st), 0);
 }
@@ -254,7 +254,7 @@ static void single_request_latencies(void)
         CHECK_REL(req.finish_s, want_e2e, 1e-12);
         double scratch[1];
         sim_serve_stats stt;
-        CHECK_INT(sim_serve_stats_compute(&req, 1, NULL, 0, 0.0, 0.0, scratch, &stt), SIM_OK);
+        CHECK_INT(sim_serve_stats_compute(&req, 1, NULL, 0, 0.0, 0.0, 0.0, scratch, &stt), SIM_OK);
         CHECK_REL(stt.tpot_s.mean, (want_e2e - req.first_token_s) / 3.0, 1e-12);
         CHECK_REL(stt.e2e_s.p99, want_e2e, 1e-12);
     }
@@ -365,7 +365,7 @@ static void closed_loop_obeys_littles_law(void)
     sim_serve_result r;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, NULL, NULL, &r, &x.err), SIM_OK);
     sim_serve_stats st;
-    CHECK_INT(sim_serve_stats_compute(req + 200, 2000, itl, r.n_itl, 0.0, 0.0, scratch, &st),
+    CHECK_INT(sim_serve_stats_compute(req + 200, 2000, itl, r.n_itl, 0.0, 0.0, 0.0, scratch, &st),
               SIM_OK);
     CHECK_REL(st.request_throughput_per_s * st.e2e_s.mean, 16.0, 0.02);
     CHECK_INT(r.running_peak, 16);
@@ -633,7 +633,7 @@ static void percentiles_of_large_sets(void)
                 expanded[n_exp++] = itl[i].itl_s;
         }
         sim_serve_stats st;
-        CHECK_INT(sim_serve_stats_compute(req, N, itl, N, 0.0, 0.0, scratch, &st), SIM_OK);
+        CHECK_INT(sim_serve_stats_compute(req, N, itl, N, 0.0, 0.0, 0.0, scratch, &st), SIM_OK);
         qsort(ref, N, sizeof(double), cmp_dbl);
         qsort(expanded, (size_t)n_exp, sizeof(double), cmp_dbl);
         CHECK(st.ttft_s.p50 == sim_percentile_sorted(ref, N, 50.0));
@@ -672,7 +672,7 @@ static void percentiles_on_hand_made_sets(void)
     sim_itl_entry itl[2] = {{0.02, 1.0}, {0.01, 3.0}};
     double scratch[2];
     sim_serve_stats st;
-    CHECK_INT(sim_serve_stats_compute(req, 2, itl, 2, 0.2, 0.5, scratch, &st), SIM_OK);
+    CHECK_INT(sim_serve_stats_compute(req, 2, itl, 2, 0.2, 0.5, 0.0, scratch, &st), SIM_OK);
     CHECK_REL(st.ttft_s.mean, 0.2, 1e-12);
     CHECK_REL(st.ttft_s.p50, 0.2, 1e-12);
     CHECK_REL(st.ttft_s.p90, 0.1 + 0.9 * 0.2, 1e-12);
@@ -689,6 +689,23 @@ static void percentiles_on_hand_made_sets(void)
     CHECK_INT(st.n_good, 1);
     CHECK_REL(sim_serve_stats_metric(&st, SIM_METRIC_TPOT_MEAN), 0.4, 1e-12);
     CHECK_REL(sim_serve_stats_metric(&st, SIM_METRIC_E2E_P50), 1.0, 1e-12);
+    /* A client path of 50 ms (docs/serving.md, "The client path") lies outside the engine:
+     * every TTFT and E2E is 50 ms longer (TTFT 0.15 and 0.35: mean 0.25; E2E 1.15 and 0.95),
+     * TPOT and ITL are the engine's, and the run lasts 1.4 + 0.05 s as the client sees it.
+     * The first request's TTFT (0.15 s) still meets the 0.2 s SLO: one good request. */
+    itl[0] = (sim_itl_entry){0.02, 1.0};
+    itl[1] = (sim_itl_entry){0.01, 3.0};
+    CHECK_INT(sim_serve_stats_compute(req, 2, itl, 2, 0.2, 0.5, 0.05, scratch, &st), SIM_OK);
+    CHECK_REL(st.ttft_s.mean, 0.25, 1e-12);
+    CHECK_REL(st.ttft_s.p90, 0.15 + 0.9 * 0.2, 1e-12);
+    CHECK_REL(st.e2e_s.mean, 1.05, 1e-12);
+    CHECK_REL(st.tpot_s.mean, 0.4, 1e-12);
+    CHECK_REL(st.itl_s.mean, 0.0125, 1e-12);
+    CHECK_REL(st.duration_s, 1.45, 1e-12);
+    CHECK_INT(st.n_good, 1);
+    /* At 0.2 s the first request's TTFT (0.1 + 0.15) misses too. */
+    CHECK_INT(sim_serve_stats_compute(req, 2, itl, 2, 0.2, 0.5, 0.15, scratch, &st), SIM_OK);
+    CHECK_INT(st.n_good, 0);
 }
 
 /*
@@ -991,7 +1008,7 @@ static void pipeline_closed_loop(void)
     double latencies = 0.0;
     CHECK_INT(sim_serve_simulate(toy_su(&x), &w, &scr, sum_walls, &latencies, &r, &x.err), SIM_OK);
     sim_serve_stats st;
-    CHECK_INT(sim_serve_stats_compute(req + 100, 1000, itl, r.n_itl, 0.0, 0.0, scratch, &st),
+    CHECK_INT(sim_serve_stats_compute(req + 100, 1000, itl, r.n_itl, 0.0, 0.0, 0.0, scratch, &st),
               SIM_OK);
     CHECK_REL(st.request_throughput_per_s * st.e2e_s.mean, 16.0, 0.02);
     /* Batches overlap: their latencies, summed, exceed the span; the busy time (each batch from

@@ -760,8 +760,9 @@ static int print_figures(const meas_opts *o, const sim_meas_figfit *ff, const fi
     char classes[128];
     sim_calib_domain_str(ff->domain, classes, sizeof(classes));
     if (ff->domain == (1u << SIM_MCLASS_COUNT) - 1u)
-        printf("  domain: every class of model (fused-MoE figures alone: a dense model never runs "
-               "them and gets the figure fit's alpha and beta_s)\n");
+        printf("  domain: every class of model (fused-MoE figures and the client path alone: a "
+               "dense model never runs the first, every model takes the second; it gets the "
+               "figure fit's alpha and beta_s)\n");
     else
         printf("  domain: the figures hold for %s; other models get the alpha/beta-only fit on the "
                "profile as it is\n",

@@ -111,12 +111,24 @@ int sim_hw_field_zero_ok(sim_hw_field f)
 {
     const int role = moe_fig_role(f);
     return f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD || f == SIM_HWF_ATTN_PREFILL_SEQ_HALF ||
-           f == SIM_HWF_GEMM_SMALL_M_ROWS || role == SIM_MOE_FIG_R0 || role == SIM_MOE_FIG_K0;
+           f == SIM_HWF_GEMM_SMALL_M_ROWS || f == SIM_HWF_CLIENT_PATH || role == SIM_MOE_FIG_R0 ||
+           role == SIM_MOE_FIG_K0;
 }
 
 int sim_hw_field_is_moe(sim_hw_field f) { return moe_fig_role(f) >= 0; }
 
-int sim_hw_field_fit_adds(sim_hw_field f) { return f == SIM_HWF_ATTN_DECODE_BLOCK_BW; }
+int sim_hw_field_fit_adds(sim_hw_field f)
+{
+    return f == SIM_HWF_ATTN_DECODE_BLOCK_BW || f == SIM_HWF_CLIENT_PATH;
+}
+
+double sim_hw_client_path_s(const sim_hw *hw)
+{
+    /* As attn_decode_block_bw_bytes_per_s: an absent figure is 0 in v, and a fit's trial sets
+     * v alone. */
+    const double c = hw->v[SIM_HWF_CLIENT_PATH];
+    return c > 0.0 ? c : 0.0;
+}
 
 int sim_hw_field_fit_may_set(const sim_hw *hw, sim_hw_field f)
 {
@@ -161,6 +173,12 @@ int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, doubl
         lo = 1e8;
         hi = 1e11;
         scale = 1e9;
+        break;
+    case SIM_HWF_CLIENT_PATH:
+        /* A request's way through the HTTP server, tokenizer and streaming: milliseconds on
+         * a lightly loaded host (vLLM PR #54628: 8.4-12.2 ms), bounded well above that. */
+        hi = 0.2;
+        scale = 1e-3;
         break;
     default:
         /* An MoE class's efficiency, weights factor and fixed time (r0 and k0 are not). */
@@ -429,6 +447,14 @@ sim_status sim_hw_validate(const sim_hw *hw, struct sim_err *err)
         if (f == SIM_HWF_ATTN_DECODE_KV_PER_Q_HEAD) {
             if (hw->v[f] != 0.0 && hw->v[f] != 1.0) {
                 sim_errf(err, "%s: must be 0 or 1", field_keys[f]);
+                return SIM_ERANGE;
+            }
+            continue;
+        }
+        /* A time per request outside the engine: 0 (none) up to 1 s. */
+        if (f == SIM_HWF_CLIENT_PATH) {
+            if (!isfinite(hw->v[f]) || hw->v[f] < 0.0 || hw->v[f] > 1.0) {
+                sim_errf(err, "%s: must be a finite number in [0, 1] s", field_keys[f]);
                 return SIM_ERANGE;
             }
             continue;

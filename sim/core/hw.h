@@ -124,7 +124,8 @@
     XX(GEMM_SMALL_M_ROWS, "gemm_small_m_rows", 0)                                                  \
     XX(GEMM_EFF_SMALL_M, "gemm_eff_small_m_frac", 0)                                               \
     XX(SMEM_PER_SM, "smem_per_sm_bytes", 0)                                                        \
-    XX(ATTN_DECODE_BLOCK_BW, "attn_decode_block_bw_bytes_per_s", 0)
+    XX(ATTN_DECODE_BLOCK_BW, "attn_decode_block_bw_bytes_per_s", 0)                                \
+    XX(CLIENT_PATH, "client_path_s", 0)
 
 typedef enum sim_hw_field {
 #define XX(e, key, req) SIM_HWF_##e,
@@ -332,8 +333,13 @@ int sim_hw_field_is_moe(sim_hw_field f);
 
 /* 1 when a profile may lack the figure and a fit (calibrate --fit) may add it: its absence
  * means "no such term" (attn_decode_block_bw_bytes_per_s: no limit from PagedAttention's
- * blocks in flight). */
+ * blocks in flight; client_path_s: no time outside the engine). */
 int sim_hw_field_fit_adds(sim_hw_field f);
+
+/* client_path_s, the time a served request spends outside the engine (the benchmark client,
+ * HTTP server, tokenizer, detokenizer and streaming; docs/serving.md, "The client path"),
+ * added to its TTFT and E2E; 0 when the profile (or its calibration) has none. */
+double sim_hw_client_path_s(const sim_hw *hw);
 
 /* 1 when a calibration may set figure f on profile hw: the profile has it, or a fit may add it
  * (sim_hw_field_fit_adds). calibrate --fit and loading a calibration ask the same question. */

@@ -188,7 +188,7 @@ static double itl_percentile(sim_itl_entry *e, int64_t n, double total, double p
 
 sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_entry *itl,
                                    int64_t n_itl, double slo_ttft_s, double slo_tpot_s,
-                                   double *scratch, sim_serve_stats *out)
+                                   double client_path_s, double *scratch, sim_serve_stats *out)
 {
     *out = (sim_serve_stats){0};
     if (n < 1)
@@ -202,7 +202,7 @@ sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_en
         last = r->finish_s > last ? r->finish_s : last;
         out_tokens += (double)r->output_tokens;
         all_tokens += (double)(r->prompt_tokens + r->output_tokens);
-        double ttft = r->first_token_s - r->arrival_s;
+        double ttft = r->first_token_s - r->arrival_s + client_path_s;
         double tpot = r->output_tokens > 1
                           ? (r->finish_s - r->first_token_s) / (double)(r->output_tokens - 1)
                           : 0.0;
@@ -211,10 +211,10 @@ sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_en
     }
     out->n_requests = n;
     for (int64_t i = 0; i < n; i++)
-        scratch[i] = req[i].first_token_s - req[i].arrival_s;
+        scratch[i] = req[i].first_token_s - req[i].arrival_s + client_path_s;
     out->ttft_s = dist_of(scratch, n);
     for (int64_t i = 0; i < n; i++)
-        scratch[i] = req[i].finish_s - req[i].arrival_s;
+        scratch[i] = req[i].finish_s - req[i].arrival_s + client_path_s;
     out->e2e_s = dist_of(scratch, n);
     for (int64_t i = 0; i < n; i++) {
         /* A request built outside a simulation has no first step (first_sched_s < 0): none. */
@@ -239,7 +239,9 @@ sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_en
         out->itl_s.p90 = itl_percentile(itl, n_itl, total, 90.0);
         out->itl_s.p99 = itl_percentile(itl, n_itl, total, 99.0);
     }
-    out->duration_s = last - first;
+    /* The client path lies between the engine and the client at both ends of the run: once
+     * more in the duration the client measures. */
+    out->duration_s = last - first + client_path_s;
     if (out->duration_s > 0.0) {
         out->request_throughput_per_s = (double)n / out->duration_s;
         out->output_tokens_per_s = out_tokens / out->duration_s;

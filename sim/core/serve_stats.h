@@ -56,10 +56,10 @@ typedef struct sim_dist {
 
 typedef struct sim_serve_stats {
     int64_t n_requests;
-    sim_dist ttft_s;   /* first token - arrival */
+    sim_dist ttft_s;   /* first token - arrival, + client_path_s */
     sim_dist tpot_s;   /* (finish - first token) / (output - 1), requests with output > 1 */
     sim_dist itl_s;    /* time between consecutive tokens of a request */
-    sim_dist e2e_s;    /* finish - arrival */
+    sim_dist e2e_s;    /* finish - arrival, + client_path_s */
     sim_dist queue_s;  /* first scheduled - arrival: the part of TTFT spent waiting */
     double duration_s; /* last finish - first arrival */
     double request_throughput_per_s; /* n_requests / duration */
@@ -79,12 +79,16 @@ double sim_percentile_sorted(const double *sorted, int64_t n, double p);
 /*
  * Statistics of served requests (their first_token_s and finish_s set). ITL
  * entries may be NULL (n_itl 0: ITL statistics are 0). An SLO <= 0 is not
- * applied. scratch: n doubles. Reorders itl in place. Returns SIM_EINVAL when
- * n < 1 or a request was not served.
+ * applied. client_path_s (>= 0): the time each request spends outside the engine,
+ * before it arrives and after its tokens leave (docs/serving.md, "The client path"),
+ * added to every TTFT and E2E (so to their SLO test), not to TPOT or ITL. scratch: n
+ * doubles. Reorders itl in place. Returns SIM_EINVAL when n < 1 or a request was not
+ * served.
  */
 sim_status sim_serve_stats_compute(const sim_request *req, int64_t n, sim_itl_entry *itl,
                                    int64_t n_itl, double slo_ttft_s, double slo_tpot_s,
-                                   double *scratch, sim_serve_stats *out /* OUT */);
+                                   double client_path_s, double *scratch,
+                                   sim_serve_stats *out /* OUT */);
 
 /*
  * TTFT under queueing (docs/calibration.md, "Regimes"): 1 when the requests' mean wait before

@@ -984,7 +984,8 @@ sim_status sim_served_stats(const sim_model *m, const sim_hw *hw, sim_served *sv
     /* The warm-up requests' tokens stay in the ITL list: they share steps with the measured
      * ones, and ITL is a property of the steps. */
     if (sim_serve_stats_compute(sv->req + sv->warmup, sv->n - sv->warmup, sv->itl, res->n_itl,
-                                slo_ttft_s, slo_tpot_s, sv->scratch, st) != SIM_OK) {
+                                slo_ttft_s, slo_tpot_s, sim_hw_client_path_s(hw), sv->scratch,
+                                st) != SIM_OK) {
         sim_errf(err, "%s on %s: no request was measured", m->id, hw->id);
         return SIM_EINVAL;
     }

@@ -346,7 +346,8 @@ sim_status sim_disagg_run(const sim_setup *p_su, const sim_setup *d_su, int64_t 
                           sim_serve_result *pres /* OUT */, sim_serve_result *dres /* OUT */,
                           double *xfer_mean_s /* OUT */, struct sim_err *err /* OUT */);
 
-/* Statistics of the measured requests of a served workload under the SLOs (<= 0: none). */
+/* Statistics of the measured requests of a served workload under the SLOs (<= 0: none), with
+ * hw's client path (sim_hw_client_path_s) in every TTFT and E2E. */
 sim_status sim_served_stats(const sim_model *m, const sim_hw *hw, sim_served *sv,
                             const sim_serve_result *res, double slo_ttft_s, double slo_tpot_s,
                             sim_serve_stats *st, struct sim_err *err);

@@ -205,7 +205,8 @@ static sim_status choose(sim_cache *c, const sim_meas_set *set, const unsigned c
  * expert kernel, which every attention runs alike and a dense model never calls, so a dense
  * model gets the fit's alpha and beta_s, not the alpha/beta-only fit, which absorbed the
  * expert kernel's miss (the MXFP4 prefill of the InferenceX gpt-oss rows: alpha 1.23 against
- * 1.09 with the figure, H100). Any other figure, and the attention flag, keep the rows'
+ * 1.09 with the figure, H100). The client path (client_path_s) is the same for every
+ * model: outside the engine. Any other figure, and the attention flag, keep the rows'
  * classes.
  */
 static unsigned figures_domain(const sim_meas_figfit *out, const sim_meas_figspec *spec)
@@ -214,7 +215,7 @@ static unsigned figures_domain(const sim_meas_figfit *out, const sim_meas_figspe
         return out->domain;
     int all_moe = 1;
     for (int k = 0; k < out->n; k++)
-        all_moe &= sim_hw_field_is_moe(out->f[k]);
+        all_moe &= sim_hw_field_is_moe(out->f[k]) || out->f[k] == SIM_HWF_CLIENT_PATH;
     if (all_moe)
         return (1u << SIM_MCLASS_COUNT) - 1u;
     for (int k = 0; k < out->n; k++)
