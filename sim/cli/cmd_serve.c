@@ -437,6 +437,8 @@ static int print_json(const serve_args *a, const cli_run *run, const cli_serve *
     sim_jw_bool(&w, "calibrated", run->d.cal != NULL);
     sim_jw_num(&w, "alpha", run->cfg.alpha);
     sim_jw_num(&w, "beta_s", run->cfg.beta_s);
+    /* In ttft_s and e2e_s (docs/serving.md, "The client path"); 0 without one. */
+    sim_jw_num(&w, "client_path_s", sim_hw_client_path_s(&run->hw));
     print_workload_json(&w, a);
     sim_jw_int(&w, "n_requests", st->n_requests);
     sim_jw_int(&w, "warmup_requests", sv->warmup);
@@ -543,7 +545,12 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
                a->wl.rate_per_s, a->wl.burstiness, (long long)a->wl.prompt_tokens,
                (long long)a->wl.output_tokens, 100.0 * sim_workload_range_ratio(a->wl.range_ratio),
                (unsigned long long)a->wl.seed, (long long)st->n_requests);
-    if (run->d.cal)
+    if (run->d.cal && sim_hw_client_path_s(&run->hw) > 0.0)
+        printf("calibration: alpha %.4g, beta %.4g s per step, client path %.4g ms in TTFT and "
+               "E2E (%s)\n\n",
+               run->cfg.alpha, run->cfg.beta_s, sim_hw_client_path_s(&run->hw) * 1e3,
+               run->d.cal_path);
+    else if (run->d.cal)
         printf("calibration: alpha %.4g, beta %.4g s per step (%s)\n\n", run->cfg.alpha,
                run->cfg.beta_s, run->d.cal_path);
     else {
