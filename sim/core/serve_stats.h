@@ -61,7 +61,7 @@ typedef struct sim_serve_stats {
     sim_dist itl_s;    /* time between consecutive tokens of a request */
     sim_dist e2e_s;    /* finish - arrival, + client_path_s */
     sim_dist queue_s;  /* first scheduled - arrival: the part of TTFT spent waiting */
-    double duration_s; /* last finish - first arrival */
+    double duration_s; /* last finish - first arrival, + client_path_s */
     double request_throughput_per_s; /* n_requests / duration */
     double output_tokens_per_s;      /* output tokens / duration */
     double total_tokens_per_s;       /* (prompt + output tokens) / duration */
