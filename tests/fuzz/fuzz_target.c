@@ -432,7 +432,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sim_serve_simulate(&(sim_setup){&e, &m, &hw, &cfg, &s}, &w, &scr, NULL, NULL, &r,
                                &err) == SIM_OK) {
             sim_serve_stats st;
-            REQUIRE(sim_serve_stats_compute(req, n, itl, r.n_itl, 0.0, 0.0, scratch, &st) ==
+            REQUIRE(sim_serve_stats_compute(req, n, itl, r.n_itl, 0.0, 0.0, 0.0, scratch, &st) ==
                     SIM_OK);
             REQUIRE(isfinite(st.ttft_s.p99) && isfinite(st.e2e_s.mean) && st.ttft_s.mean >= 0.0);
             /* Decode runs and the decode aggregate price what stepping prices: every step
