@@ -476,6 +476,23 @@ def test_sweep_defaults_are_the_clis(ctx):
     assert list(srv["concurrency"]) == [1 << i for i in range(9)]
 
 
+def test_serve_client_path_matches_the_cli(ctx):
+    """A calibration with a client path (the shipped H200 file: client_path_s fitted from TTFT
+    rows; docs/serving.md, "The client path") gives by llmstep.serve the TTFT and E2E that
+    `llmstep serve` prints, the client path in both, and the TPOT of the engine alone."""
+    if not os.path.exists(CLI):
+        pytest.skip(f"CLI not built at {CLI}")
+    cal = os.path.join(SRC, "calibrations", "h200-sxm-vllm-v1.json")
+    want = cli_json("serve", "--model", "llama-3.1-8b", "--hw", "h200-sxm", "--calibration", cal,
+                    "--concurrency", "8", "--prompt-tokens", "1024", "--output-tokens", "64")
+    assert want["client_path_s"] > 0.0
+    d = ctx.deploy("llama-3.1-8b", "h200-sxm", calibration=cal, usage="server")
+    got = d.serve(concurrency=8, prompt_tokens=1024, output_tokens=64)
+    for key in ("ttft_s", "tpot_s", "e2e_s"):
+        for stat in ("mean", "p50", "p90", "p99"):
+            assert got[key][stat] == pytest.approx(want[key][stat], rel=1e-9), (key, stat)
+
+
 def test_bands_match_the_cli(ctx):
     """The band of every prediction (issue 28) is the CLI's --interval band, to the bit: a
     decode step (predict), an offline batch (latency, the shipped H100 calibration) and a
