@@ -88,9 +88,9 @@ expect "serve --calibration exit" "$?" 0
 got=$(tr -d ' \n' <"$tmp/serve.out" | grep -o '"ttft_s":{[^}]*' | jnum mean)
 within "serve's mean TTFT with the fitted figure" "$got" "$want" 0.03
 # Fused-MoE figures and the client path alone hold for every class of model (meas_fig.c,
-# figures_domain): a dense
-# model never runs the expert kernel, so it gets the fit's alpha, not the alpha/beta-only fit's
-# (about 1.33 here, which absorbed the planted kernel's slowness).
+# figures_domain): a dense model never runs the expert kernel and takes the same client path, so
+# it gets the fit's alpha, not the alpha/beta-only fit's (about 1.33 here, which absorbed the
+# planted kernel's slowness).
 expect "figure_domain: every class" \
     "$(printf '%s' "$flat" | grep -o '"figure_domain":\[[^]]*\]')" \
     '"figure_domain":["dense-mha","dense-gqa","dense-mla","moe-mha","moe-gqa","moe-mla"]'

@@ -545,15 +545,13 @@ static void print_table(const serve_args *a, const cli_run *run, const cli_serve
                a->wl.rate_per_s, a->wl.burstiness, (long long)a->wl.prompt_tokens,
                (long long)a->wl.output_tokens, 100.0 * sim_workload_range_ratio(a->wl.range_ratio),
                (unsigned long long)a->wl.seed, (long long)st->n_requests);
-    if (run->d.cal && sim_hw_client_path_s(&run->hw) > 0.0)
-        printf("calibration: alpha %.4g, beta %.4g s per step, client path %.4g ms in TTFT and "
-               "E2E (%s)\n\n",
-               run->cfg.alpha, run->cfg.beta_s, sim_hw_client_path_s(&run->hw) * 1e3,
-               run->d.cal_path);
-    else if (run->d.cal)
-        printf("calibration: alpha %.4g, beta %.4g s per step (%s)\n\n", run->cfg.alpha,
-               run->cfg.beta_s, run->d.cal_path);
-    else {
+    if (run->d.cal) {
+        const double client_path_s = sim_hw_client_path_s(&run->hw);
+        printf("calibration: alpha %.4g, beta %.4g s per step", run->cfg.alpha, run->cfg.beta_s);
+        if (client_path_s > 0.0)
+            printf(", client path %.4g ms in TTFT and E2E", client_path_s * 1e3);
+        printf(" (%s)\n\n", run->d.cal_path);
+    } else {
         char line[512];
         cli_run_uncalibrated(run, line, sizeof(line));
         printf("%s\n\n", line);

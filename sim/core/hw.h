@@ -323,9 +323,10 @@ int sim_hw_field_find(const char *key);
  */
 int sim_hw_field_fit_range(sim_hw_field f, double *lo_out, double *hi_out, double *scale_out);
 
-/* 1 when the figure may be 0 in a profile: the 0/1 flag, and the counts of rows or
- * elements (attn_prefill_seq_half_tokens, gemm_small_m_rows, each MoE class's r0 and k0)
- * whose 0 means "no such effect". Every other figure must be > 0. */
+/* 1 when the figure may be 0 in a profile: the 0/1 flag, the counts of rows or elements
+ * (attn_prefill_seq_half_tokens, gemm_small_m_rows, each MoE class's r0 and k0) whose 0 means
+ * "no such effect", and client_path_s (0: no time outside the engine; sim_hw_validate holds
+ * it to [0, 1] s). Every other figure must be > 0. */
 int sim_hw_field_zero_ok(sim_hw_field f);
 
 /* 1 when the figure is one of an MoE weight class's five fused-MoE figures (sim_moe_fig). */
