@@ -129,6 +129,13 @@ static void rows_carry_published_defaults(void)
     CHECK_INT(oss->moe, SIM_MOE_EVERY_LAYER);
     CHECK_INT(q3->moe, SIM_MOE_SPARSE_STEP); /* no shared experts */
     CHECK_INT(l4->moe, SIM_MOE_INTERLEAVED); /* routed experts and a shared one */
+    /* The router's dtype (vllm-project/vllm 055e47c and 01d9958): MiniMax-M2 builds its gate
+     * with params_dtype=torch.float32; Mixtral, Qwen3-MoE, DeepSeek, gpt-oss and Llama-4 in the
+     * model's dtype. */
+    const sim_arch_traits *mm = sim_arch_find("minimax_m2");
+    CHECK(mm && mm->router_fp32);
+    CHECK(!v3->router_fp32 && !oss->router_fp32 && !q3->router_fp32 && !l4->router_fp32);
+    CHECK(!sim_arch_find("mixtral")->router_fp32);
 }
 
 /* Lookups: every row by its name, every family by its first row, and the refusals. */

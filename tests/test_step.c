@@ -9,6 +9,7 @@
 #include "bundled.h"
 #include "check.h"
 #include "kernels.h"
+#include "model_json.h"
 #include "ops.h"
 #include "engine.h"
 #include "hw.h"
@@ -165,6 +166,74 @@ static void mixtral_expert_counts(void)
         /* The router is replicated: 32 x 2 x 512 x 4096 x 8 FLOPs at any TP. */
         CHECK_REL(c.ops[SIM_OP_MOE_ROUTER].flops, 1073741824.0, 0.0);
     }
+}
+
+/*
+ * The MoE router is never quantized and MiniMax-M2's runs in fp32 (vLLM minimax_m2.py:
+ * MiniMaxM2MoE builds the gate as ReplicatedLinear(hidden, experts, params_dtype=torch.float32,
+ * quant_config=None) and casts its input to fp32; every other MoE gate vLLM builds also has
+ * quant_config=None, in the 16-bit dtype). MiniMax-M2.5 (../shared/data/hf-configs; skipped
+ * without it): L 62, d 3072, E 256. A 512-token prefill at TP 2 (the router is replicated):
+ *   FLOPs 62 x 2 x 512 x 3072 x 256 = 49,928,994,816;
+ *   bytes 62 x (3072 x 256 x 4 weights + 512 x (3072 + 256) x 4 input and logits
+ *              + 512 x 3072 x 4 the fp32 copy of the input)
+ *         = 62 x (3,145,728 + 6,815,744 + 6,291,456) = 1,007,681,536;
+ *   compute at the fp32 peak x the 16-bit GEMM efficiency: 49,928,994,816 / (41.3e12 x 0.763);
+ *   memory: bytes / (copy 2.04e12 x weights factor 0.917) + 2 kernels x 62 x gemm_fixed_s.
+ * Resident router weights: 62 x (3072 x 256 x 4 + 256 x 4 bias) = 195,098,624 bytes a GPU.
+ * The fp8-block checkpoint's router equals that of the same model without quantization_config,
+ * and a 16-bit router counts 2-byte weights, input and logits at the bf16 peak.
+ */
+static void moe_router_unquantized_fp32(void)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/hf-configs/minimax-m2.5.json", SIM_SHARED_DATA);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("SKIP moe_router_unquantized_fp32: %s not found (../shared/data absent)\n", path);
+        return;
+    }
+    fclose(f);
+    sim_model m;
+    struct sim_err err;
+    if (sim_model_load(path, "minimax-m2.5", &m, &err) != SIM_OK) {
+        CHECK_CONTAINS(err.msg, "(no error)");
+        return;
+    }
+    sim_hw hw;
+    test_hw(&hw);
+    CHECK(m.router_fp32);
+    CHECK_INT(m.quant.method, SIM_QUANT_FP8);
+    sim_weight_bytes w;
+    sim_model_weight_bytes(&m, 2, SIM_DTYPE_BF16, &w);
+    CHECK_REL(w.router, 195098624.0, 1e-15);
+
+    sim_run_cfg cfg = sim_run_cfg_plain(2, SIM_DTYPE_BF16);
+    sim_step pre = {1, {{1, 512, 0, 1}}};
+    sim_step_cost c;
+    sim_step_cost_compute(&m, &hw, &cfg, &pre, &c);
+    const sim_op_cost *r = &c.ops[SIM_OP_MOE_ROUTER];
+    CHECK_REL(r->flops, 49928994816.0, 1e-15);
+    CHECK_REL(r->bytes, 1007681536.0, 1e-15);
+    CHECK_REL(r->compute_s, 49928994816.0 / (41.3e12 * 0.763), 1e-12);
+    CHECK_REL(r->memory_s, 1007681536.0 / (2.04e12 * 0.917) + 2.0 * 62.0 * hw.v[SIM_HWF_GEMM_FIXED],
+              1e-12);
+
+    sim_model plain = m;
+    plain.quant = (sim_quant){0};
+    sim_step_cost cp;
+    sim_step_cost_compute(&plain, &hw, &cfg, &pre, &cp);
+    CHECK_REL(cp.ops[SIM_OP_MOE_ROUTER].bytes, r->bytes, 0.0);
+    CHECK_REL(cp.ops[SIM_OP_MOE_ROUTER].time_s, r->time_s, 0.0);
+
+    /* A 16-bit router: 62 x (3072 x 256 x 2 + 512 x 3328 x 2) = 62 x 4,980,736 bytes, computed
+     * at the bf16 peak x efficiency; the fp8-block checkpoint still leaves it unquantized. */
+    sim_model half = m;
+    half.router_fp32 = false;
+    sim_step_cost ch;
+    sim_step_cost_compute(&half, &hw, &cfg, &pre, &ch);
+    CHECK_REL(ch.ops[SIM_OP_MOE_ROUTER].bytes, 62.0 * 4980736.0, 1e-15);
+    CHECK_REL(ch.ops[SIM_OP_MOE_ROUTER].compute_s, 49928994816.0 / (523.7e12 * 0.763), 1e-12);
 }
 
 /* sum_{i=1..t} min(c + i, W): hand cases. */
@@ -1540,6 +1609,7 @@ int main(void)
     llama2_7b_decode_counts();
     llama31_8b_prefill_counts();
     mixtral_expert_counts();
+    moe_router_unquantized_fp32();
     moe_classes();
     moe_r0_per_byte();
     attention_pairs();

@@ -123,15 +123,18 @@ static const sim_arch_traits rows[] = {
      * q and k (qk_norm_type per_layer: one norm over all heads of the rank, the same elements
      * as per-head norms), MoE in every layer with experts of intermediate_size and
      * num_local_experts (as Mixtral), a sigmoid router with a correction bias
-     * (use_routing_bias), no shared expert; the MTP modules (use_mtp) run only under
-     * speculative decoding, which llmstep does not model. */
+     * (use_routing_bias) and an fp32 gate (MiniMaxM2MoE: ReplicatedLinear with
+     * params_dtype=torch.float32, quant_config=None, its input cast to fp32), no shared expert;
+     * the MTP modules (use_mtp) run only under speculative decoding, which llmstep does not
+     * model. */
     {.model_type = "minimax_m2",
      .arch = SIM_ARCH_MINIMAX_M2,
      .attn = SIM_ATTN_GQA,
      .moe = SIM_MOE_EVERY_LAYER,
      .window = SIM_WINDOW_UNIFORM,
      .qk_norm = true,
-     .router_bias = true},
+     .router_bias = true,
+     .router_fp32 = true},
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

@@ -104,6 +104,8 @@ typedef struct sim_arch_traits {
     bool attn_sinks;     /* one learned softmax sink per query head */
     bool expert_bias;    /* biases on every expert's gate_up and down */
     bool router_bias;    /* a bias on the router (SIM_MOE_DEEPSEEK: topk_method decides) */
+    bool router_fp32;    /* the router's weights, input and logits are fp32 (vLLM builds the
+                            gate with params_dtype=torch.float32); otherwise 16-bit */
     bool layer_types;    /* layer_types is read, and must match the window's layers */
     /* Elementwise facts, costed like Llama's (docs/model.md, "Model configs"). */
     sim_act act;      /* MLP activation */

@@ -546,6 +546,8 @@ static void weight_total(sim_weight_bytes *w)
  * Layers a quantized config excludes count 16-bit bytes; exclusions by layer name
  * take dense MLP layers before MoE ones.
  */
+double sim_model_router_bytes(const sim_model *m, double hb) { return m->router_fp32 ? 4.0 : hb; }
+
 void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_weight_bytes *out)
 {
     const int quant = m->quant.method != SIM_QUANT_NONE;
@@ -604,8 +606,11 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_wei
         const double one_q = 2.0 * sim_model_linear_bytes(m, dtype, Feg, d) +
                              sim_model_linear_bytes(m, dtype, d, Feg);
         out->experts = (n_moe - moe16) * E * one_q + moe16 * E * 3.0 * d * Feg * hb;
-        /* The router stays 16-bit; its correction bias is fp32 (vLLM DeepseekV2MoE). */
-        out->router = n_moe * (d * E * hb + (m->router_bias ? 4.0 * E : 0.0));
+        /* The router is never quantized (vLLM builds every gate with quant_config=None): 16-bit,
+         * or fp32 where the model asks (MiniMax-M2); its correction bias is fp32 (vLLM
+         * DeepseekV2MoE, MiniMaxM2MoE). */
+        const double rb = sim_model_router_bytes(m, hb);
+        out->router = n_moe * (d * E * rb + (m->router_bias ? 4.0 * E : 0.0));
         /* Shared experts: a dense gated MLP of n_shared Fe per MoE layer, TP-sharded like the
          * dense MLP (vLLM DeepseekV2MLP), so counted with gate_up and down. */
         const double Fsg = (double)m->n_shared_experts * Feg;

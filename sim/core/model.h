@@ -186,6 +186,8 @@ typedef struct sim_model {
     int64_t v_head_dim;       /* v_head_dim */
     int64_t n_shared_experts; /* n_shared_experts: a dense MLP of n_shared x d_ff_expert */
     bool router_bias;         /* e_score_correction_bias (E fp32 values per MoE layer) */
+    bool router_fp32;         /* the router GEMM runs in fp32 (weights, input, logits), not in
+                                 the 16-bit dtype; never in the checkpoint's quantized format */
     int64_t n_mtp_layers;     /* num_nextn_predict_layers: MTP modules, not loaded by vLLM
                                  without speculative decoding (counted apart) */
     sim_dtype dtype;          /* torch_dtype mapped to what vLLM runs by default */
@@ -422,6 +424,11 @@ void sim_model_weight_bytes_moe(const sim_model *m, int tp, int dp, int ep, sim_
 double sim_model_weight_bytes_per_gpu(const sim_model *m, int tp, sim_dtype dtype);
 
 /* The model's 16-bit dtype (fp16 or bf16): what vLLM's kv_cache_dtype "auto" stores. */
+/* Bytes per element of the MoE router's weights, input and logits: 4 when the model runs it in
+ * fp32 (router_fp32), else hb, the model's 16-bit activation bytes. The router is never in the
+ * checkpoint's quantized format (vLLM builds every gate with quant_config=None). */
+double sim_model_router_bytes(const sim_model *m, double hb);
+
 sim_dtype sim_model_dtype16(const sim_model *m);
 
 /* Short name of a GEMM math ("fp8"). */

@@ -141,7 +141,7 @@ void sim_moe_dispatch_bytes(const sim_model *m, const sim_run_cfg *cfg, double t
     if (cfg->dp <= 1 || m->n_experts == 0)
         return;
     const double n = (double)cfg->dp * tokens, d = (double)m->d_model;
-    *dispatch_bytes = n * (d + (double)m->n_experts) * hb;
+    *dispatch_bytes = n * (d * hb + (double)m->n_experts * sim_model_router_bytes(m, hb));
     *combine_bytes = n * d * hb;
 }
 
@@ -794,9 +794,13 @@ static void count_moe(other_ctx *c)
     double active = 0.0, busy = 1.0, rows = 0.0;
     if (n_moe > 0.0) {
         const double E = (double)m->n_experts, k = (double)m->n_experts_per_tok;
-        const double r_w = d * E * hb;
-        add(&ops[SIM_OP_MOE_ROUTER], n_moe * 2.0 * T * d * E, n_moe * (r_w + T * (d + E) * hb),
-            n_moe * r_w);
+        /* The router GEMM (replicated, never quantized): its d x E weights, the tokens in and
+         * the logits out in its own dtype (sim_model_router_bytes); an fp32 router also writes
+         * the fp32 copy of its input (fused into the preceding norm under torch.compile). */
+        const double rb = sim_model_router_bytes(m, hb);
+        const double r_w = d * E * rb;
+        const double r_act = T * (d + E) * rb + (m->router_fp32 ? T * d * rb : 0.0);
+        add(&ops[SIM_OP_MOE_ROUTER], n_moe * 2.0 * T * d * E, n_moe * (r_w + r_act), n_moe * r_w);
         active = sim_moe_expected_experts(E, k, N) / (ml.ep ? G : 1.0);
         /* Under EP: the busiest GPU's rows (sim_moe_ep_busiest_factor). */
         busy = ml.ep ? sim_moe_ep_busiest_factor(E, k, N, ml.group) : 1.0;
@@ -944,8 +948,14 @@ static void time_other_ops(const other_ctx *c)
             GEMM_FX(q_mlp));
     time_op(&ops[SIM_OP_MLP_ACT], vec_fps, bw_mix, fx_e);
     time_op(&ops[SIM_OP_MLP_DOWN], GEMM_FPS(q_mlp, T, d), GEMM_BW(q_mlp), GEMM_FX(q_mlp));
-    time_op(&ops[SIM_OP_MOE_ROUTER], GEMM_FPS(q_mlp, T, (double)m->n_experts), GEMM_BW(q_mlp),
-            GEMM_FX(q_mlp));
+    /* The router is a 16-bit GEMM whatever the checkpoint (vLLM builds every gate with
+     * quant_config=None), or an fp32 one at the fp32 peak (MiniMax-M2's params_dtype
+     * torch.float32; vLLM's default float32 matmul precision "highest", PR #29897, keeps it
+     * off the TF32 tensor cores) with the 16-bit GEMM efficiency. */
+    const double fps_r =
+        m->router_fp32 ? sim_hw_peak_flops_per_s(hw, SIM_DTYPE_FP32) * eff16 : fps16;
+    time_op(&ops[SIM_OP_MOE_ROUTER],
+            gemm_ceiling(hw, SIM_GEMM_KIND_16, tw, fps_r, T, (double)m->n_experts), bw_w, fx_g);
     if (n_moe > 0.0 && ops[SIM_OP_MOE_EXPERTS].bytes > 0.0)
         time_moe_experts(c);
     if (q_attn) {

@@ -344,8 +344,8 @@ sim_status sim_moe_layout_check(const sim_model *m, const sim_run_cfg *cfg,
 
 /*
  * Bytes of one MoE layer's dispatch (an all-gather of the dp ranks' hidden states and
- * router logits, (d + E) x hb per token) and combine (a reduce-scatter of the expert
- * outputs, d x hb per token), per GPU buffer, for tokens tokens of one DP rank: vLLM's
+ * router logits, d x hb + E x sim_model_router_bytes per token) and combine (a reduce-scatter of
+ * the expert outputs, d x hb per token), per GPU buffer, for tokens tokens of one DP rank: vLLM's
  * default all2all backend, allgather_reducescatter. 0 when dp <= 1 (no dispatch).
  */
 void sim_moe_dispatch_bytes(const sim_model *m, const sim_run_cfg *cfg, double tokens, double hb,

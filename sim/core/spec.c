@@ -50,7 +50,7 @@ static void head_model(const sim_model *t, sim_spec_method method, sim_model *h)
             h->d_ff = t->n_experts_per_tok * t->d_ff_expert;
         h->n_experts = h->n_experts_per_tok = h->d_ff_expert = h->n_moe_layers = 0;
         h->n_shared_experts = 0;
-        h->router_bias = h->expert_bias = false;
+        h->router_bias = h->router_fp32 = h->expert_bias = false;
     }
     if (method == SIM_SPEC_EAGLE3) {
         h->vocab = SIM_SPEC_EAGLE3_VOCAB;
