@@ -133,7 +133,8 @@ static void rows_carry_published_defaults(void)
      * with params_dtype=torch.float32; Mixtral, Qwen3-MoE, DeepSeek, gpt-oss and Llama-4 in the
      * model's dtype. */
     const sim_arch_traits *mm = sim_arch_find("minimax_m2");
-    CHECK(mm && mm->router_fp32);
+    CHECK(mm && mm->router_fp32 && mm->qk_norm_all_heads);
+    CHECK(!sim_arch_find("qwen3")->qk_norm_all_heads); /* Qwen3's q/k norms are per head */
     CHECK(!v3->router_fp32 && !oss->router_fp32 && !q3->router_fp32 && !l4->router_fp32);
     CHECK(!sim_arch_find("mixtral")->router_fp32);
 }

@@ -236,6 +236,48 @@ static void moe_router_unquantized_fp32(void)
     CHECK_REL(ch.ops[SIM_OP_MOE_ROUTER].compute_s, 49928994816.0 / (523.7e12 * 0.763), 1e-12);
 }
 
+/*
+ * MiniMax-M2's q/k RMSNorms span all heads of the layer (vLLM MiniMaxText01RMSNormTP.forward_qk),
+ * so at TP > 1 each layer all-reduces every token's q and k variances: 2 fp32 values a token.
+ * A decode of 4 tokens at TP 2 (L 62, d 3072, hb 2): the Megatron all-reduces, 2 a layer and
+ * one after the embedding, of 4 x 3072 x 2 = 24,576 bytes (125), and 62 more of 4 x 2 x 4 = 32
+ * bytes: 187 all-reduces, 125 x 24,576 + 62 x 32 = 3,073,984 bytes, each timed as an all-reduce
+ * of its size. At TP 1 there is none.
+ */
+static void minimax_qk_norm_allreduce(void)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/hf-configs/minimax-m2.5.json", SIM_SHARED_DATA);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("SKIP minimax_qk_norm_allreduce: %s not found (../shared/data absent)\n", path);
+        return;
+    }
+    fclose(f);
+    sim_model m;
+    struct sim_err err;
+    if (sim_model_load(path, "minimax-m2.5", &m, &err) != SIM_OK) {
+        CHECK_CONTAINS(err.msg, "(no error)");
+        return;
+    }
+    CHECK(m.qk_norm_all_heads);
+    sim_hw hw;
+    test_hw(&hw);
+    sim_run_cfg cfg = sim_run_cfg_plain(2, SIM_DTYPE_BF16);
+    sim_step dec = {1, {{4, 1, 1000, 1}}};
+    sim_step_cost c;
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_INT(c.n_allreduce, 187);
+    CHECK_REL(c.ops[SIM_OP_ALLREDUCE].bytes, 3073984.0, 1e-15);
+    CHECK_REL(c.ops[SIM_OP_ALLREDUCE].time_s,
+              125.0 * sim_allreduce_time_s(&hw, 2, 24576.0) +
+                  62.0 * sim_allreduce_time_s(&hw, 2, 32.0),
+              1e-12);
+    cfg = sim_run_cfg_plain(1, SIM_DTYPE_BF16);
+    sim_step_cost_compute(&m, &hw, &cfg, &dec, &c);
+    CHECK_INT(c.n_allreduce, 0);
+}
+
 /* sum_{i=1..t} min(c + i, W): hand cases. */
 static void attention_pairs(void)
 {
@@ -1610,6 +1652,7 @@ int main(void)
     llama31_8b_prefill_counts();
     mixtral_expert_counts();
     moe_router_unquantized_fp32();
+    minimax_qk_norm_allreduce();
     moe_classes();
     moe_r0_per_byte();
     attention_pairs();

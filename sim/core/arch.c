@@ -120,12 +120,13 @@ static const sim_arch_traits rows[] = {
     QWEN3_ROW("qwen3_vl_moe", SIM_ARCH_QWEN3_MOE, SIM_MOE_SPARSE_STEP, SIM_VISION_QWEN3VL),
     /* MiniMax-M2 and M2.5 (HF MiniMaxM2Config, configuration_minimax_m2.py; vLLM
      * minimax_m2.py MiniMaxM2ForCausalLM): full GQA attention in every layer with RMSNorms on
-     * q and k (qk_norm_type per_layer: one norm over all heads of the rank, the same elements
-     * as per-head norms), MoE in every layer with experts of intermediate_size and
-     * num_local_experts (as Mixtral), a sigmoid router with a correction bias
-     * (use_routing_bias) and an fp32 gate (MiniMaxM2MoE: ReplicatedLinear with
-     * params_dtype=torch.float32, quant_config=None, its input cast to fp32), no shared expert;
-     * the MTP modules (use_mtp) run only under speculative decoding, which llmstep does not
+     * q and k over all heads of the layer (MiniMaxText01RMSNormTP in vLLM's
+     * mamba/linear_attn.py, whatever qk_norm_type says: the same elements as per-head norms,
+     * and at TP > 1 an all-reduce of each token's q and k variances, forward_qk), MoE in every
+     * layer with experts of intermediate_size and num_local_experts (as Mixtral), a sigmoid router
+     * with a correction bias (use_routing_bias) and an fp32 gate (MiniMaxM2MoE: ReplicatedLinear
+     * with params_dtype=torch.float32, quant_config=None, its input cast to fp32), no shared
+     * expert; the MTP modules (use_mtp) run only under speculative decoding, which llmstep does not
      * model. */
     {.model_type = "minimax_m2",
      .arch = SIM_ARCH_MINIMAX_M2,
@@ -133,6 +134,7 @@ static const sim_arch_traits rows[] = {
      .moe = SIM_MOE_EVERY_LAYER,
      .window = SIM_WINDOW_UNIFORM,
      .qk_norm = true,
+     .qk_norm_all_heads = true,
      .router_bias = true,
      .router_fp32 = true},
 };

@@ -97,16 +97,18 @@ typedef struct sim_arch_traits {
                                 the RoPE layers) */
     sim_tie_default tie;     /* tie_word_embeddings */
     /* What every layer has, whatever the config says. */
-    int64_t extra_norms; /* RMSNorms beyond the two pre-norms */
-    bool qkv_bias;       /* biases on q, k, v even without attention_bias */
-    bool o_bias;         /* attention_bias biases o as well as q, k, v */
-    bool qk_norm;        /* a per-head RMSNorm on q and on k */
-    bool attn_sinks;     /* one learned softmax sink per query head */
-    bool expert_bias;    /* biases on every expert's gate_up and down */
-    bool router_bias;    /* a bias on the router (SIM_MOE_DEEPSEEK: topk_method decides) */
-    bool router_fp32;    /* the router's weights, input and logits are fp32 (vLLM builds the
-                            gate with params_dtype=torch.float32); otherwise 16-bit */
-    bool layer_types;    /* layer_types is read, and must match the window's layers */
+    int64_t extra_norms;    /* RMSNorms beyond the two pre-norms */
+    bool qkv_bias;          /* biases on q, k, v even without attention_bias */
+    bool o_bias;            /* attention_bias biases o as well as q, k, v */
+    bool qk_norm;           /* a per-head RMSNorm on q and on k */
+    bool qk_norm_all_heads; /* the q and k RMSNorms span all heads of the layer, so at TP > 1
+                               each layer all-reduces every token's two fp32 variances */
+    bool attn_sinks;        /* one learned softmax sink per query head */
+    bool expert_bias;       /* biases on every expert's gate_up and down */
+    bool router_bias;       /* a bias on the router (SIM_MOE_DEEPSEEK: topk_method decides) */
+    bool router_fp32;       /* the router's weights, input and logits are fp32 (vLLM builds the
+                               gate with params_dtype=torch.float32); otherwise 16-bit */
+    bool layer_types;       /* layer_types is read, and must match the window's layers */
     /* Elementwise facts, costed like Llama's (docs/model.md, "Model configs"). */
     sim_act act;      /* MLP activation */
     bool softcap;     /* tanh soft-capping of attention scores and final logits */

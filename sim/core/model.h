@@ -186,6 +186,8 @@ typedef struct sim_model {
     int64_t v_head_dim;       /* v_head_dim */
     int64_t n_shared_experts; /* n_shared_experts: a dense MLP of n_shared x d_ff_expert */
     bool router_bias;         /* e_score_correction_bias (E fp32 values per MoE layer) */
+    bool qk_norm_all_heads;   /* q/k RMSNorms over all heads: one more all-reduce a layer at
+                                 TP > 1, of 2 fp32 values a token (MiniMax-M2) */
     bool router_fp32;         /* the router GEMM runs in fp32 (weights, input, logits), not in
                                  the 16-bit dtype; never in the checkpoint's quantized format */
     int64_t n_mtp_layers;     /* num_nextn_predict_layers: MTP modules, not loaded by vLLM

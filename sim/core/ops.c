@@ -1002,6 +1002,14 @@ static void comm_ops(const other_ctx *c, sim_step_cost *out)
         a->bytes = n_ar * msg;
         a->time_s = n_ar * sim_allreduce_time_s(hw, tp, msg);
         a->bound = SIM_BOUND_COMM;
+        /* q/k norms over all heads (MiniMax-M2): each layer all-reduces the T tokens' q and
+         * k variances, 2 fp32 values a token, before normalizing (vLLM forward_qk). */
+        if (c->m->qk_norm_all_heads) {
+            const double var = T * 2.0 * 4.0;
+            out->n_allreduce += (int)L;
+            a->bytes += L * var;
+            a->time_s += L * sim_allreduce_time_s(hw, tp, var);
+        }
         if (Se > 0.0 && x->last) {
             sim_op_cost *gth = &ops[SIM_OP_LOGITS_GATHER];
             gth->bytes = Se * V * hb;

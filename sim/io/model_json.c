@@ -1363,6 +1363,7 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
     m->expert_bias = t->expert_bias;
     m->router_bias = t->router_bias;
     m->router_fp32 = t->router_fp32;
+    m->qk_norm_all_heads = t->qk_norm_all_heads;
 
     int64_t sw = 0;
     st = sim_j_int(ctx, root, "sliding_window", 0, 1, MAX_DIM, &sw, &has_sw);
