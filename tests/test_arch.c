@@ -87,6 +87,9 @@ static void rows_match_published_architectures(void)
         /* HF configuration_minimax_m2.py, vLLM minimax_m2.py: q/k norms, MoE in every layer. */
         {"minimax_m2", SIM_ATTN_GQA, 1, SIM_WINDOW_UNIFORM, 1, 0, 0, 0, 0, SIM_ACT_SILU,
          SIM_VISION_NONE},
+        /* Kimi-K2.5: Kimi-K2's MLA and DeepSeek MoE under text_config, MoonViT. */
+        {"kimi_k25", SIM_ATTN_MLA, 1, SIM_WINDOW_UNIFORM, 0, 0, 0, 0, 0, SIM_ACT_SILU,
+         SIM_VISION_MOONVIT},
     };
     const size_t n = sizeof(cases) / sizeof(cases[0]);
     CHECK_INT(sim_arch_n_rows(), n);

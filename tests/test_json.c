@@ -77,8 +77,15 @@ static void bad_files_are_rejected_with_location(void)
         {"unknown model type", MODEL, "model_unknown_type.json", SIM_EINVAL,
          ":12:3: model_type: unsupported model type (expected one of llama, mistral, qwen2, qwen3, "
          "mixtral, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, phi3, gemma2, gpt_oss, gemma3, "
-         "gemma3_text, llama4, llama4_text, qwen3_vl, qwen3_vl_moe, minimax_m2, got "
+         "gemma3_text, llama4, llama4_text, qwen3_vl, qwen3_vl_moe, minimax_m2, kimi_k25, got "
          "'gpt_neox')"},
+        /* Kimi-K2.5's MoonViT: the merge kernel is [height, width], the projector maps into the
+         * language model's width. */
+        {"MoonViT merge kernel", MODEL, "model_kimi_k25_bad_merge.json", SIM_EINVAL,
+         ":105:5: vision_config.merge_kernel_size: wrong value (expected [height, width]"},
+        {"MoonViT projector width", MODEL, "model_kimi_k25_bad_text_hidden.json", SIM_EINVAL,
+         ":115:5: vision_config.text_hidden_size: expected the language model's hidden_size = "
+         "7168 (got 4096)"},
         /* An MLA config must give every latent-attention shape. */
         {"MLA model without qk_nope_head_dim", MODEL, "model_mla.json", SIM_EINVAL,
          ":1:1: qk_nope_head_dim: required field missing"},
@@ -221,7 +228,7 @@ static void bundled_files_load(void)
         "llama-3.1-70b",    "mistral-7b",      "mixtral-8x7b",  "qwen2-7b",      "qwen2-72b",
         "qwen2.5-7b",       "qwen3-32b",       "codellama-34b", "qwen3-30b-a3b", "llama-3.1-405b",
         "mixtral-8x22b",    "qwen3-235b-a22b", "gemma-3-27b",   "llama-4-scout", "qwen3-vl-8b",
-        "qwen3-vl-30b-a3b",
+        "qwen3-vl-30b-a3b", "kimi-k2.5",
     };
     /* Issue 2's four, issue 3's full list and issue 9's two PCIe cards. */
     static const char *const hws[] = {"h100-sxm", "h100-pcie",     "h200-sxm",      "gh200",

@@ -607,6 +607,43 @@ static void qwen3_vl_matches_hand_count(void)
     }
 }
 
+/*
+ * Kimi-K2.5 (models/kimi-k2.5.json: moonshotai/Kimi-K2.5). The language model is Kimi-K2's
+ * (1,026,408,232,448 parameters, 32,861,500,928 active: docs/model.md "MLA"). MoonViT, from the
+ * checkpoint's vision_tower tensors (e = 1152, f = 4304, 27 blocks, 14-pixel patches, a 64 x 64
+ * position grid): patch Conv2d 3 x 14^2 x 1152 + 1152 = 678,528; grid 64 x 64 x 1152 =
+ * 4,718,592; per block wqkv 3 x 1152^2 + 3 x 1152, wo 1152^2 + 1152, fc0 and fc1 with biases
+ * 2 x 1152 x 4304 + 4304 + 1152, two LayerNorms 4 x 1152: 15,239,504, x 27 = 411,466,608; final
+ * LayerNorm 2,304: 416,866,032 (the model card's "400M" vision encoder). The mm_projector over
+ * H = 2 x 2 x 1152 = 4608: pre-norm 2 x 1152 = 2,304, linear_1 4608^2 + 4608 = 21,238,272,
+ * linear_2 4608 x 7168 + 7168 = 33,037,312: 54,277,888. Vision 471,143,920; total
+ * 1,026,879,376,368 ("1T"). At TP 8 the blocks are sharded and the rest replicated (vLLM
+ * kimi_k25_vit.py, kimi_k25.py): (411,466,608 / 8 + 59,677,312) x 2 = 222,221,276 bytes a GPU.
+ * The routed experts are int4 in groups of 32 with a bf16 scale (0.5625 bytes a weight):
+ * 60 MoE layers x 384 x 3 x 7168 x 2048/8 x 0.5625 = 71,345,111,040 bytes a GPU at TP 8; every
+ * other linear is named by the ignore list and stays 16-bit.
+ */
+static void kimi_k25_matches_hand_count(void)
+{
+    sim_model m;
+    sim_param_count p;
+    if (load_model_params("kimi-k2.5", &m, &p) != 0)
+        return;
+    CHECK_INT(m.arch, SIM_ARCH_KIMI_K25);
+    CHECK_INT(m.vision.kind, SIM_VISION_MOONVIT);
+    CHECK(m.mla);
+    CHECK_REL(p.vision, 471143920.0, 0.0);
+    CHECK_REL(p.total, 1026879376368.0, 0.0);
+    CHECK_REL(p.active_per_token, 32861500928.0, 0.0);
+    CHECK_REL(sim_model_vision_replicated_params(&m), 59677312.0, 0.0);
+    CHECK(m.quant.attn_excluded && m.quant.dense_mlp_excluded && m.quant.shared_excluded);
+    CHECK(!m.quant.mlp_excluded);
+    sim_weight_bytes w;
+    sim_model_weight_bytes(&m, 8, SIM_DTYPE_BF16, &w);
+    CHECK_REL(w.vision, 222221276.0, 0.0);
+    CHECK_REL(w.experts, 71345111040.0, 1e-15);
+}
+
 int main(void)
 {
     deepseek_v2_lite_without_q_lora();
@@ -618,6 +655,7 @@ int main(void)
     moe_with_explicit_head_dim();
     kv_bytes_per_token();
     minimax_m2_matches_hand_count();
+    kimi_k25_matches_hand_count();
     tp_legality();
     weights_per_gpu();
     gemma3_and_llama4_match_published_counts();

@@ -163,6 +163,45 @@ static void whole_model_and_exclusions(void)
 }
 
 /*
+ * Kimi-K2.5's exclusion list on a tiny DeepSeek-V3-shaped MoE (tests/data/quant/
+ * ct_w4a16_moe_partial.json: d 256, 3 layers, layer 0 dense with F 512, layers 1-2 with 4
+ * routed experts and 1 shared of Fe 128; compressed-tensors W4A16 symmetric, groups of 32 along
+ * k, one bf16 scale a group: 0.5 + 2/32 = 0.5625 bytes a weight). "re:.*self_attn.*" leaves all
+ * attention 16-bit, "re:.*shared_experts.*" the shared experts, "re:.*mlp\.(gate|up|gate_up|
+ * down)_proj.*" the dense MLP (its projections follow "mlp." directly, the experts' follow
+ * "mlp.experts.N."), the vision names nothing of the language model; two names of layer 2's
+ * shared expert count that layer once. So:
+ *   routed experts 2 layers x 4 x 3 x 256 x 128 x 0.5625 = 442,368 bytes (int4);
+ *   gate_up: dense 2 x 512 x 256 x 2 + shared 2 layers x 2 x 128 x 256 x 2 = 524,288 + 262,144
+ *            = 786,432; down 512 x 256 x 2 + 2 x 128 x 256 x 2 = 262,144 + 131,072 = 393,216;
+ *   attention: the bytes of the same model without quantization_config.
+ * And the step's dense/shared MLP operator runs 16-bit, the experts as the W4A16 class.
+ */
+static void partial_moe_exclusions(void)
+{
+    sim_model m;
+    if (load_quant("ct_w4a16_moe_partial", &m) != 0)
+        return;
+    CHECK(m.quant.attn_excluded && m.quant.dense_mlp_excluded && m.quant.shared_excluded);
+    CHECK(!m.quant.mlp_excluded);
+    CHECK_INT(m.quant.n_shared_excluded_layers, 1);
+    CHECK_INT(m.quant.n_mlp_excluded_layers, 0);
+    sim_weight_bytes w, w16;
+    sim_model_weight_bytes(&m, 1, SIM_DTYPE_BF16, &w);
+    CHECK_REL(w.experts, 442368.0, 1e-15);
+    CHECK_REL(w.gate_up, 786432.0, 1e-15);
+    CHECK_REL(w.down, 393216.0, 1e-15);
+    sim_model plain = m;
+    plain.quant = (sim_quant){0};
+    sim_model_weight_bytes(&plain, 1, SIM_DTYPE_BF16, &w16);
+    CHECK_REL(w.qkv, w16.qkv, 0.0);
+    CHECK_REL(w.o, w16.o, 0.0);
+    CHECK_REL(w.gate_up, w16.gate_up, 0.0);
+    CHECK_REL(w.down, w16.down, 0.0);
+    CHECK(w.experts < 0.3 * w16.experts);
+}
+
+/*
  * Unknown quant_method and unplaceable exclusion names are errors naming the field.
  */
 static void rejected(void)
@@ -177,7 +216,7 @@ static void rejected(void)
     snprintf(path, sizeof(path), "%s/model_quant_bad_ignore.json", SIM_TEST_DATA);
     CHECK(sim_model_load(path, "x", &m, &err) == SIM_EINVAL);
     CHECK_CONTAINS(err.msg, "quantization_config.modules_to_not_convert: cannot tell which "
-                            "layers 'visual.blocks' names");
+                            "layers 'model.speech_adapter' names");
 }
 
 /*
@@ -365,6 +404,7 @@ static void gemm_kinds(void)
 
 int main(void)
 {
+    partial_moe_exclusions();
     bytes_per_scheme();
     ragged_edges();
     whole_model_and_exclusions();

@@ -137,6 +137,17 @@ static const sim_arch_traits rows[] = {
      .qk_norm_all_heads = true,
      .router_bias = true,
      .router_fp32 = true},
+    /* Kimi-K2.5 (moonshotai/Kimi-K2.5, KimiK25ForConditionalGeneration; vLLM kimi_k25.py and
+     * kimi_k25_vit.py): Kimi-K2's language model (DeepSeek-V3's MLA and MoE) under text_config
+     * and the MoonViT encoder with its patch-merger projector under vision_config. */
+    {.model_type = "kimi_k25",
+     .arch = SIM_ARCH_KIMI_K25,
+     .vision = SIM_VISION_MOONVIT,
+     .attn = SIM_ATTN_MLA,
+     .moe = SIM_MOE_DEEPSEEK,
+     .window = SIM_WINDOW_UNIFORM,
+     .topk_method = "noaux_tc",
+     .act = SIM_ACT_SILU},
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

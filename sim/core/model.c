@@ -146,7 +146,14 @@ sim_status sim_model_validate(const sim_model *m, struct sim_err *err)
         const sim_vision *v = &m->vision;
         const int sizes_ok = v->n_layers >= 1 && v->d_model >= 1 && v->d_ff >= 1 && v->patch >= 1 &&
                              v->n_channels >= 1;
-        if (v->kind == SIM_VISION_QWEN3VL) {
+        if (v->kind == SIM_VISION_MOONVIT) {
+            if (!sizes_ok || v->n_pos < 1 || v->merge < 1 || v->merge_w < 1) {
+                SET_ERR(err, "vision_config: needs positive sizes (vt_num_hidden_layers, "
+                             "vt_hidden_size, vt_intermediate_size, patch_size, "
+                             "init_pos_emb_height, init_pos_emb_width, merge_kernel_size)");
+                return SIM_EINVAL;
+            }
+        } else if (v->kind == SIM_VISION_QWEN3VL) {
             if (!sizes_ok || v->t_patch < 1 || v->n_pos < 1 || v->merge < 1 || v->d_out < 1) {
                 SET_ERR(err, "vision_config: needs positive sizes (depth, hidden_size, "
                              "intermediate_size, patch_size, in_channels, temporal_patch_size, "
@@ -204,6 +211,13 @@ static double mla_attn_params(const sim_model *m)
  * with bias (over e for the final merger, over H for the DeepStack ones), fc1 H x H and fc2
  * H x out_hidden_size, both with biases. The mergers' output is the language model's input,
  * so there is no separate projector.
+ * MoonViT (Kimi-K2.5; vLLM kimi_k25_vit.py, the checkpoint's vision_tower and mm_projector
+ * tensors): a patch Conv2d with bias (c p^2 e + e), a learnable grid of init_pos_emb_height x
+ * init_pos_emb_width position embeddings (n_pos e; the temporal one is a fixed sin/cos buffer),
+ * the layers (the same form: fused wqkv 3 e^2 + 3 e and wo e^2 + e with biases, fc0 and fc1
+ * with biases, two LayerNorms with biases), a final LayerNorm (2 e), and the patch-merger
+ * projector over H = merge x merge_w x e: a LayerNorm over e (2 e), linear_1 H x H and
+ * linear_2 H x d, both with biases.
  */
 double sim_model_vision_params(const sim_model *m)
 {
@@ -218,6 +232,8 @@ double sim_model_vision_params(const sim_model *m)
     const double d = (double)m->d_model;
     if (v->kind == SIM_VISION_SIGLIP)
         return patch_in * e + e + n * e + l * layer + 2.0 * e + e * d + e;
+    if (v->kind == SIM_VISION_MOONVIT)
+        return l * layer + sim_model_vision_replicated_params(m);
     if (v->kind == SIM_VISION_QWEN3VL) {
         const double H = (double)v->merge * (double)v->merge * e, o = (double)v->d_out;
         const double merger = H * H + H + H * o + o;
@@ -226,6 +242,19 @@ double sim_model_vision_params(const sim_model *m)
     }
     return patch_in * e + e + (n + 1.0) * e + 4.0 * e + l * layer + f * (double)v->d_proj_in +
            (double)v->d_proj_out * (double)v->d_proj_out + (double)v->d_out * d;
+}
+
+double sim_model_vision_replicated_params(const sim_model *m)
+{
+    const sim_vision *v = &m->vision;
+    if (v->kind != SIM_VISION_MOONVIT)
+        return 0.0;
+    /* The patch embedding, the position grid, the final LayerNorm and the projector: plain
+     * torch modules and ReplicatedLinear in vLLM's kimi_k25_vit.py and kimi_k25.py. */
+    const double e = (double)v->d_model, p = (double)v->patch, d = (double)m->d_model;
+    const double H = (double)v->merge * (double)v->merge_w * e;
+    return (double)v->n_channels * p * p * e + e + (double)v->n_pos * e + 2.0 * e + 2.0 * e +
+           H * H + H + H * d + d;
 }
 
 double sim_model_norms_per_layer(const sim_model *m) { return 2.0 + (double)m->extra_norms; }
@@ -510,7 +539,7 @@ static void mla_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, double
     const double kv16 = (d * (kvl + rope) + kvl * Hg * nv) * hb;
     /* The per-head copies are new tensors only when kv_b is stored quantized (dequantized
      * copies); a 16-bit kv_b is split into views of itself. */
-    const double copies = quant || dtype == SIM_DTYPE_FP8 ? L * Hg * kvl * nv * hb : 0.0;
+    const double copies = quant || dtype == SIM_DTYPE_FP8 ? (L - n16) * Hg * kvl * nv * hb : 0.0;
     out->qkv = (L - n16) * (q_w + kv_w) + n16 * (q16 + kv16) + copies;
     out->o = (L - n16) * sim_model_linear_bytes(m, dtype, d, Hg * vh) + n16 * Hg * vh * d * hb;
     out->small = L * ((ql > 0.0 ? ql : 0.0) + kvl) * hb;
@@ -595,7 +624,17 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_wei
     n16 = 0.0;
     if (quant)
         n16 = m->quant.mlp_excluded ? L : (double)m->quant.n_mlp_excluded_layers;
-    const double dense16 = n16 < n_dense ? n16 : n_dense, moe16 = n16 - dense16;
+    /* A layer named excluded is taken dense first (exclusion lists name layer 0 of DeepSeek-V3);
+     * names of the dense MLP's projections alone (mlp.down_proj, not mlp.experts.N.down_proj)
+     * exclude every dense layer, and names of shared experts those of every MoE layer. */
+    const double dense16 = m->quant.dense_mlp_excluded ? n_dense : (n16 < n_dense ? n16 : n_dense);
+    const double moe16 = n16 - (n16 < n_dense ? n16 : n_dense);
+    double shared16 =
+        m->quant.shared_excluded ? n_moe : moe16 + (double)m->quant.n_shared_excluded_layers;
+    if (!quant)
+        shared16 = 0.0;
+    if (shared16 > n_moe)
+        shared16 = n_moe;
     if (n_dense > 0.0) {
         out->gate_up = (n_dense - dense16) * 2.0 * sim_model_linear_bytes(m, dtype, Fg, d) +
                        dense16 * 2.0 * d * Fg * hb;
@@ -615,17 +654,18 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_wei
          * dense MLP (vLLM DeepseekV2MLP), so counted with gate_up and down. */
         const double Fsg = (double)m->n_shared_experts * Feg;
         if (Fsg > 0.0) {
-            out->gate_up += (n_moe - moe16) * 2.0 * sim_model_linear_bytes(m, dtype, Fsg, d) +
-                            moe16 * 2.0 * d * Fsg * hb;
-            out->down +=
-                (n_moe - moe16) * sim_model_linear_bytes(m, dtype, d, Fsg) + moe16 * Fsg * d * hb;
+            out->gate_up += (n_moe - shared16) * 2.0 * sim_model_linear_bytes(m, dtype, Fsg, d) +
+                            shared16 * 2.0 * d * Fsg * hb;
+            out->down += (n_moe - shared16) * sim_model_linear_bytes(m, dtype, d, Fsg) +
+                         shared16 * Fsg * d * hb;
         }
     }
     out->norms = (sim_model_norms_per_layer(m) * L + 1.0) * d * hb;
     /* The vision encoder: 16-bit, sharded over tp as vLLM's parallel linears shard its
      * layers; its embeddings and norms (1.3% of SigLIP's, 0.2% of Llama-4's) are in fact
      * replicated, which this understates by under 0.1% of a GPU's weights. */
-    out->vision = sim_model_vision_params(m) * hb / t;
+    const double vrep = sim_model_vision_replicated_params(m);
+    out->vision = (sim_model_vision_params(m) - vrep) * hb / t + vrep * hb;
     /* RoPE's cos/sin caches: buffers of rope_cache_rows x rotary_dim values in the model's
      * 16-bit dtype, built whole by every worker (vLLM RotaryEmbedding.cos_sin_cache, base.py);
      * Llama-4 Scout's 10,485,760 positions make 2.5 GiB of them a GPU. */

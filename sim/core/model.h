@@ -82,8 +82,11 @@ typedef struct sim_quant {
     bool lm_head_quantized;         /* LM head stored like the block linears (GPTQ lm_head) */
     bool attn_excluded;             /* every attention projection excluded (16-bit) */
     bool mlp_excluded;              /* every MLP/expert projection excluded (16-bit) */
+    bool dense_mlp_excluded;        /* every dense (non-MoE) layer's MLP excluded, not experts */
+    bool shared_excluded;           /* every shared expert excluded, not the routed ones */
     int64_t n_attn_excluded_layers; /* layers whose attention is excluded by name */
     int64_t n_mlp_excluded_layers;  /* layers whose MLP is excluded by name */
+    int64_t n_shared_excluded_layers; /* MoE layers whose shared experts are excluded by name */
 } sim_quant;
 
 /* Architecture families: one per supported HuggingFace model_type, but one for the multimodal
@@ -105,6 +108,7 @@ typedef enum sim_arch {
     SIM_ARCH_GEMMA3 = 12,     /* Gemma-3: 5 sliding-window layers then 1 global, q/k norms */
     SIM_ARCH_LLAMA4 = 13,     /* Llama-4: MoE (+ shared expert), chunked attention, NoPE layers */
     SIM_ARCH_MINIMAX_M2 = 14, /* MiniMax-M2/M2.5: MoE in every layer, full attention, q/k norms */
+    SIM_ARCH_KIMI_K25 = 15, /* Kimi-K2.5: Kimi-K2 (MLA, DeepSeek MoE) under text_config, MoonViT */
     SIM_ARCH_COUNT
 } sim_arch;
 
@@ -115,6 +119,7 @@ typedef enum sim_vision_kind {
     SIM_VISION_SIGLIP = 1,  /* Gemma-3: SigLIP ViT (no head) + Gemma3MultiModalProjector */
     SIM_VISION_LLAMA4 = 2,  /* Llama-4: Llama4VisionModel (pixel-shuffle adapter) + projector */
     SIM_VISION_QWEN3VL = 3, /* Qwen3-VL: Qwen3VLVisionModel (patch merger and DeepStack mergers) */
+    SIM_VISION_MOONVIT = 4, /* Kimi-K2.5: MoonViT (2D grid position embedding) + patch merger MLP */
     SIM_VISION_COUNT
 } sim_vision_kind;
 
@@ -131,8 +136,11 @@ typedef struct sim_vision {
     int64_t d_out;       /* Llama-4: vision_output_dim (multimodal projector in); Qwen3-VL:
                             out_hidden_size (the mergers' output) */
     int64_t t_patch;     /* Qwen3-VL: temporal_patch_size, frames a patch spans */
-    int64_t n_pos;       /* Qwen3-VL: num_position_embeddings */
-    int64_t merge;       /* Qwen3-VL: spatial_merge_size (merge x merge patches a token) */
+    int64_t n_pos;       /* Qwen3-VL: num_position_embeddings; Kimi-K2.5: init_pos_emb_height x
+                            init_pos_emb_width (the learnable grid) */
+    int64_t merge;       /* Qwen3-VL: spatial_merge_size (merge x merge patches a token);
+                            Kimi-K2.5: merge_kernel_size[0] */
+    int64_t merge_w;     /* Kimi-K2.5: merge_kernel_size[1] (merge x merge_w patches a token) */
     int64_t n_deepstack; /* Qwen3-VL: deepstack_visual_indexes, how many (one merger each) */
 } sim_vision;
 
@@ -250,6 +258,11 @@ double sim_rope_cache_rows(sim_rope_kind k, double max_pos, double factor, doubl
 /* Parameters of the vision encoder and its projector (docs/model.md, "Vision encoders");
  * 0 without one. */
 double sim_model_vision_params(const sim_model *m);
+
+/* The part of them every TP rank holds whole (vLLM's plain modules and ReplicatedLinear): the
+ * patch and position embeddings, final norm and projector of MoonViT; 0 for the other kinds,
+ * whose weights are counted divided over TP. */
+double sim_model_vision_replicated_params(const sim_model *m);
 
 /* RMSNorms of one decoder layer: the two pre-norms, plus Gemma-2's post-norms (extra_norms). */
 double sim_model_norms_per_layer(const sim_model *m);

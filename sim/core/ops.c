@@ -920,7 +920,12 @@ static void time_other_ops(const other_ctx *c)
     sim_gemm_figs gk;
     sim_hw_gemm_figs(hw, kind, &gk);
     const int q_attn = kind != SIM_GEMM_KIND_16 && !m->quant.attn_excluded;
-    const int q_mlp = kind != SIM_GEMM_KIND_16 && !m->quant.mlp_excluded;
+    /* The dense MLPs and shared experts (one operator) run quantized unless every one of them
+     * is excluded: a dense MLP and shared experts both named (Kimi-K2.5) leave only the routed
+     * experts quantized. */
+    const int dense16 = m->n_moe_layers == m->n_layers || m->quant.dense_mlp_excluded;
+    const int shared16 = m->n_shared_experts == 0 || m->quant.shared_excluded;
+    const int q_mlp = kind != SIM_GEMM_KIND_16 && !m->quant.mlp_excluded && !(dense16 && shared16);
     const sim_dtype d16 = kind == SIM_GEMM_KIND_16 ? gd : sim_model_dtype16(m);
     /* A small-M class (a decode batch on an untuned BLAS; hw.h): its own efficiency when the
      * step's tokens are at most gemm_small_m_rows. */

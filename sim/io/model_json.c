@@ -146,6 +146,12 @@ static const char *const mm_ignored_keys[] = {
     "bos_token_id",
     "eos_token_id",
     "pad_token_id",
+    /* Kimi-K2.5's special tokens and loader keys */
+    "media_placeholder_token_id",
+    "ignore_index",
+    "use_unified_vision_chunk",
+    "video_placeholder",
+    "auto_map",
     /* Qwen3-VL's special token ids */
     "image_token_id",
     "video_token_id",
@@ -182,6 +188,21 @@ static const char *const qwen3vl_used_keys[] = {
 };
 static const char *const qwen3vl_ignored_keys[] = {
     "model_type", "num_heads", "hidden_act", "initializer_range", "dtype", "torch_dtype",
+};
+/* Kimi-K2.5's vision_config keys (the checkpoint's MoonViT config, vt_ names): those counted,
+ * then the rest (the temporal position table is a fixed buffer, not parameters). */
+static const char *const moonvit_used_keys[] = {
+    "vt_num_hidden_layers", "vt_hidden_size",     "vt_intermediate_size", "patch_size",
+    "init_pos_emb_height",  "init_pos_emb_width", "merge_kernel_size",    "mm_projector_type",
+    "mm_hidden_size",       "text_hidden_size",   "num_channels",
+};
+static const char *const moonvit_ignored_keys[] = {
+    "model_type",           "vt_num_attention_heads",
+    "init_pos_emb_time",    "pos_emb_type",
+    "merge_type",           "video_attn_type",
+    "projector_hidden_act", "projector_ln_eps",
+    "_attn_implementation", "dtype",
+    "torch_dtype",          "initializer_range",
 };
 static const char *const vision_ignored_keys[] = {
     "model_type",
@@ -406,15 +427,30 @@ static sim_status parse_deepseek_moe(const sim_jctx *ctx, const cJSON *root,
 /* ---- quantization_config (docs/model.md, "Quantized weights") ---- */
 
 /* What a name in an exclusion list (ignore, modules_to_not_convert, ...) refers to. */
-enum excl_kind { EXCL_NONE = 0, EXCL_ATTN = 1, EXCL_MLP = 2, EXCL_UNKNOWN = 3 };
+enum excl_kind {
+    EXCL_NONE = 0,
+    EXCL_ATTN = 1,
+    EXCL_MLP = 2,    /* the MLP of a layer, experts included */
+    EXCL_DENSE = 3,  /* a dense MLP's projections (mlp.gate_proj ..., not mlp.experts.N.*) */
+    EXCL_SHARED = 4, /* shared experts only */
+    EXCL_UNKNOWN = 5
+};
 
 static int has(const char *s, const char *sub) { return strstr(s, sub) != NULL; }
 
-/* Layers already 16-bit (LM head, embedding, norms, router) need nothing; attention and MLP
- * projections are excluded; anything else is a name llmstep cannot place. */
+/* Layers already 16-bit (LM head, embedding, norms, router, and a multimodal checkpoint's vision
+ * encoder and projector) need nothing; attention and MLP projections are excluded; anything
+ * else is a name llmstep cannot place. */
 static enum excl_kind classify_excluded(const char *name)
 {
     if (has(name, "lm_head") || has(name, "embed") || has(name, "norm"))
+        return EXCL_NONE;
+    /* The vision encoder and its projector (Gemma-3 vision_tower and multi_modal_projector,
+     * Llama-4 vision_model, Qwen3-VL visual, Kimi-K2.5 vision_tower and mm_projector): counted
+     * 16-bit whatever the checkpoint ("Vision encoders"), before their attn and mlp names
+     * could be taken for the language model's. */
+    if (has(name, "vision") || has(name, "visual") || has(name, "mm_projector") ||
+        has(name, "multi_modal_projector"))
         return EXCL_NONE;
     /* The router, its gate, and the router's score-correction bias (DeepSeek-V3 and
      * MiniMax-M2 e_score_correction_bias): 16-bit or fp32 already. */
@@ -424,6 +460,24 @@ static enum excl_kind classify_excluded(const char *name)
     size_t n = strlen(name);
     if (n >= 4 && strcmp(name + n - 4, "gate") == 0) /* the MoE router: mlp.gate */
         return EXCL_NONE;
+    if (has(name, "shared_expert"))
+        return EXCL_SHARED;
+    /* "mlp.down_proj", or the regex "mlp\\.(gate|up|gate_up|down)_proj": projections right
+     * after "mlp.", which in a MoE model are the dense layers' (experts are mlp.experts.N.*). */
+    const char *mp = strstr(name, "mlp");
+    if (mp && !has(name, "expert")) {
+        const char *q = mp + 3;
+        if (*q == '\\')
+            q++;
+        if (*q == '.') {
+            q++;
+            if (*q == '(')
+                q++;
+            if (strncmp(q, "gate", 4) == 0 || strncmp(q, "up", 2) == 0 ||
+                strncmp(q, "down", 4) == 0)
+                return EXCL_DENSE;
+        }
+    }
     if (has(name, "attn") || has(name, "q_proj") || has(name, "k_proj") || has(name, "v_proj") ||
         has(name, "o_proj") || has(name, "qkv_proj"))
         return EXCL_ATTN;
@@ -450,7 +504,7 @@ static sim_status parse_excluded(const sim_jctx *ctx, const cJSON *q, const char
         return SIM_OK;
     if (!cJSON_IsArray(a))
         return sim_j_fail(ctx, key, "wrong type (expected an array of module names)");
-    unsigned char *seen = calloc((size_t)m->n_layers * 2 + 2, 1);
+    unsigned char *seen = calloc((size_t)m->n_layers * 3 + 3, 1);
     if (!seen)
         return sim_j_fail(ctx, key, "out of memory");
     sim_status st = SIM_OK;
@@ -463,7 +517,7 @@ static sim_status parse_excluded(const sim_jctx *ctx, const cJSON *q, const char
         if (k == EXCL_UNKNOWN) {
             st = sim_j_fail(ctx, key,
                             "cannot tell which layers '%s' names (expected attention, MLP, "
-                            "expert, router, embedding, norm or lm_head modules)",
+                            "expert, router, embedding, norm, lm_head or vision modules)",
                             e->valuestring);
             break;
         }
@@ -473,6 +527,10 @@ static sim_status parse_excluded(const sim_jctx *ctx, const cJSON *q, const char
         if (li < 0) {
             if (k == EXCL_ATTN)
                 m->quant.attn_excluded = true;
+            else if (k == EXCL_DENSE)
+                m->quant.dense_mlp_excluded = true;
+            else if (k == EXCL_SHARED)
+                m->quant.shared_excluded = true;
             else
                 m->quant.mlp_excluded = true;
             continue;
@@ -484,11 +542,13 @@ static sim_status parse_excluded(const sim_jctx *ctx, const cJSON *q, const char
         }
         /* A layer counts once however many of its projections are named: a partly excluded
          * attention or MLP is counted 16-bit as a whole (an upper bound on its bytes). */
-        unsigned char *flag = &seen[2 * li + (k == EXCL_MLP)];
+        unsigned char *flag = &seen[3 * li + (k == EXCL_ATTN ? 0 : k == EXCL_SHARED ? 2 : 1)];
         if (!*flag) {
             *flag = 1;
             if (k == EXCL_ATTN)
                 m->quant.n_attn_excluded_layers++;
+            else if (k == EXCL_SHARED)
+                m->quant.n_shared_excluded_layers++;
             else
                 m->quant.n_mlp_excluded_layers++;
         }
@@ -1134,6 +1194,70 @@ static sim_status parse_qwen3vl_vision(const sim_jctx *ctx, const cJSON *v, sim_
 }
 
 /*
+ * Kimi-K2.5's vision_config (docs/model.md, "Vision encoders"): MoonViT's sizes, the grid of
+ * learnable position embeddings, the merge kernel, and a patch-merger projector into the
+ * language model's width (text_hidden_size, when given, must be it; mm_hidden_size, when given,
+ * the encoder's width).
+ */
+static sim_status parse_moonvit_vision(const sim_jctx *ctx, const cJSON *v, const sim_model *m,
+                                       sim_vision *vi)
+{
+    sim_status st = sim_j_check_keys(ctx, v, moonvit_used_keys, N(moonvit_used_keys),
+                                     moonvit_ignored_keys, N(moonvit_ignored_keys), 0);
+    int64_t pos_h = 0, pos_w = 0, mm_hidden = 0, text_hidden = 0;
+    int has_mm = 0, has_text = 0;
+    const size_key sizes[] = {
+        {"vt_num_hidden_layers", &vi->n_layers, 1, NULL},
+        {"vt_hidden_size", &vi->d_model, 1, NULL},
+        {"vt_intermediate_size", &vi->d_ff, 1, NULL},
+        {"patch_size", &vi->patch, 1, NULL},
+        {"init_pos_emb_height", &pos_h, 1, NULL},
+        {"init_pos_emb_width", &pos_w, 1, NULL},
+        {"num_channels", &vi->n_channels, 0, NULL},
+        {"mm_hidden_size", &mm_hidden, 0, &has_mm},
+        {"text_hidden_size", &text_hidden, 0, &has_text},
+    };
+    if (st == SIM_OK)
+        st = read_sizes(ctx, v, sizes, N(sizes));
+    char proj[32] = "patchmerger";
+    if (st == SIM_OK)
+        st = sim_j_str(ctx, v, "mm_projector_type", 0, proj, sizeof(proj), NULL);
+    if (st != SIM_OK)
+        return st;
+    if (strcmp(proj, "patchmerger") != 0)
+        return sim_j_fail(ctx, "mm_projector_type", "unknown projector '%s' (expected patchmerger)",
+                          proj);
+    if (has_mm && mm_hidden != vi->d_model)
+        return sim_j_fail(ctx, "mm_hidden_size",
+                          "expected the encoder's width vt_hidden_size = %lld (got %lld)",
+                          (long long)vi->d_model, (long long)mm_hidden);
+    if (has_text && text_hidden != m->d_model)
+        return sim_j_fail(ctx, "text_hidden_size",
+                          "expected the language model's hidden_size = %lld (got %lld)",
+                          (long long)m->d_model, (long long)text_hidden);
+    /* The grid's product in double first: two hostile sizes would overflow int64. */
+    if ((double)pos_h * (double)pos_w > (double)MAX_DIM)
+        return sim_j_fail(ctx, "init_pos_emb_width",
+                          "the position grid init_pos_emb_height x init_pos_emb_width exceeds "
+                          "1e9 embeddings");
+    vi->n_pos = pos_h * pos_w;
+    const cJSON *mk = cJSON_GetObjectItemCaseSensitive(v, "merge_kernel_size");
+    if (!mk)
+        return sim_j_fail(ctx, "merge_kernel_size", "missing (expected [height, width])");
+    if (!cJSON_IsArray(mk) || cJSON_GetArraySize(mk) != 2 || !cJSON_IsNumber(mk->child) ||
+        !cJSON_IsNumber(mk->child->next) || !(mk->child->valuedouble >= 1.0) ||
+        !(mk->child->next->valuedouble >= 1.0) || mk->child->valuedouble > 64.0 ||
+        mk->child->next->valuedouble > 64.0 ||
+        mk->child->valuedouble != floor(mk->child->valuedouble) ||
+        mk->child->next->valuedouble != floor(mk->child->next->valuedouble))
+        return sim_j_fail(ctx, "merge_kernel_size",
+                          "wrong value (expected [height, width], whole numbers from 1 to 64)");
+    vi->merge = (int64_t)mk->child->valuedouble;
+    vi->merge_w = (int64_t)mk->child->next->valuedouble;
+    return SIM_OK;
+}
+
+/*
  * vision_config of a multimodal config (docs/model.md, "Vision encoders"): the sizes that
  * fix the encoder's parameters. Gemma-3: SigLIP without its pooling head; Llama-4: its
  * encoder, pixel-shuffle MLP and projector, all without biases in the projector.
@@ -1155,6 +1279,8 @@ static sim_status parse_vision(const sim_jctx *parent, const cJSON *root, const 
     vi->n_channels = 3;
     if (t->vision == SIM_VISION_QWEN3VL)
         return parse_qwen3vl_vision(&ctx, v, vi);
+    if (t->vision == SIM_VISION_MOONVIT)
+        return parse_moonvit_vision(&ctx, v, m, vi);
     sim_status st = sim_j_check_keys(&ctx, v, vision_used_keys, N(vision_used_keys),
                                      vision_ignored_keys, N(vision_ignored_keys), 0);
     const size_key sizes[] = {
@@ -1425,10 +1551,10 @@ static sim_status parse_text(const sim_jctx *ctx, const cJSON *root, const cJSON
 }
 
 /*
- * A multimodal config (model_type gemma3 or llama4): the language model from text_config,
- * the vision encoder from vision_config, the dtype from the top level when it has one.
- * Quantized multimodal checkpoints name the vision encoder's layers in their exclusion
- * lists too, which the layer classification cannot tell apart yet: refused.
+ * A multimodal config (model_type gemma3, llama4, qwen3_vl, ...): the language model from
+ * text_config, the vision encoder from vision_config, the dtype from the top level when it has
+ * one, and the checkpoint's quantization from the top level (its exclusion lists name vision
+ * modules too, which stay 16-bit) or from text_config, not both.
  */
 static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, const sim_arch_traits *t,
                                    sim_model *m)
@@ -1437,11 +1563,6 @@ static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, const
                                      N(mm_ignored_keys), 0);
     if (st != SIM_OK)
         return st;
-    if (cJSON_GetObjectItemCaseSensitive(root, "quantization_config"))
-        return sim_j_fail(ctx, "quantization_config",
-                          "quantized multimodal checkpoints are not modelled yet (expected a "
-                          "16-bit %s config)",
-                          t->model_type);
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
     if (!tc || !cJSON_IsObject(tc))
         return sim_j_fail(ctx, "text_config", "%s (expected the language model's config object)",
@@ -1455,6 +1576,13 @@ static sim_status parse_multimodal(const sim_jctx *ctx, const cJSON *root, const
         st = parse_dtype(ctx, root, m);
     if (st == SIM_OK)
         st = parse_vision(ctx, root, t, m);
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "quantization_config");
+    if (st == SIM_OK && q && !cJSON_IsNull(q)) {
+        if (m->quant.method != SIM_QUANT_NONE)
+            return sim_j_fail(ctx, "quantization_config",
+                              "given both here and in text_config (expected one)");
+        st = parse_quant(ctx, root, m);
+    }
     return st;
 }
 
