@@ -55,4 +55,26 @@ static inline int load_model_params(const char *id, sim_model *m, sim_param_coun
     return 0;
 }
 
+/* ../shared/data/hf-configs/<file> into *m for the test named who: 0; 1 after printing
+ * "SKIP who: ... not found" when the shared data is absent (the test then skips); -1 after
+ * counting a failed load. Needs SIM_SHARED_DATA. */
+static inline int load_shared_config(const char *file, const char *who, sim_model *m)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/hf-configs/%s", SIM_SHARED_DATA, file);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("SKIP %s: %s not found (../shared/data absent)\n", who, path);
+        return 1;
+    }
+    fclose(f);
+    struct sim_err err;
+    if (sim_model_load(path, file, m, &err) != SIM_OK) {
+        printf("FAIL load %s: %s\n", path, err.msg);
+        check_fail_count++;
+        return -1;
+    }
+    return 0;
+}
+
 #endif

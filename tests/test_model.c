@@ -314,20 +314,9 @@ static void kv_bytes_per_token(void)
  */
 static void minimax_m2_matches_hand_count(void)
 {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/hf-configs/minimax-m2.5.json", SIM_SHARED_DATA);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        printf("SKIP minimax_m2_matches_hand_count: %s not found (../shared/data absent)\n", path);
-        return;
-    }
-    fclose(f);
     sim_model m;
-    struct sim_err err;
-    if (sim_model_load(path, "minimax-m2.5", &m, &err) != SIM_OK) {
-        CHECK_CONTAINS(err.msg, "(no error)");
+    if (load_shared_config("minimax-m2.5.json", "minimax_m2_matches_hand_count", &m) != 0)
         return;
-    }
     sim_param_count p;
     sim_model_params(&m, &p);
     CHECK_INT(m.arch, SIM_ARCH_MINIMAX_M2);

@@ -186,20 +186,9 @@ static void mixtral_expert_counts(void)
  */
 static void moe_router_unquantized_fp32(void)
 {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/hf-configs/minimax-m2.5.json", SIM_SHARED_DATA);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        printf("SKIP moe_router_unquantized_fp32: %s not found (../shared/data absent)\n", path);
-        return;
-    }
-    fclose(f);
     sim_model m;
-    struct sim_err err;
-    if (sim_model_load(path, "minimax-m2.5", &m, &err) != SIM_OK) {
-        CHECK_CONTAINS(err.msg, "(no error)");
+    if (load_shared_config("minimax-m2.5.json", "moe_router_unquantized_fp32", &m) != 0)
         return;
-    }
     sim_hw hw;
     test_hw(&hw);
     CHECK(m.router_fp32);
@@ -246,20 +235,9 @@ static void moe_router_unquantized_fp32(void)
  */
 static void minimax_qk_norm_allreduce(void)
 {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/hf-configs/minimax-m2.5.json", SIM_SHARED_DATA);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        printf("SKIP minimax_qk_norm_allreduce: %s not found (../shared/data absent)\n", path);
-        return;
-    }
-    fclose(f);
     sim_model m;
-    struct sim_err err;
-    if (sim_model_load(path, "minimax-m2.5", &m, &err) != SIM_OK) {
-        CHECK_CONTAINS(err.msg, "(no error)");
+    if (load_shared_config("minimax-m2.5.json", "minimax_qk_norm_allreduce", &m) != 0)
         return;
-    }
     CHECK(m.qk_norm_all_heads);
     sim_hw hw;
     test_hw(&hw);
