@@ -202,6 +202,36 @@ static void partial_moe_exclusions(void)
 }
 
 /*
+ * A multimodal wrapper quantized at the top level (tests/data/quant/qwen3vl_fp8_top.json:
+ * Qwen3-VL-8B with the Qwen FP8 checkpoints' block-fp8 quantization_config, whose
+ * modules_to_not_convert names the vision tower and the LM head). The language model's q, k, v
+ * per layer: 4096 x (4096 + 2 x 1024) = 25,165,824 fp8 bytes plus fp32 scales per 128 x 128
+ * block, (32 x 32 + 2 x 8 x 32) x 4 = 6,144: 25,171,968; x 36 layers = 906,190,848. The vision
+ * tower stays 16-bit: 576,388,336 x 2 bytes at TP 1, as the unquantized model's. A second
+ * quantization_config in text_config is an error.
+ */
+static void multimodal_quantized(void)
+{
+    sim_model m, m16;
+    if (load_quant("qwen3vl_fp8_top", &m) != 0 || load_model("qwen3-vl-8b", &m16) != 0)
+        return;
+    CHECK_INT(m.quant.method, SIM_QUANT_FP8);
+    CHECK_INT(m.quant.block_n, 128);
+    CHECK(!m.quant.attn_excluded && !m.quant.mlp_excluded);
+    sim_weight_bytes w, w16;
+    sim_model_weight_bytes(&m, 1, SIM_DTYPE_BF16, &w);
+    sim_model_weight_bytes(&m16, 1, SIM_DTYPE_BF16, &w16);
+    CHECK_REL(w.qkv, 906190848.0, 1e-15);
+    CHECK_REL(w.vision, 576388336.0 * 2.0, 0.0);
+    CHECK_REL(w.vision, w16.vision, 0.0);
+    char path[1024];
+    struct sim_err err;
+    snprintf(path, sizeof(path), "%s/model_mm_two_quant.json", SIM_TEST_DATA);
+    CHECK(sim_model_load(path, "x", &m, &err) == SIM_EINVAL);
+    CHECK_CONTAINS(err.msg, "quantization_config: given both here and in text_config");
+}
+
+/*
  * Unknown quant_method and unplaceable exclusion names are errors naming the field.
  */
 static void rejected(void)
@@ -404,6 +434,7 @@ static void gemm_kinds(void)
 
 int main(void)
 {
+    multimodal_quantized();
     partial_moe_exclusions();
     bytes_per_scheme();
     ragged_edges();
