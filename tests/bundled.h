@@ -45,6 +45,18 @@ static inline int load_engine(const char *id, sim_engine *e)
     return load_bundled(BUNDLED_ENGINE, id, e);
 }
 
+/* A model config at path into *m (the path is its id); 0, or -1 after counting a failed load. */
+static inline int load_model_path(const char *path, sim_model *m)
+{
+    struct sim_err err;
+    if (sim_model_load(path, path, m, &err) != SIM_OK) {
+        printf("FAIL load %s: %s\n", path, err.msg);
+        check_fail_count++;
+        return -1;
+    }
+    return 0;
+}
+
 /* models/<id>.json into *m, and its parameter counts into *p; 0, or -1 after counting a failed
  * load. */
 static inline int load_model_params(const char *id, sim_model *m, sim_param_count *p)
@@ -68,13 +80,7 @@ static inline int load_shared_config(const char *file, const char *who, sim_mode
         return 1;
     }
     fclose(f);
-    struct sim_err err;
-    if (sim_model_load(path, file, m, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", path, err.msg);
-        check_fail_count++;
-        return -1;
-    }
-    return 0;
+    return load_model_path(path, m);
 }
 
 #endif

@@ -13,22 +13,11 @@
 #include "model.h"
 #include "step.h"
 
-static int load_path(const char *path, sim_model *m)
-{
-    struct sim_err err;
-    if (sim_model_load(path, path, m, &err) != SIM_OK) {
-        printf("FAIL load %s: %s\n", path, err.msg);
-        check_fail_count++;
-        return -1;
-    }
-    return 0;
-}
-
 static int load_quant(const char *name, sim_model *m)
 {
     char path[1024];
     snprintf(path, sizeof(path), "%s/quant/%s.json", SIM_TEST_DATA, name);
-    return load_path(path, m);
+    return load_model_path(path, m);
 }
 
 /*

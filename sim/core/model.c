@@ -627,12 +627,10 @@ void sim_model_weight_bytes(const sim_model *m, int tp, sim_dtype dtype, sim_wei
     /* A layer named excluded is taken dense first (exclusion lists name layer 0 of DeepSeek-V3);
      * names of the dense MLP's projections alone (mlp.down_proj, not mlp.experts.N.down_proj)
      * exclude every dense layer, and names of shared experts those of every MoE layer. */
-    const double dense16 = m->quant.dense_mlp_excluded ? n_dense : (n16 < n_dense ? n16 : n_dense);
-    const double moe16 = n16 - (n16 < n_dense ? n16 : n_dense);
+    const double named_dense = n16 < n_dense ? n16 : n_dense, moe16 = n16 - named_dense;
+    const double dense16 = m->quant.dense_mlp_excluded ? n_dense : named_dense;
     double shared16 =
         m->quant.shared_excluded ? n_moe : moe16 + (double)m->quant.n_shared_excluded_layers;
-    if (!quant)
-        shared16 = 0.0;
     if (shared16 > n_moe)
         shared16 = n_moe;
     if (n_dense > 0.0) {

@@ -438,12 +438,12 @@ void sim_model_weight_bytes_moe(const sim_model *m, int tp, int dp, int ep, sim_
  */
 double sim_model_weight_bytes_per_gpu(const sim_model *m, int tp, sim_dtype dtype);
 
-/* The model's 16-bit dtype (fp16 or bf16): what vLLM's kv_cache_dtype "auto" stores. */
 /* Bytes per element of the MoE router's weights, input and logits: 4 when the model runs it in
  * fp32 (router_fp32), else hb, the model's 16-bit activation bytes. The router is never in the
  * checkpoint's quantized format (vLLM builds every gate with quant_config=None). */
 double sim_model_router_bytes(const sim_model *m, double hb);
 
+/* The model's 16-bit dtype (fp16 or bf16): what vLLM's kv_cache_dtype "auto" stores. */
 sim_dtype sim_model_dtype16(const sim_model *m);
 
 /* Short name of a GEMM math ("fp8"). */

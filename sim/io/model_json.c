@@ -557,9 +557,11 @@ static sim_status parse_excluded(const sim_jctx *ctx, const cJSON *q, const char
     return st;
 }
 
-/* Reads an optional [rows, cols] block size. */
-static sim_status parse_block(const sim_jctx *ctx, const cJSON *obj, const char *key, int64_t *bn,
-                              int64_t *bk, int *present)
+/* Reads an optional pair [x, y] of whole numbers from 1 to max (max_text in the message, which
+ * calls the two names). Absent or null: *present 0. */
+static sim_status parse_pair(const sim_jctx *ctx, const cJSON *obj, const char *key,
+                             const char *names, double max, const char *max_text, int64_t *x,
+                             int64_t *y, int *present)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
     *present = 0;
@@ -568,16 +570,23 @@ static sim_status parse_block(const sim_jctx *ctx, const cJSON *obj, const char 
     /* Range and integrality before the conversions (C11 6.3.1.4: out of range is undefined). */
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 2 || !cJSON_IsNumber(a->child) ||
         !cJSON_IsNumber(a->child->next) || !(a->child->valuedouble >= 1.0) ||
-        !(a->child->next->valuedouble >= 1.0) || a->child->valuedouble > (double)MAX_DIM ||
-        a->child->next->valuedouble > (double)MAX_DIM ||
+        !(a->child->next->valuedouble >= 1.0) || a->child->valuedouble > max ||
+        a->child->next->valuedouble > max ||
         a->child->valuedouble != floor(a->child->valuedouble) ||
         a->child->next->valuedouble != floor(a->child->next->valuedouble))
-        return sim_j_fail(ctx, key,
-                          "wrong value (expected [rows, columns], whole numbers from 1 to 1e9)");
-    *bn = (int64_t)a->child->valuedouble;
-    *bk = (int64_t)a->child->next->valuedouble;
+        return sim_j_fail(ctx, key, "wrong value (expected [%s], whole numbers from 1 to %s)",
+                          names, max_text);
+    *x = (int64_t)a->child->valuedouble;
+    *y = (int64_t)a->child->next->valuedouble;
     *present = 1;
     return SIM_OK;
+}
+
+/* Reads an optional [rows, cols] block size. */
+static sim_status parse_block(const sim_jctx *ctx, const cJSON *obj, const char *key, int64_t *bn,
+                              int64_t *bk, int *present)
+{
+    return parse_pair(ctx, obj, key, "rows, columns", (double)MAX_DIM, "1e9", bn, bk, present);
 }
 
 static sim_status parse_fp8(const sim_jctx *ctx, const cJSON *q, sim_quant *qt)
@@ -1241,20 +1250,12 @@ static sim_status parse_moonvit_vision(const sim_jctx *ctx, const cJSON *v, cons
                           "the position grid init_pos_emb_height x init_pos_emb_width exceeds "
                           "1e9 embeddings");
     vi->n_pos = pos_h * pos_w;
-    const cJSON *mk = cJSON_GetObjectItemCaseSensitive(v, "merge_kernel_size");
-    if (!mk)
+    int has_merge = 0;
+    st = parse_pair(ctx, v, "merge_kernel_size", "height, width", 64.0, "64", &vi->merge,
+                    &vi->merge_w, &has_merge);
+    if (st == SIM_OK && !has_merge)
         return sim_j_fail(ctx, "merge_kernel_size", "missing (expected [height, width])");
-    if (!cJSON_IsArray(mk) || cJSON_GetArraySize(mk) != 2 || !cJSON_IsNumber(mk->child) ||
-        !cJSON_IsNumber(mk->child->next) || !(mk->child->valuedouble >= 1.0) ||
-        !(mk->child->next->valuedouble >= 1.0) || mk->child->valuedouble > 64.0 ||
-        mk->child->next->valuedouble > 64.0 ||
-        mk->child->valuedouble != floor(mk->child->valuedouble) ||
-        mk->child->next->valuedouble != floor(mk->child->next->valuedouble))
-        return sim_j_fail(ctx, "merge_kernel_size",
-                          "wrong value (expected [height, width], whole numbers from 1 to 64)");
-    vi->merge = (int64_t)mk->child->valuedouble;
-    vi->merge_w = (int64_t)mk->child->next->valuedouble;
-    return SIM_OK;
+    return st;
 }
 
 /*
